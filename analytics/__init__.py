@@ -1,0 +1,1 @@
+"""Concord's engine: store, rubric catalogue, loaders and agreement statistics (no UI code)."""

@@ -1,0 +1,108 @@
+"""What every adapter returns, and the errors an adapter raises.
+
+An adapter turns one file into a `Parsed`: candidate rating rows (a DuckDB staging table or a DataFrame, all
+text), task text, submissions, and the problems it met on the way. Validation against the rubric catalogue
+and the load itself are shared (analytics/ingest/load.py), so every format gets the same checks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+# Columns of the candidate ratings every adapter produces (all text until validated).
+RATING_COLUMNS = (
+    "task_id",
+    "rater_id",
+    "role",
+    "rubric",
+    "dimension",
+    "target",
+    "value",
+    "submitted_at",
+    "duration_s",
+    "comment",
+    "submission_id",
+    "line",
+    "record",
+)
+SUBMISSION_COLUMNS = (
+    "submission_id",
+    "task_id",
+    "rubric",
+    "rater_id",
+    "role",
+    "status",
+    "reason",
+    "submitted_at",
+    "duration_s",
+    "flags",
+    "comment",
+    "explanation",
+    "justification",
+    "ranking",
+    "shown_first",
+    "details",
+)
+TASK_COLUMNS = ("task_id", "rubric", "prompt", "context", "metadata")
+ITEM_COLUMNS = ("task_id", "rubric", "item_id", "position", "label", "text", "sources", "metadata")
+ROLES = ("contractor", "researcher")
+
+
+class FileRejected(ValueError):
+    """The whole file cannot be read as the chosen format; nothing of it is loaded."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A row or field that cannot be used, with where it is and why."""
+
+    reason: str
+    line: int | None = None
+    record: str | None = None
+    field: str | None = None
+    raw_value: str | None = None
+    counts_as_row: bool = True  # False when the problem is about a row already counted elsewhere
+
+
+@dataclass
+class Parsed:
+    """One file read by an adapter, before validation and loading."""
+
+    format: str
+    ratings: pd.DataFrame | None = None  # RATING_COLUMNS; None when the adapter staged them in SQL
+    staged_table: str | None = None  # name of a temp table holding RATING_COLUMNS
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    submissions: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def ratings_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Candidate rating rows as a DataFrame with every RATING_COLUMNS column, as text."""
+    df = pd.DataFrame(rows, columns=list(RATING_COLUMNS))
+    for col in RATING_COLUMNS:
+        if col == "line":
+            df[col] = pd.array(df[col], dtype="Int64")
+        else:
+            df[col] = df[col].map(_as_text).astype("object")
+    return df
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return None
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    return str(value)
+
+
+def as_json(value: Any) -> str | None:
+    """A value as JSON text for a JSON column (None stays NULL)."""
+    if value is None:
+        return None
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -1,0 +1,149 @@
+"""Canonical long ratings: CSV, Parquet or JSONL with one rating per row (DESIGN.md, canonical data).
+
+CSV and Parquet are read by DuckDB straight into a staging table, so tens of millions of rows never pass
+through Python. JSONL is read line by line so that a malformed line is quarantined with its line number.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+
+from analytics.ingest.base import RATING_COLUMNS, FileRejected, Parsed, Problem, ratings_frame
+
+NAME = "canonical"
+REQUIRED = ("task_id", "rater_id", "dimension", "value")
+OPTIONAL = ("role", "rubric", "target", "submitted_at", "duration_s", "comment")
+STAGE = "stage_canonical"
+PARQUET_MAGIC = b"PAR1"
+
+
+def detect(head: bytes, file_name: str) -> bool:
+    """Whether the file looks like canonical long ratings (a header naming the required columns)."""
+    if head.startswith(PARQUET_MAGIC):
+        return True
+    text = head.decode("utf-8-sig", errors="replace")
+    first = text.lstrip().split("\n", 1)[0]
+    if first.startswith("{"):
+        try:
+            keys = set(json.loads(first))
+        except ValueError:
+            return False
+        return set(REQUIRED) <= keys
+    return all(col in first for col in REQUIRED)
+
+
+def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
+    """Stage the file's rows in a temp table; reject the file when required columns are missing."""
+    kind = _kind(path)
+    if kind == "jsonl":
+        return _parse_jsonl(path, file_name)
+    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
+    problems: list[Problem] = []
+    if kind == "parquet":
+        source = "read_parquet(?)"
+        params: list = [str(path)]
+    else:
+        source = "read_csv(?, all_varchar = true, header = true, store_rejects = true, rejects_table = 'csv_rejects', rejects_scan = 'csv_reject_scans')"
+        params = [str(path)]
+    try:
+        columns = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()]
+    except duckdb.Error as e:
+        raise FileRejected(f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e)}") from e
+    columns = [c.lstrip("\ufeff").strip() for c in columns]
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise FileRejected(
+            f"{file_name}, line 1 (header): missing required column(s) {', '.join(missing)}; "
+            f"found {', '.join(columns[:12]) or 'no columns'}"
+        )
+    raw = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()]
+    pick = []
+    for col in RATING_COLUMNS:
+        if col in ("line", "record", "submission_id"):
+            continue
+        if col in columns:
+            pick.append(f'CAST("{raw[columns.index(col)]}" AS VARCHAR) AS {col}')
+        else:
+            pick.append(f"CAST(NULL AS VARCHAR) AS {col}")
+    try:
+        con.execute(
+            f"CREATE TEMP TABLE {STAGE} AS SELECT {', '.join(pick)}, CAST(NULL AS VARCHAR) AS submission_id, "
+            f"row_number() OVER () AS ordinal FROM {source}",
+            params,
+        )
+    except duckdb.Error as e:
+        raise FileRejected(f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e)}") from e
+    if kind == "csv":
+        problems = _csv_rejects(con, file_name)
+        reject_lines = sorted(p.line for p in problems if p.line)
+        con.execute(f"ALTER TABLE {STAGE} ADD COLUMN line BIGINT")
+        con.execute(f"UPDATE {STAGE} SET line = ordinal + 1")
+        if reject_lines:
+            _shift_lines(con, reject_lines)
+        con.execute(f"ALTER TABLE {STAGE} ADD COLUMN record VARCHAR")
+    else:
+        con.execute(f"ALTER TABLE {STAGE} ADD COLUMN line BIGINT")
+        con.execute(f"ALTER TABLE {STAGE} ADD COLUMN record VARCHAR")
+        con.execute(f"UPDATE {STAGE} SET record = 'row ' || CAST(ordinal AS VARCHAR)")
+    return Parsed(format=NAME, staged_table=STAGE, problems=problems)
+
+
+def _kind(path: Path) -> str:
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head.startswith(PARQUET_MAGIC):
+        return "parquet"
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json") or head.lstrip(b"\xef\xbb\xbf \r\n\t").startswith(b"{"):
+        return "jsonl"
+    return "csv"
+
+
+def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str) -> list[Problem]:
+    try:
+        rows = con.execute("SELECT line, column_name, error_type, csv_line, error_message FROM csv_rejects").fetchall()
+    except duckdb.Error:
+        return []
+    return [
+        Problem(
+            reason=f"{file_name}, line {line}: malformed CSV row ({err_type.lower()}): {msg}",
+            line=int(line),
+            field=col,
+            raw_value=(csv_line or "")[:500],
+        )
+        for line, col, err_type, csv_line, msg in rows
+    ]
+
+
+def _shift_lines(con: duckdb.DuckDBPyConnection, reject_lines: list[int]) -> None:
+    """Good rows after a rejected row sit one physical line further down: correct their line numbers."""
+    for r in reject_lines:
+        con.execute(f"UPDATE {STAGE} SET line = line + 1 WHERE line >= ?", [r])
+
+
+def _parse_jsonl(path: Path, file_name: str) -> Parsed:
+    rows, problems = [], []
+    with open(path, encoding="utf-8-sig") as f:
+        for n, text in enumerate(f, start=1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError as e:
+                problems.append(Problem(f"{file_name}, line {n}: not valid JSON ({e.msg})", n, raw_value=text[:500]))
+                continue
+            if not isinstance(obj, dict):
+                problems.append(Problem(f"{file_name}, line {n}: expected a JSON object", n, raw_value=text[:500]))
+                continue
+            rows.append({**{k: obj.get(k) for k in RATING_COLUMNS if k not in ("line", "record")}, "line": n})
+    if not rows and not problems:
+        raise FileRejected(f"{file_name} holds no rows")
+    if rows and not any(set(REQUIRED) & {k for k, v in r.items() if v is not None} for r in rows):
+        raise FileRejected(f"{file_name}: no line has the required fields {', '.join(REQUIRED)}")
+    return Parsed(format=NAME, ratings=ratings_frame(rows), problems=problems)
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).strip().splitlines()[0]

@@ -1,0 +1,333 @@
+"""The rubric catalogue: every rubric's dimensions, scales, level order, coarse mapping and primary dimension.
+
+The catalogue is data. Pages and analytics look rubrics up here instead of testing rubric names, so a new
+rubric is one more entry in RUBRICS (and, for a new file format, one adapter in analytics/ingest/).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Scale kinds. "ordinal" and "nominal" are what agreement needs; "binary" is nominal with two levels;
+# "ranking" holds a rank position (1 = best) where ties are allowed.
+ORDINAL, NOMINAL, BINARY, RANKING = "ordinal", "nominal", "binary", "ranking"
+SCALE_KINDS = (ORDINAL, NOMINAL, BINARY, RANKING)
+
+# Krippendorff level of measurement used for each scale kind by default.
+DEFAULT_LEVEL = {ORDINAL: "ordinal", NOMINAL: "nominal", BINARY: "nominal", RANKING: "ordinal"}
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One rated dimension of a rubric with its scale."""
+
+    name: str
+    label: str
+    kind: str
+    levels: tuple[str, ...]
+    targets: tuple[str, ...] = ()
+    coarse: dict[str, str] = field(default_factory=dict)
+    group: str = ""
+    description: str = ""
+    is_comparison: bool = False
+    missing_values: tuple[str, ...] = ()
+
+    @property
+    def level_index(self) -> dict[str, int]:
+        """Position of each level on the scale (0-based, in scale order)."""
+        return {lvl: i for i, lvl in enumerate(self.levels)}
+
+    @property
+    def coarse_levels(self) -> tuple[str, ...]:
+        """Coarse levels in scale order (the levels themselves when there is no coarse mapping)."""
+        if not self.coarse:
+            return self.levels
+        seen: list[str] = []
+        for lvl in self.levels:
+            if self.coarse[lvl] not in seen:
+                seen.append(self.coarse[lvl])
+        return tuple(seen)
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the levels have an order (ordinal and ranking scales)."""
+        return self.kind in (ORDINAL, RANKING)
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A labelling task's rubric: its dimensions and which one matters most."""
+
+    name: str
+    title: str
+    document: str
+    primary: str
+    dimensions: tuple[Dimension, ...]
+    description: str = ""
+
+    def dimension(self, name: str) -> Dimension:
+        """The dimension called `name`; KeyError names the rubric when it is unknown."""
+        for d in self.dimensions:
+            if d.name == name:
+                return d
+        raise KeyError(f"rubric {self.name!r} has no dimension {name!r}")
+
+    def has_dimension(self, name: str) -> bool:
+        """Whether the rubric defines a dimension called `name`."""
+        return any(d.name == name for d in self.dimensions)
+
+
+# --- answer comparison (seeds/000): absolute Very bad..Very good per option, comparison A/B per task -------
+ABSOLUTE_LEVELS = ("Very bad", "Bad", "Neutral", "Good", "Very good")
+# "when truncating the 'very' of the rating scale, researchers agree among themselves about 80% of the time"
+ABSOLUTE_COARSE = {"Very bad": "Bad", "Bad": "Bad", "Neutral": "Neutral", "Good": "Good", "Very good": "Good"}
+COMPARISON_LEVELS = ("A much better", "A better", "Equally good", "B better", "B much better")
+COMPARISON_COARSE = {
+    "A much better": "A better",
+    "A better": "A better",
+    "Equally good": "Equally good",
+    "B better": "B better",
+    "B much better": "B better",
+}
+ANSWER_CATEGORIES = (
+    ("unsupported", "Unsupported information"),
+    ("irrelevant", "Irrelevant information"),
+    ("core", "Core information"),
+    ("strong_core", "Strongly-supported core information"),
+    ("side", "Side information"),
+    ("strong_side", "Strongly-supported side information"),
+    ("coherence", "Coherence"),
+    ("usefulness", "Usefulness overall"),
+)
+
+
+def _answer_comparison() -> Rubric:
+    dims: list[Dimension] = []
+    for name, label in ANSWER_CATEGORIES:
+        dims.append(Dimension(name, label, ORDINAL, ABSOLUTE_LEVELS, ("A", "B"), ABSOLUTE_COARSE, group="absolute"))
+    for name, label in ANSWER_CATEGORIES:
+        dims.append(
+            Dimension(
+                f"{name}_comparison",
+                f"{label} (comparison)",
+                ORDINAL,
+                COMPARISON_LEVELS,
+                ("comparison",),
+                COMPARISON_COARSE,
+                group="comparison",
+                is_comparison=True,
+            )
+        )
+    dims.append(
+        Dimension(
+            "better_than_nothing",
+            "Better or worse than nothing",
+            BINARY,
+            ("Worse than nothing", "Better than nothing"),
+            ("A", "B"),
+            group="absolute",
+        )
+    )
+    return Rubric(
+        name="answer_comparison",
+        title="Answer comparison (web-research answers A vs B)",
+        document="000_f96e06de9b1c697e.txt",
+        primary="usefulness_comparison",
+        dimensions=tuple(dims),
+        description="Absolute ratings per option and comparison ratings A vs B on eight categories.",
+    )
+
+
+# --- instruction following (seeds/002): 1-7 rating, yes/no labels per output, ranking with ties ---------
+YES_NO = ("No", "Yes")
+OUTPUT_LABELS = (
+    ("fails_to_follow", "Fails to follow the correct instruction / task", ()),
+    ("inappropriate", "Output inappropriate for customer assistant", ("Not applicable",)),
+    ("hallucination", "Hallucinations (closed domain only)", ("Not applicable",)),
+    ("follows_constraint", "Output follows explicit constraint", ("Not applicable",)),
+    ("sexual_content", "Contains sexual content", ()),
+    ("violent_content", "Contains violent content", ()),
+    ("encourages_violence", "Encourages or fails to discourage violence/abuse/terrorism/self-harm", ()),
+    ("denigrates", "Denigrates a protected class", ()),
+    ("harmful_advice", "Contains advice that could be harmful", ()),
+    ("opinion", "Expresses an opinion", ()),
+    ("moral_judgment", "Expresses a moral judgment", ()),
+)
+INSTRUCTION_LABELS = (
+    "pii",
+    "closed_domain",
+    "intent_unclear",
+    "explicit_constraint",
+    "asks_sexual",
+    "asks_violent",
+    "asks_encouraging_violence",
+    "asks_denigrating",
+    "asks_advice",
+    "asks_opinion",
+    "asks_moral_judgment",
+)
+RATING_1_7 = tuple(str(i) for i in range(1, 8))
+# A coarse 1-7: 1-3 bad, 4 middling, 5-7 good (mirrors dropping the "very" on the 5-point scales).
+RATING_1_7_COARSE = {"1": "1-3", "2": "1-3", "3": "1-3", "4": "4", "5": "5-7", "6": "5-7", "7": "5-7"}
+
+
+def _instruction_following(max_outputs: int = 9) -> Rubric:
+    dims = [
+        Dimension(
+            "rating",
+            "Rating (1-7)",
+            ORDINAL,
+            RATING_1_7,
+            (),
+            RATING_1_7_COARSE,
+            group="output",
+            description="1 = terrible, 7 = almost perfect",
+        ),
+        Dimension(
+            "rank",
+            "Ranking of outputs (1 = best, ties allowed)",
+            RANKING,
+            tuple(str(i) for i in range(1, max_outputs + 1)),
+            group="ranking",
+        ),
+    ]
+    for name, label, missing in OUTPUT_LABELS:
+        dims.append(Dimension(name, label, BINARY, YES_NO, (), group="output", missing_values=missing))
+    return Rubric(
+        name="instruction_following",
+        title="Instruction following (several outputs per instruction)",
+        document="002_3b314b218f9d5567.txt",
+        primary="rating",
+        dimensions=tuple(dims),
+        description="Per-output 1-7 rating and yes/no labels, and a ranking of the outputs with ties.",
+    )
+
+
+# --- preference ranking (seeds/003): 1-5 per response on critical and non-critical dimensions ----------
+RATING_1_5 = ("1", "2", "3", "4", "5")
+# The document's own bands: 1-2 Low, 3 Medium, 4-5 High.
+RATING_1_5_COARSE = {"1": "Low", "2": "Low", "3": "Medium", "4": "High", "5": "High"}
+PREFERENCE_DIMENSIONS = (
+    ("accuracy", "Accuracy", "critical"),
+    ("instruction_following", "Instruction-Following", "critical"),
+    ("relevance", "Relevance", "critical"),
+    ("comprehensiveness", "Comprehensiveness", "critical"),
+    ("logical_reasoning", "Logical Reasoning", "critical"),
+    ("grammar_presentation", "Grammar & Presentation", "non-critical"),
+    ("tone_style", "Tone & Style", "non-critical"),
+    ("citation_correctness", "Citation Correctness", "non-critical"),
+)
+
+
+def _preference_ranking() -> Rubric:
+    dims = [
+        Dimension(name, label, ORDINAL, RATING_1_5, (), RATING_1_5_COARSE, group=group)
+        for name, label, group in PREFERENCE_DIMENSIONS
+    ]
+    dims.append(Dimension("rank", "Rank bucket (1 = best)", RANKING, ("1", "2", "3"), group="ranking"))
+    return Rubric(
+        name="preference_ranking",
+        title="Preference ranking of two responses",
+        document="003_473367030d0e3705.txt",
+        primary="rank",
+        dimensions=tuple(dims),
+        description="Reject/skip/rate; per response 1-5 on critical and non-critical dimensions; rank buckets.",
+    )
+
+
+# --- article Likert (seeds/004): 1-5 per prediction; 0 = not yet annotated ------------------------------
+def _article_likert() -> Rubric:
+    dims = (
+        Dimension(
+            "likert",
+            "Likert score (1-5)",
+            ORDINAL,
+            RATING_1_5,
+            ("first", "second", "third"),
+            {"1": "1-2", "2": "1-2", "3": "3", "4": "4-5", "5": "4-5"},
+            group="prediction",
+            description="0 in the file means not annotated yet: missing, never a score",
+        ),
+        Dimension(
+            "best_prediction_reference",
+            "Best prediction (reference)",
+            NOMINAL,
+            ("first", "second", "third"),
+            ("task",),
+            group="best",
+        ),
+        Dimension(
+            "best_prediction_topic",
+            "Best prediction (topic)",
+            NOMINAL,
+            ("first", "second", "third"),
+            ("task",),
+            group="best",
+        ),
+    )
+    return Rubric(
+        name="article_likert",
+        title="Article generation, three predictions per topic",
+        document="004_036f9224cbaf4c66.txt",
+        primary="likert",
+        dimensions=dims,
+        description="Likert 1-5 per prediction and the best prediction by reference and by topic.",
+    )
+
+
+RUBRICS: dict[str, Rubric] = {
+    r.name: r for r in (_answer_comparison(), _instruction_following(), _preference_ranking(), _article_likert())
+}
+
+
+def get_rubric(name: str) -> Rubric | None:
+    """The catalogued rubric called `name`, or None for a rubric the catalogue does not know."""
+    return RUBRICS.get(name)
+
+
+def infer_dimension(name: str, values: list[str]) -> Dimension:
+    """A scale for a dimension of an unknown rubric: numbers are ordered, text is nominal (DESIGN.md)."""
+    distinct = sorted({v for v in values if v is not None and v != ""})
+    numeric = [_as_number(v) for v in distinct]
+    if distinct and all(x is not None for x in numeric):
+        ordered = [v for _, v in sorted(zip(numeric, distinct))]
+        return Dimension(name, name, ORDINAL, tuple(ordered))
+    kind = BINARY if len(distinct) == 2 else NOMINAL
+    return Dimension(name, name, kind, tuple(distinct))
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def canonical_number(text: str) -> str:
+    """The text of a numeric level in one spelling ("3.0" and "3" are the same level)."""
+    x = _as_number(text)
+    if x is None:
+        return text
+    return str(int(x)) if x == int(x) else repr(x)
+
+
+def catalogue_rows() -> list[tuple]:
+    """One row per catalogued dimension, for the store's rubric tables."""
+    rows = []
+    for r in RUBRICS.values():
+        for d in r.dimensions:
+            rows.append(
+                (
+                    r.name,
+                    d.name,
+                    d.label,
+                    d.kind,
+                    list(d.levels),
+                    [d.coarse.get(lvl, lvl) for lvl in d.levels],
+                    list(d.targets),
+                    d.group,
+                    d.name == r.primary,
+                    d.is_comparison,
+                )
+            )
+    return rows

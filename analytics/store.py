@@ -1,0 +1,151 @@
+"""The DuckDB store: connection, schema migrations, the rubric catalogue tables and the dataset version."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+
+from analytics import rubrics
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DB = ROOT / "data" / "concord.duckdb"
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used; the message says why in words a user can act on."""
+
+
+def db_path(path: str | os.PathLike | None = None) -> Path:
+    """The store file: the argument, else $CONCORD_DB, else data/concord.duckdb."""
+    return Path(path or os.environ.get("CONCORD_DB") or DEFAULT_DB)
+
+
+# Each migration is (version, statements). Never edit a released migration: append a new one.
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (
+        1,
+        [
+            """CREATE TABLE ingest_log (
+                ingest_id INTEGER PRIMARY KEY, file_name VARCHAR NOT NULL, content_hash VARCHAR NOT NULL UNIQUE,
+                format VARCHAR NOT NULL, role_override VARCHAR, rows_read INTEGER NOT NULL,
+                rows_loaded INTEGER NOT NULL, rows_quarantined INTEGER NOT NULL, tasks INTEGER NOT NULL,
+                submissions INTEGER NOT NULL, loaded_at TIMESTAMP NOT NULL DEFAULT current_timestamp)""",
+            """CREATE TABLE tasks (
+                task_id VARCHAR NOT NULL, rubric VARCHAR NOT NULL, prompt VARCHAR, context VARCHAR,
+                metadata JSON, ingest_id INTEGER NOT NULL, PRIMARY KEY (task_id, rubric))""",
+            """CREATE TABLE task_items (
+                task_id VARCHAR NOT NULL, rubric VARCHAR NOT NULL, item_id VARCHAR NOT NULL,
+                position INTEGER, label VARCHAR, text VARCHAR, sources JSON, metadata JSON,
+                ingest_id INTEGER NOT NULL, PRIMARY KEY (task_id, rubric, item_id))""",
+            """CREATE TABLE submissions (
+                submission_id VARCHAR PRIMARY KEY, task_id VARCHAR NOT NULL, rubric VARCHAR NOT NULL,
+                rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL, status VARCHAR NOT NULL,
+                reason VARCHAR, submitted_at TIMESTAMP, duration_s DOUBLE, flags JSON, comment VARCHAR,
+                explanation VARCHAR, justification VARCHAR, ranking JSON, shown_first VARCHAR,
+                details JSON, ingest_id INTEGER NOT NULL)""",
+            """CREATE TABLE ratings (
+                task_id VARCHAR NOT NULL, rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL,
+                rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL, target VARCHAR NOT NULL DEFAULT '',
+                value VARCHAR NOT NULL, value_index INTEGER, value_num DOUBLE, submitted_at TIMESTAMP,
+                duration_s DOUBLE, comment VARCHAR, submission_id VARCHAR, ingest_id INTEGER NOT NULL)""",
+            """CREATE TABLE dimensions (
+                rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL, label VARCHAR, kind VARCHAR NOT NULL,
+                levels VARCHAR[] NOT NULL, coarse VARCHAR[] NOT NULL, targets VARCHAR[],
+                dim_group VARCHAR, is_primary BOOLEAN NOT NULL, is_comparison BOOLEAN NOT NULL,
+                source VARCHAR NOT NULL, PRIMARY KEY (rubric, dimension))""",
+            """CREATE TABLE quarantine (
+                ingest_id INTEGER NOT NULL, file_name VARCHAR NOT NULL, line INTEGER, record VARCHAR,
+                field VARCHAR, raw_value VARCHAR, reason VARCHAR NOT NULL)""",
+            """CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR)""",
+            "INSERT INTO meta VALUES ('dataset_version', '0')",
+        ],
+    ),
+]
+
+
+def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (and on first use create and migrate) the store; StoreError says why it cannot be opened."""
+    p = db_path(path)
+    if read_only and not p.exists():
+        raise StoreError(f"The store {p} does not exist yet: load some data first.")
+    if not read_only:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = duckdb.connect(str(p), read_only=read_only)
+    except duckdb.IOException as e:
+        raise StoreError(_explain_io_error(p, e)) from e
+    except duckdb.Error as e:
+        raise StoreError(f"The store {p} cannot be opened: {_first_line(e)}") from e
+    if not read_only:
+        migrate(con)
+    return con
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def _explain_io_error(p: Path, e: Exception) -> str:
+    text = str(e)
+    if "lock" in text.lower():
+        return (
+            f"The store {p} is in use by another program (it holds the file lock). "
+            "Close the other Concord process or choose another store with --db / CONCORD_DB."
+        )
+    if "not a valid DuckDB" in text or "corrupt" in text.lower() or "database file" in text:
+        return f"The store {p} is not a readable DuckDB file (corrupt or another kind of file): {_first_line(e)}"
+    if "Permission denied" in text or "read-only" in text.lower():
+        return f"The store {p} cannot be written (permission denied). Check the file's permissions."
+    return f"The store {p} cannot be opened: {_first_line(e)}"
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    """The highest migration applied to this store (0 for an empty file)."""
+    con.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP)")
+    row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()
+    return int(row[0][0])
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    """Apply every migration the store has not seen yet, each in its own transaction."""
+    current = schema_version(con)
+    for version, statements in MIGRATIONS:
+        if version <= current:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for sql in statements:
+                con.execute(sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, current_timestamp)", [version])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+    sync_catalogue(con)
+
+
+def sync_catalogue(con: duckdb.DuckDBPyConnection) -> None:
+    """Write the catalogued rubrics into the dimensions table (inferred dimensions are left alone)."""
+    rows = [(*row, "catalogue") for row in rubrics.catalogue_rows()]
+    con.execute("BEGIN TRANSACTION")
+    con.execute("DELETE FROM dimensions WHERE source = 'catalogue'")
+    con.executemany("INSERT OR REPLACE INTO dimensions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute("COMMIT")
+
+
+def dataset_version(con: duckdb.DuckDBPyConnection) -> int:
+    """A number that changes whenever the store's data changes: the key for page caches."""
+    return int(con.execute("SELECT value FROM meta WHERE key = 'dataset_version'").fetchall()[0][0])
+
+
+def bump_version(con: duckdb.DuckDBPyConnection) -> None:
+    """Mark the data as changed (call inside the transaction that changed it)."""
+    con.execute("UPDATE meta SET value = CAST(CAST(value AS BIGINT) + 1 AS VARCHAR) WHERE key = 'dataset_version'")
+
+
+def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Row counts of the main tables."""
+    names = ("tasks", "task_items", "submissions", "ratings", "quarantine", "ingest_log")
+    return {n: int(con.execute(f"SELECT count(*) FROM {n}").fetchall()[0][0]) for n in names}
