@@ -290,7 +290,7 @@ def infer_dimension(name: str, values: list[str]) -> Dimension:
     distinct = sorted({v for v in values if v is not None and v != ""})
     numeric = [_as_number(v) for v in distinct]
     if distinct and all(x is not None for x in numeric):
-        ordered = [v for _, v in sorted(zip(numeric, distinct))]
+        ordered = [v for _, v in sorted(zip(numeric, distinct, strict=True))]
         return Dimension(name, name, ORDINAL, tuple(ordered))
     kind = BINARY if len(distinct) == 2 else NOMINAL
     return Dimension(name, name, kind, tuple(distinct))
