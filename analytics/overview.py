@@ -1,0 +1,155 @@
+"""What the store holds: volumes per rubric and week, raters, researcher coverage, incomplete and quarantined work."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from analytics.filters import Filters
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Headline counts for the Overview page."""
+
+    ratings: int
+    tasks: int
+    raters: int
+    contractors: int
+    researchers: int
+    rubrics: int
+    researcher_share: float | None  # share of rated tasks that also have a researcher label
+    incomplete_submissions: int
+    quarantined_rows: int
+    files_loaded: int
+    first_rating: dt.datetime | None
+    last_rating: dt.datetime | None
+
+
+def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
+    """Headline counts over the filtered ratings, plus store-wide incomplete and quarantine counts."""
+    where, params = filters.where()
+    r = con.execute(
+        f"""SELECT count(*), count(DISTINCT (task_id, rubric)), count(DISTINCT rater_id),
+                   count(DISTINCT rater_id) FILTER (WHERE role = 'contractor'),
+                   count(DISTINCT rater_id) FILTER (WHERE role = 'researcher'),
+                   count(DISTINCT rubric), min(submitted_at), max(submitted_at)
+            FROM ratings WHERE {where}""",
+        params,
+    ).fetchall()[0]
+    share = con.execute(
+        f"""SELECT avg(CAST(has_researcher AS DOUBLE)) FROM (
+                SELECT task_id, rubric, bool_or(role = 'researcher') AS has_researcher
+                FROM ratings WHERE {where} GROUP BY task_id, rubric)""",
+        params,
+    ).fetchall()[0][0]
+    incomplete = con.execute(
+        "SELECT count(*) FROM submissions WHERE status NOT IN ('rated') AND (? IS NULL OR rubric = ?)",
+        [filters.rubric, filters.rubric],
+    ).fetchall()[0][0]
+    quarantined = con.execute("SELECT count(*) FROM quarantine").fetchall()[0][0]
+    files = con.execute("SELECT count(*) FROM ingest_log").fetchall()[0][0]
+    return Summary(
+        ratings=int(r[0]),
+        tasks=int(r[1]),
+        raters=int(r[2]),
+        contractors=int(r[3]),
+        researchers=int(r[4]),
+        rubrics=int(r[5]),
+        researcher_share=None if share is None else float(share),
+        incomplete_submissions=int(incomplete),
+        quarantined_rows=int(quarantined),
+        files_loaded=int(files),
+        first_rating=r[6],
+        last_rating=r[7],
+    )
+
+
+def volume_by_rubric(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """Ratings, tasks and raters per rubric and role."""
+    where, params = filters.where()
+    return con.execute(
+        f"""SELECT rubric, role, count(*) AS ratings, count(DISTINCT task_id) AS tasks,
+                   count(DISTINCT rater_id) AS raters
+            FROM ratings WHERE {where} GROUP BY rubric, role ORDER BY rubric, role""",
+        params,
+    ).df()
+
+
+def volume_by_week(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """Ratings per ISO week, rubric and role (undated ratings are left out)."""
+    where, params = filters.where()
+    return con.execute(
+        f"""SELECT CAST(date_trunc('week', submitted_at) AS DATE) AS week, rubric, role, count(*) AS ratings,
+                   count(DISTINCT task_id) AS tasks
+            FROM ratings WHERE {where} AND submitted_at IS NOT NULL
+            GROUP BY ALL ORDER BY week, rubric, role""",
+        params,
+    ).df()
+
+
+def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """One row per rater: role, rubrics, tasks and ratings, first and last activity, median time per submission."""
+    where, params = filters.where()
+    return con.execute(
+        f"""WITH r AS (SELECT * FROM ratings WHERE {where}),
+                 per_task AS (SELECT rater_id, task_id, rubric, max(duration_s) AS duration_s FROM r GROUP BY ALL)
+            SELECT r.rater_id, any_value(r.role) AS role, string_agg(DISTINCT r.rubric, ', ') AS rubrics,
+                   count(DISTINCT (r.task_id, r.rubric)) AS tasks, count(*) AS ratings,
+                   min(r.submitted_at) AS first_rating, max(r.submitted_at) AS last_rating,
+                   (SELECT median(p.duration_s) FROM per_task p WHERE p.rater_id = r.rater_id) AS median_duration_s
+            FROM r GROUP BY r.rater_id ORDER BY role, r.rater_id""",
+        params,
+    ).df()
+
+
+def submission_status(con: duckdb.DuckDBPyConnection, rubric: str | None) -> pd.DataFrame:
+    """Submissions per rubric and status (rated, skipped, rejected, flagged, incomplete)."""
+    return con.execute(
+        """SELECT rubric, status, count(*) AS submissions FROM submissions
+           WHERE (? IS NULL OR rubric = ?) GROUP BY ALL ORDER BY rubric, status""",
+        [rubric, rubric],
+    ).df()
+
+
+def filter_options(con: duckdb.DuckDBPyConnection) -> dict:
+    """Values the shared sidebar offers: rubrics, raters with their role, and the date range."""
+    rubrics = [r[0] for r in con.execute("SELECT DISTINCT rubric FROM ratings ORDER BY rubric").fetchall()]
+    raters = con.execute("SELECT rater_id, any_value(role) FROM ratings GROUP BY rater_id ORDER BY rater_id").fetchall()
+    lo, hi = con.execute("SELECT min(submitted_at), max(submitted_at) FROM ratings").fetchall()[0]
+    return {
+        "rubrics": rubrics,
+        "raters": [r[0] for r in raters],
+        "rater_roles": dict(raters),
+        "date_min": lo.date() if lo else None,
+        "date_max": hi.date() if hi else None,
+    }
+
+
+def ingest_log(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every file loaded, newest first."""
+    return con.execute(
+        """SELECT ingest_id, file_name, format, role_override, rows_read, rows_loaded, rows_quarantined,
+                  tasks, submissions, loaded_at, content_hash
+           FROM ingest_log ORDER BY ingest_id DESC"""
+    ).df()
+
+
+def quarantine(con: duckdb.DuckDBPyConnection, file_name: str | None = None, limit: int = 100_000) -> pd.DataFrame:
+    """Quarantined rows with file, line or record, field, raw value and reason."""
+    return con.execute(
+        """SELECT file_name, line, record, field, raw_value, reason, ingest_id FROM quarantine
+           WHERE (? IS NULL OR file_name = ?) ORDER BY ingest_id, line NULLS LAST LIMIT ?""",
+        [file_name, file_name, limit],
+    ).df()
+
+
+def quarantine_by_reason(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Quarantined rows per file and field, for a quick picture of what goes wrong."""
+    return con.execute(
+        """SELECT file_name, coalesce(field, '(row)') AS field, count(*) AS rows FROM quarantine
+           GROUP BY ALL ORDER BY rows DESC"""
+    ).df()

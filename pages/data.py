@@ -1,0 +1,79 @@
+"""Data: upload files, see what each load did, the ingest log and the quarantine."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analytics import overview
+from analytics.ingest import FORMATS
+from analytics.ingest.load import MAX_BYTES, ingest_bytes
+from ui import charts, state
+from ui.tables import table
+
+ROLE_CHOICES = {
+    "As in the data (contractor unless a row says researcher)": None,
+    "Researcher": "researcher",
+    "Contractor": "contractor",
+}
+
+st.title("Data")
+
+with st.form("upload", clear_on_submit=True):
+    files = st.file_uploader(
+        "Rating files (CSV, Parquet, JSON, JSONL; several at once)",
+        accept_multiple_files=True,
+        key="upload_files",
+        max_upload_size=MAX_BYTES // 2**20,
+    )
+    c1, c2 = st.columns(2)
+    fmt = c1.selectbox("Format", ["auto", *FORMATS], key="upload_format", help="docs/formats.md describes each format")
+    role_label = c2.selectbox("Whose labels are these?", list(ROLE_CHOICES), key="upload_role")
+    submitted = st.form_submit_button("Load files")
+
+if submitted and files:
+    results = []
+    bar = st.progress(0.0, text="Loading...")
+    for i, f in enumerate(files, start=1):
+        bar.progress((i - 1) / len(files), text=f"Loading {f.name}...")
+        results.append(ingest_bytes(state.cursor(), f.getvalue(), f.name, fmt=fmt, role=ROLE_CHOICES[role_label]))
+    bar.progress(1.0, text="Done")
+    st.session_state["last_results"] = [r.as_dict() for r in results]
+    st.cache_data.clear()
+elif submitted:
+    st.warning("Choose at least one file first.")
+
+if st.session_state.get("last_results"):
+    st.subheader("This upload")
+    for r in st.session_state["last_results"]:
+        line = f"**{r['file']}** ({r['format']}): {r['status']}, {r['rows_loaded']:,} rows loaded, {r['rows_quarantined']:,} quarantined"
+        if r["status"] == "rejected":
+            st.error(
+                f"{r['file']} was rejected, nothing was written: {r['errors'][0] if r['errors'] else ''}", icon=None
+            )
+        elif r["status"] == "already_loaded":
+            st.info(f"{r['file']}: the same content was loaded before; nothing changed.")
+        elif r["rows_quarantined"]:
+            st.warning(line.replace("**", ""))
+        else:
+            st.success(line.replace("**", ""))
+    table(
+        pd.DataFrame(st.session_state["last_results"]).assign(errors=lambda d: d["errors"].map(" | ".join)),
+        "upload results",
+    )
+
+con = state.cursor()
+st.subheader("Ingest log")
+table(overview.ingest_log(con), "ingest log")
+
+st.subheader("Quarantine")
+by_field = overview.quarantine_by_reason(con)
+if by_field.empty:
+    st.success("Nothing is in quarantine.")
+else:
+    st.altair_chart(charts.quarantine_by_field(by_field), width="stretch")
+    names = ["All files", *by_field["file_name"].drop_duplicates().tolist()]
+    chosen = st.selectbox("File", names, key="quarantine_file")
+    q = overview.quarantine(con, None if chosen == "All files" else chosen)
+    st.caption(f"{len(q):,} quarantined rows. Each keeps its file, line or record, field, raw value and reason.")
+    table(q, "quarantine")

@@ -1,0 +1,58 @@
+"""Overview: what is in the store, per rubric and over time, and what could not be used."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analytics import overview
+from ui import charts, sidebar, state
+from ui.tables import table
+
+
+@st.cache_data(max_entries=16, show_spinner="Summarising the store...")
+def load(version: int, filters) -> dict:
+    """All the Overview's figures for one dataset version and filter."""
+    con = state.cursor()
+    return {
+        "summary": overview.summary(con, filters),
+        "by_rubric": overview.volume_by_rubric(con, filters),
+        "by_week": overview.volume_by_week(con, filters),
+        "raters": overview.raters(con, filters),
+        "status": overview.submission_status(con, filters.rubric),
+    }
+
+
+filters = sidebar.current()
+data = load(state.version(), filters)
+s = data["summary"]
+
+st.title("Overview")
+st.caption("Everything below follows the filters in the sidebar.")
+c = st.columns(6)
+c[0].metric("Ratings", f"{s.ratings:,}")
+c[1].metric("Tasks", f"{s.tasks:,}")
+c[2].metric("Contractors", s.contractors)
+c[3].metric("Researchers", s.researchers)
+c[4].metric("Researcher-labelled tasks", "n/a" if s.researcher_share is None else f"{s.researcher_share:.0%}")
+c[5].metric("Files loaded", s.files_loaded)
+c = st.columns(3)
+c[0].metric("Incomplete or skipped submissions", f"{s.incomplete_submissions:,}")
+c[1].metric("Quarantined rows", f"{s.quarantined_rows:,}", help="Rows that could not be used; see the Data page.")
+if s.first_rating:
+    c[2].metric("Period", f"{s.first_rating:%d %b %Y} – {s.last_rating:%d %b %Y}")
+
+if s.ratings == 0:
+    st.info("No ratings match these filters. Load files on the Data page or widen the filters.")
+    st.stop()
+
+left, right = st.columns(2)
+left.altair_chart(charts.volume_by_rubric(data["by_rubric"]), width="stretch")
+if not data["status"].empty:
+    right.altair_chart(charts.submission_status(data["status"]), width="stretch")
+if not data["by_week"].empty:
+    st.altair_chart(charts.volume_by_week(data["by_week"]), width="stretch")
+
+st.subheader("Raters")
+table(data["raters"], "raters")
+st.subheader("Volume per rubric and role")
+table(data["by_rubric"], "volume per rubric")

@@ -1,0 +1,77 @@
+"""The shared sidebar: rubric, role, rater and date filters that every page reads."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analytics import overview
+from analytics.filters import Filters
+from analytics.rubrics import RUBRICS
+from ui import state
+
+ALL = "All rubrics"
+ROLES = ("contractor", "researcher")
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _options(version: int) -> dict:
+    return overview.filter_options(state.cursor())
+
+
+def options() -> dict:
+    """Filter choices for the current dataset version."""
+    return _options(state.version())
+
+
+def rubric_title(name: str) -> str:
+    """A rubric's display title from the catalogue (its name when uncatalogued)."""
+    return RUBRICS[name].title if name in RUBRICS else name
+
+
+def render() -> Filters:
+    """Draw the filters in the sidebar and return what they select."""
+    opts = options()
+    with st.sidebar:
+        st.subheader("Filters")
+        rubric = st.selectbox(
+            "Rubric",
+            [ALL, *opts["rubrics"]],
+            key="f_rubric",
+            format_func=lambda r: r if r == ALL else rubric_title(r),
+        )
+        roles = st.multiselect("Role", ROLES, key="f_roles", placeholder="All roles")
+        raters = st.multiselect("Raters", opts["raters"], key="f_raters", placeholder="All raters")
+        dates = ()
+        if opts["date_min"] and opts["date_max"]:
+            dates = st.date_input(
+                "Submitted between",
+                value=(opts["date_min"], opts["date_max"]),
+                min_value=opts["date_min"],
+                max_value=opts["date_max"],
+                key="f_dates",
+            )
+    date_from, date_to = (dates[0], dates[1]) if isinstance(dates, tuple) and len(dates) == 2 else (None, None)
+    filters = Filters(
+        rubric=None if rubric == ALL else rubric,
+        roles=tuple(roles),
+        raters=tuple(raters),
+        date_from=date_from if date_from != opts["date_min"] else None,
+        date_to=date_to if date_to != opts["date_max"] else None,
+    )
+    st.session_state["filters"] = filters
+    return filters
+
+
+def current() -> Filters:
+    """The filters the sidebar selected on this run."""
+    return st.session_state.get("filters", Filters())
+
+
+def rubric_or_first(filters: Filters, label: str = "Rubric", key: str = "page_rubric") -> str | None:
+    """The sidebar's rubric, or (when it says all) a rubric picked on the page; None when no data."""
+    if filters.rubric:
+        return filters.rubric
+    rubrics = options()["rubrics"]
+    if not rubrics:
+        return None
+    return st.selectbox(label, rubrics, key=key, format_func=rubric_title)

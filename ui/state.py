@@ -1,0 +1,32 @@
+"""The one store connection of this process, a cursor per query, and the dataset version for caches."""
+
+from __future__ import annotations
+
+import duckdb
+import streamlit as st
+
+from analytics import store
+
+
+@st.cache_resource(show_spinner=False)
+def _connection(path: str) -> duckdb.DuckDBPyConnection:
+    return store.open_store(path)
+
+
+def connection() -> duckdb.DuckDBPyConnection:
+    """The process-wide connection to the store; stops the page with a readable error when it cannot open."""
+    try:
+        return _connection(str(store.db_path()))
+    except store.StoreError as e:
+        st.error(str(e))
+        st.stop()
+
+
+def cursor() -> duckdb.DuckDBPyConnection:
+    """A fresh cursor on the shared connection (cursors are safe to use from concurrent sessions)."""
+    return connection().cursor()
+
+
+def version() -> int:
+    """The store's dataset version: pass it to cached functions so they refresh after every ingest."""
+    return store.dataset_version(cursor())
