@@ -175,10 +175,11 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
             SELECT ?, ?, line, record, problem_field, problem_value, problem FROM {STAGE} WHERE problem IS NOT NULL""",
         [ingest_id, name],
     )
-    con.executemany(
-        "INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(ingest_id, name, p.line, p.record, p.field, p.raw_value, p.reason) for p in problems],
-    )
+    if problems:
+        con.executemany(
+            "INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(ingest_id, name, p.line, p.record, p.field, p.raw_value, p.reason) for p in problems],
+        )
     n_tasks = _insert_rows(con, "tasks", TASK_COLUMNS, parsed.tasks, ingest_id, role=None)
     _insert_rows(con, "task_items", ITEM_COLUMNS, parsed.items, ingest_id, role=None)
     n_subs = _insert_rows(con, "submissions", SUBMISSION_COLUMNS, parsed.submissions, ingest_id, role=role)
