@@ -36,58 +36,61 @@ def detect(head: bytes, file_name: str) -> bool:
 
 
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
-    """Stage the file's rows in a temp table; reject the file when required columns are missing."""
+    """Stage the file's rows (a view for Parquet, a temp table for CSV); reject it when columns are missing."""
     kind = _kind(path)
     if kind == "jsonl":
         return _parse_jsonl(path, file_name)
-    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
-    problems: list[Problem] = []
-    if kind == "parquet":
-        source = "read_parquet(?)"
-        params: list = [str(path)]
-    else:
-        source = "read_csv(?, all_varchar = true, header = true, store_rejects = true, rejects_table = 'csv_rejects', rejects_scan = 'csv_reject_scans')"
-        params = [str(path)]
     try:
-        columns = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()]
+        if kind == "parquet":
+            rel = con.read_parquet(str(path), file_row_number=True)
+        else:
+            con.execute("DROP TABLE IF EXISTS csv_rejects")
+            con.execute("DROP TABLE IF EXISTS csv_reject_scans")
+            rel = con.read_csv(
+                str(path),
+                all_varchar=True,
+                header=True,
+                store_rejects=True,
+                rejects_table="csv_rejects",
+                rejects_scan="csv_reject_scans",
+            )
+        raw = rel.columns
     except duckdb.Error as e:
         raise FileRejected(f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e)}") from e
-    columns = [c.lstrip("\ufeff").strip() for c in columns]
+    columns = [c.lstrip("\ufeff").strip() for c in raw]
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
+        found = ", ".join(c for c in columns if c != "file_row_number")[:300] or "no columns"
         raise FileRejected(
-            f"{file_name}, line 1 (header): missing required column(s) {', '.join(missing)}; "
-            f"found {', '.join(columns[:12]) or 'no columns'}"
+            f"{file_name}, line 1 (header): missing required column(s) {', '.join(missing)}; found {found}"
         )
-    raw = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}", params).fetchall()]
+    rel.create_view("canonical_input", replace=True)
+    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
+    con.execute(f"DROP VIEW IF EXISTS {STAGE}")
     pick = []
     for col in RATING_COLUMNS:
         if col in ("line", "record", "submission_id"):
             continue
-        if col in columns:
-            pick.append(f'CAST("{raw[columns.index(col)]}" AS VARCHAR) AS {col}')
-        else:
-            pick.append(f"CAST(NULL AS VARCHAR) AS {col}")
+        quoted = '"' + raw[columns.index(col)].replace('"', '""') + '"' if col in columns else None
+        pick.append(f"CAST({quoted} AS VARCHAR) AS {col}" if quoted else f"CAST(NULL AS VARCHAR) AS {col}")
+    select = ", ".join(pick) + ", CAST(NULL AS VARCHAR) AS submission_id"
     try:
+        if kind == "parquet":
+            con.execute(
+                f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, CAST(NULL AS BIGINT) AS line,
+                        'row ' || CAST(file_row_number + 1 AS VARCHAR) AS record FROM canonical_input"""
+            )
+            return Parsed(format=NAME, staged_table=STAGE)
         con.execute(
-            f"CREATE TEMP TABLE {STAGE} AS SELECT {', '.join(pick)}, CAST(NULL AS VARCHAR) AS submission_id, "
-            f"row_number() OVER () AS ordinal FROM {source}",
-            params,
+            f"""CREATE TEMP TABLE {STAGE} AS SELECT {select}, row_number() OVER () + 1 AS line,
+                    CAST(NULL AS VARCHAR) AS record FROM canonical_input"""
         )
     except duckdb.Error as e:
         raise FileRejected(f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e)}") from e
-    if kind == "csv":
-        problems = _csv_rejects(con, file_name)
-        reject_lines = sorted(p.line for p in problems if p.line)
-        con.execute(f"ALTER TABLE {STAGE} ADD COLUMN line BIGINT")
-        con.execute(f"UPDATE {STAGE} SET line = ordinal + 1")
-        if reject_lines:
-            _shift_lines(con, reject_lines)
-        con.execute(f"ALTER TABLE {STAGE} ADD COLUMN record VARCHAR")
-    else:
-        con.execute(f"ALTER TABLE {STAGE} ADD COLUMN line BIGINT")
-        con.execute(f"ALTER TABLE {STAGE} ADD COLUMN record VARCHAR")
-        con.execute(f"UPDATE {STAGE} SET record = 'row ' || CAST(ordinal AS VARCHAR)")
+    problems = _csv_rejects(con, file_name)
+    for r in sorted(p.line for p in problems if p.line):
+        # Good rows after a rejected row sit one physical line further down.
+        con.execute(f"UPDATE {STAGE} SET line = line + 1 WHERE line >= ?", [r])
     return Parsed(format=NAME, staged_table=STAGE, problems=problems)
 
 
@@ -115,12 +118,6 @@ def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str) -> list[Problem
         )
         for line, col, err_type, csv_line, msg in rows
     ]
-
-
-def _shift_lines(con: duckdb.DuckDBPyConnection, reject_lines: list[int]) -> None:
-    """Good rows after a rejected row sit one physical line further down: correct their line numbers."""
-    for r in reject_lines:
-        con.execute(f"UPDATE {STAGE} SET line = line + 1 WHERE line >= ?", [r])
 
 
 def _parse_jsonl(path: Path, file_name: str) -> Parsed:

@@ -152,24 +152,20 @@ def _choose_format(fmt: str, head: bytes, name: str) -> str:
 
 def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str, role: str | None) -> IngestResult:
     ingest_id = int(con.execute("SELECT coalesce(max(ingest_id), 0) + 1 FROM ingest_log").fetchall()[0][0])
-    _stage(con, parsed)
-    if role:
-        con.execute(f"UPDATE {STAGE} SET role = ?", [role])
+    source = _input_view(con, parsed, role)
     _infer_unknown_dimensions(con)
+    _stage(con, source, name)
     problems = list(parsed.problems)
-    bad = _validate(con, name)
     con.execute(
         f"""INSERT INTO ratings
-            SELECT s.task_id, s.rater_id, s.role, s.rubric, s.dimension, s.target, s.value,
-                   list_position(d.levels, s.value) - 1,
-                   coalesce(TRY_CAST(s.value AS DOUBLE),
-                            CASE WHEN d.kind IN ('ordinal', 'ranking') THEN list_position(d.levels, s.value) - 1 END),
-                   s.submitted_ts, s.duration, s.comment, s.submission_id, ?
-            FROM {STAGE} s JOIN dimensions d USING (rubric, dimension)
-            WHERE s.problem IS NULL""",
+            SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
+                   submitted_ts, duration, comment, submission_id, ?
+            FROM {STAGE} WHERE problem IS NULL""",
         [ingest_id],
     )
-    loaded = int(con.execute(f"SELECT count(*) FROM {STAGE} WHERE problem IS NULL").fetchall()[0][0])
+    loaded, bad = con.execute(
+        f"SELECT count(*) FILTER (WHERE problem IS NULL), count(*) FILTER (WHERE problem IS NOT NULL) FROM {STAGE}"
+    ).fetchall()[0]
     con.execute(
         f"""INSERT INTO quarantine
             SELECT ?, ?, line, record, problem_field, problem_value, problem FROM {STAGE} WHERE problem IS NOT NULL""",
@@ -183,13 +179,15 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
     n_tasks = _insert_rows(con, "tasks", TASK_COLUMNS, parsed.tasks, ingest_id, role=None)
     _insert_rows(con, "task_items", ITEM_COLUMNS, parsed.items, ingest_id, role=None)
     n_subs = _insert_rows(con, "submissions", SUBMISSION_COLUMNS, parsed.submissions, ingest_id, role=role)
-    quarantined = bad + sum(p.counts_as_row for p in problems)
+    quarantined = int(bad) + sum(p.counts_as_row for p in problems)
+    loaded = int(loaded)
     con.execute(
         "INSERT INTO ingest_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)",
         [ingest_id, name, data_hash, parsed.format, role, loaded + quarantined, loaded, quarantined, n_tasks, n_subs],
     )
     store.bump_version(con)
     con.execute(f"DROP TABLE IF EXISTS {STAGE}")
+    con.execute("DROP VIEW IF EXISTS stage_input")
     errors = [p.reason for p in problems] + _sample_problems(con, ingest_id, limit=20)
     return IngestResult(
         file=name,
@@ -204,18 +202,20 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
     )
 
 
-def _stage(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
-    """Copy the adapter's candidate rows into the shared staging table, with defaults applied."""
-    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
+def _input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed, role: str | None) -> str:
+    """A view of the adapter's candidate rows with text trimmed, defaults applied and numbers in one spelling."""
     if parsed.staged_table:
         source = parsed.staged_table
     else:
         con.register("parsed_ratings", parsed.ratings)
-        source = "parsed_ratings"
+        con.execute("CREATE OR REPLACE TEMP TABLE parsed_ratings_t AS SELECT * FROM parsed_ratings")
+        con.unregister("parsed_ratings")
+        source = "parsed_ratings_t"
+    role_sql = "?" if role else "lower(coalesce(nullif(trim(role), ''), 'contractor'))"
     con.execute(
-        f"""CREATE TEMP TABLE {STAGE} AS SELECT
+        f"""CREATE OR REPLACE TEMP VIEW stage_input AS SELECT
               nullif(trim(task_id), '') AS task_id, nullif(trim(rater_id), '') AS rater_id,
-              lower(coalesce(nullif(trim(role), ''), 'contractor')) AS role,
+              {role_sql} AS role,
               coalesce(nullif(trim(rubric), ''), 'unspecified') AS rubric,
               nullif(trim(dimension), '') AS dimension, coalesce(trim(target), '') AS target,
               CASE WHEN TRY_CAST(trim(value) AS DOUBLE) IS NOT NULL
@@ -226,19 +226,17 @@ def _stage(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
               trim(value) AS raw_value,
               submitted_at, TRY_CAST(submitted_at AS TIMESTAMP) AS submitted_ts,
               duration_s, TRY_CAST(duration_s AS DOUBLE) AS duration,
-              comment, submission_id, CAST(line AS BIGINT) AS line, record,
-              CAST(NULL AS VARCHAR) AS problem, CAST(NULL AS VARCHAR) AS problem_field,
-              CAST(NULL AS VARCHAR) AS problem_value
-            FROM {source}"""
+              comment, submission_id, CAST(line AS BIGINT) AS line, record
+            FROM {source}""",
+        [role] if role else [],
     )
-    if not parsed.staged_table:
-        con.unregister("parsed_ratings")
+    return "stage_input"
 
 
 def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
     """Give dimensions of rubrics the catalogue does not know a scale inferred from their values."""
     rows = con.execute(
-        f"""SELECT rubric, dimension, list(DISTINCT value) FROM {STAGE}
+        """SELECT rubric, dimension, list(DISTINCT value) FROM stage_input
             WHERE dimension IS NOT NULL AND value IS NOT NULL
               AND rubric NOT IN (SELECT DISTINCT rubric FROM dimensions WHERE source = 'catalogue')
             GROUP BY rubric, dimension"""
@@ -261,8 +259,8 @@ def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
             )
 
 
-# Each check is (field, SQL condition on staging row s joined with its dimension d, reason as a SQL expression).
-# They run in order; a row keeps the first problem found.
+# Each check is (field, SQL condition on input row s joined with its dimension d, reason as a SQL expression).
+# They are tried in order; a row keeps the first problem found.
 CHECKS = (
     ("task_id", "s.task_id IS NULL", "'missing required field task_id'"),
     ("rater_id", "s.rater_id IS NULL", "'missing required field rater_id'"),
@@ -273,22 +271,21 @@ CHECKS = (
         "s.role NOT IN ('contractor', 'researcher')",
         "'role ' || s.role || ' is neither contractor nor researcher'",
     ),
-    (
-        "dimension",
-        "d.dimension IS NULL",
-        "'rubric ' || s.rubric || ' has no dimension ' || s.dimension",
-    ),
+    ("dimension", "d.dimension IS NULL", "'rubric ' || s.rubric || ' has no dimension ' || s.dimension"),
     (
         "target",
         "len(d.targets) > 0 AND NOT list_contains(d.targets, s.target)",
-        "'target ' || CASE WHEN s.target = '' THEN '(empty)' ELSE s.target END || ' is not one of ' || array_to_string(d.targets, ', ') || ' for ' || s.dimension",
+        "'target ' || CASE WHEN s.target = '' THEN '(empty)' ELSE s.target END || ' is not one of '"
+        " || array_to_string(d.targets, ', ') || ' for ' || s.dimension",
     ),
     (
         "value",
         "NOT list_contains(d.levels, s.value)",
         "'value ' || s.raw_value || ' is not on the scale of ' || s.rubric || '/' || s.dimension || ' ('"
         " || array_to_string(d.levels[1:12], ', ') || CASE WHEN len(d.levels) > 12 THEN ', ...' ELSE '' END || ')'"
-        " || CASE WHEN TRY_CAST(s.raw_value AS DOUBLE) IS NOT NULL AND TRY_CAST(s.raw_value AS DOUBLE) <> round(TRY_CAST(s.raw_value AS DOUBLE)) THEN ': half or fractional scores are not allowed' ELSE '' END",
+        " || CASE WHEN TRY_CAST(s.raw_value AS DOUBLE) IS NOT NULL"
+        " AND TRY_CAST(s.raw_value AS DOUBLE) <> round(TRY_CAST(s.raw_value AS DOUBLE))"
+        " THEN ': half or fractional scores are not allowed' ELSE '' END",
     ),
     (
         "submitted_at",
@@ -303,39 +300,21 @@ CHECKS = (
 )
 
 
-def _validate(con: duckdb.DuckDBPyConnection, name: str) -> int:
-    """Mark staged rows that cannot be loaded with their first problem; return how many."""
-    where = "s.problem IS NULL"
-    for fld, cond, reason in CHECKS:
-        con.execute(
-            f"""UPDATE {STAGE} AS s SET problem = {reason}, problem_field = ?, problem_value = s.raw_value
-                FROM (SELECT x.rowid AS rid, d.* FROM {STAGE} x LEFT JOIN dimensions d USING (rubric, dimension)) AS d
-                WHERE s.rowid = d.rid AND {where} AND ({cond})""",
-            [fld],
-        )
-    # Duplicates inside the file: the same rater on the same unit twice. Neither copy is trusted.
+def _stage(con: duckdb.DuckDBPyConnection, source: str, name: str) -> None:
+    """Materialise the input once with its scale positions and its first problem, then mark duplicates."""
+    problem = "CASE " + " ".join(f"WHEN {cond} THEN {reason}" for _, cond, reason in CHECKS) + " END"
+    problem_field = "CASE " + " ".join(f"WHEN {cond} THEN '{fld}'" for fld, cond, _ in CHECKS) + " END"
+    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
     con.execute(
-        f"""UPDATE {STAGE} AS s SET problem = 'rater ' || s.rater_id || ' rated ' || s.rubric || '/' || s.dimension
-                || ' of task ' || s.task_id || CASE WHEN s.target <> '' THEN ' (' || s.target || ')' ELSE '' END
-                || ' more than once in this file' || coalesce(' (lines ' || dup.lines || ')', ''),
-                problem_field = 'rater_id', problem_value = s.raw_value
-            FROM (SELECT task_id, rubric, dimension, target, rater_id,
-                         array_to_string(list(CAST(line AS VARCHAR) ORDER BY line)[1:5], ', ') AS lines
-                  FROM {STAGE} WHERE problem IS NULL
-                  GROUP BY ALL HAVING count(*) > 1) AS dup
-            WHERE s.problem IS NULL AND s.task_id = dup.task_id AND s.rubric = dup.rubric
-              AND s.dimension = dup.dimension AND s.target = dup.target AND s.rater_id = dup.rater_id"""
+        f"""CREATE TEMP TABLE {STAGE} AS SELECT s.*,
+                list_position(d.levels, s.value) - 1 AS value_index,
+                coalesce(TRY_CAST(s.value AS DOUBLE),
+                         CASE WHEN d.kind IN ('ordinal', 'ranking') THEN list_position(d.levels, s.value) - 1 END)
+                    AS value_num,
+                {problem} AS problem, {problem_field} AS problem_field, s.raw_value AS problem_value
+            FROM {source} s LEFT JOIN dimensions d ON d.rubric = s.rubric AND d.dimension = s.dimension"""
     )
-    # Already rated in an earlier file: the store keeps one rating per rater and unit.
-    if con.execute("SELECT count(*) FROM (SELECT 1 FROM ratings LIMIT 1)").fetchall()[0][0]:
-        con.execute(
-            f"""UPDATE {STAGE} AS s SET problem = 'rater ' || s.rater_id || ' already rated ' || s.rubric || '/'
-                    || s.dimension || ' of task ' || s.task_id || ' in an earlier file (' || l.file_name || ')',
-                    problem_field = 'rater_id', problem_value = s.raw_value
-                FROM ratings r JOIN ingest_log l USING (ingest_id)
-                WHERE s.problem IS NULL AND s.task_id = r.task_id AND s.rubric = r.rubric
-                  AND s.dimension = r.dimension AND s.target = r.target AND s.rater_id = r.rater_id"""
-        )
+    _mark_duplicates(con)
     # Prefix every reason with where it is, so each message stands on its own.
     con.execute(
         f"""UPDATE {STAGE} SET problem = ? || coalesce(', line ' || CAST(line AS VARCHAR), ', ' || record, '')
@@ -343,7 +322,40 @@ def _validate(con: duckdb.DuckDBPyConnection, name: str) -> int:
             WHERE problem IS NOT NULL""",
         [name],
     )
-    return int(con.execute(f"SELECT count(*) FROM {STAGE} WHERE problem IS NOT NULL").fetchall()[0][0])
+
+
+def _mark_duplicates(con: duckdb.DuckDBPyConnection) -> None:
+    """Quarantine a rater's second rating of a unit, in this file or after an earlier file."""
+    # Inside the file: the same rater on the same unit twice. Neither copy is trusted.
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE stage_dups AS
+            SELECT task_id, rubric, dimension, target, rater_id,
+                   array_to_string(list(CAST(coalesce(line, 0) AS VARCHAR) ORDER BY line)[1:5], ', ') AS lines
+            FROM {STAGE} WHERE problem IS NULL GROUP BY ALL HAVING count(*) > 1"""
+    )
+    if con.execute("SELECT count(*) FROM stage_dups").fetchall()[0][0]:
+        con.execute(
+            f"""UPDATE {STAGE} AS s SET problem = 'rater ' || s.rater_id || ' rated ' || s.rubric || '/'
+                    || s.dimension || ' of task ' || s.task_id
+                    || CASE WHEN s.target <> '' THEN ' (' || s.target || ')' ELSE '' END
+                    || ' more than once in this file'
+                    || CASE WHEN dup.lines <> '0' THEN ' (lines ' || dup.lines || ')' ELSE '' END,
+                    problem_field = 'rater_id'
+                FROM stage_dups dup
+                WHERE s.problem IS NULL AND s.task_id = dup.task_id AND s.rubric = dup.rubric
+                  AND s.dimension = dup.dimension AND s.target = dup.target AND s.rater_id = dup.rater_id"""
+        )
+    con.execute("DROP TABLE stage_dups")
+    # Already rated in an earlier file: the store keeps one rating per rater and unit.
+    if con.execute("SELECT count(*) FROM (SELECT 1 FROM ratings LIMIT 1)").fetchall()[0][0]:
+        con.execute(
+            f"""UPDATE {STAGE} AS s SET problem = 'rater ' || s.rater_id || ' already rated ' || s.rubric || '/'
+                    || s.dimension || ' of task ' || s.task_id || ' in an earlier file (' || l.file_name || ')',
+                    problem_field = 'rater_id'
+                FROM ratings r JOIN ingest_log l USING (ingest_id)
+                WHERE s.problem IS NULL AND s.task_id = r.task_id AND s.rubric = r.rubric
+                  AND s.dimension = r.dimension AND s.target = r.target AND s.rater_id = r.rater_id"""
+        )
 
 
 def _insert_rows(
