@@ -62,6 +62,19 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "INSERT INTO meta VALUES ('dataset_version', '0')",
         ],
     ),
+    (
+        2,
+        [
+            # Reviewers' notes on contractor-researcher disagreements (analytics/disagreements.py). Keyed by ids,
+            # not by ingest, so a note survives re-ingests; status values are checked in save_note().
+            """CREATE TABLE review_notes (
+                task_id VARCHAR NOT NULL, rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL,
+                target VARCHAR NOT NULL DEFAULT '', contractor_id VARCHAR NOT NULL, researcher_id VARCHAR NOT NULL,
+                status VARCHAR NOT NULL, note VARCHAR, reviewer VARCHAR,
+                updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+                PRIMARY KEY (task_id, rubric, dimension, target, contractor_id, researcher_id))""",
+        ],
+    ),
 ]
 
 
