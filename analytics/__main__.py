@@ -59,6 +59,36 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_agreement(args: argparse.Namespace) -> int:
+    """Agreement among all raters per dimension and of each contractor against researcher labels."""
+    from analytics import agreement
+    from analytics.filters import Filters
+    from analytics.ingest.load import ingest_file
+
+    missing = [f for f in args.files if not Path(f).is_file()]
+    if missing:
+        return _fail(f"no such file: {missing[0]}")
+    try:
+        con = store.open_store(":memory:" if args.files else args.db, read_only=not args.files)
+    except store.StoreError as e:
+        return _fail(str(e))
+    for f in args.files:
+        r = ingest_file(con, f, fmt=args.format)
+        if r.status == "rejected":
+            return _fail(r.errors[0] if r.errors else f"{f}: rejected")
+        if r.rows_quarantined:
+            print(f"{r.file}: {r.rows_quarantined} row(s) not used, e.g. {r.errors[0]}", file=sys.stderr)
+    filters = Filters(rubric=args.rubric, dimensions=tuple(args.dimension or ()))
+    if not con.execute(f"SELECT count(*) FROM ratings WHERE {filters.where()[0]}", filters.where()[1]).fetchall()[0][0]:
+        return _fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
+    try:
+        payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed)
+    except ValueError as e:
+        return _fail(str(e))
+    print(json.dumps(payload, indent=2) if args.json else agreement.contract_text(payload))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="python -m analytics", description="Concord: rating-data quality")
@@ -78,6 +108,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--load", action="store_true", help="also load them into the store")
     p.add_argument("--db", default=None)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("agreement", help="agreement per dimension and per contractor (files alone, or the store)")
+    p.add_argument("files", nargs="*", help="compute on these files alone (in memory); none: on the store")
+    p.add_argument("--format", default="auto", choices=["auto", *FORMATS])
+    p.add_argument(
+        "--level",
+        default=None,
+        choices=["nominal", "ordinal", "interval", "ratio"],
+        help="level of measurement for every dimension (default: by scale kind)",
+    )
+    p.add_argument(
+        "--db", default=None, help="DuckDB store when no file is given (default $CONCORD_DB or data/concord.duckdb)"
+    )
+    p.add_argument("--rubric", default=None, help="only this rubric")
+    p.add_argument("--dimension", action="append", help="only this dimension (repeatable)")
+    p.add_argument("--coarse", action="store_true", help="on the catalogue's coarse scale")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% intervals (0: none)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_agreement)
     return parser
 
 

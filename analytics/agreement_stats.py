@@ -1,0 +1,214 @@
+"""Sufficient statistics for agreement, computed by DuckDB with GROUP BY over the `ratings` table.
+
+Every function takes a connection and an `analytics.filters.Filters` and returns a small DataFrame; no
+function ever fetches individual ratings or builds a raters x units matrix. A unit is
+(task_id, rubric, dimension, target). Levels are identified by `value_index`, the 0-based position of the
+value on the dimension's full scale (the store's `dimensions.levels`).
+
+- `value_patterns`: per dimension, the distinct per-unit multisets of levels and how many units have each
+  (Krippendorff's alpha, Fleiss' kappa, Gwet's AC1/AC2 and percent agreement need nothing else).
+- `rater_totals`: ratings and distinct raters per dimension.
+- `pair_confusion`: per subject rater x dimension, confusion counts (subject level x reference level) over
+  the units the subject shares with a reference rater of the other side (Cohen's kappa, weighted kappa,
+  exact/coarse agreement, leniency). With `reference_role == subject_role` the reference side is every other
+  rater of that role (among contractors, researcher vs researcher).
+- `shared_units`: per subject rater x dimension (and per dimension) the number of distinct shared units.
+- `ranking_pairs`: per subject rater x ranking dimension, concordant / discordant / tied item pairs inside a
+  task against each reference rater (Kendall's tau-b, pairwise preference agreement).
+- `rater_pair_confusion`: for one dimension, confusion counts for every pair of raters (a < b).
+
+Several reference labels on one unit: every (subject, reference) pair is compared separately, so a unit
+with two researcher labels contributes two pairs. This keeps every label (no tie-breaking for a majority of
+two, no median of a nominal scale), lets a contractor's agreement reflect researchers' own disagreement, and
+keeps the counts integers so that the bootstrap can resample confusion cells. `n` is always the number of
+pairs compared and `n_units` the number of distinct units behind them.
+
+Filters: the comparison decides the roles (`Filters.roles` is replaced). The subject side gets the whole
+filter; the reference side only the rubric and dimension restrictions, so that choosing one contractor or a
+date range never removes the researcher labels that contractor is compared with.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from analytics.filters import Filters
+
+UNIT = ("task_id", "rubric", "dimension", "target")
+
+
+def role_filter(filters: Filters, roles: tuple[str, ...] | None) -> Filters:
+    """The filter with its roles replaced by the comparison's roles (None keeps the filter's own roles)."""
+    return filters if roles is None else filters.but(roles=tuple(roles))
+
+
+def reference_filter(filters: Filters, role: str | None) -> Filters:
+    """The reference side of a comparison: rubric and dimensions only, and the role (None: the filter's roles)."""
+    roles = filters.roles if role is None else (role,)
+    return Filters(rubric=filters.rubric, dimensions=filters.dimensions, roles=roles)
+
+
+def scales_sql() -> str:
+    """SQL of `scales`."""
+    return """SELECT rubric, dimension, label, kind, levels, coarse, is_primary, is_comparison
+FROM dimensions
+WHERE (? IS NULL OR rubric = ?)
+ORDER BY rubric, dimension"""
+
+
+def scales(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """The scale of every dimension (kind, ordered levels, coarse level per level) in the filter's rubric."""
+    return con.execute(scales_sql(), [filters.rubric, filters.rubric]).df()
+
+
+def value_patterns_sql(where: str) -> str:
+    """SQL of `value_patterns` for a ratings condition."""
+    return f"""WITH units AS (
+    SELECT rubric, dimension, task_id, target, list_sort(list(value_index)) AS vals
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {where}
+    GROUP BY rubric, dimension, task_id, target
+)
+SELECT rubric, dimension, vals, count(*) AS n_units
+FROM units
+GROUP BY rubric, dimension, vals
+ORDER BY rubric, dimension, vals"""
+
+
+def value_patterns(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """Per dimension, each distinct multiset of level indexes on a unit and the number of units with it."""
+    where, params = filters.where()
+    return con.execute(value_patterns_sql(where), params).df()
+
+
+def rater_totals_sql(where: str) -> str:
+    """SQL of `rater_totals` for a ratings condition."""
+    return f"""SELECT rubric, dimension, count(*) AS n_ratings, count(DISTINCT rater_id) AS n_raters
+FROM ratings
+WHERE value_index IS NOT NULL AND {where}
+GROUP BY rubric, dimension
+ORDER BY rubric, dimension"""
+
+
+def rater_totals(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """Per dimension, the number of ratings and of distinct raters."""
+    where, params = filters.where()
+    return con.execute(rater_totals_sql(where), params).df()
+
+
+def _sides(filters: Filters, subject_role: str | None, reference_role: str | None) -> tuple[str, str, list]:
+    s_where, s_params = role_filter(filters, None if subject_role is None else (subject_role,)).where()
+    r_where, r_params = reference_filter(filters, reference_role).where()
+    return s_where, r_where, s_params + r_params
+
+
+def pair_confusion_sql(subject_where: str, reference_where: str) -> str:
+    """SQL of `pair_confusion` for the two sides' ratings conditions."""
+    return f"""WITH s AS (
+    SELECT task_id, rubric, dimension, target, rater_id, value_index
+    FROM ratings WHERE value_index IS NOT NULL AND {subject_where}
+), r AS (
+    SELECT task_id, rubric, dimension, target, rater_id AS reference_id, value_index AS reference_index
+    FROM ratings WHERE value_index IS NOT NULL AND {reference_where}
+)
+SELECT s.rater_id, s.rubric, s.dimension, s.value_index AS subject_index, r.reference_index, count(*) AS n
+FROM s JOIN r USING (task_id, rubric, dimension, target)
+WHERE s.rater_id <> r.reference_id
+GROUP BY ALL
+ORDER BY ALL"""
+
+
+def pair_confusion(
+    con: duckdb.DuckDBPyConnection, filters: Filters, subject_role: str | None, reference_role: str | None
+) -> pd.DataFrame:
+    """Per subject rater x dimension, counts of (subject level, reference level) pairs on shared units."""
+    s_where, r_where, params = _sides(filters, subject_role, reference_role)
+    return con.execute(pair_confusion_sql(s_where, r_where), params).df()
+
+
+def shared_units_sql(subject_where: str, reference_where: str) -> str:
+    """SQL of `shared_units` for the two sides' ratings conditions."""
+    return f"""WITH s AS (
+    SELECT task_id, rubric, dimension, target, rater_id
+    FROM ratings WHERE value_index IS NOT NULL AND {subject_where}
+), r AS (
+    SELECT task_id, rubric, dimension, target, rater_id AS reference_id
+    FROM ratings WHERE value_index IS NOT NULL AND {reference_where}
+), shared AS (
+    SELECT DISTINCT s.rater_id, s.task_id, s.rubric, s.dimension, s.target
+    FROM s JOIN r USING (task_id, rubric, dimension, target)
+    WHERE s.rater_id <> r.reference_id
+)
+SELECT rater_id, rubric, dimension, count(*) AS n_ratings,
+       count(DISTINCT (task_id, target)) AS n_units, count(DISTINCT task_id) AS n_tasks
+FROM shared
+GROUP BY GROUPING SETS ((rater_id, rubric, dimension), (rubric, dimension))
+ORDER BY rubric, dimension, rater_id NULLS FIRST"""
+
+
+def shared_units(
+    con: duckdb.DuckDBPyConnection, filters: Filters, subject_role: str | None, reference_role: str | None
+) -> pd.DataFrame:
+    """Distinct units (and tasks) a subject rater shares with the reference side; rater_id NULL = whole dimension."""
+    s_where, r_where, params = _sides(filters, subject_role, reference_role)
+    return con.execute(shared_units_sql(s_where, r_where), params).df()
+
+
+def ranking_pairs_sql(subject_where: str, reference_where: str) -> str:
+    """SQL of `ranking_pairs` for the two sides' ratings conditions."""
+    return f"""WITH rank_dims AS (
+    SELECT rubric, dimension FROM dimensions WHERE kind = 'ranking'
+), s AS (
+    SELECT task_id, rubric, dimension, target, rater_id, value_index AS sv
+    FROM ratings JOIN rank_dims USING (rubric, dimension)
+    WHERE value_index IS NOT NULL AND {subject_where}
+), r AS (
+    SELECT task_id, rubric, dimension, target, rater_id AS reference_id, value_index AS rv
+    FROM ratings JOIN rank_dims USING (rubric, dimension)
+    WHERE value_index IS NOT NULL AND {reference_where}
+), p AS (
+    SELECT s.rater_id, r.reference_id, task_id, rubric, dimension, target, s.sv, r.rv
+    FROM s JOIN r USING (task_id, rubric, dimension, target)
+    WHERE s.rater_id <> r.reference_id
+)
+SELECT a.rater_id, a.rubric, a.dimension,
+       count(*) FILTER (WHERE sign(a.sv - b.sv) * sign(a.rv - b.rv) > 0) AS concordant,
+       count(*) FILTER (WHERE sign(a.sv - b.sv) * sign(a.rv - b.rv) < 0) AS discordant,
+       count(*) FILTER (WHERE a.sv = b.sv AND a.rv <> b.rv) AS tied_subject,
+       count(*) FILTER (WHERE a.sv <> b.sv AND a.rv = b.rv) AS tied_reference,
+       count(*) FILTER (WHERE a.sv = b.sv AND a.rv = b.rv) AS tied_both
+FROM p a JOIN p b
+  ON a.rater_id = b.rater_id AND a.reference_id = b.reference_id AND a.task_id = b.task_id
+ AND a.rubric = b.rubric AND a.dimension = b.dimension AND a.target < b.target
+GROUP BY a.rater_id, a.rubric, a.dimension
+ORDER BY a.rubric, a.dimension, a.rater_id"""
+
+
+def ranking_pairs(
+    con: duckdb.DuckDBPyConnection, filters: Filters, subject_role: str | None, reference_role: str | None
+) -> pd.DataFrame:
+    """Per subject rater x ranking dimension, item pairs within a task by (dis)agreement of their order."""
+    s_where, r_where, params = _sides(filters, subject_role, reference_role)
+    return con.execute(ranking_pairs_sql(s_where, r_where), params).df()
+
+
+def rater_pair_confusion_sql(where: str) -> str:
+    """SQL of `rater_pair_confusion` for a ratings condition (rubric and dimension bound last)."""
+    return f"""WITH r AS (
+    SELECT task_id, target, rater_id, role, value_index
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {where} AND rubric = ? AND dimension = ?
+)
+SELECT a.rater_id AS rater_a, b.rater_id AS rater_b, a.role AS role_a, b.role AS role_b,
+       a.value_index AS index_a, b.value_index AS index_b, count(*) AS n
+FROM r a JOIN r b USING (task_id, target)
+WHERE a.rater_id < b.rater_id
+GROUP BY ALL
+ORDER BY ALL"""
+
+
+def rater_pair_confusion(con: duckdb.DuckDBPyConnection, filters: Filters, rubric: str, dimension: str) -> pd.DataFrame:
+    """For one dimension, confusion counts of every pair of raters (rater_a < rater_b) on shared units."""
+    where, params = filters.where()
+    return con.execute(rater_pair_confusion_sql(where), [*params, rubric, dimension]).df()
