@@ -73,6 +73,12 @@ COMPARISONS: dict[str, tuple[str, str] | None] = {
     "all_raters": None,
 }
 NO_FILTER = Filters()  # frozen, so a safe default argument
+REFERENCE_NAME = {
+    "contractor_vs_researcher": "a researcher",
+    "among_contractors": "another contractor",
+    "researcher_vs_researcher": "another researcher",
+    "all_raters": "another rater",
+}
 MIN_UNITS = 30  # below this many units a coefficient is flagged small_n: indicative, read its interval
 
 LABELS = {
@@ -351,7 +357,11 @@ def _multi_rater_table(con, filters: Filters, comparison: str, scales: dict, n_b
     roles = COMPARISONS[comparison]
     f = st.role_filter(filters, None if roles is None else (roles[0],))
     patterns = st.value_patterns(con, f)
-    totals = st.rater_totals(con, f).set_index(["rubric", "dimension"])
+    totals = (
+        st.rater_level_counts(con, f)
+        .groupby(["rubric", "dimension"])
+        .agg(n_raters=("rater_id", "nunique"), n_ratings=("n", "sum"))
+    )
     rows, long = [], []
     for (rubric, dimension), group in patterns.groupby(["rubric", "dimension"], sort=True):
         s = scales.get((rubric, dimension))
@@ -383,7 +393,9 @@ def _tables(df: pd.DataFrame, keys: list[str], q_of) -> dict[tuple, np.ndarray]:
     return out
 
 
-def _pair_row(s: Scale, table: np.ndarray, tau_counts, n_boot: int, seed: int, key: tuple) -> tuple[dict, list]:
+def _pair_row(
+    s: Scale, table: np.ndarray, tau_counts, n_boot: int, seed: int, key: tuple, reference: str
+) -> tuple[dict, list]:
     t = s.to_levels.T @ table @ s.to_levels
 
     def compute(tables: np.ndarray) -> dict:
@@ -404,7 +416,7 @@ def _pair_row(s: Scale, table: np.ndarray, tau_counts, n_boot: int, seed: int, k
     n = int(round(t.sum()))
     used = t.sum(axis=0) + t.sum(axis=1)
     one = _one_level(used, s.levels)
-    no_pairs = "no shared units" if n == 0 else None
+    no_pairs = f"no unit shared with {reference}" if n == 0 else None
     coefs = []
     for name, why in (
         ("exact_agreement", None),
@@ -478,12 +490,17 @@ def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: i
     tables = _tables(confusion, ["rater_id", "rubric", "dimension"], q_of)
     per_rater = shared[shared["rater_id"].notna()].set_index(["rater_id", "rubric", "dimension"])
     tau = ranks.set_index(["rater_id", "rubric", "dimension"])
-    roles = _rater_roles(con, filters, comparison)
+    subject, _ = _sides(comparison)
+    subjects = st.rater_level_counts(con, st.role_filter(filters, None if subject is None else (subject,)))
+    roles = subjects.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
+    for key in subjects[["rater_id", "rubric", "dimension"]].drop_duplicates().itertuples(index=False, name=None):
+        if key not in tables and key[1:] in scales:  # rated, but no unit shared with the reference side
+            tables[key] = np.zeros((scales[key[1:]].full_size,) * 2)
     rows, long = [], []
-    for key, table in tables.items():
+    for key, table in sorted(tables.items()):
         s = scales[key[1:]]
         tau_counts = tau.loc[key, TAU_COLUMNS].to_numpy() if key in tau.index else None
-        base, coefs = _pair_row(s, table, tau_counts, n_boot, seed, key)
+        base, coefs = _pair_row(s, table, tau_counts, n_boot, seed, key, REFERENCE_NAME[comparison])
         info = per_rater.loc[key] if key in per_rater.index else None
         base = {
             "rater_id": key[0],
@@ -498,16 +515,6 @@ def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: i
     return rows, long
 
 
-def _rater_roles(con, filters: Filters, comparison: str) -> dict[str, str]:
-    subject, _ = _sides(comparison)
-    where, params = st.role_filter(filters, None if subject is None else (subject,)).where()
-    rows = con.execute(
-        f"SELECT rater_id, string_agg(DISTINCT role, ',' ORDER BY role) FROM ratings WHERE {where} GROUP BY rater_id",
-        params,
-    ).fetchall()
-    return dict(rows)
-
-
 def _pooled_dimension_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, frames):
     confusion, shared, ranks = frames
     q_of = lambda key: scales[key].full_size if key in scales else None  # noqa: E731
@@ -519,7 +526,7 @@ def _pooled_dimension_table(con, filters: Filters, comparison: str, scales: dict
     for key, table in tables.items():
         s = scales[key]
         tau_counts = tau.loc[key].to_numpy() if key in tau.index else None
-        base, coefs = _pair_row(s, table, tau_counts, n_boot, seed, ("pooled", *key))
+        base, coefs = _pair_row(s, table, tau_counts, n_boot, seed, ("pooled", *key), REFERENCE_NAME[comparison])
         info = per_dim.loc[key] if key in per_dim.index else None
         n_pairs = base.pop("n")
         base.pop("n_item_pairs")
@@ -723,7 +730,7 @@ def sql_text(filters: Filters = NO_FILTER, comparison: str = "contractor_vs_rese
     out = {"scales": st.scales_sql()}
     if subject is None or subject == reference:
         out["value_patterns"] = st.value_patterns_sql(s_where)
-        out["rater_totals"] = st.rater_totals_sql(s_where)
+    out["rater_level_counts"] = st.rater_level_counts_sql(s_where)
     out["pair_confusion"] = st.pair_confusion_sql(s_where, r_where)
     out["shared_units"] = st.shared_units_sql(s_where, r_where)
     out["ranking_pairs"] = st.ranking_pairs_sql(s_where, r_where)

@@ -297,6 +297,55 @@ def brennan_prediger(counts, weights: str | np.ndarray = "none", unit_weights=No
     return _multi(counts, "brennan_prediger", "brennan_prediger", weights=weights, unit_weights=unit_weights)
 
 
+def conger_kappa(counts, rater_counts, weights: str | np.ndarray = "none", unit_weights=None) -> Coefficient:
+    """Conger's kappa: Fleiss-type observed agreement, chance agreement from each rater's own marginals.
+
+    `rater_counts` is (raters x levels): how many units each rater put on each level (irrCAC conger.kappa.raw).
+    Only meaningful when the same raters rate the units (not for Fleiss 1971's rotating raters).
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    rc = np.atleast_2d(np.asarray(rater_counts, dtype=float))
+    q = counts.shape[1]
+    w = np.ones(len(counts)) if unit_weights is None else np.asarray(unit_weights, dtype=float)
+    wt = agreement_weights(q, weights)
+    tag = "" if is_unweighted(weights) else "weighted_"
+    a = multi_rater_arrays(counts, w, np.arange(1, q + 1), "nominal", weights)
+    pa = float(a[f"{tag}percent_agreement"][0])
+    r = len(rc)
+    reason = _counts_reason(counts, w)
+    if r < 2:
+        return Coefficient("conger_kappa", math.nan, 0, reason or "only one rater")
+    p_gk = rc / rc.sum(axis=1, keepdims=True)
+    p_mean = p_gk.mean(axis=0)
+    s2 = (p_gk.T @ p_gk - r * np.outer(p_mean, p_mean)) / (r - 1)
+    pe = float((wt * (np.outer(p_mean, p_mean) - s2 / r)).sum())
+    value = float(_chance_corrected(np.array(pa), np.array(pe)))
+    if reason is None and math.isnan(value):
+        reason = _one_level_reason(p_mean, "chance-corrected agreement")
+    return Coefficient("conger_kappa", value, int(round(float(a["units_pairable"][0]))), reason, pa=pa, pe=pe)
+
+
+def gwet_ac_se(counts, weights: str | np.ndarray = "none", unit_weights=None) -> float:
+    """Gwet's analytic standard error of AC1/AC2 for an infinite population of units (irrCAC gwet.ac1.raw)."""
+    counts = np.atleast_2d(np.asarray(counts, dtype=float))
+    w = np.ones(len(counts)) if unit_weights is None else np.asarray(unit_weights, dtype=float)
+    q = counts.shape[1]
+    wt = agreement_weights(q, weights)
+    tag = "" if is_unweighted(weights) else "weighted_"
+    a = multi_rater_arrays(counts, w, np.arange(1, q + 1), "nominal", weights)
+    ac, pe, pi = float(a[f"{tag}gwet_ac"][0]), float(a[f"{tag}gwet_pe"][0]), a["marginals"][0]
+    n, n2 = float(a["units"][0]), float(a["units_pairable"][0])
+    if n < 2 or n2 == 0 or math.isnan(ac):
+        return math.nan
+    m = counts.sum(axis=1)
+    pairable = m >= 2
+    pa_u = np.where(pairable, (counts * (counts @ wt.T - 1)).sum(axis=1) / np.where(pairable, m * (m - 1), 1), 0.0)
+    ac_u = (n / n2) * (pa_u - pe * pairable) / (1 - pe)
+    pe_u = wt.sum() / (q * (q - 1)) * (counts @ (1 - pi)) / m
+    ac_x = ac_u - 2 * (1 - ac) * (pe_u - pe) / (1 - pe)
+    return float(math.sqrt((w * (ac_x - ac) ** 2).sum() / (n * (n - 1))))
+
+
 def unit_agreement(counts) -> np.ndarray:
     """Each unit's share of agreeing rater pairs (Fleiss' P_i); NaN for a unit with fewer than two ratings."""
     counts = np.atleast_2d(np.asarray(counts, dtype=float))

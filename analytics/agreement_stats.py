@@ -7,7 +7,8 @@ value on the dimension's full scale (the store's `dimensions.levels`).
 
 - `value_patterns`: per dimension, the distinct per-unit multisets of levels and how many units have each
   (Krippendorff's alpha, Fleiss' kappa, Gwet's AC1/AC2 and percent agreement need nothing else).
-- `rater_totals`: ratings and distinct raters per dimension.
+- `rater_level_counts`: per dimension x rater, ratings on each level (rater marginals for Conger's kappa,
+  the number of raters and ratings, and which raters a comparison's subject side has).
 - `pair_confusion`: per subject rater x dimension, confusion counts (subject level x reference level) over
   the units the subject shares with a reference rater of the other side (Cohen's kappa, weighted kappa,
   exact/coarse agreement, leniency). With `reference_role == subject_role` the reference side is every other
@@ -82,19 +83,19 @@ def value_patterns(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataF
     return con.execute(value_patterns_sql(where), params).df()
 
 
-def rater_totals_sql(where: str) -> str:
-    """SQL of `rater_totals` for a ratings condition."""
-    return f"""SELECT rubric, dimension, count(*) AS n_ratings, count(DISTINCT rater_id) AS n_raters
+def rater_level_counts_sql(where: str) -> str:
+    """SQL of `rater_level_counts` for a ratings condition."""
+    return f"""SELECT rubric, dimension, rater_id, role, value_index, count(*) AS n
 FROM ratings
 WHERE value_index IS NOT NULL AND {where}
-GROUP BY rubric, dimension
-ORDER BY rubric, dimension"""
+GROUP BY ALL
+ORDER BY ALL"""
 
 
-def rater_totals(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
-    """Per dimension, the number of ratings and of distinct raters."""
+def rater_level_counts(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """Per dimension x rater (and role), how many ratings fell on each level (rater marginals, totals)."""
     where, params = filters.where()
-    return con.execute(rater_totals_sql(where), params).df()
+    return con.execute(rater_level_counts_sql(where), params).df()
 
 
 def _sides(filters: Filters, subject_role: str | None, reference_role: str | None) -> tuple[str, str, list]:
