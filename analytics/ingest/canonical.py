@@ -71,8 +71,9 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     for col in RATING_COLUMNS:
         if col in ("line", "record", "submission_id"):
             continue
+        # Columns keep their own types here (a Parquet timestamp stays a timestamp); load.py casts what it needs.
         quoted = '"' + raw[columns.index(col)].replace('"', '""') + '"' if col in columns else None
-        pick.append(f"CAST({quoted} AS VARCHAR) AS {col}" if quoted else f"CAST(NULL AS VARCHAR) AS {col}")
+        pick.append(f"{quoted} AS {col}" if quoted else f"CAST(NULL AS VARCHAR) AS {col}")
     select = ", ".join(pick) + ", CAST(NULL AS VARCHAR) AS submission_id"
     try:
         if kind == "parquet":
@@ -109,21 +110,30 @@ def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str) -> list[Problem
         rows = con.execute("SELECT line, column_name, error_type, csv_line, error_message FROM csv_rejects").fetchall()
     except duckdb.Error:
         return []
+    first_per_line = {}  # DuckDB may report one row several times (once per missing column): one row, one problem
+    for line, col, err_type, csv_line, msg in rows:
+        first_per_line.setdefault(int(line), (col, err_type, csv_line, msg))
     return [
         Problem(
-            reason=f"{file_name}, line {line}: malformed CSV row ({err_type.lower()}): {msg}",
-            line=int(line),
+            reason=f"{file_name}, line {line}{f', field {col}' if col else ''}: malformed CSV row ({err_type.lower()}): {msg}",
+            line=line,
             field=col,
             raw_value=(csv_line or "")[:500],
         )
-        for line, col, err_type, csv_line, msg in rows
+        for line, (col, err_type, csv_line, msg) in sorted(first_per_line.items())
     ]
 
 
 def _parse_jsonl(path: Path, file_name: str) -> Parsed:
     rows, problems = [], []
-    with open(path, encoding="utf-8-sig") as f:
-        for n, text in enumerate(f, start=1):
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, start=1):
+            try:  # decoded line by line, so that one line in another encoding is one problem, not a failed file
+                text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError as e:
+                reason = f"{file_name}, line {n}: not UTF-8 text (byte 0x{raw[e.start]:02x}); save the file as UTF-8"
+                problems.append(Problem(reason, n, raw_value=raw[:500].decode("utf-8", "replace")))
+                continue
             if not text.strip():
                 continue
             try:
@@ -137,7 +147,7 @@ def _parse_jsonl(path: Path, file_name: str) -> Parsed:
             rows.append({**{k: obj.get(k) for k in RATING_COLUMNS if k not in ("line", "record")}, "line": n})
     if not rows and not problems:
         raise FileRejected(f"{file_name} holds no rows")
-    if rows and not any(set(REQUIRED) & {k for k, v in r.items() if v is not None} for r in rows):
+    if rows and not any(set(REQUIRED) <= {k for k, v in r.items() if v is not None} for r in rows):
         raise FileRejected(f"{file_name}: no line has the required fields {', '.join(REQUIRED)}")
     return Parsed(format=NAME, ratings=ratings_frame(rows), problems=problems)
 

@@ -131,8 +131,9 @@ def _check_file(path: Path, name: str) -> tuple[str, bytes]:
         head.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         if e.start < len(head) - 4:  # a multi-byte character cut at the end of the head is fine
+            line = head.count(b"\n", 0, e.start) + 1
             raise FileRejected(
-                f"{name} is not UTF-8 text (byte 0x{head[e.start]:02x} at offset {e.start}); save it as UTF-8"
+                f"{name}, line {line}: not UTF-8 text (byte 0x{head[e.start]:02x} at offset {e.start}); save it as UTF-8"
             ) from e
     if not head.strip(b"\xef\xbb\xbf \r\n\t"):
         raise FileRejected(f"{name} holds only white space")
@@ -152,25 +153,33 @@ def _choose_format(fmt: str, head: bytes, name: str) -> str:
 
 def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str, role: str | None) -> IngestResult:
     ingest_id = int(con.execute("SELECT coalesce(max(ingest_id), 0) + 1 FROM ingest_log").fetchall()[0][0])
-    source = _input_view(con, parsed, role)
-    _infer_unknown_dimensions(con)
-    _stage(con, source, name)
+    _input_view(con, parsed)
+    row_problems = _check_combos(con, role)
+    _find_duplicates(con)
+    _stage_view(con)
+    loaded = int(
+        con.execute(
+            f"""INSERT INTO ratings
+                SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
+                       submitted_ts, duration, comment, submission_id, ?
+                FROM {STAGE} WHERE problem IS NULL""",
+            [ingest_id],
+        ).fetchall()[0][0]
+    )
+    bad = 0
+    if row_problems or _has_duplicates(con):  # skip a second pass over a clean file
+        # Every reason starts with where it is, so each message stands on its own.
+        bad = int(
+            con.execute(
+                f"""INSERT INTO quarantine
+                    SELECT ?, ?, line, record, problem_field, raw_value,
+                           ? || coalesce(', line ' || CAST(line AS VARCHAR), ', ' || record, '')
+                             || coalesce(', field ' || problem_field, '') || ': ' || problem
+                    FROM {STAGE} WHERE problem IS NOT NULL""",
+                [ingest_id, name, name],
+            ).fetchall()[0][0]
+        )
     problems = list(parsed.problems)
-    con.execute(
-        f"""INSERT INTO ratings
-            SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
-                   submitted_ts, duration, comment, submission_id, ?
-            FROM {STAGE} WHERE problem IS NULL""",
-        [ingest_id],
-    )
-    loaded, bad = con.execute(
-        f"SELECT count(*) FILTER (WHERE problem IS NULL), count(*) FILTER (WHERE problem IS NOT NULL) FROM {STAGE}"
-    ).fetchall()[0]
-    con.execute(
-        f"""INSERT INTO quarantine
-            SELECT ?, ?, line, record, problem_field, problem_value, problem FROM {STAGE} WHERE problem IS NOT NULL""",
-        [ingest_id, name],
-    )
     if problems:
         con.executemany(
             "INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -179,15 +188,13 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
     n_tasks = _insert_rows(con, "tasks", TASK_COLUMNS, parsed.tasks, ingest_id, role=None)
     _insert_rows(con, "task_items", ITEM_COLUMNS, parsed.items, ingest_id, role=None)
     n_subs = _insert_rows(con, "submissions", SUBMISSION_COLUMNS, parsed.submissions, ingest_id, role=role)
-    quarantined = int(bad) + sum(p.counts_as_row for p in problems)
-    loaded = int(loaded)
+    quarantined = bad + sum(p.counts_as_row for p in problems)
     con.execute(
         "INSERT INTO ingest_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)",
         [ingest_id, name, data_hash, parsed.format, role, loaded + quarantined, loaded, quarantined, n_tasks, n_subs],
     )
     store.bump_version(con)
-    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
-    con.execute("DROP VIEW IF EXISTS stage_input")
+    _drop_staging(con)
     errors = [p.reason for p in problems] + _sample_problems(con, ingest_id, limit=20)
     return IngestResult(
         file=name,
@@ -202,8 +209,15 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
     )
 
 
-def _input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed, role: str | None) -> str:
-    """A view of the adapter's candidate rows with text trimmed, defaults applied and numbers in one spelling."""
+def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
+    for view in (STAGE, "stage_input"):
+        con.execute(f"DROP VIEW IF EXISTS {view}")
+    for table in ("stage_combos", "stage_dup_keys", "stage_dups", "stage_earlier", "parsed_ratings_t"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def _input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
+    """The adapter's candidate rows as the view `stage_input` (ids trimmed, dates and durations parsed)."""
     if parsed.staged_table:
         source = parsed.staged_table
     else:
@@ -211,32 +225,136 @@ def _input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed, role: str | None
         con.execute("CREATE OR REPLACE TEMP TABLE parsed_ratings_t AS SELECT * FROM parsed_ratings")
         con.unregister("parsed_ratings")
         source = "parsed_ratings_t"
-    role_sql = "?" if role else "lower(coalesce(nullif(trim(role), ''), 'contractor'))"
     con.execute(
-        f"""CREATE OR REPLACE TEMP VIEW stage_input AS SELECT
-              nullif(trim(task_id), '') AS task_id, nullif(trim(rater_id), '') AS rater_id,
-              {role_sql} AS role,
-              coalesce(nullif(trim(rubric), ''), 'unspecified') AS rubric,
-              nullif(trim(dimension), '') AS dimension, coalesce(trim(target), '') AS target,
-              CASE WHEN TRY_CAST(trim(value) AS DOUBLE) IS NOT NULL
-                        AND TRY_CAST(trim(value) AS DOUBLE) = round(TRY_CAST(trim(value) AS DOUBLE))
-                        AND abs(TRY_CAST(trim(value) AS DOUBLE)) < 1e15
-                   THEN CAST(CAST(TRY_CAST(trim(value) AS DOUBLE) AS BIGINT) AS VARCHAR)
-                   ELSE nullif(trim(value), '') END AS value,
-              trim(value) AS raw_value,
-              submitted_at, TRY_CAST(submitted_at AS TIMESTAMP) AS submitted_ts,
-              duration_s, TRY_CAST(duration_s AS DOUBLE) AS duration,
-              comment, submission_id, CAST(line AS BIGINT) AS line, record
-            FROM {source}""",
+        f"""CREATE OR REPLACE TEMP VIEW stage_input AS SELECT *,
+              hash(raw_role, raw_rubric, raw_dimension, raw_target, raw_value) AS combo_key,
+              hash(task_id, rater_id, raw_rubric, raw_dimension, raw_target) AS unit_key
+            FROM (SELECT
+              nullif(trim(CAST(task_id AS VARCHAR)), '') AS task_id,
+              nullif(trim(CAST(rater_id AS VARCHAR)), '') AS rater_id,
+              CAST(role AS VARCHAR) AS raw_role, CAST(rubric AS VARCHAR) AS raw_rubric,
+              CAST(dimension AS VARCHAR) AS raw_dimension, CAST(target AS VARCHAR) AS raw_target,
+              CAST(value AS VARCHAR) AS raw_value, submitted_at,
+              TRY_CAST(submitted_at AS TIMESTAMP) AS submitted_ts, duration_s,
+              TRY_CAST(duration_s AS DOUBLE) AS duration, CAST(comment AS VARCHAR) AS comment,
+              CAST(submission_id AS VARCHAR) AS submission_id, CAST(line AS BIGINT) AS line,
+              CAST(record AS VARCHAR) AS record
+            FROM {source})"""
+    )
+
+
+# The columns that identify a combination of scale-related values; a file has few distinct combinations
+# (dimensions x levels x targets x roles), so scale checks run once per combination, not once per row.
+COMBO_COLUMNS = ("raw_role", "raw_rubric", "raw_dimension", "raw_target", "raw_value")
+
+# Checks on one row's own fields, (field, condition on input row s, reason).
+ROW_CHECKS = (
+    ("task_id", "s.task_id IS NULL", "'missing required field task_id'"),
+    ("rater_id", "s.rater_id IS NULL", "'missing required field rater_id'"),
+    (
+        "submitted_at",
+        "s.submitted_ts IS NULL AND s.submitted_at IS NOT NULL AND trim(CAST(s.submitted_at AS VARCHAR)) <> ''",
+        "'submitted_at ' || CAST(s.submitted_at AS VARCHAR) || ' is not a date and time (use ISO 8601, e.g. 2026-03-01T14:05:00)'",
+    ),
+    (
+        "duration_s",
+        "(s.duration IS NULL AND s.duration_s IS NOT NULL AND trim(CAST(s.duration_s AS VARCHAR)) <> '')"
+        " OR s.duration < 0",
+        "'duration_s ' || CAST(s.duration_s AS VARCHAR) || ' is not a non-negative number of seconds'",
+    ),
+)
+
+# Checks on a combination c (normalised values) joined with its catalogued dimension d, in order.
+COMBO_CHECKS = (
+    ("dimension", "c.dimension IS NULL", "'missing required field dimension'"),
+    ("value", "c.value IS NULL", "'missing required field value'"),
+    (
+        "role",
+        "c.role NOT IN ('contractor', 'researcher')",
+        "'role ' || c.role || ' is neither contractor nor researcher'",
+    ),
+    ("dimension", "d.dimension IS NULL", "'rubric ' || c.rubric || ' has no dimension ' || c.dimension"),
+    (
+        "target",
+        "len(d.targets) > 0 AND NOT list_contains(d.targets, c.target)",
+        "'target ' || CASE WHEN c.target = '' THEN '(empty)' ELSE c.target END || ' is not one of '"
+        " || array_to_string(d.targets, ', ') || ' for ' || c.dimension",
+    ),
+    (
+        "value",
+        "NOT list_contains(d.levels, c.value)",
+        "'value ' || c.raw_value || ' is not on the scale of ' || c.rubric || '/' || c.dimension || ' ('"
+        " || array_to_string(d.levels[1:12], ', ') || CASE WHEN len(d.levels) > 12 THEN ', ...' ELSE '' END || ')'"
+        " || CASE WHEN TRY_CAST(c.raw_value AS DOUBLE) IS NOT NULL"
+        " AND TRY_CAST(c.raw_value AS DOUBLE) <> round(TRY_CAST(c.raw_value AS DOUBLE))"
+        " THEN ': half or fractional scores are not allowed' ELSE '' END",
+    ),
+)
+
+
+def _case(checks: tuple, what: str) -> str:
+    """A SQL CASE giving the first failing check's reason (what='reason') or field (what='field')."""
+    if what == "reason":
+        return "CASE " + " ".join(f"WHEN {cond} THEN {reason}" for _, cond, reason in checks) + " END"
+    return "CASE " + " ".join(f"WHEN {cond} THEN '{fld}'" for fld, cond, _ in checks) + " END"
+
+
+def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
+    """Build `stage_combos` (one row per distinct scale combination, checked); return rows with row problems."""
+    row_bad = " OR ".join(f"({cond})" for _, cond, _ in ROW_CHECKS)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE stage_combos AS
+            SELECT combo_key, {", ".join(f"any_value({c}) AS {c}" for c in COMBO_COLUMNS)}, count(*) AS n,
+                   count(*) FILTER (WHERE {row_bad}) AS n_row_problems
+            FROM stage_input s GROUP BY combo_key"""
+    )
+    con.execute(
+        """ALTER TABLE stage_combos ADD COLUMN role VARCHAR; ALTER TABLE stage_combos ADD COLUMN rubric VARCHAR;
+           ALTER TABLE stage_combos ADD COLUMN dimension VARCHAR; ALTER TABLE stage_combos ADD COLUMN target VARCHAR;
+           ALTER TABLE stage_combos ADD COLUMN value VARCHAR;"""
+    )
+    con.execute(
+        f"""UPDATE stage_combos SET
+              role = {"?" if role else "lower(coalesce(nullif(trim(raw_role), ''), 'contractor'))"},
+              rubric = coalesce(nullif(trim(raw_rubric), ''), 'unspecified'),
+              dimension = nullif(trim(raw_dimension), ''), target = coalesce(trim(raw_target), ''),
+              value = CASE WHEN TRY_CAST(trim(raw_value) AS DOUBLE) IS NOT NULL
+                             AND TRY_CAST(trim(raw_value) AS DOUBLE) = round(TRY_CAST(trim(raw_value) AS DOUBLE))
+                             AND abs(TRY_CAST(trim(raw_value) AS DOUBLE)) < 1e15
+                           THEN CAST(CAST(TRY_CAST(trim(raw_value) AS DOUBLE) AS BIGINT) AS VARCHAR)
+                           ELSE nullif(trim(raw_value), '') END""",
         [role] if role else [],
     )
-    return "stage_input"
+    if (
+        con.execute(f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(COMBO_COLUMNS)} FROM stage_combos)").fetchall()[
+            0
+        ][0]
+        != con.execute("SELECT count(*) FROM stage_combos").fetchall()[0][0]
+    ):
+        raise RuntimeError("two different value combinations share a 64-bit hash; please report this file")
+    _infer_unknown_dimensions(con)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE stage_combos AS
+            SELECT c.*, dense_rank() OVER (ORDER BY c.rubric, c.dimension, c.target) AS unit_dim,
+                   list_position(d.levels, c.value) - 1 AS value_index,
+                   coalesce(TRY_CAST(c.value AS DOUBLE),
+                            CASE WHEN d.kind IN ('ordinal', 'ranking') THEN list_position(d.levels, c.value) - 1 END)
+                       AS value_num,
+                   {_case(COMBO_CHECKS, "reason")} AS combo_problem, {_case(COMBO_CHECKS, "field")} AS combo_field
+            FROM stage_combos c LEFT JOIN dimensions d ON d.rubric = c.rubric AND d.dimension = c.dimension"""
+    )
+    return int(
+        con.execute(
+            "SELECT coalesce(sum(n) FILTER (WHERE combo_problem IS NOT NULL), 0) + coalesce(sum(n_row_problems), 0)"
+            " FROM stage_combos"
+        ).fetchall()[0][0]
+    )
 
 
 def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
     """Give dimensions of rubrics the catalogue does not know a scale inferred from their values."""
     rows = con.execute(
-        """SELECT rubric, dimension, list(DISTINCT value) FROM stage_input
+        """SELECT rubric, dimension, list(DISTINCT value) FROM stage_combos
             WHERE dimension IS NOT NULL AND value IS NOT NULL
               AND rubric NOT IN (SELECT DISTINCT rubric FROM dimensions WHERE source = 'catalogue')
             GROUP BY rubric, dimension"""
@@ -259,103 +377,70 @@ def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
             )
 
 
-# Each check is (field, SQL condition on input row s joined with its dimension d, reason as a SQL expression).
-# They are tried in order; a row keeps the first problem found.
-CHECKS = (
-    ("task_id", "s.task_id IS NULL", "'missing required field task_id'"),
-    ("rater_id", "s.rater_id IS NULL", "'missing required field rater_id'"),
-    ("dimension", "s.dimension IS NULL", "'missing required field dimension'"),
-    ("value", "s.value IS NULL", "'missing required field value'"),
-    (
-        "role",
-        "s.role NOT IN ('contractor', 'researcher')",
-        "'role ' || s.role || ' is neither contractor nor researcher'",
-    ),
-    ("dimension", "d.dimension IS NULL", "'rubric ' || s.rubric || ' has no dimension ' || s.dimension"),
-    (
-        "target",
-        "len(d.targets) > 0 AND NOT list_contains(d.targets, s.target)",
-        "'target ' || CASE WHEN s.target = '' THEN '(empty)' ELSE s.target END || ' is not one of '"
-        " || array_to_string(d.targets, ', ') || ' for ' || s.dimension",
-    ),
-    (
-        "value",
-        "NOT list_contains(d.levels, s.value)",
-        "'value ' || s.raw_value || ' is not on the scale of ' || s.rubric || '/' || s.dimension || ' ('"
-        " || array_to_string(d.levels[1:12], ', ') || CASE WHEN len(d.levels) > 12 THEN ', ...' ELSE '' END || ')'"
-        " || CASE WHEN TRY_CAST(s.raw_value AS DOUBLE) IS NOT NULL"
-        " AND TRY_CAST(s.raw_value AS DOUBLE) <> round(TRY_CAST(s.raw_value AS DOUBLE))"
-        " THEN ': half or fractional scores are not allowed' ELSE '' END",
-    ),
-    (
-        "submitted_at",
-        "s.submitted_at IS NOT NULL AND trim(s.submitted_at) <> '' AND s.submitted_ts IS NULL",
-        "'submitted_at ' || s.submitted_at || ' is not a date and time (use ISO 8601, e.g. 2026-03-01T14:05:00)'",
-    ),
-    (
-        "duration_s",
-        "s.duration_s IS NOT NULL AND trim(s.duration_s) <> '' AND (s.duration IS NULL OR s.duration < 0)",
-        "'duration_s ' || s.duration_s || ' is not a non-negative number of seconds'",
-    ),
-)
+def _combo_join(alias: str = "c") -> str:
+    """The join of input rows s to their checked combination."""
+    return f"{alias}.combo_key = s.combo_key"
 
 
-def _stage(con: duckdb.DuckDBPyConnection, source: str, name: str) -> None:
-    """Materialise the input once with its scale positions and its first problem, then mark duplicates."""
-    problem = "CASE " + " ".join(f"WHEN {cond} THEN {reason}" for _, cond, reason in CHECKS) + " END"
-    problem_field = "CASE " + " ".join(f"WHEN {cond} THEN '{fld}'" for fld, cond, _ in CHECKS) + " END"
-    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
+def _find_duplicates(con: duckdb.DuckDBPyConnection) -> None:
+    """Small tables of units a rater rated twice in this file, or already rated in an earlier file."""
+    # Group on a 64-bit hash first (fast), then confirm the few candidates on the real key.
     con.execute(
-        f"""CREATE TEMP TABLE {STAGE} AS SELECT s.*,
-                list_position(d.levels, s.value) - 1 AS value_index,
-                coalesce(TRY_CAST(s.value AS DOUBLE),
-                         CASE WHEN d.kind IN ('ordinal', 'ranking') THEN list_position(d.levels, s.value) - 1 END)
-                    AS value_num,
-                {problem} AS problem, {problem_field} AS problem_field, s.raw_value AS problem_value
-            FROM {source} s LEFT JOIN dimensions d ON d.rubric = s.rubric AND d.dimension = s.dimension"""
+        """CREATE OR REPLACE TEMP TABLE stage_dup_keys AS SELECT unit_key FROM stage_input
+           WHERE task_id IS NOT NULL AND rater_id IS NOT NULL GROUP BY unit_key HAVING count(*) > 1"""
     )
-    _mark_duplicates(con)
-    # Prefix every reason with where it is, so each message stands on its own.
-    con.execute(
-        f"""UPDATE {STAGE} SET problem = ? || coalesce(', line ' || CAST(line AS VARCHAR), ', ' || record, '')
-                || coalesce(', field ' || problem_field, '') || ': ' || problem
-            WHERE problem IS NOT NULL""",
-        [name],
-    )
-
-
-def _mark_duplicates(con: duckdb.DuckDBPyConnection) -> None:
-    """Quarantine a rater's second rating of a unit, in this file or after an earlier file."""
-    # Inside the file: the same rater on the same unit twice. Neither copy is trusted.
+    none = not con.execute("SELECT count(*) FROM stage_dup_keys").fetchall()[0][0]
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE stage_dups AS
-            SELECT task_id, rubric, dimension, target, rater_id,
-                   array_to_string(list(CAST(coalesce(line, 0) AS VARCHAR) ORDER BY line)[1:5], ', ') AS lines
-            FROM {STAGE} WHERE problem IS NULL GROUP BY ALL HAVING count(*) > 1"""
+            SELECT s.task_id, s.rater_id, c.unit_dim,
+                   nullif(array_to_string(list(CAST(s.line AS VARCHAR) ORDER BY s.line)[1:5], ', '), '') AS lines
+            FROM stage_input s JOIN stage_combos c ON {_combo_join()}
+            WHERE c.combo_problem IS NULL {"AND false" if none else ""}
+              AND s.unit_key IN (SELECT unit_key FROM stage_dup_keys)
+            GROUP BY ALL HAVING count(*) > 1"""
     )
-    if con.execute("SELECT count(*) FROM stage_dups").fetchall()[0][0]:
-        con.execute(
-            f"""UPDATE {STAGE} AS s SET problem = 'rater ' || s.rater_id || ' rated ' || s.rubric || '/'
-                    || s.dimension || ' of task ' || s.task_id
-                    || CASE WHEN s.target <> '' THEN ' (' || s.target || ')' ELSE '' END
-                    || ' more than once in this file'
-                    || CASE WHEN dup.lines <> '0' THEN ' (lines ' || dup.lines || ')' ELSE '' END,
-                    problem_field = 'rater_id'
-                FROM stage_dups dup
-                WHERE s.problem IS NULL AND s.task_id = dup.task_id AND s.rubric = dup.rubric
-                  AND s.dimension = dup.dimension AND s.target = dup.target AND s.rater_id = dup.rater_id"""
-        )
-    con.execute("DROP TABLE stage_dups")
-    # Already rated in an earlier file: the store keeps one rating per rater and unit.
-    if con.execute("SELECT count(*) FROM (SELECT 1 FROM ratings LIMIT 1)").fetchall()[0][0]:
-        con.execute(
-            f"""UPDATE {STAGE} AS s SET problem = 'rater ' || s.rater_id || ' already rated ' || s.rubric || '/'
-                    || s.dimension || ' of task ' || s.task_id || ' in an earlier file (' || l.file_name || ')',
-                    problem_field = 'rater_id'
-                FROM ratings r JOIN ingest_log l USING (ingest_id)
-                WHERE s.problem IS NULL AND s.task_id = r.task_id AND s.rubric = r.rubric
-                  AND s.dimension = r.dimension AND s.target = r.target AND s.rater_id = r.rater_id"""
-        )
+    # Neither copy of a within-file duplicate is trusted; an earlier file's rating stays.
+    store_is_empty = not con.execute("SELECT count(*) FROM (SELECT 1 FROM ratings LIMIT 1)").fetchall()[0][0]
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE stage_earlier AS
+            SELECT DISTINCT s.task_id, s.rater_id, c.unit_dim, l.file_name
+            FROM stage_input s JOIN stage_combos c ON {_combo_join()}
+            JOIN ratings r ON r.task_id = s.task_id AND r.rater_id = s.rater_id AND r.rubric = c.rubric
+                 AND r.dimension = c.dimension AND r.target = c.target
+            JOIN ingest_log l ON l.ingest_id = r.ingest_id
+            WHERE c.combo_problem IS NULL {"AND false" if store_is_empty else ""}"""
+    )
+
+
+def _has_duplicates(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(
+        con.execute("SELECT (SELECT count(*) FROM stage_dups) + (SELECT count(*) FROM stage_earlier)").fetchall()[0][0]
+    )
+
+
+def _stage_view(con: duckdb.DuckDBPyConnection) -> None:
+    """The view `stage_ratings`: every input row with its normalised values, positions and first problem."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT s.task_id, s.rater_id, c.role, c.rubric, c.dimension,
+                c.target, c.value, c.value_index, c.value_num, s.submitted_ts, s.duration, s.comment,
+                s.submission_id, s.line, s.record, s.raw_value,
+                coalesce({_case(ROW_CHECKS, "reason")}, c.combo_problem,
+                    CASE WHEN dup.task_id IS NOT NULL THEN 'rater ' || s.rater_id || ' rated ' || c.rubric || '/'
+                         || c.dimension || ' of task ' || s.task_id
+                         || CASE WHEN c.target <> '' THEN ' (' || c.target || ')' ELSE '' END
+                         || ' more than once in this file' || coalesce(' (lines ' || dup.lines || ')', '') END,
+                    CASE WHEN earlier.task_id IS NOT NULL THEN 'rater ' || s.rater_id || ' already rated '
+                         || c.rubric || '/' || c.dimension || ' of task ' || s.task_id
+                         || ' in an earlier file (' || earlier.file_name || ')' END) AS problem,
+                coalesce({_case(ROW_CHECKS, "field")}, c.combo_field,
+                    CASE WHEN dup.task_id IS NOT NULL OR earlier.task_id IS NOT NULL THEN 'rater_id' END)
+                    AS problem_field
+            FROM stage_input s JOIN stage_combos c ON {_combo_join()}
+            LEFT JOIN stage_dups dup ON dup.task_id = s.task_id AND dup.rater_id = s.rater_id
+                 AND dup.unit_dim = c.unit_dim
+            LEFT JOIN stage_earlier earlier ON earlier.task_id = s.task_id AND earlier.rater_id = s.rater_id
+                 AND earlier.unit_dim = c.unit_dim"""
+    )
 
 
 def _insert_rows(
