@@ -1,0 +1,78 @@
+"""Simulated article-Likert annotator files (docs/formats.md section 5, rubric seeds/004).
+
+Every annotator gets the same ten topics and returns `preference_json_N_completed.json`, where N becomes
+the rater id `annotator_N`. Contractor cNN is annotator NN; researcher rNN is annotator 100+NN and marks
+each topic `"role": "researcher"`. One annotator has not finished: their last topics still hold the
+default 0 ("not annotated yet") and empty best-prediction slots.
+"""
+
+from __future__ import annotations
+
+import random
+
+from analytics.demo.behaviours import Rater, impression, perceive, to_level
+from analytics.demo.content.articles import TOPICS
+
+PREDICTIONS = ("first", "second", "third")
+# Which contractors annotate articles: one of each behaviour that shows on a Likert scale, plus typical ones.
+ANNOTATOR_BEHAVIOURS = ("careful", "lenient", "severe", "first_position", "fast_careless", "typical", "typical")
+N_RESEARCHER_ANNOTATORS = 2
+UNFINISHED_TOPICS = 2  # topics the unfinished annotator has not scored yet
+
+
+def annotator_number(rater: Rater) -> int:
+    """The N of the annotator's file name."""
+    n = int(rater.rater_id[1:])
+    return n if rater.role == "contractor" else 100 + n
+
+
+def annotators(raters: list[Rater], rng: random.Random) -> list[Rater]:
+    """The contractors and researchers who annotate the article topics."""
+    chosen: list[Rater] = []
+    for behaviour in ANNOTATOR_BEHAVIOURS:
+        pool = [r for r in raters if r.behaviour == behaviour and r not in chosen]
+        chosen.append(rng.choice(pool))
+    chosen += [r for r in raters if r.role == "researcher"][:N_RESEARCHER_ANNOTATORS]
+    return chosen
+
+
+def _topic(rater: Rater, index: int, unfinished: bool, rng: random.Random) -> dict:
+    t = TOPICS[index]
+    rec: dict = {"role": "researcher"} if rater.role == "researcher" else {}
+    rec.update(topic=t.topic, reference=t.reference)
+    rec.update({f"{p}_prediction": text for p, text in zip(PREDICTIONS, t.predictions, strict=True)})
+    if unfinished:
+        rec.update(best_prediction_reference="", best_prediction_topic="")
+        rec.update({f"{p}_prediction_likert": 0 for p in PREDICTIONS})
+        return rec
+    shared = impression(rater, 0, rng)
+    seen = [
+        perceive(rater, q - 1, 0, rng, shared=shared) + (rater.first_bias if i == 0 else 0.0)
+        for i, q in enumerate(t.quality)
+    ]
+    ranked = sorted(range(3), key=lambda i: -seen[i])
+    rec["best_prediction_reference"] = f"{PREDICTIONS[ranked[0]]}_prediction"
+    topic_pick = ranked[0] if rng.random() < 0.8 else ranked[1]
+    rec["best_prediction_topic"] = f"{PREDICTIONS[topic_pick]}_prediction"
+    rec.update({f"{p}_prediction_likert": to_level(x, 5) + 1 for p, x in zip(PREDICTIONS, seen, strict=True)})
+    return rec
+
+
+def simulate(raters: list[Rater], seed: int) -> tuple[dict[str, list[dict]], dict]:
+    """Annotator file name -> its topics, and the truth (true scores, who is which annotator)."""
+    rng = random.Random(f"{seed}-article-likert")
+    chosen = annotators(raters, rng)
+    unfinished = next(r for r in chosen if r.behaviour == "typical")
+    files = {}
+    for rater in chosen:
+        n_topics = len(TOPICS)
+        topics = [
+            _topic(rater, i, rater is unfinished and i >= n_topics - UNFINISHED_TOPICS, rng) for i in range(n_topics)
+        ]
+        files[f"preference_json_{annotator_number(rater)}_completed.json"] = topics
+    truth = {
+        "topics": {t.topic: dict(zip(PREDICTIONS, t.quality, strict=True)) for t in TOPICS},
+        "annotators": {f"annotator_{annotator_number(r)}": r.rater_id for r in chosen},
+        "unfinished": f"annotator_{annotator_number(unfinished)}",
+    }
+    return files, truth
