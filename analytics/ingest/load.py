@@ -99,11 +99,19 @@ def ingest_file(
         con.execute("COMMIT")
         return result
     except FileRejected as e:
-        con.execute("ROLLBACK")
+        _rollback(con)
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
     except Exception as e:  # any other failure: the transaction keeps the store as it was
-        con.execute("ROLLBACK")
+        _rollback(con)
         return IngestResult(name, fmt, "rejected", errors=[f"{name}: could not be loaded ({type(e).__name__}: {e})"])
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Undo the file's transaction (DuckDB may already have aborted it after an error)."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass
 
 
 def _check_file(path: Path, name: str) -> tuple[str, bytes]:
