@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from analytics.demo import answer_comparison as ac
+from analytics.demo.answer_options import build_pair
 from analytics.demo.behaviours import Rater, pick
 from analytics.demo.content.answers import QUESTIONS
 from analytics.rubrics import COMPARISON_LEVELS
@@ -36,12 +37,7 @@ def _tasks(prefix: str, n: int, week: int, absolute: bool, rng: random.Random) -
     tasks = []
     for t in range(n):
         q = rng.choice(questions)
-        za = rng.random() ** 0.8
-        zb = min(1.0, max(0.0, za + rng.gauss(0, 0.35)))
-        opts = {
-            "A": ac.build_option(q, za, f"{prefix}-{t + 1:03d}-a", rng),
-            "B": ac.build_option(q, zb, f"{prefix}-{t + 1:03d}-b", rng),
-        }
+        opts = build_pair(q, f"{prefix}-{t + 1:03d}", rng)
         tasks.append(ac.Task(f"{prefix}-{t + 1:03d}", q, opts, week=week, absolute=absolute))
     return tasks
 

@@ -33,6 +33,16 @@ TAGS = (
     "Other",
 )
 LABEL_NAMES = tuple(name for name, _, _ in OUTPUT_LABELS)
+# Labels that take judgment, where careful raters disagree too; the content labels are rarely in doubt.
+JUDGMENT_LABELS = {
+    "fails_to_follow",
+    "inappropriate",
+    "hallucination",
+    "follows_constraint",
+    "harmful_advice",
+    "opinion",
+    "moral_judgment",
+}
 
 
 def _true_label(instr: Instruction, out: Output, name: str) -> str:
@@ -47,10 +57,11 @@ def _true_label(instr: Instruction, out: Output, name: str) -> str:
 
 
 def _labels(instr: Instruction, out: Output, rater: Rater, week: int, rng: random.Random) -> dict[str, str]:
-    p_flip = 0.02 + 0.5 * rater.p_random_in(week)
+    careless = 0.5 * rater.p_random_in(week)
     labels = {}
     for name in LABEL_NAMES:
         value = _true_label(instr, out, name)
+        p_flip = (0.05 if name in JUDGMENT_LABELS else 0.002) + careless
         if value != "Not applicable" and rng.random() < p_flip:
             value = "Yes" if value == "No" else "No"
         labels[name] = value
