@@ -12,6 +12,8 @@ st.set_page_config(page_title="Concord", layout="wide")
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", default=True),
+    st.Page("pages/distributions.py", title="Distributions"),
+    st.Page("pages/disagreements.py", title="Disagreements"),
     st.Page("pages/data.py", title="Data"),
 ]
 

@@ -63,3 +63,118 @@ def quarantine_by_field(df: pd.DataFrame) -> alt.Chart:
             tooltip=["file_name", "field", "rows"],
         )
     )
+
+
+def level_distribution(df: pd.DataFrame, columns: int = 3) -> alt.Chart:
+    """Share of each level per dimension (levels in scale order), contractors beside researchers, one panel
+    per dimension."""
+    return (
+        alt.Chart(df, title="Levels used per dimension")
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "level:N",
+                title=None,
+                sort=alt.EncodingSortField("level_index"),
+                axis=alt.Axis(labelAngle=-35, labelOverlap=False),
+            ),
+            xOffset=alt.XOffset("role:N"),
+            y=alt.Y("share:Q", title="Share of the role's ratings", axis=alt.Axis(format="%")),
+            color=alt.Color("role:N", scale=ROLE_COLORS, title="Role"),
+            facet=alt.Facet(
+                "dimension_label:N",
+                title=None,
+                columns=columns,
+                sort=alt.EncodingSortField("dimension_order", op="min"),
+            ),
+            tooltip=["dimension_label", "level", "coarse", "role", "n", alt.Tooltip("share:Q", format=".1%")],
+        )
+        .properties(width=220, height=160)
+        .resolve_scale(x="independent", xOffset="independent")  # each dimension has its own scale
+    )
+
+
+def rater_level_heatmap(df: pd.DataFrame, title: str) -> alt.LayerChart:
+    """Rater x level heatmap of each rater's share per level, with the count in the cell."""
+    base = alt.Chart(df, title=title).encode(
+        x=alt.X(
+            "level:N",
+            title=None,
+            sort=alt.EncodingSortField("level_index"),
+            axis=alt.Axis(labelAngle=-35, labelOverlap=False),
+        ),
+        y=alt.Y(
+            "rater_id:N",
+            title=None,
+            sort=alt.EncodingSortField("mean_level", order="descending"),
+            axis=alt.Axis(labelOverlap=False),
+        ),
+    )
+    cells = base.mark_rect().encode(
+        color=alt.Color(
+            "share:Q", title="Share of the rater's ratings", scale=alt.Scale(scheme="blues", domain=[0, 1])
+        ),
+        tooltip=[
+            "rater_id",
+            "role",
+            "level",
+            "n",
+            alt.Tooltip("share:Q", format=".1%"),
+            alt.Tooltip("mean_level:Q", format=".2f"),
+            "rater_total",
+        ],
+    )
+    text = base.mark_text(fontSize=10).encode(
+        text=alt.Text("n:Q"),
+        color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")),
+    )
+    return (cells + text).properties(height=alt.Step(18))
+
+
+def position_bias(df: pd.DataFrame, title: str) -> alt.LayerChart:
+    """Share of decided comparisons won by the option shown first, per rater, with Wilson 95% interval bars
+    and a rule at 0.5 (no position bias)."""
+    y = alt.Y("rater_id:N", title=None, sort=None)
+    base = alt.Chart(df, title=title)
+    bars = base.mark_rule(strokeWidth=2).encode(
+        y=y,
+        x=alt.X(
+            "ci_low:Q", title="Share where the option shown first was rated better", scale=alt.Scale(domain=[0, 1])
+        ),
+        x2="ci_high:Q",
+        color=alt.Color("role:N", scale=ROLE_COLORS, title="Role"),
+    )
+    points = base.mark_point(filled=True, size=60).encode(
+        y=y,
+        x="share_first_better:Q",
+        color=alt.Color("role:N", scale=ROLE_COLORS, title="Role"),
+        shape=alt.Shape("pooled:N", title="Pooled"),
+        tooltip=[
+            "rater_id",
+            "role",
+            "n",
+            "first_better",
+            "second_better",
+            "equal",
+            alt.Tooltip("share_first_better:Q", format=".1%"),
+            alt.Tooltip("ci_low:Q", format=".1%"),
+            alt.Tooltip("ci_high:Q", format=".1%"),
+        ],
+    )
+    half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4], color="gray").encode(x="x:Q")
+    return (bars + points + half).properties(height=alt.Step(20))
+
+
+def severity_counts(df: pd.DataFrame) -> alt.Chart:
+    """Disagreement cases per severity, most severe first."""
+    return (
+        alt.Chart(df, title="Disagreements by severity")
+        .mark_bar()
+        .encode(
+            x=alt.X("cases:Q", title="Cases"),
+            y=alt.Y("severity:N", title=None, sort=None, axis=alt.Axis(labelLimit=220)),
+            color=alt.Color("severity:N", legend=None, sort=None, scale=alt.Scale(scheme="orangered", reverse=True)),
+            tooltip=["severity", "cases"],
+        )
+        .properties(height=alt.Step(24))
+    )

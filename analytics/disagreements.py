@@ -1,0 +1,335 @@
+"""Where a contractor and a researcher rated the same unit differently on a rubric's primary dimension,
+ranked by how much it matters, with everything a reviewer needs for one unit and the reviewer's notes.
+
+Severity follows the answer-comparison rubric (seeds/000, "Researcher-labeled tasks"): disagreements about
+the overall direction of a rating matter more than "good" vs "very good". Direction and steps come from the
+scale in the store's `dimensions` table (the catalogue's levels and coarse mapping), never from rubric names.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from analytics import rubrics, store
+from analytics.distributions import NO_FILTERS, coarse_index_sql, dimension_order, side_sql
+from analytics.filters import Filters
+
+OPPOSITE, CATEGORY, TWO_STEPS, ONE_STEP, VERY = (
+    "opposite direction",
+    "different category",
+    "two or more steps apart",
+    "one step apart",
+    "differs only in the very",
+)
+# Most severe first. "different category" is for unordered scales with more than two levels, where there is
+# no direction; "one step apart" is an adjacent level across a coarse boundary (e.g. A better vs Equally good).
+SEVERITIES = (OPPOSITE, CATEGORY, TWO_STEPS, ONE_STEP, VERY)
+NOTE_STATUSES = ("open", "feedback given", "researcher was wrong", "guideline unclear")
+NO_NOTE = "open"
+
+
+@dataclass(frozen=True)
+class CaseKey:
+    """One disagreement: a contractor and a researcher on one unit of one dimension."""
+
+    task_id: str
+    rubric: str
+    dimension: str
+    target: str
+    contractor_id: str
+    researcher_id: str
+
+    def params(self) -> list[str]:
+        """The key as bound parameters in column order."""
+        return [self.task_id, self.rubric, self.dimension, self.target, self.contractor_id, self.researcher_id]
+
+    @classmethod
+    def from_row(cls, row: pd.Series | dict) -> CaseKey:
+        """The key of a row of `disagreements()`."""
+        return cls(
+            *(str(row[k]) for k in ("task_id", "rubric", "dimension", "target", "contractor_id", "researcher_id"))
+        )
+
+
+def primary_dimension(con: duckdb.DuckDBPyConnection, rubric: str) -> str | None:
+    """The rubric's primary dimension: the catalogue's, else the store's is_primary, else the first ordered one."""
+    known = rubrics.get_rubric(rubric)
+    if known is not None:
+        return known.primary
+    rows = con.execute(
+        """SELECT dimension FROM dimensions WHERE rubric = ?
+           ORDER BY is_primary DESC, kind IN ('ordinal', 'ranking') DESC, dimension LIMIT 1""",
+        [rubric],
+    ).fetchall()
+    return rows[0][0] if rows else None
+
+
+def _severity_sql() -> str:
+    """CASE expression naming the severity of a pair (contractor index ci, researcher index xi, scale d)."""
+    return f"""CASE
+        WHEN d.kind = 'nominal' AND len(d.levels) > 2 THEN '{CATEGORY}'
+        WHEN {side_sql("ci")} * {side_sql("xi")} < 0 THEN '{OPPOSITE}'
+        WHEN abs(ci - xi) >= 2 THEN '{TWO_STEPS}'
+        WHEN {coarse_index_sql("ci")} = {coarse_index_sql("xi")} THEN '{VERY}'
+        ELSE '{ONE_STEP}' END"""
+
+
+def disagreements(
+    con: duckdb.DuckDBPyConnection,
+    rubric: str,
+    filters: Filters = NO_FILTERS,
+    contractors: tuple[str, ...] = (),
+    severities: tuple[str, ...] = (),
+    statuses: tuple[str, ...] = (),
+    dimension: str | None = None,
+) -> pd.DataFrame:
+    """Contractor-researcher pairs rating a unit of the primary dimension differently, most severe first.
+
+    `filters` restricts by date (of the contractor's rating) and raters (either side of the pair);
+    `contractors`, `severities` and `statuses` (of the review note; "open" when there is none) narrow further.
+    """
+    dim = dimension or primary_dimension(con, rubric)
+    for s in severities:
+        if s not in SEVERITIES:
+            raise ValueError(f"unknown severity {s!r}; choose from {', '.join(SEVERITIES)}")
+    where, params = filters.but(rubric=rubric, roles=(), raters=(), dimensions=()).where("c")
+    extra = ""
+    if filters.raters:
+        extra += " AND (list_contains(?, c.rater_id) OR list_contains(?, x.rater_id))"
+        params += [list(filters.raters), list(filters.raters)]
+    if contractors:
+        extra += " AND list_contains(?, c.rater_id)"
+        params.append(list(contractors))
+    sev = ", ".join(f"('{s}', {i})" for i, s in enumerate(SEVERITIES, start=1))
+    df = con.execute(
+        f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ? AND dimension = ?),
+                 p AS (SELECT c.task_id, c.rubric, c.dimension, c.target, c.rater_id AS contractor_id,
+                              x.rater_id AS researcher_id, c.value AS contractor_value, x.value AS researcher_value,
+                              c.value_index AS ci, x.value_index AS xi, c.submitted_at
+                       FROM ratings c JOIN ratings x
+                         ON x.task_id = c.task_id AND x.rubric = c.rubric AND x.dimension = c.dimension
+                        AND x.target = c.target AND x.role = 'researcher'
+                       WHERE c.role = 'contractor' AND c.dimension = ? AND c.value <> x.value
+                         AND {where}{extra}),
+                 s AS (SELECT p.*, abs(ci - xi) AS steps, {_severity_sql()} AS severity FROM p, d)
+            SELECT s.task_id, s.rubric, s.dimension, s.target, s.contractor_id, s.contractor_value,
+                   s.researcher_id, s.researcher_value, s.severity, s.steps, s.submitted_at,
+                   coalesce(n.status, ?) AS status, n.note, n.reviewer, n.updated_at AS note_updated_at
+            FROM s JOIN (VALUES {sev}) AS sv(severity, severity_rank) USING (severity)
+            LEFT JOIN review_notes n USING (task_id, rubric, dimension, target, contractor_id, researcher_id)
+            WHERE (len(?) = 0 OR list_contains(?, s.severity))
+              AND (len(?) = 0 OR list_contains(?, coalesce(n.status, ?)))
+            ORDER BY sv.severity_rank, s.steps DESC, s.submitted_at DESC NULLS LAST, s.task_id, s.target,
+                     s.contractor_id, s.researcher_id""",
+        [
+            rubric,
+            dim,
+            dim,
+            *params,
+            NO_NOTE,
+            list(severities),
+            list(severities),
+            list(statuses),
+            list(statuses),
+            NO_NOTE,
+        ],
+    ).df()
+    df.insert(0, "rank", range(1, len(df) + 1))
+    return df
+
+
+def severity_counts(cases: pd.DataFrame) -> pd.DataFrame:
+    """Cases per severity (every severity listed, most severe first)."""
+    counts = cases["severity"].value_counts() if not cases.empty else pd.Series(dtype=int)
+    return pd.DataFrame({"severity": SEVERITIES, "cases": [int(counts.get(s, 0)) for s in SEVERITIES]})
+
+
+@dataclass(frozen=True)
+class UnitDetail:
+    """Everything a reviewer reads for one task: question, options, every rating, what each rater wrote."""
+
+    task_id: str
+    rubric: str
+    prompt: str | None
+    context: str | None
+    task_metadata: str | None
+    items: pd.DataFrame  # item_id, position, label, text, sources (plain text)
+    ratings: pd.DataFrame  # long: rater_id, role, dimension, dimension_label, target, value, comment
+    ratings_table: pd.DataFrame  # one row per dimension and target, one column per rater
+    submissions: pd.DataFrame  # rater_id, role, status, reason, shown_first, comment, explanation, ...
+    notes: pd.DataFrame  # review notes on this task
+
+
+def unit_detail(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> UnitDetail:
+    """The task's text, options with sources, every rater's ratings on every dimension, and their comments."""
+    task = con.execute(
+        "SELECT prompt, context, CAST(metadata AS VARCHAR) FROM tasks WHERE task_id = ? AND rubric = ?",
+        [task_id, rubric],
+    ).fetchall()
+    prompt, context, metadata = task[0] if task else (None, None, None)
+    ratings = _unit_ratings(con, task_id, rubric)
+    return UnitDetail(
+        task_id=task_id,
+        rubric=rubric,
+        prompt=prompt,
+        context=context,
+        task_metadata=_plain(metadata),
+        items=_unit_items(con, task_id, rubric),
+        ratings=ratings,
+        ratings_table=_ratings_table(ratings),
+        submissions=_unit_submissions(con, task_id, rubric),
+        notes=notes_for(con, task_id, rubric),
+    )
+
+
+def _unit_items(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> pd.DataFrame:
+    """The task's options/responses/outputs in position order, sources as plain text."""
+    df = con.execute(
+        """SELECT item_id, position, coalesce(label, item_id) AS label, text, CAST(sources AS VARCHAR) AS sources
+           FROM task_items WHERE task_id = ? AND rubric = ? ORDER BY position NULLS LAST, item_id""",
+        [task_id, rubric],
+    ).df()
+    df["sources"] = df["sources"].map(sources_text)
+    return df
+
+
+def _unit_ratings(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> pd.DataFrame:
+    """Every rating of the task, dimensions in catalogue order, researchers after contractors."""
+    return con.execute(
+        """SELECT r.rater_id, r.role, r.dimension, coalesce(d.label, r.dimension) AS dimension_label, r.target,
+                  r.value, r.comment, r.submitted_at
+           FROM ratings r LEFT JOIN dimensions d USING (rubric, dimension)
+           WHERE r.task_id = ? AND r.rubric = ?
+           ORDER BY list_position(?, r.dimension), r.dimension, r.target, r.role, r.rater_id""",
+        [task_id, rubric, dimension_order(con, rubric)],
+    ).df()
+
+
+def _ratings_table(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Ratings reshaped for reading: a row per dimension and target, a column per rater ("id (role)")."""
+    if ratings.empty:
+        return pd.DataFrame(columns=["dimension", "target"])
+    df = ratings.assign(rater=ratings["rater_id"] + " (" + ratings["role"] + ")")
+    raters = df.sort_values(["role", "rater_id"])["rater"].drop_duplicates().tolist()
+    order = df[["dimension_label", "target"]].drop_duplicates()
+    wide = df.pivot_table(index=["dimension_label", "target"], columns="rater", values="value", aggfunc="first")
+    wide = wide.reindex(pd.MultiIndex.from_frame(order)).reindex(columns=raters).reset_index()
+    wide.columns.name = None
+    return wide.rename(columns={"dimension_label": "dimension"}).fillna("")
+
+
+def _unit_submissions(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> pd.DataFrame:
+    """Each rater's submission text: comments (submission and rating level), explanation, justification."""
+    df = con.execute(
+        """WITH rc AS (SELECT rater_id, any_value(role) AS role,
+                              string_agg(DISTINCT dimension || CASE WHEN target <> '' THEN ' (' || target || ')'
+                                         ELSE '' END || ': ' || comment, '\n') AS rating_comments
+                       FROM ratings WHERE task_id = ? AND rubric = ? GROUP BY rater_id)
+           SELECT coalesce(s.rater_id, rc.rater_id) AS rater_id, coalesce(s.role, rc.role) AS role, s.status,
+                  s.reason, s.shown_first, s.submitted_at, s.duration_s, s.comment, rc.rating_comments,
+                  s.explanation, s.justification, CAST(s.flags AS VARCHAR) AS flags,
+                  CAST(s.details AS VARCHAR) AS details
+           FROM (SELECT * FROM submissions WHERE task_id = ? AND rubric = ?) s
+           FULL JOIN rc USING (rater_id)
+           ORDER BY role, rater_id""",
+        [task_id, rubric, task_id, rubric],
+    ).df()
+    for col in ("flags", "details"):
+        df[col] = df[col].map(_plain)
+    return df
+
+
+def sources_text(sources_json: str | None) -> str:
+    """Sources as plain text lines ("[n] title, domain: quote"); never a link to follow."""
+    if not sources_json:
+        return ""
+    try:
+        sources = json.loads(sources_json)
+    except ValueError:
+        return str(sources_json)
+    if not isinstance(sources, list):
+        return _plain(sources_json) or ""
+    lines = []
+    for i, s in enumerate(sources, start=1):
+        if isinstance(s, dict):
+            head = ", ".join(str(s[k]) for k in ("title", "domain", "url") if s.get(k))
+            quote = f': "{s["quote"]}"' if s.get("quote") else ""
+            rest = {k: v for k, v in s.items() if k not in ("n", "title", "domain", "url", "quote") and v is not None}
+            tail = "".join(f" ({k}: {v})" for k, v in rest.items())
+            lines.append(f"[{s.get('n', i)}] {head}{quote}{tail}")
+        else:
+            lines.append(f"[{i}] {s}")
+    return "\n".join(lines)
+
+
+def _plain(value: str | None) -> str | None:
+    """JSON text as indented "key: value" lines (other text unchanged); None for empty."""
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value == "":
+        return None
+    try:
+        parsed = json.loads(value)
+    except (TypeError, ValueError):
+        return str(value)
+    lines = _lines(parsed, 0)
+    return "\n".join(lines) or None
+
+
+def _lines(obj: object, depth: int) -> list[str]:
+    pad = "  " * depth
+    if isinstance(obj, dict):
+        out = []
+        for k, v in obj.items():
+            if v is None or v == [] or v == {}:
+                continue
+            if isinstance(v, dict | list):
+                out += [f"{pad}{k}:", *_lines(v, depth + 1)]
+            else:
+                out.append(f"{pad}{k}: {v}")
+        return out
+    if isinstance(obj, list):
+        out = []
+        for v in obj:
+            out += _lines(v, depth) if isinstance(v, dict | list) else [f"{pad}- {v}"]
+        return out
+    return [f"{pad}{obj}"]
+
+
+def save_note(con: duckdb.DuckDBPyConnection, key: CaseKey, status: str, note: str = "", reviewer: str = "") -> None:
+    """Record (or replace) the review note of one disagreement, and mark the data as changed."""
+    if status not in NOTE_STATUSES:
+        raise ValueError(f"review note status {status!r} is not one of {', '.join(NOTE_STATUSES)}")
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(
+            """INSERT OR REPLACE INTO review_notes
+               (task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)""",
+            [*key.params(), status, note.strip() or None, reviewer.strip() or None],
+        )
+        store.bump_version(con)
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+
+
+def notes_for(
+    con: duckdb.DuckDBPyConnection, task_id: str | None = None, rubric: str | None = None, key: CaseKey | None = None
+) -> pd.DataFrame:
+    """Review notes, newest first: of one disagreement (`key`), of one task, of a rubric, or all."""
+    if key is not None:
+        task_id, rubric = key.task_id, key.rubric
+    k = key.params() if key else [None] * 6
+    return con.execute(
+        """SELECT task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer,
+                  updated_at
+           FROM review_notes
+           WHERE (? IS NULL OR task_id = ?) AND (? IS NULL OR rubric = ?)
+             AND (? IS NULL OR (dimension = ? AND target = ? AND contractor_id = ? AND researcher_id = ?))
+           ORDER BY updated_at DESC, task_id, contractor_id, researcher_id""",
+        [task_id, task_id, rubric, rubric, k[2], k[2], k[3], k[4], k[5]],
+    ).df()

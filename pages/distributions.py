@@ -1,0 +1,119 @@
+"""Distributions: how contractors and researchers use each dimension's scale, rater by rater, position bias
+on comparison dimensions, and each contractor's shift from the researchers."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analytics import distributions
+from ui import charts, sidebar, state
+from ui.tables import table
+from ui.text import md_escape
+
+SMALL_N = 20  # below this many decided comparisons, the position-bias interval is too wide to read much into
+
+
+@st.cache_data(max_entries=16, show_spinner="Counting levels...")
+def load(version: int, filters, rubric: str) -> dict:
+    """The page's figures for one rubric, filter and dataset version."""
+    con = state.cursor()
+    return {
+        "dimensions": distributions.dimensions(con, rubric),
+        "levels": distributions.level_distribution(con, rubric, filters),
+        "bias": distributions.position_bias(con, rubric, filters),
+        "shift": distributions.shift_from_researchers(con, rubric, filters),
+    }
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def load_raters(version: int, filters, rubric: str, dimension: str) -> dict:
+    """Rater x level counts of one dimension (long for the heatmap, wide for the table)."""
+    con = state.cursor()
+    return {
+        "long": distributions.rater_levels(con, rubric, dimension, filters),
+        "wide": distributions.rater_level_table(con, rubric, dimension, filters),
+    }
+
+
+filters = sidebar.current()
+st.title("Distributions")
+rubric = sidebar.rubric_or_first(filters, key="dist_rubric")
+if rubric is None:
+    st.info("The store holds no ratings yet. Load files on the Data page.")
+    st.stop()
+
+data = load(state.version(), filters, rubric)
+levels, dims = data["levels"], data["dimensions"]
+st.caption(f"{md_escape(sidebar.rubric_title(rubric))}. Everything below follows the filters in the sidebar.")
+if levels.empty:
+    st.info("No ratings of this rubric match the filters. Widen the filters in the sidebar.")
+    st.stop()
+
+labels = dict(zip(dims["dimension"], dims["label"], strict=True))
+used = levels["dimension"].drop_duplicates().tolist()
+primary = dims.loc[dims["is_primary"], "dimension"].tolist()
+
+st.subheader("Levels per dimension")
+st.caption("Share of each role's ratings at each level, levels in scale order; hover a bar for its count.")
+st.altair_chart(charts.level_distribution(levels), width="content")
+table(levels.drop(columns=["dimension_order"]), "level distribution", key="dl_levels")
+
+st.subheader("Raters by level")
+st.caption(
+    "Each rater's share of ratings at each level (count in the cell). A lenient, severe or always-middle rater "
+    "shows as a dark column at one end or in the middle; raters are sorted by their mean level."
+)
+dimension = st.selectbox(
+    "Dimension",
+    used,
+    index=used.index(primary[0]) if primary and primary[0] in used else 0,
+    key="dist_dimension",
+    format_func=lambda d: labels.get(d, d),
+)
+raters = load_raters(state.version(), filters, rubric, dimension)
+st.altair_chart(charts.rater_level_heatmap(raters["long"], labels.get(dimension, dimension)), width="stretch")
+table(raters["wide"], f"raters by level {dimension}", key="dl_raters")
+
+comparison = dims.loc[dims["is_comparison"] & dims["dimension"].isin(used), "dimension"].tolist()
+if comparison:
+    st.subheader("Position bias")
+    st.caption(
+        "Of the comparisons each rater decided (ties left out), the share where the option shown first was "
+        "rated better, with its Wilson 95% interval. Display order is randomised, so an unbiased rater sits "
+        "near 0.5; an interval clear of 0.5 suggests the rater favours one screen position."
+    )
+    bias = data["bias"]
+    if bias.empty:
+        st.info(
+            "These ratings carry no display order (canonical files do not record it), so position bias cannot be measured."
+        )
+    else:
+        choices = [d for d in comparison if d in set(bias["dimension"])]
+        bias_dim = st.selectbox(
+            "Comparison dimension",
+            choices,
+            index=choices.index(primary[0]) if primary and primary[0] in choices else 0,
+            key="dist_bias_dimension",
+            format_func=lambda d: labels.get(d, d),
+        )
+        shown = bias[bias["dimension"] == bias_dim]
+        small = shown[(~shown["pooled"]) & (shown["n"] < SMALL_N)]
+        if not small.empty:
+            st.warning(
+                f"{len(small)} rater(s) decided fewer than {SMALL_N} comparisons here: "
+                "their intervals are wide; read the n before the share."
+            )
+        st.altair_chart(charts.position_bias(shown, labels.get(bias_dim, bias_dim)), width="stretch")
+        table(shown, f"position bias {bias_dim}", key="dl_bias")
+
+st.subheader("Shift from researchers")
+st.caption(
+    "Each contractor against the researchers on the units both rated: mean level (1 = the scale's first level) "
+    "and the difference (contractor minus researcher, positive = later on the scale), and the total variation "
+    "distance between the two level distributions (0 = same, 1 = disjoint). Click a column to sort."
+)
+shift = data["shift"]
+if shift.empty:
+    st.info("No contractor rated a unit that a researcher also rated, under these filters.")
+else:
+    table(shift, "shift from researchers", key="dl_shift")

@@ -1,0 +1,262 @@
+"""Disagreements on the primary dimension: severity from the catalogue's scales, ranking, filters, unit
+detail and review notes (persistence across reopen and re-ingest)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from analytics import disagreements as dis
+from analytics import store as store_mod
+from analytics.filters import Filters
+from analytics.ingest.load import ingest_bytes
+
+AC, UC = "answer_comparison", "usefulness_comparison"
+HEADER = "task_id,rater_id,role,rubric,dimension,target,value,submitted_at\n"
+
+
+def _load(con, rows: list[tuple], name: str) -> None:
+    """Canonical CSV rows (task, rater, role, rubric, dimension, target, value, day of March 2026)."""
+    lines = [
+        f"{t},{r},{role},{rb},{dim},{tg},{v},2026-03-{day:02d}T10:00:00" for t, r, role, rb, dim, tg, v, day in rows
+    ]
+    result = ingest_bytes(con, (HEADER + "\n".join(lines) + "\n").encode(), name)
+    assert result.status == "loaded" and result.rows_quarantined == 0, result.errors
+
+
+def _pair(task, c, cv, x, xv, rubric=AC, dim=UC, target="comparison", day=1, r="r1") -> list[tuple]:
+    return [
+        (task, c, "contractor", rubric, dim, target, cv, day),
+        (task, r, "researcher", rubric, dim, target, xv, day),
+    ]
+
+
+# Hand-built cases on the comparison scale (A much better .. B much better), expected severity and steps.
+AC_CASES = {
+    "d1": ("A much better", "B better", dis.OPPOSITE, 3),
+    "d2": ("A better", "B better", dis.OPPOSITE, 2),
+    "d3": ("A much better", "Equally good", dis.TWO_STEPS, 2),
+    "d4": ("A better", "Equally good", dis.ONE_STEP, 1),
+    "d5": ("A better", "A much better", dis.VERY, 1),
+}
+
+
+@pytest.fixture
+def ac_store(con):
+    rows = []
+    for i, (task, (cv, xv, _, _)) in enumerate(AC_CASES.items(), start=1):
+        rows += _pair(task, "c1", cv, "r1", xv, day=i)
+    rows += _pair("d6", "c2", "B much better", "r1", "B much better", day=6)  # agreement: not a case
+    rows += _pair("d7", "c2", "Equally good", "r1", "B much better", day=7)  # two steps, later than d3
+    rows += _pair("d1", "c1", "Very good", "r1", "Very bad", dim="usefulness", target="A")  # not primary
+    _load(con, rows, "cases.csv")
+    return con
+
+
+def test_severity_and_ranking_on_comparison_scale(ac_store):
+    cases = dis.disagreements(ac_store, AC)
+    assert set(cases["dimension"]) == {UC}  # only the primary dimension
+    by_task = cases.set_index("task_id")
+    for task, (_, _, severity, steps) in AC_CASES.items():
+        assert by_task.loc[task, "severity"] == severity, task
+        assert by_task.loc[task, "steps"] == steps, task
+    assert "d6" not in by_task.index
+    # Most severe first; within a severity more steps first, then the most recent contractor rating first.
+    assert cases["task_id"].tolist() == ["d1", "d2", "d7", "d3", "d4", "d5"]
+    assert cases["rank"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert set(cases["status"]) == {"open"}
+
+
+def test_filters_by_contractor_severity_and_date(ac_store):
+    assert dis.disagreements(ac_store, AC, contractors=("c2",))["task_id"].tolist() == ["d7"]
+    sev = dis.disagreements(ac_store, AC, severities=(dis.OPPOSITE, dis.VERY))
+    assert sev["task_id"].tolist() == ["d1", "d2", "d5"]
+    late = dis.disagreements(ac_store, AC, Filters(date_from=dt.date(2026, 3, 4)))
+    assert late["task_id"].tolist() == ["d7", "d4", "d5"]
+    # A researcher chosen in the sidebar's rater filter keeps the pairs it is part of.
+    assert len(dis.disagreements(ac_store, AC, Filters(raters=("r1",)))) == 6
+    assert dis.disagreements(ac_store, AC, Filters(raters=("nobody",))).empty
+    with pytest.raises(ValueError, match="unknown severity"):
+        dis.disagreements(ac_store, AC, severities=("bad",))
+
+
+def test_severity_counts_lists_every_severity(ac_store):
+    counts = dis.severity_counts(dis.disagreements(ac_store, AC)).set_index("severity")["cases"]
+    assert counts.to_dict() == {dis.OPPOSITE: 2, dis.CATEGORY: 0, dis.TWO_STEPS: 2, dis.ONE_STEP: 1, dis.VERY: 1}
+
+
+@pytest.mark.parametrize(
+    ("rubric", "dim", "cv", "xv", "severity"),
+    [
+        # instruction following 1-7, coarse 1-3 / 4 / 5-7 (rubrics.RATING_1_7_COARSE)
+        ("instruction_following", "rating", "3", "5", dis.OPPOSITE),
+        ("instruction_following", "rating", "1", "3", dis.TWO_STEPS),
+        ("instruction_following", "rating", "3", "4", dis.ONE_STEP),
+        ("instruction_following", "rating", "6", "7", dis.VERY),
+        # preference ranking's primary is the rank bucket 1-3 with no coarse mapping: 2 is the middle
+        ("preference_ranking", "rank", "1", "3", dis.OPPOSITE),
+        ("preference_ranking", "rank", "1", "2", dis.ONE_STEP),
+        # article likert 1-5, coarse 1-2 / 3 / 4-5
+        ("article_likert", "likert", "2", "4", dis.OPPOSITE),
+        ("article_likert", "likert", "4", "5", dis.VERY),
+    ],
+)
+def test_severity_from_catalogue_scales(con, rubric, dim, cv, xv, severity):
+    _load(con, _pair("t1", "c1", cv, "r1", xv, rubric=rubric, dim=dim, target="first"), "one.csv")
+    cases = dis.disagreements(con, rubric)
+    assert cases["severity"].tolist() == [severity]
+    assert cases["dimension"].tolist() == [dim]
+
+
+def test_binary_dimension_is_opposite(con):
+    rows = _pair("t1", "c1", "Worse than nothing", "r1", "Better than nothing", dim="better_than_nothing", target="A")
+    _load(con, rows, "btn.csv")
+    cases = dis.disagreements(con, AC, dimension="better_than_nothing")
+    assert cases["severity"].tolist() == [dis.OPPOSITE]
+
+
+def test_uncatalogued_rubric_primary_and_severity(con):
+    rows = [
+        ("u1", "c1", "contractor", "mine", "a_label", "", "x", 1),
+        ("u1", "r1", "researcher", "mine", "a_label", "", "y", 1),
+        ("u1", "c1", "contractor", "mine", "quality", "", "1", 1),
+        ("u1", "r1", "researcher", "mine", "quality", "", "2", 1),
+        ("u2", "c1", "contractor", "mine", "quality", "", "3", 1),
+    ]
+    _load(con, rows, "mine.csv")
+    assert dis.primary_dimension(con, "mine") == "quality"  # the first ordered dimension (a_label is nominal)
+    cases = dis.disagreements(con, "mine")
+    # The inferred scale 1, 2, 3 has no coarse mapping, so each level is its own coarse level and 2 is the
+    # middle: 1 vs 2 is one step across a coarse boundary, not opposite sides.
+    assert cases["severity"].tolist() == [dis.ONE_STEP]
+    nominal = _severities(con, "mine", "a_label")
+    assert nominal == [dis.OPPOSITE]  # two text values: binary, and two levels are two sides
+
+
+def _severities(con, rubric: str, dim: str) -> list[str]:
+    return dis.disagreements(con, rubric, dimension=dim)["severity"].tolist()
+
+
+def test_nominal_scale_with_more_levels_is_a_different_category(con):
+    rows = [
+        ("u1", "c1", "contractor", "colours", "colour", "", "red", 1),
+        ("u1", "r1", "researcher", "colours", "colour", "", "green", 1),
+        ("u2", "c1", "contractor", "colours", "colour", "", "blue", 1),
+    ]
+    _load(con, rows, "colours.csv")
+    assert _severities(con, "colours", "colour") == [dis.CATEGORY]
+
+
+def _ac_record(task: str, rater: str, role: str, clicked: str, **extra) -> dict:
+    rec = {
+        "format": "concord.answer_comparison/v1",
+        "submission_id": f"{task}-{rater}",
+        "task_id": task,
+        "rater_id": rater,
+        "role": role,
+        "submitted_at": "2026-03-02T14:05:11Z",
+        "question": "Why is processed food cheaper? <script>alert(1)</script>",
+        "display_order": ["B", "A"],
+        "options": {
+            "A": {
+                "answer": "Because of [scale](http://evil.example) economies.",
+                "sources": [{"n": 1, "title": "Cheap food", "domain": "www.npr.org", "quote": "enormously efficient"}],
+                "ratings": {"usefulness": "Good"},
+                "strengths": "clear",
+                "weaknesses": "unsupported transport claim",
+            },
+            "B": {"answer": "No idea.", "sources": [], "ratings": {"usefulness": "Bad"}},
+        },
+        "comparison": {"usefulness": clicked},
+    }
+    rec.update(extra)
+    return rec
+
+
+@pytest.fixture
+def json_store(con):
+    records = [
+        _ac_record("q1", "c1", "contractor", "A much better", comment="B is clearly better"),
+        _ac_record(
+            "q1", "r1", "researcher", "B better", explanations={"usefulness": "Option A's claim is unsupported."}
+        ),
+    ]
+    data = ("\n".join(json.dumps(r) for r in records) + "\n").encode()
+    result = ingest_bytes(con, data, "q1.jsonl", fmt="answer_comparison")
+    assert result.status == "loaded", result.errors
+    return con
+
+
+def test_unit_detail_has_everything_a_reviewer_needs(json_store):
+    cases = dis.disagreements(json_store, AC)
+    # Clicked "A much better" with B shown first = stored "B much better"; the researcher's "B better" = stored
+    # "A better": opposite directions.
+    assert cases[["contractor_value", "researcher_value", "severity"]].values.tolist() == [
+        ["B much better", "A better", dis.OPPOSITE]
+    ]
+    d = dis.unit_detail(json_store, "q1", AC)
+    assert d.prompt.startswith("Why is processed food cheaper?")
+    assert d.items["label"].tolist() == ["Option A", "Option B"]
+    assert '[1] Cheap food, www.npr.org: "enormously efficient"' in d.items.loc[0, "sources"]
+    assert set(d.ratings["rater_id"]) == {"c1", "r1"}
+    assert {"usefulness", UC} <= set(d.ratings["dimension"])
+    table = d.ratings_table
+    assert list(table.columns) == ["dimension", "target", "c1 (contractor)", "r1 (researcher)"]
+    row = table[(table["target"] == "comparison")].iloc[0]
+    assert (row["c1 (contractor)"], row["r1 (researcher)"]) == ("B much better", "A better")
+    subs = d.submissions.set_index("rater_id")
+    assert subs.loc["c1", "comment"] == "B is clearly better"
+    assert subs.loc["c1", "shown_first"] == "B"
+    assert "unsupported transport claim" in subs.loc["c1", "details"]
+    assert "Option A's claim is unsupported." in subs.loc["r1", "explanation"]
+    assert d.notes.empty
+
+
+def test_unit_detail_of_canonical_task_without_text(ac_store):
+    d = dis.unit_detail(ac_store, "d1", AC)
+    assert d.prompt is None and d.items.empty
+    assert set(d.submissions["rater_id"]) == {"c1", "r1"}  # raters known from their ratings
+    assert len(d.ratings) == 4
+
+
+def test_save_note_replaces_and_bumps_version(ac_store):
+    key = dis.CaseKey.from_row(dis.disagreements(ac_store, AC).iloc[0])
+    before = store_mod.dataset_version(ac_store)
+    dis.save_note(ac_store, key, "feedback given", "Explained the rubric's direction rule.", "lead")
+    assert store_mod.dataset_version(ac_store) == before + 1
+    dis.save_note(ac_store, key, "guideline unclear", "  second thought ", "lead2")
+    notes = dis.notes_for(ac_store, key=key)
+    assert notes[["status", "note", "reviewer"]].values.tolist() == [["guideline unclear", "second thought", "lead2"]]
+    cases = dis.disagreements(ac_store, AC)
+    assert cases.iloc[0]["status"] == "guideline unclear"
+    assert dis.disagreements(ac_store, AC, statuses=("guideline unclear",))["task_id"].tolist() == ["d1"]
+    assert len(dis.disagreements(ac_store, AC, statuses=("open",))) == 5
+    with pytest.raises(ValueError, match="not one of"):
+        dis.save_note(ac_store, key, "done")
+
+
+def test_notes_survive_reopen_and_reingest(tmp_path):
+    path = tmp_path / "notes.duckdb"
+    con = store_mod.open_store(path)
+    _load(con, _pair("n1", "c1", "A better", "r1", "B better"), "first.csv")
+    key = dis.CaseKey("n1", AC, UC, "comparison", "c1", "r1")
+    dis.save_note(con, key, "researcher was wrong", "r1 misread option B", "lead")
+    con.close()
+    con = store_mod.open_store(path)  # a restart
+    _load(con, _pair("n2", "c1", "A better", "r1", "A much better"), "second.csv")  # another ingest
+    notes = dis.notes_for(con, "n1", AC)
+    assert notes[["status", "note"]].values.tolist() == [["researcher was wrong", "r1 misread option B"]]
+    cases = dis.disagreements(con, AC).set_index("task_id")
+    assert cases.loc["n1", "status"] == "researcher was wrong"
+    assert cases.loc["n2", "status"] == "open"
+    assert len(dis.notes_for(con)) == 1
+    con.close()
+
+
+def test_sources_text_is_plain_and_tolerant():
+    assert dis.sources_text(None) == ""
+    assert dis.sources_text("not json") == "not json"
+    text = dis.sources_text(json.dumps([{"title": "T", "url": "http://x.example", "trust": "high"}, "raw"]))
+    assert text.splitlines() == ["[1] T, http://x.example (trust: high)", "[2] raw"]

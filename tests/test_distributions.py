@@ -1,0 +1,204 @@
+"""Level distributions, rater x level tables, position bias and contractor shift on small hand-built stores."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import numpy as np
+import pytest
+
+from analytics import distributions as dist
+from analytics.filters import Filters
+from analytics.ingest.load import ingest_bytes
+
+AC = "answer_comparison"
+HEADER = "task_id,rater_id,role,rubric,dimension,target,value,submitted_at\n"
+
+
+def _csv(rows: list[tuple]) -> bytes:
+    """Canonical CSV of (task, rater, role, dimension, target, value, date) rows on answer_comparison."""
+    lines = [f"{t},{r},{role},{AC},{dim},{tg},{v},{d}T10:00:00" for t, r, role, dim, tg, v, d in rows]
+    return (HEADER + "\n".join(lines) + "\n").encode()
+
+
+def _load(con, rows: list[tuple], name: str = "ratings.csv") -> None:
+    result = ingest_bytes(con, _csv(rows), name)
+    assert result.status == "loaded", result.errors
+    assert result.rows_quarantined == 0, result.errors
+
+
+UC = "usefulness_comparison"
+# Comparison usefulness: contractor c1 always says A better/much better, c2 sits on the middle, r1 spreads.
+ROWS = [
+    ("t1", "c1", "contractor", UC, "comparison", "A much better", "2026-03-01"),
+    ("t2", "c1", "contractor", UC, "comparison", "A better", "2026-03-02"),
+    ("t3", "c1", "contractor", UC, "comparison", "A better", "2026-03-03"),
+    ("t1", "c2", "contractor", UC, "comparison", "Equally good", "2026-03-01"),
+    ("t2", "c2", "contractor", UC, "comparison", "Equally good", "2026-03-02"),
+    ("t1", "r1", "researcher", UC, "comparison", "B better", "2026-03-01"),
+    ("t2", "r1", "researcher", UC, "comparison", "A better", "2026-03-02"),
+    ("t1", "c1", "contractor", "usefulness", "A", "Very good", "2026-03-01"),
+    ("t1", "c1", "contractor", "usefulness", "B", "Good", "2026-03-01"),
+    ("t1", "r1", "researcher", "usefulness", "A", "Bad", "2026-03-01"),
+    ("t1", "r1", "researcher", "usefulness", "B", "Good", "2026-03-01"),
+]
+
+
+@pytest.fixture
+def store(con):
+    _load(con, ROWS)
+    return con
+
+
+def test_levels_in_scale_order_with_zero_levels_and_shares(store):
+    df = dist.level_distribution(store, AC)
+    uc = df[(df["dimension"] == UC) & (df["role"] == "contractor")]
+    # Every level of the catalogue's comparison scale, in its order, even when nobody used it.
+    assert uc["level"].tolist() == ["A much better", "A better", "Equally good", "B better", "B much better"]
+    assert uc["n"].tolist() == [1, 2, 2, 0, 0]  # counted from ROWS
+    assert uc["share"].tolist() == pytest.approx([0.2, 0.4, 0.4, 0.0, 0.0])
+    assert uc["coarse"].tolist() == ["A better", "A better", "Equally good", "B better", "B better"]
+    res = df[(df["dimension"] == UC) & (df["role"] == "researcher")]
+    assert res["n"].tolist() == [0, 1, 0, 1, 0]
+    # Dimensions in catalogue order (absolute usefulness before the comparison ones); unused dimensions left out.
+    assert df["dimension"].drop_duplicates().tolist() == ["usefulness", UC]
+
+
+def test_level_distribution_follows_filters(store):
+    df = dist.level_distribution(store, AC, Filters(roles=("contractor",), raters=("c2",)))
+    assert set(df["role"]) == {"contractor"}
+    uc = df[df["dimension"] == UC]
+    assert uc["n"].tolist() == [0, 0, 2, 0, 0]
+    march2 = dist.level_distribution(store, AC, Filters(date_from=dt.date(2026, 3, 2)))
+    assert march2.loc[march2["dimension"] == UC, "n"].sum() == 4  # t2 (c1, c2, r1) and t3 (c1)
+
+
+def test_rater_level_table_shows_always_middle_and_lenient(store):
+    table = dist.rater_level_table(store, AC, UC)
+    c2 = table.set_index("rater_id").loc["c2"]
+    assert c2["Equally good"] == pytest.approx(1.0)
+    assert c2["n"] == 2
+    assert c2["mean_level"] == pytest.approx(3.0)  # always the middle level (position 3 of 5)
+    c1 = table.set_index("rater_id").loc["c1"]
+    assert c1["mean_level"] == pytest.approx((1 + 2 + 2) / 3)
+    assert list(table.columns[4:]) == ["A much better", "A better", "Equally good", "B better", "B much better"]
+    long = dist.rater_levels(store, AC, UC)
+    assert len(long) == 3 * 5  # three raters x five levels
+
+
+def test_shift_from_researchers_on_same_units(store):
+    shift = dist.shift_from_researchers(store, AC)
+    row = shift[(shift["contractor_id"] == "c1") & (shift["dimension"] == UC)].iloc[0]
+    # c1 vs r1 on t1 (A much better=1 vs B better=4) and t2 (A better=2 vs A better=2); t3 has no researcher.
+    assert row["n_units"] == 2
+    assert row["contractor_mean"] == pytest.approx(1.5)
+    assert row["researcher_mean"] == pytest.approx(3.0)
+    assert row["mean_difference"] == pytest.approx(-1.5)
+    # Distributions {1: .5, 2: .5} vs {2: .5, 4: .5}: total variation = 0.5 * (.5 + 0 + .5) = 0.5.
+    assert row["total_variation"] == pytest.approx(0.5)
+    assert row["exact_agreement"] == pytest.approx(0.5)
+    c2 = shift[(shift["contractor_id"] == "c2") & (shift["dimension"] == UC)].iloc[0]
+    assert c2["mean_difference"] == pytest.approx(((3 - 4) + (3 - 2)) / 2)  # equal means, yet ...
+    assert c2["total_variation"] == pytest.approx(1.0)  # ... disjoint distributions
+    abs_row = shift[(shift["contractor_id"] == "c1") & (shift["dimension"] == "usefulness")].iloc[0]
+    assert abs_row["n_units"] == 2  # targets A and B are separate units
+    assert abs_row["mean_difference"] == pytest.approx(((5 - 2) + (4 - 4)) / 2)
+    # Sorted by total variation, largest first.
+    assert shift["total_variation"].is_monotonic_decreasing
+
+
+def test_shift_rater_filter_keeps_researcher_side(store):
+    shift = dist.shift_from_researchers(store, AC, Filters(raters=("c2",), roles=("contractor",)))
+    assert set(shift["contractor_id"]) == {"c2"}
+
+
+def test_wilson_interval_reference_values():
+    # Wilson (1927) score interval; 5/10 -> (0.2366, 0.7634) and 10/10 -> (n / (n + z^2), 1), as in
+    # Newcombe (1998), Statistics in Medicine 17:857, table I method 3.
+    lo, hi = dist.wilson_interval(np.array([5, 10, 0]), np.array([10, 10, 0]))
+    assert lo[0] == pytest.approx(0.2366, abs=1e-4)
+    assert hi[0] == pytest.approx(0.7634, abs=1e-4)
+    assert lo[1] == pytest.approx(10 / (10 + dist.Z95**2))
+    assert hi[1] == pytest.approx(1.0)
+    assert np.isnan(lo[2]) and np.isnan(hi[2])
+
+
+def _ac_record(task: str, rater: str, order: list[str], clicked: str, role: str = "contractor") -> dict:
+    """One answer-comparison submission (docs/formats.md section 2) with only the usefulness comparison."""
+    return {
+        "format": "concord.answer_comparison/v1",
+        "submission_id": f"{task}-{rater}",
+        "task_id": task,
+        "rater_id": rater,
+        "role": role,
+        "submitted_at": "2026-03-02T14:05:11Z",
+        "question": f"Question of {task}?",
+        "display_order": order,
+        "options": {"A": {"answer": "first answer", "sources": []}, "B": {"answer": "second answer", "sources": []}},
+        "comparison": {"usefulness": clicked},
+    }
+
+
+def _ac_jsonl(records: list[dict]) -> bytes:
+    return ("\n".join(json.dumps(r) for r in records) + "\n").encode()
+
+
+@pytest.fixture
+def bias_store(con):
+    """c1 always clicks the option shown first; c2 always prefers stored option A, whichever came first."""
+    records = []
+    for i in range(10):
+        order = ["A", "B"] if i % 2 == 0 else ["B", "A"]
+        records.append(_ac_record(f"p{i}", "c1", order, "A better"))
+        records.append(_ac_record(f"p{i}", "c2", order, "A better" if order[0] == "A" else "B better"))
+        records.append(_ac_record(f"p{i}", "c3", order, "Equally good"))
+    result = ingest_bytes(con, _ac_jsonl(records), "bias.jsonl", fmt="answer_comparison")
+    assert result.status == "loaded", result.errors
+    return con
+
+
+def test_position_bias_in_terms_of_option_shown_first(bias_store):
+    pb = dist.position_bias(bias_store, AC)
+    rows = pb[pb["dimension"] == UC].set_index("rater_id")
+    c1 = rows.loc["c1"]
+    assert (c1["first_better"], c1["second_better"], c1["n"]) == (10, 0, 10)
+    assert c1["share_first_better"] == pytest.approx(1.0)
+    assert c1["ci_low"] == pytest.approx(10 / (10 + dist.Z95**2))
+    assert bool(c1["interval_excludes_half"])
+    c2 = rows.loc["c2"]  # stored ratings all favour A, but half of the time A was shown second
+    assert (c2["first_better"], c2["second_better"]) == (5, 5)
+    assert c2["share_first_better"] == pytest.approx(0.5)
+    assert (c2["ci_low"], c2["ci_high"]) == (pytest.approx(0.2366, abs=1e-4), pytest.approx(0.7634, abs=1e-4))
+    assert not bool(c2["interval_excludes_half"])
+    c3 = rows.loc["c3"]  # only ties: nothing decided, no share
+    assert (c3["equal"], c3["n"]) == (10, 0)
+    assert np.isnan(c3["share_first_better"])
+    pooled = rows.loc["All contractors"]
+    assert bool(pooled["pooled"])
+    assert (pooled["first_better"], pooled["second_better"], pooled["equal"]) == (15, 5, 10)
+
+
+def test_stored_ratings_alone_hide_the_bias(bias_store):
+    # c1's stored values are balanced between A and B, so only the shown-first view reveals the bias.
+    long = dist.rater_levels(bias_store, AC, UC)
+    c1 = long[long["rater_id"] == "c1"].set_index("level")["n"]
+    assert (c1["A better"], c1["B better"]) == (5, 5)
+
+
+def test_position_bias_empty_without_display_order(store):
+    pb = dist.position_bias(store, AC)  # canonical CSV carries no display order
+    assert pb.empty
+    assert "share_first_better" in pb.columns
+
+
+def test_uncatalogued_rubric_uses_inferred_scale(con):
+    csv = (
+        "task_id,rater_id,role,rubric,dimension,value\n"
+        "u1,c1,contractor,mine,score,10\nu1,r1,researcher,mine,score,2\nu2,c1,contractor,mine,score,2\n"
+    )
+    assert ingest_bytes(con, csv.encode(), "mine.csv").status == "loaded"
+    df = dist.level_distribution(con, "mine")
+    assert df.loc[df["role"] == "contractor", "level"].tolist() == ["2", "10"]  # numeric order, not text order
+    shift = dist.shift_from_researchers(con, "mine")
+    assert shift.iloc[0]["mean_difference"] == pytest.approx(1.0)
