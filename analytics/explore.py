@@ -207,8 +207,13 @@ def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     if len(sql) > MAX_SQL_CHARS:
         raise QueryRefused(f"The query is {len(sql):,} characters long; the limit is {MAX_SQL_CHARS:,}.")
     _check_statement(con, sql)
-    tree = _syntax_tree(con, sql)
-    _Checker(frozenset(explorable_tables(con)), _user_functions(con)).walk(tree, frozenset())
+    try:
+        tree = _syntax_tree(con, sql)
+        _Checker(frozenset(explorable_tables(con)), _user_functions(con)).walk(tree, frozenset())
+    except RecursionError as e:
+        raise QueryRefused(
+            "The query is nested too deeply to be checked; write it with fewer levels (CTEs help)."
+        ) from e
 
 
 def run_query(
@@ -224,6 +229,8 @@ def run_query(
             return _failed(str(e), started)
         except duckdb.Error as e:
             return _failed(_one_line(e), started)
+        except (KeyError, TypeError) as e:  # a syntax tree of a shape this module does not know
+            return _failed(f"Refused: Explore could not check this query ({type(e).__name__}: {e}).", started)
         return _execute(cur, sql, max_rows, timeout_s, started)
     finally:
         cur.close()
@@ -404,9 +411,6 @@ def _harden_instance(cur: duckdb.DuckDBPyConnection) -> None:
 
 def _execute(cur: duckdb.DuckDBPyConnection, sql: str, max_rows: int, timeout_s: float, started: float) -> QueryResult:
     """Layer 3: run in a read-only transaction, fetch at most max_rows + 1 rows, interrupt at the time limit."""
-    _harden_instance(cur)
-    cur.execute(f"SET operator_memory_limit = '{OPERATOR_MEMORY}'")
-    cur.execute("BEGIN TRANSACTION READ ONLY")
     timed_out = threading.Event()
 
     def stop() -> None:
@@ -416,6 +420,9 @@ def _execute(cur: duckdb.DuckDBPyConnection, sql: str, max_rows: int, timeout_s:
     timer = threading.Timer(timeout_s, stop)
     timer.daemon = True
     try:
+        _harden_instance(cur)
+        cur.execute(f"SET operator_memory_limit = '{OPERATOR_MEMORY}'")
+        cur.execute("BEGIN TRANSACTION READ ONLY")
         timer.start()
         cur.execute(sql)
         frame, truncated = _fetch(cur, max_rows)
@@ -423,7 +430,7 @@ def _execute(cur: duckdb.DuckDBPyConnection, sql: str, max_rows: int, timeout_s:
         timer.cancel()
         if truncated:
             cur.abort()
-    except duckdb.Error as e:
+    except (duckdb.Error, ValueError, TypeError, OverflowError) as e:  # pandas conversions raise the others
         timer.cancel()
         if timed_out.is_set():
             return _failed(

@@ -172,6 +172,7 @@ ESCAPES = {
     "recursive_cte_anchor_self_reference": "WITH RECURSIVE secret_frame AS (FROM secret_frame UNION ALL SELECT 1) FROM secret_frame",
     "python_variable_scan": "SELECT * FROM secret_frame",
     "view_reading_a_file": "SELECT * FROM file_view",
+    "nested_too_deep_to_check": "SELECT 1 FROM " + "(SELECT 1 FROM " * 400 + "ratings" + ")" * 400,
     "ingest_view": "SELECT * FROM canonical_input",
 }
 
@@ -309,6 +310,27 @@ def test_ingest_still_works_after_explore(loaded, tmp_path):
     assert result.status == "loaded" and result.rows_loaded == 1
     assert loaded.execute("SELECT count(*) FROM read_csv(?)", [str(more)]).fetchall() == [(1,)]
     assert run_query(loaded, "SELECT count(*) AS n FROM ratings").frame["n"].tolist() == [7]
+
+
+def test_execution_layer_alone_refuses_writes(loaded):
+    """Layer 3 without layers 1 and 2: the read-only transaction stops a write that got past the checks."""
+    cur = loaded.cursor()
+    result = explore._execute(cur, "DELETE FROM ratings", 100, 5.0, 0.0)
+    cur.close()
+    assert "read-only" in result.error and "\n" not in result.error
+    assert loaded.execute("SELECT count(*) FROM ratings").fetchall() == [(6,)]
+
+
+def test_instance_cannot_pull_extensions_after_a_query(shared):
+    loaded, _ = shared
+    run_query(loaded, "SELECT 1")
+    settings = dict(
+        loaded.execute(
+            "SELECT name, value FROM duckdb_settings() WHERE name IN "
+            "('autoinstall_known_extensions', 'autoload_known_extensions')"
+        ).fetchall()
+    )
+    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
 
 
 def test_explore_sees_only_committed_data(loaded, tmp_path):
