@@ -279,6 +279,7 @@ def _plain(value: str | None) -> str | None:
 
 
 def _lines(obj: object, depth: int) -> list[str]:
+    """Nested JSON as indented "key: value" and "- item" lines, empty values left out."""
     pad = "  " * depth
     if isinstance(obj, dict):
         out = []
