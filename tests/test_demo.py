@@ -1,6 +1,6 @@
 """The demo simulator (analytics/demo): deterministic files in every format that load cleanly, with the
-planted contractor behaviours visible in the data. Statistical checks read the written files directly;
-load checks use a small demo because loading the full one takes tens of seconds."""
+planted contractor behaviours visible in the data. Statistical checks read the written files directly,
+so they hold whichever adapters are present; load checks skip a format whose adapter is absent."""
 
 from __future__ import annotations
 
@@ -137,16 +137,16 @@ def _load(con, path: Path, fmt: str):
     "name",
     ["answer_comparison.jsonl", "instruction_following.jsonl", "preference_ranking.json", "pilot_usefulness.csv"],
 )
-def test_each_submission_file_loads_into_a_fresh_store_without_quarantine(con, small, name):
-    out, _, truth = small
+def test_each_submission_file_loads_into_a_fresh_store_without_quarantine(con, demo, name):
+    out, _, truth = demo
     fmt = next(f["format"] for f in truth["files"] if f["file"] == name)
     result = _load(con, out / name, fmt)
     assert (result.status, result.format, result.rows_quarantined) == ("loaded", fmt, 0), result.errors[:5]
     assert result.rows_loaded > 0
 
 
-def test_annotator_files_load_into_a_fresh_store_without_quarantine(con, small):
-    out, _, truth = small
+def test_annotator_files_load_into_a_fresh_store_without_quarantine(con, demo):
+    out, _, truth = demo
     names = [f["file"] for f in truth["files"] if f["format"] == "article_likert"]
     results = [_load(con, out / name, "article_likert") for name in names]
     assert all(r.status == "loaded" and r.rows_quarantined == 0 for r in results), [r.errors[:3] for r in results]
@@ -158,8 +158,8 @@ def test_annotator_files_load_into_a_fresh_store_without_quarantine(con, small):
     assert n.fetchall()[0][0] == 3 * (10 - 2)
 
 
-def test_error_file_quarantines_exactly_the_planted_rows(con, small):
-    out, _, truth = small
+def test_error_file_quarantines_exactly_the_planted_rows(con, demo):
+    out, _, truth = demo
     result = _load(con, out / "contractor_batch_with_errors.csv", "canonical")
     planted = truth["errors"]["rows"]
     assert result.status == "loaded" and result.rows_loaded > 0
@@ -172,7 +172,7 @@ def test_error_file_quarantines_exactly_the_planted_rows(con, small):
 
 
 def test_all_files_load_in_order_into_one_store(con, small):
-    """The `demo --load` path: no file collides with another (no rater rates a unit twice across files)."""
+    """The `demo --load` path (on a small demo): no rater rates a unit twice across files."""
     out, written, truth = small
     missing = {f["format"] for f in truth["files"]} - set(FORMATS)
     if missing:

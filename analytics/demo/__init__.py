@@ -26,6 +26,14 @@ from analytics.demo.behaviours import PLANTED, Rater, roster
 
 TRUTH_FILE = "truth.json"
 ERRORS_FILE = "contractor_batch_with_errors.csv"
+NOTES = (
+    "Each JSON export carries a task's text (question, answers and sources; instruction and outputs; "
+    "conversation and responses) with the first submission of that task in the file only.",
+    "Contractors see answer-comparison options in a random display_order; researchers in stored order (A, B).",
+    "Article annotator N is contractor cNN, or researcher rNN when N is 100 + NN (see aliases).",
+    "Latent qualities are on the rating scale's own units: answer usefulness 0 (Very bad) .. 4 (Very good), "
+    "instruction outputs 1-7, article predictions 1-5.",
+)
 # Where each planted behaviour can be seen (docs/formats.md sections); all show in answer comparison.
 SHOWS_IN = {
     "careful": ("answer_comparison", "instruction_following", "preference_ranking", "article_likert"),
@@ -47,29 +55,8 @@ def write_demo(out_dir: Path, seed: int = 7, scale: float = 1.0) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     _remove_previous(out)
     raters = roster(seed)
-    ac_records, ac_truth = answer_comparison.simulate(raters, seed, _scaled(answer_comparison.N_TASKS, scale))
-    if_records, if_truth = instruction_following.simulate(raters, seed, _scaled(instruction_following.N_TASKS, scale))
-    pr_records, pr_truth = preference_ranking.simulate(raters, seed, _scaled(preference_ranking.N_TASKS, scale))
-    likert_files, likert_truth = article_likert.simulate(raters, seed)
-    pilot_rows, pilot_truth = canonical.pilot(raters, seed)
-    bad_rows, planted = canonical.with_errors(raters, seed)
-
-    files = [
-        (writers.write_jsonl(out / "answer_comparison.jsonl", ac_records), "answer_comparison", len(ac_records)),
-        (
-            writers.write_jsonl(out / "instruction_following.jsonl", if_records),
-            "instruction_following",
-            len(if_records),
-        ),
-        (writers.write_json_array(out / "preference_ranking.json", pr_records), "preference_ranking", len(pr_records)),
-    ]
-    for name, topics in likert_files.items():
-        files.append((writers.write_json_array(out / name, topics, indent=4), "article_likert", len(topics)))
-    files.append(
-        (writers.write_csv(out / "pilot_usefulness.csv", canonical.HEADER, pilot_rows), "canonical", len(pilot_rows))
-    )
-    files.append((writers.write_csv(out / ERRORS_FILE, canonical.HEADER, bad_rows), "canonical", len(bad_rows)))
-
+    planned, latent, extra = _simulate(raters, seed, scale)
+    files = [(_write(out / name, fmt, payload), fmt, len(payload)) for name, fmt, payload in planned]
     truth = {
         "seed": seed,
         "scale": scale,
@@ -77,25 +64,58 @@ def write_demo(out_dir: Path, seed: int = 7, scale: float = 1.0) -> dict:
         "start": schedule.START.date().isoformat(),
         "weeks": schedule.WEEKS,
         "files": [{"file": p.name, "format": fmt, "records": n} for p, fmt, n in files],
+        "notes": NOTES,
         "behaviours": _behaviours(raters),
         "raters": {r.rater_id: {"role": r.role, "behaviour": r.behaviour, "params": r.params()} for r in raters},
+        **extra,
+        "latent": latent,
+    }
+    return {"files": [p for p, _, _ in files], "truth": writers.write_truth(out / TRUTH_FILE, truth)}
+
+
+def _simulate(raters: list[Rater], seed: int, scale: float) -> tuple[list[tuple[str, str, list]], dict, dict]:
+    """Every file to write as (name, format, records) in load order, the latent truth, and the rest of truth."""
+    ac_records, ac_truth = answer_comparison.simulate(raters, seed, _scaled(answer_comparison.N_TASKS, scale))
+    if_records, if_truth = instruction_following.simulate(raters, seed, _scaled(instruction_following.N_TASKS, scale))
+    pr_records, pr_truth = preference_ranking.simulate(raters, seed, _scaled(preference_ranking.N_TASKS, scale))
+    likert_files, likert_truth = article_likert.simulate(raters, seed)
+    pilot_rows, pilot_truth = canonical.pilot(raters, seed)
+    bad_rows, planted = canonical.with_errors(raters, seed)
+    planned = [
+        ("answer_comparison.jsonl", "answer_comparison", ac_records),
+        ("instruction_following.jsonl", "instruction_following", if_records),
+        ("preference_ranking.json", "preference_ranking", pr_records),
+        *[(name, "article_likert", topics) for name, topics in likert_files.items()],
+        ("pilot_usefulness.csv", "canonical", pilot_rows),
+        (ERRORS_FILE, "canonical", bad_rows),
+    ]
+    latent = {
+        "answer_comparison": ac_truth,
+        "answer_comparison_pilot": pilot_truth,
+        "instruction_following": if_truth,
+        "preference_ranking": pr_truth,
+        "article_likert": likert_truth["topics"],
+        "article_likert_unfinished": likert_truth["unfinished"],
+    }
+    extra = {
         "aliases": likert_truth["annotators"],
         "researcher_agreement": _researcher_agreement(ac_records),
         "errors": {"file": ERRORS_FILE, "bad_rows": len(planted), "rows": planted},
-        "latent": {
-            "answer_comparison": ac_truth,
-            "answer_comparison_pilot": pilot_truth,
-            "instruction_following": if_truth,
-            "preference_ranking": pr_truth,
-            "article_likert": likert_truth["topics"],
-            "article_likert_unfinished": likert_truth["unfinished"],
-        },
     }
-    truth_path = writers.write_truth(out / TRUTH_FILE, truth)
-    return {"files": [p for p, _, _ in files], "truth": truth_path}
+    return planned, latent, extra
+
+
+def _write(path: Path, fmt: str, records: list) -> Path:
+    """Write one file in the shape its format's exports have."""
+    if path.suffix == ".jsonl":
+        return writers.write_jsonl(path, records)
+    if path.suffix == ".csv":
+        return writers.write_csv(path, canonical.HEADER, records)
+    return writers.write_json_array(path, records, indent=4 if fmt == "article_likert" else None)
 
 
 def _scaled(n_tasks: int, scale: float) -> int:
+    """A format's task count at the given scale (at least ten tasks)."""
     return max(10, round(n_tasks * scale))
 
 

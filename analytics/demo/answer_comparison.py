@@ -58,10 +58,12 @@ def true_comparison(task: Task) -> str:
 
 
 def _perceive_option(rater: Rater, option: Option, week: int, shared: float, rng: random.Random) -> dict[str, float]:
+    """The rater's continuous reading of every category of one option."""
     return {cat: perceive(rater, option.true[cat], week, rng, shared=shared) for cat in CATEGORIES}
 
 
 def _absolute_levels(rater: Rater, seen: dict[str, float], rng: random.Random) -> dict[str, int]:
+    """Absolute levels from the readings, with the rubric's consistency rules applied."""
     levels = {cat: to_level(v, 5) for cat, v in seen.items()}
     for strong, whole in (("strong_core", "core"), ("strong_side", "side")):
         if levels[strong] > levels[whole] and rng.random() >= rater.p_violate:
@@ -150,6 +152,7 @@ def submission(task: Task, rater: Rater, rng: random.Random) -> dict:
 
 
 def _option_text(option: Option) -> dict:
+    """The option as the task shows it: answer id, answer and sources."""
     return {"answer_id": option.answer_id, "answer": option.text, "sources": option.sources}
 
 
@@ -175,12 +178,14 @@ def _option_record(
 
 
 def _rated_source(src: dict, careless: float, rng: random.Random) -> dict:
+    """A source with the rater's trustworthiness label (usually the true one)."""
     if rng.random() < 0.04 + careless * 0.6:
         return {**src, "trustworthiness": rng.choice(("Trustworthy", "Neutral", "Suspicious"))}
     return src
 
 
 def _rated_claim(claim: dict, careless: float, rng: random.Random) -> dict:
+    """A claim with the rater's support label (usually the true one)."""
     if claim["support"] == "Citation error":
         return claim
     if rng.random() < 0.06 + careless * 0.6:

@@ -53,6 +53,7 @@ def explanations(options: dict[str, Option], comparison: dict[str, str], rng: ra
 
 
 def _flaw(option: Option) -> str:
+    """The worst thing about an answer, as a researcher would put it."""
     if option.unsupported:
         return phrases.FLAWS["unsupported"].format(claim=option.unsupported[0])
     if option.n_core <= 1:
@@ -63,6 +64,7 @@ def _flaw(option: Option) -> str:
 
 
 def _explain_usefulness(value: str, a: Option, b: Option) -> str:
+    """The researcher's explanation of their usefulness comparison."""
     if value == "Equally good":
         return phrases.EXPLAIN_USEFULNESS["equal"].format(a_note=f"A {_flaw(a)}", b_note=f"B {_flaw(b)}")
     better, worse = ("A", "B") if value.startswith("A") else ("B", "A")

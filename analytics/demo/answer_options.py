@@ -33,10 +33,12 @@ class Option:
 
 
 def _support(trust: str) -> str:
+    """The support a claim gets from a source of this trustworthiness (seeds/000)."""
     return {TRUSTWORTHY: "Strong support", SUSPICIOUS: "No support"}.get(trust, "Weak support")
 
 
 def _span(sentence: str, words: int = 6) -> str:
+    """The first words of a sentence, as highlighted in the annotation tool."""
     parts = sentence.rstrip(".").split()
     return " ".join(parts[:words]) + ("..." if len(parts) > words else "")
 
@@ -96,6 +98,7 @@ def _true_ratings(claims: list[dict], rng: random.Random) -> dict[str, float]:
     """True absolute ratings (0 = Very bad .. 4 = Very good) from what the answer contains (seeds/000)."""
 
     def count(rel: str, supports: tuple[str, ...]) -> int:
+        """How many claims have this relevance and one of these supports."""
         return sum(c["relevance"] == rel and c["support"] in supports for c in claims)
 
     supported = ("Strong support", "Weak support")

@@ -37,6 +37,7 @@ def annotators(raters: list[Rater], rng: random.Random) -> list[Rater]:
 
 
 def _topic(rater: Rater, index: int, unfinished: bool, rng: random.Random) -> dict:
+    """One topic as the annotator returns it: scores and best predictions filled in (or 0 and empty)."""
     t = TOPICS[index]
     rec: dict = {"role": "researcher"} if rater.role == "researcher" else {}
     rec.update(topic=t.topic, reference=t.reference)

@@ -57,6 +57,7 @@ class Rater:
         return min(0.9, self.p_random + self.drift_random * self._weeks_drifted(week))
 
     def _weeks_drifted(self, week: int) -> int:
+        """How many weeks of decay a drifting rater has had by `week`."""
         return max(0, week - self.drift_from_week + 1) if self.drift_from_week >= 0 else 0
 
     def params(self) -> dict:
@@ -68,6 +69,7 @@ class Rater:
 
 
 def _planted(behaviour: str, rid: str, rng: random.Random) -> Rater:
+    """A contractor with one planted behaviour and its parameters."""
     if behaviour == "careful":
         return Rater(rid, "contractor", behaviour, noise=0.38, p_random=0.0, p_violate=0.01, speed=1.2)
     if behaviour == "lenient":

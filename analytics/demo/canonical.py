@@ -33,6 +33,7 @@ N_LATE_TASKS = 6
 
 
 def _tasks(prefix: str, n: int, week: int, absolute: bool, rng: random.Random) -> list[ac.Task]:
+    """Comparison tasks for a canonical batch, built like the main answer-comparison tasks."""
     questions = [q for q in QUESTIONS if not q.flag]
     tasks = []
     for t in range(n):

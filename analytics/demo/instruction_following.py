@@ -57,6 +57,7 @@ def _true_label(instr: Instruction, out: Output, name: str) -> str:
 
 
 def _labels(instr: Instruction, out: Output, rater: Rater, week: int, rng: random.Random) -> dict[str, str]:
+    """The rater's yes/no labels for one output; judgment labels are the ones raters disagree on."""
     careless = 0.5 * rater.p_random_in(week)
     labels = {}
     for name in LABEL_NAMES:
@@ -69,6 +70,7 @@ def _labels(instr: Instruction, out: Output, rater: Rater, week: int, rng: rando
 
 
 def _instruction_labels(instr: Instruction, rater: Rater, week: int, rng: random.Random) -> dict:
+    """The rater's labels of the instruction itself (tag, closed domain, asks for ...)."""
     p_flip = 0.03 + 0.4 * rater.p_random_in(week)
     truth = {
         "pii": False,
@@ -100,6 +102,7 @@ def _ranking(seen: dict[str, float], ratings: dict[str, int], rater: Rater, rng:
 
 
 def _comment(instr: Instruction, outputs: list[tuple[str, Output]], groups: list[list[str]], rng: random.Random) -> str:
+    """A comment pointing at a specific output's problem, or at a tie."""
     notes = []
     for oid, out in outputs:
         if "hallucination" in out.yes and instr.closed_domain:

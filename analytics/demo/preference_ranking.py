@@ -36,6 +36,7 @@ def rank_bucket(ratings: dict[str, int | None]) -> int:
 
 
 def _ratings(resp: Response, first: bool, rater: Rater, week: int, shared: float, rng: random.Random) -> dict:
+    """The rater's 1-5 ratings of one response (citation correctness only when it cites)."""
     bonus = rater.first_bias if first else 0.0
     out: dict[str, int | None] = {
         dim: to_level(perceive(rater, score - 1, week, rng, shared=shared) + bonus, 5) + 1
@@ -63,6 +64,7 @@ def _action(chat: Chat, rater: Rater, week: int, rng: random.Random) -> tuple[st
 def _justification(
     chat: Chat, shown: list[tuple[str, Response]], ranks: dict[str, int], rater: Rater, rng: random.Random
 ) -> str:
+    """A justification naming the response ids (seeds/003), or a lazy one from careless raters."""
     (id1, r1), (id2, r2) = shown
     best, other = (id1, id2) if ranks[id1] <= ranks[id2] else (id2, id1)
     if rater.p_random >= 0.3:

@@ -9,6 +9,7 @@ from typing import Any
 
 
 def _dumps(obj: Any) -> str:
+    """Compact JSON text."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 

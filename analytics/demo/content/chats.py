@@ -64,10 +64,12 @@ class Chat:
 
 
 def _u(text: str) -> tuple[str, str]:
+    """A user turn."""
     return ("user", text)
 
 
 def _a(text: str) -> tuple[str, str]:
+    """An assistant turn."""
     return ("assistant", text)
 
 
