@@ -84,13 +84,15 @@ class Parsed:
 
 def ratings_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Candidate rating rows as a DataFrame with every RATING_COLUMNS column, as text."""
-    df = pd.DataFrame(rows, columns=list(RATING_COLUMNS))
+    # Column by column from plain lists: mapping each cell through pandas took seconds per 100,000 rows.
+    data = {}
     for col in RATING_COLUMNS:
+        values = [r.get(col) for r in rows]
         if col == "line":
-            df[col] = pd.array(df[col], dtype="Int64")
+            data[col] = pd.array(values, dtype="Int64")
         else:
-            df[col] = df[col].map(_as_text).astype("object")
-    return df
+            data[col] = pd.Series([v if type(v) is str else _as_text(v) for v in values], dtype="object")
+    return pd.DataFrame(data, columns=list(RATING_COLUMNS))
 
 
 def _as_text(value: Any) -> str | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 
 from analytics import rubrics, store
 from analytics.ingest import FORMATS, detect_format
@@ -469,9 +470,14 @@ def _insert_rows(
         if role and "role" in columns:
             rec["role"] = role
         values.append(tuple(as_json(rec.get(c)) if c in json_cols else rec.get(c) for c in columns) + (ingest_id,))
-    placeholders = ", ".join("?" for _ in range(len(columns) + 1))
+    # One bulk insert from a frame: executemany inserts row by row (minutes for 20,000 submissions).
+    frame = pd.DataFrame(values, columns=[*columns, "ingest_id"], dtype=object)
     before = int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
-    con.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({placeholders})", values)
+    con.register("insert_rows_frame", frame)
+    try:
+        con.execute(f"INSERT OR IGNORE INTO {table} SELECT * FROM insert_rows_frame")
+    finally:
+        con.unregister("insert_rows_frame")
     return int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]) - before
 
 

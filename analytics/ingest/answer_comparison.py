@@ -1,0 +1,226 @@
+"""Answer comparison submissions (docs/formats.md section 2, seeds/000): options A and B rated and compared.
+
+Comparison ratings are stored on the task's own option ids: a rater who saw B first clicked "A better" for
+stored option B, so the clicked value is flipped. The submission keeps what was clicked and which option was
+shown first, for position-bias analysis.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from analytics import rubrics
+from analytics.ingest.base import Parsed, Problem, ratings_frame
+from analytics.ingest.json_records import (
+    Common,
+    Record,
+    check_format,
+    common_fields,
+    has_format_marker,
+    read_document,
+    submission_label,
+    text_or_none,
+    unique,
+    withheld,
+)
+
+NAME = "answer_comparison"
+MARKER = "concord.answer_comparison/v1"
+RUBRIC = "answer_comparison"
+OPTION_IDS = ("A", "B")
+# The comparison scale is symmetric, so reading it from the other side is reversing it:
+# "A much better" <-> "B much better", "A better" <-> "B better", "Equally good" stays.
+FLIP = dict(zip(rubrics.COMPARISON_LEVELS, reversed(rubrics.COMPARISON_LEVELS), strict=True))
+KNOWN_KEYS = {
+    "format",
+    "submission_id",
+    "task_id",
+    "rater_id",
+    "role",
+    "submitted_at",
+    "duration_s",
+    "task_kind",
+    "question",
+    "question_flags",
+    "display_order",
+    "options",
+    "comparison",
+    "comment",
+    "explanations",
+}
+ITEM_KEYS = {"answer_id", "answer", "sources", "ratings", "better_than_nothing"}
+
+
+def detect(head: bytes, file_name: str) -> bool:
+    """Whether the first bytes carry this format's marker."""
+    return has_format_marker(head, MARKER)
+
+
+def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
+    """Candidate ratings, tasks, options and submissions of an answer comparison export."""
+    doc = read_document(path, file_name, NAME, submission_label)
+    records, problems = check_format(doc, file_name, MARKER, NAME)
+    problems = doc.problems + problems
+    rows: list[dict] = []
+    tasks: list[dict] = []
+    items: list[dict] = []
+    subs: list[dict] = []
+    for rec in records:
+        base = common_fields(rec, file_name)
+        if isinstance(base, Problem):
+            problems.append(base)
+            continue
+        r_rows, r_items, sub, r_problems = _read_submission(rec, base, file_name)
+        rows += r_rows
+        items += r_items
+        problems += r_problems
+        subs.append(sub)
+        tasks.append(_task(rec.obj, base.task_id))
+    return Parsed(
+        format=NAME,
+        ratings=ratings_frame(rows),
+        tasks=unique(tasks, lambda t: t["task_id"]),
+        items=unique(items, lambda i: (i["task_id"], i["item_id"])),
+        submissions=subs,
+        problems=problems,
+    )
+
+
+def _read_submission(
+    rec: Record, base: Common, file_name: str
+) -> tuple[list[dict], list[dict], dict[str, Any], list[Problem]]:
+    """One submission: its rating rows, its options as task items, its submissions row and its problems."""
+    o = rec.obj
+    rows: list[dict] = []
+    problems: list[Problem] = []
+    items: list[dict] = []
+    option_details: dict[str, Any] = {}
+    options = o.get("options")
+    if isinstance(options, dict):
+        for oid, opt in options.items():
+            if not isinstance(opt, dict):
+                problems.append(rec.problem(file_name, f"options.{oid}", "expected an object (the option)", opt))
+                continue
+            rows += _absolute_rows(rec, base, str(oid), opt)
+            items.append(_item(base.task_id, str(oid), opt))
+            option_details[str(oid)] = _option_details(opt)
+    elif options is not None:
+        problems.append(rec.problem(file_name, "options", "expected an object keyed by option id A and B", options))
+
+    order = o.get("display_order")
+    comparison = o.get("comparison") if isinstance(o.get("comparison"), dict) else {}
+    if o.get("comparison") is not None and not isinstance(o.get("comparison"), dict):
+        problems.append(rec.problem(file_name, "comparison", "expected an object keyed by category", o["comparison"]))
+    if order is None or order in (list(OPTION_IDS), list(reversed(OPTION_IDS))):
+        flip = order == list(reversed(OPTION_IDS))
+        rows += _comparison_rows(rec, base, comparison, flip)
+    else:
+        problems += [
+            rec.problem(
+                file_name,
+                "display_order",
+                f'display_order {order} is neither ["A", "B"] nor ["B", "A"], so the clicked {cat} comparison '
+                f"{clicked} cannot be placed on the stored options",
+                clicked,
+            )
+            for cat, clicked in comparison.items()
+            if clicked is not None
+        ]
+
+    flags = o.get("question_flags") if isinstance(o.get("question_flags"), dict) else {}
+    raised = [k for k, v in flags.items() if v is True]
+    status = "flagged" if raised else ("rated" if rows else "incomplete")
+    reason = ", ".join(raised) or None
+    if status == "flagged" and rows:
+        problems += withheld(rows, rec, file_name, status, reason)
+        rows = []
+    explanations = o.get("explanations") if isinstance(o.get("explanations"), dict) else None
+    details = {
+        "task_kind": o.get("task_kind"),
+        "display_order": order,
+        "comparison_clicked": o.get("comparison"),
+        "options": option_details,
+        "explanations": explanations,
+        "extra": {k: v for k, v in o.items() if k not in KNOWN_KEYS} or None,
+    }
+    sub = base.submission(
+        RUBRIC,
+        status,
+        reason=reason,
+        flags=o.get("question_flags"),
+        explanation=_explanation_text(explanations) if explanations else text_or_none(o.get("explanations")),
+        shown_first=order[0] if isinstance(order, list) and order and isinstance(order[0], str) else None,
+        details={k: v for k, v in details.items() if v is not None},
+    )
+    return rows, items, sub, problems
+
+
+def _absolute_rows(rec: Record, base: Common, oid: str, opt: dict) -> list[dict]:
+    """The option's absolute ratings and its better-than-nothing judgment, with the option id as target."""
+    ratings = opt.get("ratings") if isinstance(opt.get("ratings"), dict) else {}
+    rows = [base.rating(RUBRIC, cat, oid, v, rec) for cat, v in ratings.items() if v is not None]
+    if opt.get("better_than_nothing") is not None:
+        rows.append(base.rating(RUBRIC, "better_than_nothing", oid, opt["better_than_nothing"], rec))
+    return rows
+
+
+def _comparison_rows(rec: Record, base: Common, comparison: dict, flip: bool) -> list[dict]:
+    """Comparison ratings on the stored option ids (a value off the scale is kept as clicked for validation)."""
+    rows = []
+    for cat, clicked in comparison.items():
+        if clicked is None:
+            continue
+        value = FLIP.get(clicked, clicked) if flip and isinstance(clicked, str) else clicked
+        rows.append(base.rating(RUBRIC, f"{cat}_comparison", "comparison", value, rec))
+    return rows
+
+
+def _item(task_id: str, oid: str, opt: dict) -> dict[str, Any]:
+    """The option as a task item: the answer and its sources (the rater's trustworthiness labels left out)."""
+    sources = opt.get("sources") if isinstance(opt.get("sources"), list) else []
+    return {
+        "task_id": task_id,
+        "rubric": RUBRIC,
+        "item_id": oid,
+        "position": OPTION_IDS.index(oid) + 1 if oid in OPTION_IDS else None,
+        "label": f"Option {oid}",
+        "text": text_or_none(opt.get("answer")),
+        "sources": [
+            {k: v for k, v in s.items() if k != "trustworthiness"} if isinstance(s, dict) else s for s in sources
+        ],
+        "metadata": {"answer_id": opt.get("answer_id")},
+    }
+
+
+def _option_details(opt: dict) -> dict[str, Any]:
+    """What the rater wrote about one option besides the ratings: claims, source labels, edits, notes."""
+    sources = opt.get("sources") if isinstance(opt.get("sources"), list) else []
+    labels = [
+        {"n": s.get("n"), "trustworthiness": s.get("trustworthiness")}
+        for s in sources
+        if isinstance(s, dict) and s.get("trustworthiness") is not None
+    ]
+    details = {"answer_id": opt.get("answer_id"), "trustworthiness": labels or None}
+    details.update({k: v for k, v in opt.items() if k not in ITEM_KEYS})
+    return {k: v for k, v in details.items() if v is not None}
+
+
+def _task(o: dict, task_id: str) -> dict[str, Any]:
+    """The task row: the question and its kind."""
+    kind = o.get("task_kind")
+    return {
+        "task_id": task_id,
+        "rubric": RUBRIC,
+        "prompt": text_or_none(o.get("question")),
+        "context": None,
+        "metadata": {"task_kind": kind} if kind is not None else None,
+    }
+
+
+def _explanation_text(explanations: dict) -> str | None:
+    """A researcher's explanations as readable lines, one per category."""
+    lines = [f"{k}: {v}" for k, v in explanations.items() if text_or_none(v)]
+    return "\n".join(lines) or None
