@@ -1,0 +1,77 @@
+"""Explore: ad hoc read-only SQL over the store's tables, with examples and the table list beside the editor.
+
+The sandbox (one SELECT, no files, no network, row and time limits) is analytics/explore.py; this page only
+collects the text, runs it and shows what came back. Error messages and cells are shown as plain text."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analytics import explore
+from ui import state
+from ui.tables import table
+from ui.text import md_escape
+
+NO_EXAMPLE = "Write your own"
+DEFAULT_SQL = "SELECT rubric, dimension, role, count(*) AS ratings\nFROM ratings\nGROUP BY ALL\nORDER BY ALL"
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def load_schema(version: tuple) -> pd.DataFrame:
+    """The explorable tables and their columns for one dataset version."""
+    return explore.schema(state.cursor())
+
+
+def use_example() -> None:
+    """Put the chosen example into the editor."""
+    name = st.session_state["explore_example"]
+    if name in explore.EXAMPLE_QUERIES:
+        st.session_state["explore_sql"] = explore.EXAMPLE_QUERIES[name]
+
+
+def shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The result with nested values (lists, structs, maps) as text, so any result can be drawn."""
+    nested = [c for c in frame.columns if frame[c].map(lambda v: isinstance(v, list | dict | tuple)).any()]
+    return frame.astype({c: str for c in nested}) if nested else frame
+
+
+st.title("Explore")
+st.caption(
+    f"Read-only SQL over the store's tables: one SELECT at a time, at most {explore.MAX_ROWS:,} rows shown, "
+    f"stopped after {explore.TIMEOUT_S:g} s. Files, the network and settings are out of reach."
+)
+st.session_state.setdefault("explore_sql", DEFAULT_SQL)
+
+editor, tables = st.columns([3, 1])
+with tables:
+    st.subheader("Tables")
+    schema = load_schema(state.version())
+    for name, columns in schema.groupby("table", sort=True):
+        with st.expander(name):
+            st.dataframe(columns[["column", "type"]], hide_index=True, width="stretch")
+
+with editor:
+    st.selectbox(
+        "Start from an example",
+        [NO_EXAMPLE, *explore.EXAMPLE_QUERIES],
+        key="explore_example",
+        on_change=use_example,
+    )
+    sql = st.text_area("SQL", key="explore_sql", height=260)
+    if st.button("Run", key="explore_run", type="primary"):
+        with st.spinner("Running..."):
+            st.session_state["explore_result"] = explore.run_query(state.cursor(), sql)
+
+result: explore.QueryResult | None = st.session_state.get("explore_result")
+if result is not None:
+    if result.error:
+        st.error(md_escape(result.error))
+    else:
+        st.caption(f"{len(result.frame):,} rows, {len(result.columns)} columns in {result.elapsed:.2f} s")
+        if result.truncated:
+            st.warning(
+                f"Only the first {explore.MAX_ROWS:,} rows are shown; the query returned more. "
+                "Aggregate, filter or add a LIMIT to see the rest."
+            )
+        table(shown(result.frame), "query result", key="explore_download")

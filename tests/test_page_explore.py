@@ -1,0 +1,90 @@
+"""AppTest of the Explore page: examples, a good query, a refused one, truncation and odd column types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from analytics import explore, store
+from analytics.ingest.load import ingest_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = "app_pages/explore.py"
+RATINGS = b"""\
+task_id,rater_id,role,rubric,dimension,target,value,submitted_at
+t1,r1,researcher,article_likert,likert,first,4,2026-03-02T09:00:00
+t1,c1,contractor,article_likert,likert,first,4,2026-03-02T10:00:00
+t2,r1,researcher,article_likert,likert,first,2,2026-03-09T09:00:00
+t2,c1,contractor,article_likert,likert,first,5,2026-03-09T10:00:00
+"""
+
+
+@pytest.fixture
+def app_store(tmp_path, monkeypatch):
+    """A store with four ratings; the app is pointed at it."""
+    path = tmp_path / "page.duckdb"
+    con = store.open_store(path)
+    assert ingest_bytes(con, RATINGS, "ratings.csv").rows_loaded == 4
+    con.close()
+    monkeypatch.setenv("CONCORD_DB", str(path))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    return path
+
+
+def _app() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _run(at: AppTest, sql: str) -> AppTest:
+    at.text_area(key="explore_sql").set_value(sql)
+    at.button(key="explore_run").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_page_lists_tables_and_runs_the_default_query(app_store):
+    at = _app()
+    assert {e.label for e in at.expander} >= {"ratings", "tasks", "submissions", "dimensions", "quarantine"}
+    assert "meta" not in {e.label for e in at.expander}
+    at.button(key="explore_run").click().run()
+    assert not at.exception and not at.error
+    result = at.dataframe[-1].value
+    assert result[["rubric", "role", "ratings"]].values.tolist() == [
+        ["article_likert", "contractor", 2],
+        ["article_likert", "researcher", 2],
+    ]
+    assert [b.label for b in at.get("download_button")] == ["Download query result (CSV)"]
+
+
+def test_example_fills_the_editor_and_runs(app_store):
+    at = _app()
+    name = "Agreement with researchers by ISO week"
+    at.selectbox(key="explore_example").select(name).run()
+    assert at.text_area(key="explore_sql").value == explore.EXAMPLE_QUERIES[name]
+    at.button(key="explore_run").click().run()
+    assert not at.exception and not at.error
+    weekly = at.dataframe[-1].value
+    # c1 agreed with r1 on t1 (2026-W10) and not on t2 (2026-W11).
+    assert weekly["iso_week"].tolist() == ["2026-W10", "2026-W11"]
+    assert weekly["share_equal"].tolist() == pytest.approx([1.0, 0.0])
+
+
+def test_refused_query_shows_one_plain_error(app_store):
+    at = _run(_app(), "SELECT * FROM read_csv('/etc/passwd')")
+    assert len(at.error) == 1
+    assert "read\\_csv" in at.error[0].value and "reads files" in at.error[0].value
+    assert not at.get("download_button")
+
+
+def test_truncated_result_warns_and_odd_types_draw(app_store):
+    at = _run(_app(), "SELECT range AS n, [range, 1] AS l, {'a': range} AS s FROM range(20000)")
+    assert not at.error
+    assert any("first 10,000 rows" in w.value for w in at.warning)
+    assert len(at.dataframe[-1].value) == explore.MAX_ROWS
