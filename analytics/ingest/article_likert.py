@@ -173,6 +173,7 @@ def _prediction_name(value: Any) -> Any:
 
 
 def _number(value: Any) -> float | None:
+    """A JSON number or numeric text as a float; None for anything else (booleans included)."""
     if isinstance(value, bool):
         return None
     try:
@@ -194,4 +195,5 @@ def _submission(rec: Record, base: Common, missing: list[str]) -> dict[str, Any]
 
 
 def _is_rating_key(key: Any) -> bool:
+    """Whether a topic key holds a rating (a Likert score or a best prediction)."""
     return str(key).endswith("_likert") or str(key).startswith("best_prediction_")

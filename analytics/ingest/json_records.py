@@ -281,9 +281,11 @@ def unique(rows: list[dict], key: Callable[[dict], Any]) -> list[dict]:
 
 
 def _kind(value: Any) -> str:
+    """What kind of JSON value this is, in words."""
     return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
 
 
 def _short(value: Any, limit: int = 500) -> str:
+    """A value as text for the quarantine's raw_value, cut at `limit` characters."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text[:limit]
