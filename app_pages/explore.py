@@ -39,7 +39,8 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
 st.title("Explore")
 st.caption(
     f"Read-only SQL over the store's tables: one SELECT at a time, at most {explore.MAX_ROWS:,} rows shown, "
-    f"stopped after {explore.TIMEOUT_S:g} s. Files, the network and settings are out of reach."
+    f"stopped after {explore.TIMEOUT_S:g} s. Files, the network and settings are out of reach; "
+    "the sidebar filters do not apply here."
 )
 st.session_state.setdefault("explore_sql", DEFAULT_SQL)
 
