@@ -21,10 +21,11 @@ So the query passes four layers, each refusing with one readable line:
    DESCRIBE and SUMMARIZE). COPY, ATTACH, INSTALL/LOAD, DDL, DML, PRAGMA, SET, CALL, EXPORT, ... are refused
    by type, and a second statement after `;` is refused whatever hides it.
 2. Syntax tree (`json_serialize_sql`, walked node by node against allow-lists): base tables only from the
-   store's own tables (not views, whose SQL this check never sees), or CTEs in scope exactly as DuckDB scopes them (a CTE does not see itself or later
-   CTEs, so `WITH "x.csv" AS (FROM "x.csv")` cannot smuggle a file name); table functions only
-   TABLE_FUNCTIONS; scalar, aggregate and window functions only those in explore_functions.txt; no schema or
-   catalog other than `main`; only the node and expression kinds listed below (anything new is refused).
+   store's own tables (not views, whose SQL this check never sees), or CTEs in scope exactly as DuckDB scopes
+   them (a CTE does not see itself or later CTEs, so `WITH "x.csv" AS (FROM "x.csv")` cannot smuggle a file
+   name); table functions only TABLE_FUNCTIONS; scalar, aggregate and window functions only those in
+   explore_functions.txt and never one redefined by a macro stored in the file; no schema or catalog other
+   than `main`; only the node and expression kinds listed below (anything new is refused).
 3. Execution: a fresh cursor (its own connection on the instance: it sees committed data only and none of the
    app's temp tables) inside `BEGIN TRANSACTION READ ONLY` (the engine refuses any write), with a per-cursor
    operator memory limit, a streaming fetch of at most `max_rows + 1` rows, and a timer that calls
