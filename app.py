@@ -11,10 +11,11 @@ from ui import sidebar, state
 st.set_page_config(page_title="Concord", layout="wide")
 
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", default=True),
-    st.Page("pages/distributions.py", title="Distributions"),
-    st.Page("pages/disagreements.py", title="Disagreements"),
-    st.Page("pages/data.py", title="Data"),
+    st.Page("app_pages/overview.py", title="Overview", default=True),
+    st.Page("app_pages/distributions.py", title="Distributions"),
+    st.Page("app_pages/disagreements.py", title="Disagreements"),
+    st.Page("app_pages/explore.py", title="Explore"),
+    st.Page("app_pages/data.py", title="Data"),
 ]
 
 

@@ -28,3 +28,41 @@ def shared_path(*parts: str) -> Path:
     if not p.exists():
         pytest.skip(f"{p} is not available (../shared is not beside the checkout)")
     return p
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory) -> Path:
+    """A store file holding the whole demo data set, built once per test session."""
+    from analytics.demo import write_demo
+    from analytics.ingest.load import ingest_file
+
+    d = tmp_path_factory.mktemp("demo")
+    written = write_demo(d / "inputs", seed=7)
+    path = d / "demo.duckdb"
+    c = store.open_store(path)
+    for f in written["files"]:
+        ingest_file(c, f)
+    c.close()
+    return path
+
+
+@pytest.fixture
+def app_store(demo_store, tmp_path, monkeypatch) -> Path:
+    """A private copy of the demo store, selected for the app through CONCORD_DB."""
+    import shutil
+
+    path = tmp_path / "app.duckdb"
+    shutil.copy(demo_store, path)
+    monkeypatch.setenv("CONCORD_DB", str(path))
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))
+    return path
+
+
+def app_test(page: str | None = None):
+    """An AppTest of app.py that has run once (and switched to `page`, a path like 'app_pages/data.py')."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
+    if page:
+        at.switch_page(page).run()
+    return at

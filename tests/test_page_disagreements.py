@@ -11,11 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from analytics import disagreements as dis
 from analytics import store
-from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = "pages/disagreements.py"
+PAGE = "app_pages/disagreements.py"
 HOSTILE = "Cheaper <script>alert(1)</script> [click](http://evil.example) ![img](http://evil.example/x.png)"
 
 
@@ -86,10 +85,9 @@ def test_ranked_cases_and_filters(app_store):
     at.multiselect(key="dis_contractors").select("c2").run()
     assert _cases(at)["task_id"].tolist() == ["q3"]
     assert len(at.selectbox(key="dis_case").options) == 1
-    # The sidebar's filters (what the router's sidebar stores; see test_page_distributions) apply too.
+    # The sidebar's filters apply too.
     at.multiselect(key="dis_contractors").unselect("c2")
-    at.session_state["filters"] = Filters(raters=("c1",))
-    at.run()
+    at.sidebar.multiselect(key="f_raters").select("c1").run()
     assert _cases(at)["task_id"].tolist() == ["q1", "q2"]
 
 
@@ -139,7 +137,7 @@ def test_choosing_another_case_loads_its_note(app_store):
 
 def test_no_case_explains(app_store):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.session_state["filters"] = Filters(raters=("nobody",))
     at.switch_page(PAGE).run()
+    at.multiselect(key="dis_severities").select(dis.CATEGORY).run()  # no nominal scale in this store
     assert not at.exception
     assert [i.value for i in at.info] == ["No disagreements match these filters."]

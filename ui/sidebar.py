@@ -14,7 +14,7 @@ ROLES = ("contractor", "researcher")
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _options(version: int) -> dict:
+def _options(version: tuple) -> dict:
     return overview.filter_options(state.cursor())
 
 

@@ -27,6 +27,6 @@ def cursor() -> duckdb.DuckDBPyConnection:
     return connection().cursor()
 
 
-def version() -> int:
-    """The store's dataset version: pass it to cached functions so they refresh after every ingest."""
-    return store.dataset_version(cursor())
+def version() -> tuple[str, int]:
+    """The store's identity and dataset version: the first argument of every cached page loader."""
+    return str(store.db_path()), store.dataset_version(cursor())

@@ -219,7 +219,7 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
 
 
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
-    for view in (STAGE, "stage_input"):
+    for view in (STAGE, "stage_input", "canonical_input"):
         con.execute(f"DROP VIEW IF EXISTS {view}")
     for table in ("stage_combos", "stage_dup_keys", "stage_dups", "stage_earlier", "parsed_ratings_t"):
         con.execute(f"DROP TABLE IF EXISTS {table}")

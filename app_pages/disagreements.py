@@ -32,7 +32,7 @@ CASE_COLUMNS = [
 
 
 @st.cache_data(max_entries=16, show_spinner="Finding disagreements...")
-def load_cases(version: int, filters, rubric: str, contractors: tuple, severities: tuple, statuses: tuple) -> dict:
+def load_cases(version: tuple, filters, rubric: str, contractors: tuple, severities: tuple, statuses: tuple) -> dict:
     """Ranked cases on the rubric's primary dimension for one filter and dataset version."""
     con = state.cursor()
     return {
@@ -42,7 +42,7 @@ def load_cases(version: int, filters, rubric: str, contractors: tuple, severitie
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def load_detail(version: int, task_id: str, rubric: str) -> dis.UnitDetail:
+def load_detail(version: tuple, task_id: str, rubric: str) -> dis.UnitDetail:
     """Everything about one task a reviewer reads."""
     return dis.unit_detail(state.cursor(), task_id, rubric)
 

@@ -14,7 +14,7 @@ SMALL_N = 20  # below this many decided comparisons, the position-bias interval 
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting levels...")
-def load(version: int, filters, rubric: str) -> dict:
+def load(version: tuple, filters, rubric: str) -> dict:
     """The page's figures for one rubric, filter and dataset version."""
     con = state.cursor()
     return {
@@ -26,7 +26,7 @@ def load(version: int, filters, rubric: str) -> dict:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def load_raters(version: int, filters, rubric: str, dimension: str) -> dict:
+def load_raters(version: tuple, filters, rubric: str, dimension: str) -> dict:
     """Rater x level counts of one dimension (long for the heatmap, wide for the table)."""
     con = state.cursor()
     return {

@@ -10,7 +10,7 @@ from ui.tables import table
 
 
 @st.cache_data(max_entries=16, show_spinner="Summarising the store...")
-def load(version: int, filters) -> dict:
+def load(version: tuple, filters) -> dict:
     """All the Overview's figures for one dataset version and filter."""
     con = state.cursor()
     return {

@@ -1,0 +1,61 @@
+"""AppTest of the Overview and Data pages on the demo store."""
+
+from __future__ import annotations
+
+from tests.conftest import app_test
+
+
+def metric_values(at) -> dict[str, str]:
+    """Metric label -> shown value."""
+    return {m.label: m.value for m in at.metric}
+
+
+def test_overview_shows_the_demo_volumes(app_store):
+    at = app_test()
+    assert not at.exception
+    m = metric_values(at)
+    assert int(m["Files loaded"]) >= 5
+    assert int(m["Contractors"]) >= 30
+    assert int(m["Researchers"]) >= 3
+    assert m["Researcher-labelled tasks"].endswith("%")
+    assert int(m["Quarantined rows"].replace(",", "")) > 0  # the demo's deliberate error file
+    charts = at.get("vega_lite_chart") or at.get("arrow_vega_lite_chart")
+    assert len(charts) >= 2
+    raters = at.dataframe[0].value
+    assert {"rater_id", "role", "tasks", "ratings"} <= set(raters.columns)
+
+
+def test_overview_follows_the_sidebar_filters(app_store):
+    at = app_test()
+    total = int(metric_values(at)["Ratings"].replace(",", ""))
+    at.multiselect(key="f_roles").select("researcher").run()
+    assert not at.exception
+    m = metric_values(at)
+    assert int(m["Contractors"]) == 0
+    assert 0 < int(m["Ratings"].replace(",", "")) < total
+
+
+def test_data_page_uploads_and_reports_each_file(app_store):
+    at = app_test("app_pages/data.py")
+    assert not at.exception
+    good = b"task_id,rater_id,rubric,dimension,value\nu1,new_rater,pilot,clarity,3\nu2,new_rater,pilot,clarity,4\n"
+    bad = b"\x00\x01binary"
+    at.file_uploader(key="upload_files").upload("good.csv", good, "text/csv").upload("bad.csv", bad, "text/csv")
+    at.button[0].click().run()
+    assert not at.exception
+    text = " ".join(e.value for e in at.success) + " ".join(e.value for e in at.error)
+    assert "good.csv (canonical): loaded, 2 rows loaded, 0 quarantined" in text
+    assert "bad.csv was rejected" in text
+    log = at.dataframe[1].value
+    assert "good.csv" in set(log["file_name"])
+    assert "bad.csv" not in set(log["file_name"])
+
+
+def test_data_page_quarantine_browser_filters_by_file(app_store):
+    at = app_test("app_pages/data.py")
+    names = at.selectbox(key="quarantine_file").options
+    assert names[0] == "All files" and len(names) >= 2
+    at.selectbox(key="quarantine_file").select(names[1]).run()
+    q = at.dataframe[-1].value
+    assert len(q) > 0 and set(q["file_name"]) == {names[1]}
+    assert q["reason"].str.contains(names[1]).all()
