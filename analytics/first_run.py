@@ -24,10 +24,9 @@ def store_is_empty(con: duckdb.DuckDBPyConnection) -> bool:
 def demo_files(seed: int = 7) -> list[Path]:
     """The demo input files in load order, generating them first when they are missing."""
     out = demo_dir()
-    manifest = out / "manifest.json"
-    if not manifest.exists():
+    truth = out / "truth.json"
+    if not truth.exists():
         from analytics.demo import write_demo
 
-        written = write_demo(out, seed=seed)
-        manifest.write_text(json.dumps([Path(p).name for p in written["files"]], indent=1))
-    return [out / name for name in json.loads(manifest.read_text())]
+        write_demo(out, seed=seed)
+    return [out / f["file"] for f in json.loads(truth.read_text())["files"]]
