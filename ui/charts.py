@@ -24,14 +24,15 @@ def volume_by_rubric(df: pd.DataFrame) -> alt.Chart:
 
 def volume_by_week(df: pd.DataFrame) -> alt.Chart:
     """Weekly ratings per rubric as stacked bars, one row of bars per role."""
+    df = df.assign(week=pd.to_datetime(df["week"]).dt.strftime("%Y-%m-%d"))
     return (
-        alt.Chart(df, title="Ratings per week")
+        alt.Chart(df, title="Ratings per week (weeks start on Monday)")
         .mark_bar()
         .encode(
-            x=alt.X("week:T", title="Week"),
+            x=alt.X("week:O", title="Week", axis=alt.Axis(labelAngle=-40)),
             y=alt.Y("sum(ratings):Q", title="Ratings"),
             color=alt.Color("rubric:N", title="Rubric"),
-            tooltip=["week:T", "rubric", "role", "ratings", "tasks"],
+            tooltip=["week", "rubric", "role", "ratings", "tasks"],
         )
         .properties(height=220)
     )
@@ -45,7 +46,14 @@ def submission_status(df: pd.DataFrame) -> alt.Chart:
         .encode(
             x=alt.X("submissions:Q", title="Submissions"),
             y=alt.Y("rubric:N", title=None),
-            color=alt.Color("status:N", title="Status"),
+            color=alt.Color(
+                "status:N",
+                title="Status",
+                scale=alt.Scale(
+                    domain=["rated", "incomplete", "skipped", "flagged", "rejected"],
+                    range=["#54a24b", "#eeca3b", "#bab0ac", "#f58518", "#e45756"],
+                ),
+            ),
             tooltip=["rubric", "status", "submissions"],
         )
     )

@@ -14,7 +14,7 @@ UPLOAD = (
     "e2e-1,e2e_researcher,researcher,e2e_rubric,clarity,,5,2026-03-02T11:00:00\n"
     "e2e-2,e2e_rater,contractor,e2e_rubric,clarity,,2,2026-03-03T10:00:00\n"
     "e2e-2,e2e_researcher,researcher,e2e_rubric,clarity,,2,2026-03-03T11:00:00\n"
-    "e2e-3,e2e_rater,contractor,e2e_rubric,clarity,,9.5,2026-03-03T10:00:00\n"
+    "e2e-3,e2e_rater,contractor,article_likert,likert,first,2.5,2026-03-03T10:00:00\n"
 )
 
 
