@@ -141,7 +141,6 @@ RATER_COLUMNS = (
     *SCALE_COLUMNS,
     "n",
     "n_units",
-    "n_tasks",
     "n_item_pairs",
     *[c for s in RATER_STATS for c in (s, f"{s}_ci_low", f"{s}_ci_high")],
     "small_n",
@@ -255,9 +254,10 @@ def _rng(seed: int, *key: str) -> np.random.Generator:
 # --- building rows of coefficients -------------------------------------------------------------------------
 
 
-def _coef(name: str, value: float, n: int, samples: np.ndarray | None, reason: str | None) -> dict:
-    lo, hi = co.interval(samples) if samples is not None and not math.isnan(value) else (math.nan, math.nan)
-    return {"statistic": name, "value": value, "ci_low": lo, "ci_high": hi, "n": n, "reason": reason}
+def _coef(name: str, value: float, n: int, lo: float, hi: float, reason: str | None) -> dict:
+    if math.isnan(value):
+        lo = hi = math.nan
+    return {"statistic": name, "value": value, "ci_low": float(lo), "ci_high": float(hi), "n": n, "reason": reason}
 
 
 def _wide(base: dict, coefs: list[dict], stats: tuple[str, ...]) -> dict:
@@ -299,12 +299,7 @@ def _paradox(pa: float, kappa: float) -> bool:
 
 
 def _pattern_counts(group: pd.DataFrame, s: Scale) -> tuple[np.ndarray, np.ndarray]:
-    q = s.full_size
-    counts = np.zeros((len(group), q))
-    for i, vals in enumerate(group["vals"]):
-        idx = np.asarray(vals, dtype=int)
-        idx = idx[(idx >= 0) & (idx < q)]
-        counts[i] = np.bincount(idx, minlength=q)
+    counts = np.array(group["counts"].tolist(), dtype=float).reshape(len(group), s.full_size)
     return counts @ s.to_levels, group["n_units"].to_numpy(dtype=float)
 
 
@@ -338,7 +333,8 @@ def _multi_rater_row(s: Scale, counts, w, n_raters: int, n_ratings: int, n_boot:
         reason = common or (why if math.isnan(value) else None)
         if name == "gwet_ac2" and s.weights == "none":
             value, reason = math.nan, "nominal level: AC2 with no weights is AC1"
-        coefs.append(_coef(name, value, n_units, boot.get(name), reason))
+        lo, hi = co.interval(boot[name]) if name in boot else (math.nan, math.nan)
+        coefs.append(_coef(name, value, n_units, lo, hi, reason))
     base = {
         **_scale_cells(s),
         "n_units": n_units,
@@ -393,10 +389,23 @@ def _tables(df: pd.DataFrame, keys: list[str], q_of) -> dict[tuple, np.ndarray]:
     return out
 
 
-def _pair_row(
-    s: Scale, table: np.ndarray, tau_counts, n_boot: int, seed: int, key: tuple, reference: str
-) -> tuple[dict, list]:
-    t = s.to_levels.T @ table @ s.to_levels
+PAIR_CHECKS = (
+    ("exact_agreement", None),
+    ("percent_agreement", None),
+    ("coarse_agreement", None),
+    ("cohen_kappa", "both sides used {one} only: chance agreement is 1, kappa is 0/0"),
+    ("weighted_kappa", "both sides used {one} only: chance agreement is 1, kappa is 0/0"),
+    ("gwet_ac1", "the scale has a single level"),
+    ("gwet_ac2", "the scale has a single level"),
+    ("krippendorff_alpha", "every value is {one}: expected disagreement is 0, alpha is 0/0"),
+    ("fleiss_kappa", "every value is {one}: chance agreement is 1, Scott's pi is 0/0"),
+    ("brennan_prediger", "the scale has a single level"),
+    ("mean_difference", None),
+)
+
+
+def _pair_compute(s: Scale):
+    """The function from (batch x q x q) tables to every pair coefficient, named as in the report."""
 
     def compute(tables: np.ndarray) -> dict:
         a = co.pair_arrays(tables, s.values, s.level, s.weights, s.to_coarse)
@@ -409,63 +418,83 @@ def _pair_row(
         a["fleiss_kappa"] = a["scott_pi"]
         return a
 
-    q = t.shape[0]
-    rng = _rng(seed, *key)
-    point = compute(t)
-    boot = _boot(n_boot, q * q, lambda b: co.resample_cells(t, b, rng).reshape(b, q, q), compute)
-    n = int(round(t.sum()))
-    used = t.sum(axis=0) + t.sum(axis=1)
-    one = _one_level(used, s.levels)
-    no_pairs = f"no unit shared with {reference}" if n == 0 else None
-    coefs = []
-    for name, why in (
-        ("exact_agreement", None),
-        ("percent_agreement", None),
-        ("coarse_agreement", None),
-        ("cohen_kappa", f"both sides used {one} only: chance agreement is 1, kappa is 0/0"),
-        ("weighted_kappa", f"both sides used {one} only: chance agreement is 1, kappa is 0/0"),
-        ("gwet_ac1", "the scale has a single level"),
-        ("gwet_ac2", "the scale has a single level"),
-        ("krippendorff_alpha", f"every value is {one}: expected disagreement is 0, alpha is 0/0"),
-        ("fleiss_kappa", f"every value is {one}: chance agreement is 1, Scott's pi is 0/0"),
-        ("brennan_prediger", "the scale has a single level"),
-        ("mean_difference", None),
-    ):
-        value = float(point[name][0])
-        reason = no_pairs or (why if math.isnan(value) else None)
-        if name in ("weighted_kappa", "gwet_ac2") and s.weights == "none":
-            value, reason = math.nan, "nominal level: no weights (see cohen_kappa / gwet_ac1)"
-        if name == "mean_difference" and not s.ordered:
-            value, reason = math.nan, "nominal level: differences have no direction"
-        coefs.append(_coef(name, value, n, boot.get(name), reason))
-    n_item_pairs = 0
-    if tau_counts is not None:
-        pairs = np.asarray(tau_counts, dtype=float)
-        n_item_pairs = int(pairs.sum())
-        tpoint = co.tau_arrays(pairs)
-        trng = _rng(seed, "tau", *key)
-        tboot = _boot(n_boot, 5, lambda b: co.resample_cells(pairs, b, trng), co.tau_arrays)
-        tau = co.kendall_tau_b(*pairs)
-        coefs.append(_coef("kendall_tau_b", tau.value, n_item_pairs, tboot.get("tau_b"), tau.reason))
-        pref = float(tpoint["preference_agreement"][0])
-        coefs.append(
-            _coef(
-                "preference_agreement",
-                pref,
-                n_item_pairs,
-                tboot.get("preference_agreement"),
-                None if not math.isnan(pref) else "no item pairs to compare",
-            )
+    return compute
+
+
+def _group_boot(tables: np.ndarray, keys: list[tuple], n_boot: int, seed: int, compute) -> dict[str, np.ndarray]:
+    """(groups x n_boot) bootstrap samples of every coefficient: each group's cells resampled with its own seed."""
+    if not n_boot or not len(tables):
+        return {}
+    cells = tables[0].size
+    per_block = max(1, co.BOOT_BUDGET // (n_boot * cells))
+    parts: dict[str, list] = {}
+    for start in range(0, len(tables), per_block):
+        block = tables[start : start + per_block]
+        draws = np.stack(
+            [co.resample_cells(t, n_boot, _rng(seed, *k)) for t, k in zip(block, keys[start:], strict=False)]
         )
-    base = {
-        **_scale_cells(s),
-        "n": n,
-        "n_item_pairs": n_item_pairs,
-        "small_n": n < MIN_UNITS,
-        "kappa_paradox": _paradox(float(point["agreement"][0]), float(point["cohen_kappa"][0])),
-        "_note": s.note,
-    }
-    return base, coefs
+        a = compute(draws.reshape((-1, *tables.shape[1:])))
+        for name, v in a.items():
+            if np.ndim(v) == 1:
+                parts.setdefault(name, []).append(v.reshape(len(block), n_boot))
+    return {name: np.concatenate(v) for name, v in parts.items()}
+
+
+def _pair_rows(
+    s: Scale, keys: list[tuple], tables: list[np.ndarray], taus: list, n_boot: int, seed: int, reference: str
+) -> list[tuple[dict, list]]:
+    """Base cells and coefficients for confusion tables sharing one scale (vectorised over the tables)."""
+    t = np.einsum("ki,gkl,lj->gij", s.to_levels, np.stack(tables), s.to_levels)
+    compute = _pair_compute(s)
+    point = compute(t)
+    boot = _group_boot(t, keys, n_boot, seed, compute)
+    bounds = {name: co.intervals(v) for name, v in boot.items()}
+    out = []
+    for g, key in enumerate(keys):
+        n = int(round(t[g].sum()))
+        one = _one_level(t[g].sum(axis=0) + t[g].sum(axis=1), s.levels)
+        no_pairs = f"no unit shared with {reference}" if n == 0 else None
+        coefs = []
+        for name, why in PAIR_CHECKS:
+            value = float(point[name][g])
+            reason = no_pairs or (why.format(one=one) if why and math.isnan(value) else None)
+            if name in ("weighted_kappa", "gwet_ac2") and s.weights == "none":
+                value, reason = math.nan, "nominal level: no weights (see cohen_kappa / gwet_ac1)"
+            if name == "mean_difference" and not s.ordered:
+                value, reason = math.nan, "nominal level: differences have no direction"
+            lo, hi = (bounds[name][0][g], bounds[name][1][g]) if name in bounds else (math.nan, math.nan)
+            coefs.append(_coef(name, value, n, lo, hi, reason))
+        n_item_pairs = 0
+        if taus[g] is not None:
+            n_item_pairs, tau_coefs = _tau_coefs(np.asarray(taus[g], dtype=float), n_boot, seed, key)
+            coefs += tau_coefs
+        base = {
+            **_scale_cells(s),
+            "n": n,
+            "n_item_pairs": n_item_pairs,
+            "small_n": n < MIN_UNITS,
+            "kappa_paradox": _paradox(float(point["agreement"][g]), float(point["cohen_kappa"][g])),
+            "_note": s.note,
+        }
+        out.append((base, coefs))
+    return out
+
+
+def _tau_coefs(pairs: np.ndarray, n_boot: int, seed: int, key: tuple) -> tuple[int, list]:
+    """Kendall's tau-b and preference agreement of item-pair counts, with intervals over resampled pairs."""
+    n = int(pairs.sum())
+    point = co.tau_arrays(pairs)
+    boot = _group_boot(pairs[None], [("tau", *key)], n_boot, seed, co.tau_arrays)
+    tau = co.kendall_tau_b(*pairs)
+    pref = float(point["preference_agreement"][0])
+    coefs = []
+    for name, value, sample, reason in (
+        ("kendall_tau_b", tau.value, "tau_b", tau.reason),
+        ("preference_agreement", pref, "preference_agreement", None if n else "no item pairs to compare"),
+    ):
+        lo, hi = co.intervals(boot[sample]) if sample in boot else ((math.nan,), (math.nan,))
+        coefs.append(_coef(name, value, n, float(lo[0]), float(hi[0]), reason))
+    return n, coefs
 
 
 def _sides(comparison: str) -> tuple[str | None, str | None]:
@@ -496,22 +525,27 @@ def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: i
     for key in subjects[["rater_id", "rubric", "dimension"]].drop_duplicates().itertuples(index=False, name=None):
         if key not in tables and key[1:] in scales:  # rated, but no unit shared with the reference side
             tables[key] = np.zeros((scales[key[1:]].full_size,) * 2)
+    info = {k: int(n) for k, n in zip(per_rater.index, per_rater["n_units"], strict=True)}
+    tau_of = {k: row for k, row in zip(tau.index, tau[TAU_COLUMNS].to_numpy(), strict=True)}
+    by_scale: dict[tuple, list[tuple]] = {}
+    for key in sorted(tables):
+        by_scale.setdefault(key[1:], []).append(key)
     rows, long = [], []
-    for key, table in sorted(tables.items()):
-        s = scales[key[1:]]
-        tau_counts = tau.loc[key, TAU_COLUMNS].to_numpy() if key in tau.index else None
-        base, coefs = _pair_row(s, table, tau_counts, n_boot, seed, key, REFERENCE_NAME[comparison])
-        info = per_rater.loc[key] if key in per_rater.index else None
-        base = {
-            "rater_id": key[0],
-            "role": roles.get(key[0], ""),
-            **base,
-            "n_units": int(info["n_units"]) if info is not None else 0,
-            "n_tasks": int(info["n_tasks"]) if info is not None else 0,
-        }
-        coefs = [c for c in coefs if c["statistic"] in RATER_STATS]
-        rows.append(_wide(base, coefs, RATER_STATS))
-        long += [{"scope": "rater", "rubric": key[1], "dimension": key[2], "rater_id": key[0], **c} for c in coefs]
+    for scale_key, keys in sorted(by_scale.items()):
+        results = _pair_rows(
+            scales[scale_key],
+            keys,
+            [tables[k] for k in keys],
+            [tau_of.get(k) for k in keys],
+            n_boot,
+            seed,
+            REFERENCE_NAME[comparison],
+        )
+        for key, (base, coefs) in zip(keys, results, strict=True):
+            base = {"rater_id": key[0], "role": roles.get(key[0], ""), **base, "n_units": info.get(key, 0)}
+            coefs = [c for c in coefs if c["statistic"] in RATER_STATS]
+            rows.append(_wide(base, coefs, RATER_STATS))
+            long += [{"scope": "rater", "rubric": key[1], "dimension": key[2], "rater_id": key[0], **c} for c in coefs]
     return rows, long
 
 
@@ -519,22 +553,24 @@ def _pooled_dimension_table(con, filters: Filters, comparison: str, scales: dict
     confusion, shared, ranks = frames
     q_of = lambda key: scales[key].full_size if key in scales else None  # noqa: E731
     tables = _tables(confusion, ["rubric", "dimension"], q_of)
-    per_dim = shared[shared["rater_id"].isna()].set_index(["rubric", "dimension"])
+    per_dim = shared[shared["rater_id"].isna()].set_index(["rubric", "dimension"])["n_units"]
+    ratings = shared[shared["rater_id"].notna()].groupby(["rubric", "dimension"])["n_units"].sum()
     raters = confusion.groupby(["rubric", "dimension"])["rater_id"].nunique()
     tau = ranks.groupby(["rubric", "dimension"])[TAU_COLUMNS].sum()
     rows, long = [], []
     for key, table in tables.items():
         s = scales[key]
         tau_counts = tau.loc[key].to_numpy() if key in tau.index else None
-        base, coefs = _pair_row(s, table, tau_counts, n_boot, seed, ("pooled", *key), REFERENCE_NAME[comparison])
-        info = per_dim.loc[key] if key in per_dim.index else None
+        ((base, coefs),) = _pair_rows(
+            s, [("pooled", *key)], [table], [tau_counts], n_boot, seed, REFERENCE_NAME[comparison]
+        )
         n_pairs = base.pop("n")
         base.pop("n_item_pairs")
         base.update(
-            n_units=int(info["n_units"]) if info is not None else 0,
-            n_units_rated=int(info["n_units"]) if info is not None else 0,
+            n_units=int(per_dim.get(key, 0)),
+            n_units_rated=math.nan,
             n_raters=int(raters.get(key, 0)),
-            n_ratings=int(info["n_ratings"]) if info is not None else 0,
+            n_ratings=int(ratings.get(key, 0)),
             n_pairs=n_pairs,
         )
         base["small_n"] = base["n_units"] < MIN_UNITS
@@ -728,11 +764,14 @@ def sql_text(filters: Filters = NO_FILTER, comparison: str = "contractor_vs_rese
     s_where, _ = st.role_filter(filters, None if subject is None else (subject,)).where()
     r_where, _ = st.reference_filter(filters, reference).where()
     out = {"scales": st.scales_sql()}
-    if subject is None or subject == reference:
-        out["value_patterns"] = st.value_patterns_sql(s_where)
+    same = subject == reference
+    if same:
+        out["value_patterns"] = st.value_patterns_sql(
+            st.role_filter(filters, None if subject is None else (subject,)).where("r")[0]
+        )
     out["rater_level_counts"] = st.rater_level_counts_sql(s_where)
     out["pair_confusion"] = st.pair_confusion_sql(s_where, r_where)
-    out["shared_units"] = st.shared_units_sql(s_where, r_where)
+    out["shared_units"] = st.shared_units_sql(s_where, r_where, same)
     out["ranking_pairs"] = st.ranking_pairs_sql(s_where, r_where)
     return out
 

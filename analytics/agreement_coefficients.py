@@ -134,15 +134,28 @@ def alpha_arrays(o: np.ndarray, values: np.ndarray, level: str) -> dict[str, np.
     o = np.asarray(o, dtype=float)
     if o.ndim == 2:
         o = o[None]
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    b = len(o)
     n_c = o.sum(axis=-1)
     n = n_c.sum(axis=-1)
-    d2 = delta2(level, np.asarray(values, dtype=float), n_c)
-    d2 = np.broadcast_to(d2, o.shape)
-    observed = np.einsum("bij,bij->b", o, d2)
-    expected = np.einsum("bi,bj,bij->b", n_c, n_c, d2)
+    if level in ("interval", "ordinal"):
+        # Both metrics are squared differences of a number per level: the value itself (interval) or its
+        # mid-rank among the pairable values, sum_{g<c} n_g + n_c/2 (ordinal; Krippendorff 2011 section D).
+        # Sums over pairs then reduce to sums over levels, with no (batch x q x q) metric.
+        v = np.broadcast_to(np.asarray(values, dtype=float), n_c.shape)
+        a = np.cumsum(n_c, axis=-1) - n_c / 2 if level == "ordinal" else v
+        s2 = (n_c * a**2).sum(axis=1)
+        observed = 2 * s2 - 2 * (np.matmul(a[:, None, :], o)[:, 0, :] * a).sum(axis=1)
+        expected = 2 * n * s2 - 2 * (n_c * a).sum(axis=1) ** 2
+        dmax = (a.max(axis=1) - a.min(axis=1)) ** 2
+    else:
+        d2 = delta2(level, np.asarray(values, dtype=float), n_c)
+        observed = o.reshape(b, -1) @ d2.ravel()
+        expected = ((n_c @ d2) * n_c).sum(axis=1)
+        dmax = np.full(b, d2.max())
     alpha = 1 - _div((n - 1) * observed, expected)
     alpha = np.where(n >= 2, alpha, np.nan)
-    dmax = d2.reshape(len(o), -1).max(axis=-1)
     pa = 1 - _div((n - 1) * observed, n**2 * dmax)
     pe = 1 - _div(expected, n**2 * dmax)
     return {"value": alpha, "pa": pa, "pe": pe, "n": n, "expected": expected}
@@ -188,7 +201,7 @@ def multi_rater_arrays(
     for tag, wt in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights))):
         agree_u = (counts * (counts @ wt.T - 1)).sum(axis=1) / pair_den * pairable
         pa = _div(w @ agree_u, units_pairable)
-        fleiss_pe = np.einsum("bi,ij,bj->b", pi, wt, pi)
+        fleiss_pe = ((pi @ wt) * pi).sum(axis=1)
         gwet_pe = wt.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1) if q > 1 else np.full(len(w), np.nan)
         bp_pe = np.full(len(w), wt.sum() / q**2)
         out[f"{tag}percent_agreement"] = pa
@@ -371,15 +384,14 @@ def pair_arrays(
     values = np.asarray(values, dtype=float)
     n = t.sum(axis=(1, 2))
     p = t / np.where(n > 0, n, 1.0)[:, None, None]
+    flat = p.reshape(len(t), -1)
     rows, cols = p.sum(axis=2), p.sum(axis=1)
+    pi = (rows + cols) / 2
     out: dict[str, np.ndarray] = {"n": n, "subject_marginals": rows, "reference_marginals": cols}
-    eye = np.eye(q)
-    for tag, wt in (("", eye), ("weighted_", agreement_weights(q, weights))):
-        pa = np.einsum("bij,ij->b", p, wt)
-        pa = np.where(n > 0, pa, np.nan)
-        kappa_pe = np.einsum("bi,bj,ij->b", rows, cols, wt)
-        pi = (rows + cols) / 2
-        scott_pe = np.einsum("bi,bj,ij->b", pi, pi, wt)
+    for tag, wt in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights))):
+        pa = np.where(n > 0, flat @ wt.ravel(), np.nan)
+        kappa_pe = ((rows @ wt) * cols).sum(axis=1)
+        scott_pe = ((pi @ wt) * pi).sum(axis=1)
         gwet_pe = wt.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1) if q > 1 else np.full(len(t), np.nan)
         out[f"{tag}agreement"] = pa
         out[f"{tag}kappa_pe"] = kappa_pe
@@ -391,10 +403,10 @@ def pair_arrays(
     alpha = alpha_arrays(t + np.swapaxes(t, 1, 2), values, level)
     out["krippendorff_alpha"] = alpha["value"]
     diff = values[:, None] - values[None, :]
-    out["mean_difference"] = np.where(n > 0, np.einsum("bij,ij->b", p, diff), np.nan)
+    out["mean_difference"] = np.where(n > 0, flat @ diff.ravel(), np.nan)
     if coarse is not None:
-        tc = np.einsum("ki,bkl,lj->bij", coarse, p, coarse)
-        out["coarse_agreement"] = np.where(n > 0, np.trace(tc, axis1=1, axis2=2), np.nan)
+        same = coarse @ coarse.T  # 1 where two levels share a coarse level
+        out["coarse_agreement"] = np.where(n > 0, flat @ same.ravel(), np.nan)
     return out
 
 
@@ -496,7 +508,31 @@ def interval(samples: np.ndarray) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def chunks(n_boot: int, width: int, budget: int = 4_000_000) -> list[int]:
+def intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise 95% percentile intervals of (groups x resamples) samples, NaN where under two are defined.
+
+    Same as np.nanpercentile(..., method="linear") per row, without its per-row Python loop.
+    """
+    s = np.asarray(samples, dtype=float)
+    s = np.where(np.isfinite(s), s, np.nan)
+    k = np.isfinite(s).sum(axis=1)
+    srt = np.sort(s, axis=1)  # NaN sort last
+    rows = np.arange(len(s))
+    bounds = []
+    for p in Z95:
+        pos = np.maximum(k - 1, 0) * p / 100
+        below = np.floor(pos).astype(int)
+        above = np.minimum(below + 1, np.maximum(k - 1, 0))
+        frac = pos - below
+        value = srt[rows, below] * (1 - frac) + np.where(frac > 0, srt[rows, above] * frac, 0.0)
+        bounds.append(np.where(k >= 2, value, np.nan))
+    return bounds[0], bounds[1]
+
+
+BOOT_BUDGET = 4_000_000  # most numbers held at once by one bootstrap batch (32 MB of float64)
+
+
+def chunks(n_boot: int, width: int, budget: int = BOOT_BUDGET) -> list[int]:
     """Resample batch sizes that keep a (batch x width) array under `budget` elements."""
     size = max(1, min(n_boot, budget // max(1, width)))
     return [min(size, n_boot - i) for i in range(0, n_boot, size)]

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from analytics import agreement, store
+from analytics import agreement, agreement_stats, store
 from analytics.filters import Filters
 
 RUBRIC, DIM = "prop", "score"
@@ -391,7 +391,9 @@ def test_report_exposes_its_sql():
     assert {"pair_confusion", "shared_units", "ranking_pairs"} <= set(report.sql)
     assert "GROUP BY" in report.sql["pair_confusion"] and "c1" not in report.sql["pair_confusion"]
     among = agreement.sql_text(Filters(), "among_contractors")
-    assert "value_patterns" in among and "list_sort(list(value_index))" in among["value_patterns"]
+    assert (
+        "value_patterns" in among and "GROUP BY r.rubric, r.dimension, r.task_id, r.target" in among["value_patterns"]
+    )
     assert set(report.coefficients.columns) == set(agreement.LONG_COLUMNS)
 
 
@@ -404,3 +406,13 @@ def test_bad_arguments_raise_clear_errors():
         agreement.agreement_report(con, Filters(), level="cardinal")
     with pytest.raises(ValueError, match="has no dimension"):
         agreement.confusion_matrix(con, Filters(), RUBRIC, "nope")
+
+
+def test_value_patterns_fall_back_when_a_level_count_overflows_its_bits():
+    """70 raters on one level of a 10-level scale exceed the 6 bits per level of the packed code: the
+    exact fallback query is used and the counts are still right."""
+    rows = [("t1", "", f"r{j}", "contractor", 0) for j in range(70)] + [("t1", "", "x", "contractor", 9)]
+    rows += [("t2", "", "r0", "contractor", 3), ("t2", "", "r1", "contractor", 3)]
+    patterns = agreement_stats.value_patterns(load(rows, 10), Filters())
+    got = {tuple(c): n for c, n in zip(patterns["counts"], patterns["n_units"], strict=True)}
+    assert got == {(70, 0, 0, 0, 0, 0, 0, 0, 0, 1): 1, (0, 0, 0, 2, 0, 0, 0, 0, 0, 0): 1}
