@@ -16,7 +16,17 @@ Public API (pages, the CLI, the benchmark and notebooks call only these):
         long frame rater_a x rater_b (both orientations) -> n, percent_agreement, cohen_kappa, weighted_kappa
     paradox_diagnostic(con, filters, rubric, dimension, comparison=..., rater_id=None) -> ParadoxDiagnostic
     sql_text(filters, comparison) -> {name: sql}
-    COMPARISONS, MIN_UNITS
+    contract_payload(con, filters, level, coarse, n_boot, seed) -> dict   the CLI's JSON object
+    COMPARISONS, MIN_UNITS, DIMENSION_COLUMNS, RATER_COLUMNS, LONG_COLUMNS
+    re-exported coefficient functions on raw statistics (for notebooks and tests): cohen_kappa(table, weights),
+    krippendorff_alpha(counts, level, values), fleiss_kappa, gwet_ac, percent_agreement, brennan_prediger,
+    conger_kappa, gwet_ac_se, pair_gwet_ac, kendall_tau_b, kappa_paradox -> Coefficient / ParadoxDiagnostic
+
+Example (a page):
+
+    report = agreement_report(con, filters, comparison="contractor_vs_researcher", coarse=False)
+    report.dimensions[["dimension", "n_units", "cohen_kappa", "cohen_kappa_ci_low", "cohen_kappa_ci_high"]]
+    confusion_matrix(con, filters, "answer_comparison", "usefulness_comparison", rater_id="c03")
 
 `comparison` is one of
     "contractor_vs_researcher"  each contractor against researcher labels on the units both rated
@@ -55,8 +65,10 @@ from analytics.agreement_coefficients import (  # noqa: F401  (re-exported for c
     ParadoxDiagnostic,
     brennan_prediger,
     cohen_kappa,
+    conger_kappa,
     fleiss_kappa,
     gwet_ac,
+    gwet_ac_se,
     kappa_paradox,
     kendall_tau_b,
     krippendorff_alpha,
@@ -141,6 +153,7 @@ RATER_COLUMNS = (
     *SCALE_COLUMNS,
     "n",
     "n_units",
+    "n_tasks",
     "n_item_pairs",
     *[c for s in RATER_STATS for c in (s, f"{s}_ci_low", f"{s}_ci_high")],
     "small_n",
@@ -525,7 +538,9 @@ def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: i
     for key in subjects[["rater_id", "rubric", "dimension"]].drop_duplicates().itertuples(index=False, name=None):
         if key not in tables and key[1:] in scales:  # rated, but no unit shared with the reference side
             tables[key] = np.zeros((scales[key[1:]].full_size,) * 2)
-    info = {k: int(n) for k, n in zip(per_rater.index, per_rater["n_units"], strict=True)}
+    info = {
+        k: (int(u), int(t)) for k, u, t in zip(per_rater.index, per_rater["n_units"], per_rater["n_tasks"], strict=True)
+    }
     tau_of = {k: row for k, row in zip(tau.index, tau[TAU_COLUMNS].to_numpy(), strict=True)}
     by_scale: dict[tuple, list[tuple]] = {}
     for key in sorted(tables):
@@ -542,7 +557,8 @@ def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: i
             REFERENCE_NAME[comparison],
         )
         for key, (base, coefs) in zip(keys, results, strict=True):
-            base = {"rater_id": key[0], "role": roles.get(key[0], ""), **base, "n_units": info.get(key, 0)}
+            n_units, n_tasks = info.get(key, (0, 0))
+            base = {"rater_id": key[0], "role": roles.get(key[0], ""), **base, "n_units": n_units, "n_tasks": n_tasks}
             coefs = [c for c in coefs if c["statistic"] in RATER_STATS]
             rows.append(_wide(base, coefs, RATER_STATS))
             long += [{"scope": "rater", "rubric": key[1], "dimension": key[2], "rater_id": key[0], **c} for c in coefs]

@@ -170,15 +170,19 @@ def shared_units_sql(subject_where: str, reference_where: str, same_side: bool) 
         # Raters of one role against each other: a count per unit over a window is several times faster here
         # than joining back millions of units (measured at 25M ratings).
         return f"""WITH x AS (
-    SELECT rater_id, rubric, dimension, ({subject_where}) AS is_subject,
+    SELECT rater_id, task_id, rubric, dimension, ({subject_where}) AS is_subject,
            coalesce(({reference_where}), false) AS is_reference,
            count(*) FILTER (WHERE {reference_where}) OVER (PARTITION BY task_id, rubric, dimension, target) AS n_reference
     FROM ratings
     WHERE value_index IS NOT NULL AND (({subject_where}) OR ({reference_where}))
+), per_task AS (
+    SELECT rater_id, rubric, dimension, task_id, count(*) AS k
+    FROM x
+    WHERE is_subject AND n_reference - CAST(is_reference AS INTEGER) >= 1
+    GROUP BY ALL
 )
-SELECT rater_id, rubric, dimension, count(*) AS n_units
-FROM x
-WHERE is_subject AND n_reference - CAST(is_reference AS INTEGER) >= 1
+SELECT rater_id, rubric, dimension, sum(k) AS n_units, count(*) AS n_tasks
+FROM per_task
 GROUP BY ALL
 ORDER BY ALL"""
     return f"""WITH u AS (
@@ -191,17 +195,21 @@ ORDER BY ALL"""
 ), shared AS (
     SELECT s.* FROM s JOIN u USING (task_id, rubric, dimension, target)
     WHERE u.n_reference - CAST(s.is_reference AS INTEGER) >= 1
+), per_task AS (
+    SELECT rater_id, rubric, dimension, task_id, count(*) AS k FROM shared GROUP BY ALL
+), units AS (
+    SELECT DISTINCT task_id, rubric, dimension, target FROM shared
 )
-SELECT rater_id, rubric, dimension, count(*) AS n_units FROM shared GROUP BY ALL
+SELECT rater_id, rubric, dimension, sum(k) AS n_units, count(*) AS n_tasks FROM per_task GROUP BY ALL
 UNION ALL
-SELECT NULL, rubric, dimension, count(*) FROM (SELECT DISTINCT task_id, rubric, dimension, target FROM shared) GROUP BY ALL
+SELECT NULL, rubric, dimension, count(*), count(DISTINCT task_id) FROM units GROUP BY ALL
 ORDER BY rubric, dimension, rater_id NULLS FIRST"""
 
 
 def shared_units(
     con: duckdb.DuckDBPyConnection, filters: Filters, subject_role: str | None, reference_role: str | None
 ) -> pd.DataFrame:
-    """Units a subject rater shares with another rater of the reference side (rater_id NULL: whole dimension).
+    """Units (and tasks) a subject rater shares with a rater of the reference side (rater_id NULL: whole dimension).
 
     Assumes one rating per rater per unit. The whole-dimension rows are there only when the sides differ.
     """

@@ -416,3 +416,13 @@ def test_value_patterns_fall_back_when_a_level_count_overflows_its_bits():
     patterns = agreement_stats.value_patterns(load(rows, 10), Filters())
     got = {tuple(c): n for c, n in zip(patterns["counts"], patterns["n_units"], strict=True)}
     assert got == {(70, 0, 0, 0, 0, 0, 0, 0, 0, 1): 1, (0, 0, 0, 2, 0, 0, 0, 0, 0, 0): 1}
+
+
+@pytest.mark.parametrize("comparison", ["contractor_vs_researcher", "among_contractors"])
+def test_units_and_tasks_are_counted_apart(comparison):
+    """Targets A and B of one task are two units of one task, for both shapes of the shared-units query."""
+    other = ("r1", "researcher") if comparison == "contractor_vs_researcher" else ("c2", "contractor")
+    rows = [("t1", t, "c1", "contractor", 0) for t in ("A", "B")] + [("t1", t, *other, 1) for t in ("A", "B")]
+    rows += [("t2", "A", "c1", "contractor", 0), ("t3", "A", *other, 0)]
+    raters = agreement.rater_agreement(load(rows, 2), Filters(), comparison, n_boot=0).set_index("rater_id")
+    assert raters.loc["c1", ["n", "n_units", "n_tasks"]].tolist() == [2, 2, 1]
