@@ -7,7 +7,8 @@ Public API (pages, the CLI, the benchmark and notebooks call only these):
         .dimensions  one row per (rubric, dimension)         DIMENSION_COLUMNS
         .raters      one row per (rater_id, rubric, dimension) RATER_COLUMNS
         .coefficients the same numbers in long form: scope, rubric, dimension, rater_id, statistic, value,
-                     ci_low, ci_high, n, reason (reason says why a value is undefined)
+                     ci_low, ci_high, n, reason (why a value is undefined), applies (False: does not
+                     exist for this scale, e.g. weighted kappa on a nominal one; no note in the wide tables)
         .sql         the SQL that produced the statistics ({name: sql text}, for a "how it is computed" view)
     dimension_agreement(...) / rater_agreement(...)   the two tables on their own (same arguments)
     confusion_matrix(con, filters, rubric, dimension, comparison=..., rater_id=None, coarse=False)
@@ -41,7 +42,8 @@ to a comparison are NaN (see docs/agreement.md for which apply).
 sets Krippendorff's metric and the weights of weighted kappa and AC2 (ordinal: linear, interval and ratio:
 quadratic, nominal: none). `coarse=True` computes everything on the catalogue's coarse scale.
 
-Every coefficient carries its n; an undefined one is NaN with a reason in `notes`; fewer than MIN_UNITS
+Every coefficient carries its n; an undefined one is NaN with a reason in `notes` (a coefficient that does not
+exist for the scale, such as weighted kappa on a nominal one, is NaN without a note); fewer than MIN_UNITS
 units sets `small_n`. Intervals are 95% percentile intervals of a seeded multinomial bootstrap: over the
 confusion cells for pair coefficients, over distinct per-unit value-count patterns for multi-rater ones
 (both resample units with replacement, docs/agreement.md). The statistics come from
@@ -267,10 +269,19 @@ def _rng(seed: int, *key: str) -> np.random.Generator:
 # --- building rows of coefficients -------------------------------------------------------------------------
 
 
-def _coef(name: str, value: float, n: int, lo: float, hi: float, reason: str | None) -> dict:
+def _coef(name: str, value: float, n: int, lo: float, hi: float, reason: str | None, applies: bool = True) -> dict:
+    """One coefficient in long form; `applies=False` marks one that does not exist for this scale (no note)."""
     if math.isnan(value):
         lo = hi = math.nan
-    return {"statistic": name, "value": value, "ci_low": float(lo), "ci_high": float(hi), "n": n, "reason": reason}
+    return {
+        "statistic": name,
+        "value": value,
+        "ci_low": float(lo),
+        "ci_high": float(hi),
+        "n": n,
+        "reason": reason,
+        "applies": applies,
+    }
 
 
 def _wide(base: dict, coefs: list[dict], stats: tuple[str, ...]) -> dict:
@@ -285,7 +296,7 @@ def _wide(base: dict, coefs: list[dict], stats: tuple[str, ...]) -> dict:
             c["ci_low"],
             c["ci_high"],
         )
-        if c["reason"]:
+        if c["reason"] and c["applies"]:
             notes.append(f"{LABELS.get(c['statistic'], c['statistic'])}: {c['reason']}")
     row["notes"] = "; ".join(dict.fromkeys(notes))
     return row
@@ -344,10 +355,11 @@ def _multi_rater_row(s: Scale, counts, w, n_raters: int, n_ratings: int, n_boot:
     ):
         value = float(point[name][0])
         reason = common or (why if math.isnan(value) else None)
-        if name == "gwet_ac2" and s.weights == "none":
-            value, reason = math.nan, "nominal level: AC2 with no weights is AC1"
+        applies = not (name == "gwet_ac2" and s.weights == "none")
+        if not applies:
+            value, reason = math.nan, "not applicable: nominal level, AC2 with no weights is AC1"
         lo, hi = co.interval(boot[name]) if name in boot else (math.nan, math.nan)
-        coefs.append(_coef(name, value, n_units, lo, hi, reason))
+        coefs.append(_coef(name, value, n_units, lo, hi, reason, applies))
     base = {
         **_scale_cells(s),
         "n_units": n_units,
@@ -471,12 +483,13 @@ def _pair_rows(
         for name, why in PAIR_CHECKS:
             value = float(point[name][g])
             reason = no_pairs or (why.format(one=one) if why and math.isnan(value) else None)
+            applies = True
             if name in ("weighted_kappa", "gwet_ac2") and s.weights == "none":
-                value, reason = math.nan, "nominal level: no weights (see cohen_kappa / gwet_ac1)"
+                value, reason, applies = math.nan, "not applicable: nominal level, no weights", False
             if name == "mean_difference" and not s.ordered:
-                value, reason = math.nan, "nominal level: differences have no direction"
+                value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
             lo, hi = (bounds[name][0][g], bounds[name][1][g]) if name in bounds else (math.nan, math.nan)
-            coefs.append(_coef(name, value, n, lo, hi, reason))
+            coefs.append(_coef(name, value, n, lo, hi, reason, applies))
         n_item_pairs = 0
         if taus[g] is not None:
             n_item_pairs, tau_coefs = _tau_coefs(np.asarray(taus[g], dtype=float), n_boot, seed, key)
@@ -604,7 +617,19 @@ def _frame(rows: list[dict], columns: tuple[str, ...], sort: list[str]) -> pd.Da
     return df.sort_values(sort, kind="stable").reset_index(drop=True) if len(df) else df
 
 
-LONG_COLUMNS = ("scope", "rubric", "dimension", "rater_id", "statistic", "value", "ci_low", "ci_high", "n", "reason")
+LONG_COLUMNS = (
+    "scope",
+    "rubric",
+    "dimension",
+    "rater_id",
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "reason",
+    "applies",
+)
 
 
 def dimension_agreement(

@@ -143,7 +143,7 @@ def test_cohen_kappa_matches_sklearn(data, level):
     if pairs:
         assert got["exact_agreement"] == pytest.approx(np.mean([a == b for a, b in pairs]))
         if level == "nominal":
-            assert math.isnan(got["mean_difference"]) and "no direction" in got["notes"]
+            assert math.isnan(got["mean_difference"]) and "mean difference" not in got["notes"]
         else:
             assert got["mean_difference"] == pytest.approx(np.mean([a - b for a, b in pairs]))
 
@@ -395,6 +395,9 @@ def test_report_exposes_its_sql():
         "value_patterns" in among and "GROUP BY r.rubric, r.dimension, r.task_id, r.target" in among["value_patterns"]
     )
     assert set(report.coefficients.columns) == set(agreement.LONG_COLUMNS)
+    nominal = agreement.agreement_report(_con(), Filters(), level="nominal", n_boot=0).coefficients
+    na = nominal[nominal["statistic"] == "weighted_kappa"]
+    assert not na["applies"].any() and na["reason"].str.startswith("not applicable").all()
 
 
 def test_bad_arguments_raise_clear_errors():
