@@ -36,14 +36,12 @@ Z95 = (2.5, 97.5)
 
 @dataclass(frozen=True)
 class Coefficient:
-    """One coefficient: its value (NaN when undefined, with the reason), its n and, when asked, a 95% interval."""
+    """One coefficient: its value (NaN when undefined, with the reason), its n and its parts."""
 
     name: str
     value: float
     n: int
     reason: str | None = None
-    ci_low: float = math.nan
-    ci_high: float = math.nan
     pa: float = math.nan  # observed agreement in the coefficient's own parametrisation
     pe: float = math.nan  # chance agreement
     marginals: tuple[float, ...] = ()
@@ -159,14 +157,6 @@ def alpha_arrays(o: np.ndarray, values: np.ndarray, level: str) -> dict[str, np.
     pa = 1 - _div((n - 1) * observed, n**2 * dmax)
     pe = 1 - _div(expected, n**2 * dmax)
     return {"value": alpha, "pa": pa, "pe": pe, "n": n, "expected": expected}
-
-
-def coincidence(counts: np.ndarray, unit_weights: np.ndarray | None = None) -> np.ndarray:
-    """Krippendorff's coincidence matrix of value counts (units x q); units with one value do not count."""
-    counts = np.asarray(counts, dtype=float)
-    w = np.ones(len(counts)) if unit_weights is None else np.asarray(unit_weights, dtype=float)
-    m = counts.sum(axis=1)
-    return np.einsum("u,ukl->kl", w * _safe_inv(m - 1) * (m >= 2), _outer_minus_diag(counts))
 
 
 # --- value counts: percent agreement, alpha, Fleiss, Gwet, Brennan-Prediger ------------------------------
