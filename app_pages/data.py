@@ -10,6 +10,7 @@ from analytics.ingest import FORMATS
 from analytics.ingest.load import MAX_BYTES, ingest_bytes
 from ui import charts, state
 from ui.tables import table
+from ui.text import md_escape
 
 ROLE_CHOICES = {
     "As in the data (contractor unless a row says researcher)": None,
@@ -35,7 +36,7 @@ if submitted and files:
     results = []
     bar = st.progress(0.0, text="Loading...")
     for i, f in enumerate(files, start=1):
-        bar.progress((i - 1) / len(files), text=f"Loading {f.name}...")
+        bar.progress((i - 1) / len(files), text=f"Loading {md_escape(f.name)}...")
         results.append(ingest_bytes(state.cursor(), f.getvalue(), f.name, fmt=fmt, role=ROLE_CHOICES[role_label]))
     bar.progress(1.0, text="Done")
     st.session_state["last_results"] = [r.as_dict() for r in results]
@@ -46,17 +47,19 @@ elif submitted:
 if st.session_state.get("last_results"):
     st.subheader("This upload")
     for r in st.session_state["last_results"]:
-        line = f"**{r['file']}** ({r['format']}): {r['status']}, {r['rows_loaded']:,} rows loaded, {r['rows_quarantined']:,} quarantined"
+        name = md_escape(r["file"])  # file names and messages come from the upload: alerts render markdown
+        line = f"{name} ({r['format']}): {r['status']}, {r['rows_loaded']:,} rows loaded, {r['rows_quarantined']:,} quarantined"
         if r["status"] == "rejected":
             st.error(
-                f"{r['file']} was rejected, nothing was written: {r['errors'][0] if r['errors'] else ''}", icon=None
+                f"{name} was rejected, nothing was written: {md_escape(r['errors'][0] if r['errors'] else '')}",
+                icon=None,
             )
         elif r["status"] == "already_loaded":
-            st.info(f"{r['file']}: the same content was loaded before; nothing changed.")
+            st.info(f"{name}: the same content was loaded before; nothing changed.")
         elif r["rows_quarantined"]:
-            st.warning(line.replace("**", ""))
+            st.warning(line)
         else:
-            st.success(line.replace("**", ""))
+            st.success(line)
     table(
         pd.DataFrame(st.session_state["last_results"]).assign(errors=lambda d: d["errors"].map(" | ".join)),
         "upload results",

@@ -122,7 +122,7 @@ def test_downloads_offered(app_store):
     labels = [b.label for b in at.get("download_button")]
     assert labels == [
         "Download level distribution (CSV)",
-        "Download raters by level usefulness_comparison (CSV)",
-        "Download position bias usefulness_comparison (CSV)",
+        "Download raters by level usefulness\\_comparison (CSV)",  # labels are markdown: data in them is escaped
+        "Download position bias usefulness\\_comparison (CSV)",
         "Download shift from researchers (CSV)",
     ]

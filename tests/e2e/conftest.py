@@ -5,6 +5,7 @@ Recipe: ../shared/notes/browser-tests.md. `playwright install` is never needed: 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,15 +58,14 @@ def server_env(tmp_path_factory) -> dict:
     }
 
 
-@pytest.fixture(scope="session")
-def streamlit_url(server_env, tmp_path_factory):
-    """Start `streamlit run app.py` on a free loopback port and yield its URL."""
+@contextlib.contextmanager
+def run_streamlit(extra_env: dict, log_dir: Path) -> Iterator[str]:
+    """Run `streamlit run app.py` with `extra_env` on a free loopback port; yield its URL, then stop it."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("st") / "server.log"
-    log = open(log_path, "w+")
+    log = open(log_dir / "server.log", "w+")
     env = {
         **os.environ,
-        **server_env,
+        **extra_env,
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
         "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
         "STREAMLIT_CLIENT_TOOLBAR_MODE": "minimal",
@@ -95,6 +96,13 @@ def streamlit_url(server_env, tmp_path_factory):
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def streamlit_url(server_env, tmp_path_factory):
+    """Start `streamlit run app.py` on a free loopback port and yield its URL."""
+    with run_streamlit(server_env, tmp_path_factory.mktemp("st")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
