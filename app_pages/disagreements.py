@@ -199,3 +199,6 @@ if not others.empty:
 
 st.subheader("Review note")
 note_form(key, dis.notes_for(state.cursor(), key=key))
+if st.button(f"Open {md_escape(key.contractor_id)}'s feedback report", key="dis_to_feedback"):
+    st.session_state["feedback_for"] = key.contractor_id  # read once by app_pages/feedback.py
+    st.switch_page("app_pages/feedback.py")

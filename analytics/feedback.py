@@ -1,0 +1,633 @@
+"""A contractor's feedback report: how they agree with researchers, against the team and the researchers' own
+agreement, week by week, how they use each scale, their most severe disagreements, and their time per task.
+
+Other contractors only ever appear as a median ("team median": the median of every *other* contractor's own
+figure, never a single other contractor's value), so a report can be handed to the contractor it describes.
+The researcher ceiling is the median of each researcher's agreement with the other researchers: a contractor
+cannot be expected to agree with researchers more than researchers agree with each other (seeds/000 puts
+researcher-researcher coarse agreement on usefulness at about 80%).
+
+Agreement per dimension comes from analytics.agreement (contractor_vs_researcher for the contractor and the
+team, researcher_vs_researcher for the ceiling); disagreements from analytics.disagreements; the weekly,
+level and duration figures are GROUP BY queries below. Pairs are (contractor rating, researcher rating) on a
+unit both rated, as in analytics.agreement_stats: a unit with two researcher labels gives two pairs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from analytics import agreement as ag
+from analytics import disagreements as dis
+from analytics import rubrics
+from analytics.distributions import coarse_index_sql, dimensions
+from analytics.filters import Filters
+
+NO_FILTERS = Filters()
+MAX_CASES = 10  # most severe disagreements listed (every case with a review note is listed as well)
+MIN_WEEK_TASKS = 2  # a week needs two tasks before the task bootstrap can give an interval
+CARD_STATS = ("exact_agreement", "coarse_agreement", "kappa", "mean_difference")
+KAPPA_NAMES = {"none": "Cohen's kappa", "linear": "weighted kappa (linear)", "quadratic": "weighted kappa (quadratic)"}
+
+CARD_COLUMNS = (
+    "rubric",
+    "dimension",
+    "dimension_label",
+    "is_primary",
+    "level",
+    "n",
+    "n_units",
+    *[c for s in CARD_STATS for c in (s, f"{s}_ci_low", f"{s}_ci_high")],
+    "kappa_statistic",
+    *[f"team_{s}" for s in CARD_STATS],
+    "team_contractors",
+    *[f"ceiling_{s}" for s in CARD_STATS[:3]],
+    "ceiling_researchers",
+    "small_n",
+    "notes",
+)
+WEEK_COLUMNS = (
+    "rubric",
+    "week",
+    "n_pairs",
+    "n_tasks",
+    "exact_agreement",
+    "ci_low",
+    "ci_high",
+    "coarse_agreement",
+    "team_exact_agreement",
+    "team_contractors",
+    "small_n",
+)
+CASE_COLUMNS = (
+    "rank",
+    "rubric",
+    "task_id",
+    "dimension",
+    "target",
+    "severity",
+    "steps",
+    "contractor_id",
+    "contractor_value",
+    "researcher_id",
+    "researcher_value",
+    "submitted_at",
+    "prompt",
+    "contractor_comment",
+    "researcher_explanation",
+    "status",
+    "note",
+    "reviewer",
+    "note_updated_at",
+)
+
+
+@dataclass(frozen=True)
+class TeamFigures:
+    """Everyone's figures for one filter, computed once and shared by every contractor's report.
+
+    Holds other contractors' individual figures, so it is never shown: reports take medians from it."""
+
+    filters: Filters
+    contractors: pd.DataFrame  # rater_agreement rows of every contractor (no intervals)
+    researchers: pd.DataFrame  # researcher_vs_researcher rater rows (the ceiling)
+    weekly: pd.DataFrame  # rater_id, rubric, week, n_pairs, agree
+    durations: pd.DataFrame  # rater_id, rubric, median_s
+
+
+@dataclass(frozen=True)
+class FeedbackReport:
+    """One contractor's report card; every table names this contractor only (others are medians)."""
+
+    contractor_id: str
+    filters: Filters
+    rubrics: tuple[str, ...]
+    first_rating: dt.datetime | None
+    last_rating: dt.datetime | None
+    n_ratings: int
+    card: pd.DataFrame  # CARD_COLUMNS, one row per rubric dimension the contractor rated
+    weekly: pd.DataFrame  # WEEK_COLUMNS, one row per rubric and week with pairs
+    trend: pd.DataFrame  # per rubric: agreement in the first and second half of the contractor's weeks
+    levels: pd.DataFrame  # per dimension, level and side (contractor / researchers) on shared units
+    disagreements: pd.DataFrame  # CASE_COLUMNS, most severe first
+    durations: pd.DataFrame  # per rubric: submissions, median seconds, team median, ratio
+    highlights: tuple[str, ...]  # a few plain sentences a lead can start the conversation with
+
+
+def subject_filter(filters: Filters, contractor: str) -> Filters:
+    """The filter restricted to one contractor (rubric and dates kept; roles and other raters dropped)."""
+    return filters.but(raters=(contractor,), roles=(), dimensions=())
+
+
+def team_filter(filters: Filters) -> Filters:
+    """The filter over every rater (rubric and dates kept)."""
+    return filters.but(raters=(), roles=(), dimensions=())
+
+
+# --- team figures ------------------------------------------------------------------------------------------
+
+
+def team_figures(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> TeamFigures:
+    """Every contractor's and researcher's figures under the filter (no intervals: only medians are shown)."""
+    f = team_filter(filters)
+    contractors = ag.rater_agreement(con, f, "contractor_vs_researcher", n_boot=0)
+    researchers = ag.rater_agreement(con, f, "researcher_vs_researcher", n_boot=0)
+    return TeamFigures(
+        filters=f,
+        contractors=_with_kappa(contractors[contractors["role"] == "contractor"]),
+        researchers=_with_kappa(researchers[researchers["role"] == "researcher"]),
+        weekly=_weekly_by_contractor(con, f),
+        durations=_durations(con, f)[["rater_id", "rubric", "median_s"]],
+    )
+
+
+def _with_kappa(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rater rows with `kappa`: weighted kappa where the scale has weights, else Cohen's kappa."""
+    weighted = rows["weights"] != "none"
+    out = rows.copy()
+    for suffix in ("", "_ci_low", "_ci_high"):
+        out[f"kappa{suffix}"] = np.where(weighted, rows[f"weighted_kappa{suffix}"], rows[f"cohen_kappa{suffix}"])
+    out["kappa_statistic"] = rows["weights"].map(KAPPA_NAMES).fillna("Cohen's kappa")
+    return out
+
+
+def _medians(rows: pd.DataFrame, exclude: str | None, stats: tuple[str, ...], count: str) -> pd.DataFrame:
+    """Per dimension, the median of each statistic over raters with shared units (one rater left out)."""
+    keep = rows[(rows["n"] > 0) & (rows["rater_id"] != exclude)]
+    cols = ["rubric", "dimension"]
+    if keep.empty:
+        return pd.DataFrame(columns=[*cols, *stats, count])
+    med = keep.groupby(cols)[list(stats)].median()
+    med[count] = keep.groupby(cols)["rater_id"].nunique()
+    return med.reset_index()
+
+
+# --- the report card ---------------------------------------------------------------------------------------
+
+
+def report_card(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    team: TeamFigures | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per rubric dimension the contractor rated: exact, coarse agreement, kappa and mean difference with
+    researchers (95% intervals, n), beside the team median and the researcher ceiling (CARD_COLUMNS)."""
+    team = team or team_figures(con, filters)
+    own = ag.rater_agreement(
+        con, subject_filter(filters, contractor), "contractor_vs_researcher", n_boot=n_boot, seed=seed
+    )
+    own = _with_kappa(own[own["rater_id"] == contractor])
+    if own.empty:
+        return pd.DataFrame(columns=list(CARD_COLUMNS))
+    tm = _medians(team.contractors, contractor, CARD_STATS, "team_contractors")
+    tm = tm.rename(columns={s: f"team_{s}" for s in CARD_STATS})
+    ceiling = _medians(team.researchers, None, CARD_STATS[:3], "ceiling_researchers")
+    ceiling = ceiling.rename(columns={s: f"ceiling_{s}" for s in CARD_STATS[:3]})
+    card = own.merge(tm, on=["rubric", "dimension"], how="left").merge(ceiling, on=["rubric", "dimension"], how="left")
+    card = card.merge(_dimension_info(con, tuple(card["rubric"].unique())), on=["rubric", "dimension"], how="left")
+    card["dimension_label"] = card["dimension_label"].fillna(card["dimension"])
+    card["is_primary"] = card["is_primary"].fillna(False).astype(bool)
+    for c in ("team_contractors", "ceiling_researchers"):
+        card[c] = card[c].fillna(0).astype(int)
+    card = card.sort_values(["rubric", "is_primary", "dimension_order"], ascending=[True, False, True])
+    return card[list(CARD_COLUMNS)].reset_index(drop=True)
+
+
+def _dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...]) -> pd.DataFrame:
+    """Label, primary flag and catalogue order of every dimension of the given rubrics."""
+    frames = []
+    for r in rubric_names:
+        d = dimensions(con, r)
+        frames.append(
+            d.assign(rubric=r, dimension_label=d["label"])[
+                ["rubric", "dimension", "dimension_label", "is_primary", "dimension_order"]
+            ]
+        )
+    if not frames:
+        return pd.DataFrame(columns=["rubric", "dimension", "dimension_label", "is_primary", "dimension_order"])
+    return pd.concat(frames, ignore_index=True)
+
+
+# --- agreement week by week ----------------------------------------------------------------------------------
+
+
+def _pairs_sql(where: str, group: str) -> str:
+    """Contractor-researcher pairs on shared units grouped by `group`, with exact and coarse agreement counts."""
+    return f"""WITH d AS (SELECT rubric, dimension, coarse FROM dimensions)
+SELECT {group}, count(*) AS n_pairs, count(*) FILTER (WHERE c.value_index = x.value_index) AS agree,
+       count(*) FILTER (WHERE {coarse_index_sql("c.value_index")} = {coarse_index_sql("x.value_index")})
+           AS coarse_agree
+FROM ratings c
+JOIN ratings x ON x.task_id = c.task_id AND x.rubric = c.rubric AND x.dimension = c.dimension
+              AND x.target = c.target AND x.role = 'researcher' AND x.value_index IS NOT NULL
+JOIN d ON d.rubric = c.rubric AND d.dimension = c.dimension
+WHERE c.role = 'contractor' AND c.value_index IS NOT NULL AND c.submitted_at IS NOT NULL AND {where}
+GROUP BY ALL"""
+
+
+def _weekly_by_contractor(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """Per contractor, rubric and week (Monday): pairs with a researcher and how many agreed exactly."""
+    where, params = filters.where("c")
+    group = "c.rater_id, c.rubric, CAST(date_trunc('week', c.submitted_at) AS DATE) AS week"
+    return con.execute(_pairs_sql(where, group), params).df()
+
+
+def _weekly_by_task(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> pd.DataFrame:
+    """One contractor's pairs per rubric, week and task (the task is the unit the bootstrap resamples)."""
+    where, params = subject_filter(filters, contractor).where("c")
+    group = "c.rubric, CAST(date_trunc('week', c.submitted_at) AS DATE) AS week, c.task_id"
+    return con.execute(_pairs_sql(where, group), params).df()
+
+
+def task_bootstrap(agree: np.ndarray, pairs: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Resampled values of sum(agree)/sum(pairs), tasks drawn with replacement (empty below MIN_WEEK_TASKS).
+
+    Pairs inside one task share the task's difficulty, so tasks, not pairs, are the independent units."""
+    k = len(pairs)
+    if k < MIN_WEEK_TASKS or n_boot == 0:
+        return np.empty(0)
+    w = rng.multinomial(k, np.full(k, 1 / k), size=n_boot)
+    return (w @ agree) / np.maximum(w @ pairs, 1)
+
+
+def _percentiles(samples: np.ndarray) -> tuple[float, float]:
+    """The 95% percentile interval of bootstrap samples (NaN when there are none)."""
+    if samples.size == 0:
+        return math.nan, math.nan
+    lo, hi = np.percentile(samples, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def weekly_agreement(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    team: TeamFigures | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per rubric and week: the contractor's exact agreement with researchers over every dimension, its 95%
+    task-bootstrap interval, coarse agreement, and the median of other contractors' weekly agreement."""
+    team = team or team_figures(con, filters)
+    return _weekly(_weekly_by_task(con, contractor, filters), contractor, team, n_boot, seed)
+
+
+def _weekly(by_task: pd.DataFrame, contractor: str, team: TeamFigures, n_boot: int, seed: int) -> pd.DataFrame:
+    """weekly_agreement from the contractor's per-task pair counts."""
+    if by_task.empty:
+        return pd.DataFrame(columns=list(WEEK_COLUMNS))
+    rows = []
+    for i, ((rubric, week), g) in enumerate(by_task.groupby(["rubric", "week"], sort=True)):
+        agree, pairs = g["agree"].to_numpy(float), g["n_pairs"].to_numpy(float)
+        lo, hi = _percentiles(task_bootstrap(agree, pairs, n_boot, np.random.default_rng([seed, i])))
+        rows.append(
+            {
+                "rubric": rubric,
+                "week": pd.Timestamp(week),
+                "n_pairs": int(pairs.sum()),
+                "n_tasks": len(g),
+                "exact_agreement": agree.sum() / pairs.sum(),
+                "ci_low": lo,
+                "ci_high": hi,
+                "coarse_agreement": g["coarse_agree"].sum() / pairs.sum(),
+                "small_n": len(g) < MIN_WEEK_TASKS,
+            }
+        )
+    out = pd.DataFrame(rows)
+    others = team.weekly[team.weekly["rater_id"] != contractor]
+    med = (
+        others.assign(week=pd.to_datetime(others["week"]), rate=others["agree"] / others["n_pairs"])
+        .groupby(["rubric", "week"])
+        .agg(team_exact_agreement=("rate", "median"), team_contractors=("rater_id", "nunique"))
+        .reset_index()
+    )
+    out = out.merge(med, on=["rubric", "week"], how="left")
+    out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
+    return out[list(WEEK_COLUMNS)]
+
+
+TREND_COLUMNS = (
+    "rubric",
+    "weeks",
+    "early_weeks",
+    "late_weeks",
+    "early_tasks",
+    "late_tasks",
+    "early",
+    "late",
+    "change",
+    "change_ci_low",
+    "change_ci_high",
+)
+
+
+def agreement_trend(
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters = NO_FILTERS, n_boot: int = 1000, seed: int = 0
+) -> pd.DataFrame:
+    """Per rubric: pooled exact agreement in the first and the second half of the contractor's weeks with a
+    researcher, and the change (late minus early) with its 95% task-bootstrap interval."""
+    return _trend(_weekly_by_task(con, contractor, filters), n_boot, seed)
+
+
+def _trend(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """agreement_trend from the contractor's per-task pair counts."""
+    rows = []
+    for i, (rubric, g) in enumerate(by_task.groupby("rubric", sort=True)):
+        weeks = sorted(g["week"].unique())
+        if len(weeks) < 2:
+            continue
+        half = len(weeks) // 2  # an odd middle week is left out
+        early, late = g[g["week"].isin(weeks[:half])], g[g["week"].isin(weeks[len(weeks) - half :])]
+        e = early["agree"].sum() / early["n_pairs"].sum()
+        lt = late["agree"].sum() / late["n_pairs"].sum()
+        rng = np.random.default_rng([seed, 1_000 + i])
+        be = task_bootstrap(early["agree"].to_numpy(float), early["n_pairs"].to_numpy(float), n_boot, rng)
+        bl = task_bootstrap(late["agree"].to_numpy(float), late["n_pairs"].to_numpy(float), n_boot, rng)
+        lo, hi = _percentiles(bl - be) if be.size and bl.size else (math.nan, math.nan)
+        rows.append(
+            {
+                "rubric": rubric,
+                "weeks": len(weeks),
+                "early_weeks": f"{pd.Timestamp(weeks[0]):%Y-%m-%d} to {pd.Timestamp(weeks[half - 1]):%Y-%m-%d}",
+                "late_weeks": f"{pd.Timestamp(weeks[len(weeks) - half]):%Y-%m-%d} to {pd.Timestamp(weeks[-1]):%Y-%m-%d}",
+                "early_tasks": int(early["task_id"].nunique()),
+                "late_tasks": int(late["task_id"].nunique()),
+                "early": float(e),
+                "late": float(lt),
+                "change": float(lt - e),
+                "change_ci_low": lo,
+                "change_ci_high": hi,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(TREND_COLUMNS))
+
+
+# --- levels against researchers ----------------------------------------------------------------------------
+
+
+def levels_vs_researchers(
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters = NO_FILTERS
+) -> pd.DataFrame:
+    """Per dimension, every level in scale order with the contractor's and the researchers' counts and shares,
+    over the pairs on units both rated (side is "contractor" or "researcher")."""
+    where, params = subject_filter(filters, contractor).where("c")
+    df = con.execute(
+        f"""WITH p AS (SELECT c.rubric, c.dimension, c.value_index AS ci, x.value_index AS xi
+                       FROM ratings c JOIN ratings x
+                         ON x.task_id = c.task_id AND x.rubric = c.rubric AND x.dimension = c.dimension
+                        AND x.target = c.target AND x.role = 'researcher' AND x.value_index IS NOT NULL
+                       WHERE c.role = 'contractor' AND c.value_index IS NOT NULL AND {where}),
+                 counts AS (SELECT rubric, dimension, 'contractor' AS role, ci AS level_index, count(*) AS n
+                            FROM p GROUP BY ALL
+                            UNION ALL
+                            SELECT rubric, dimension, 'researcher', xi, count(*) FROM p GROUP BY ALL),
+                 lv AS (SELECT d.rubric, d.dimension, coalesce(d.label, d.dimension) AS dimension_label,
+                               unnest(d.levels) AS level, unnest(d.coarse) AS coarse,
+                               generate_subscripts(d.levels, 1) - 1 AS level_index
+                        FROM dimensions d WHERE (rubric, dimension) IN (SELECT DISTINCT rubric, dimension FROM p)),
+                 grid AS (SELECT lv.*, role FROM lv CROSS JOIN (VALUES ('contractor'), ('researcher')) AS t(role))
+            SELECT g.rubric, g.dimension, g.dimension_label, g.level_index, g.level, g.coarse, g.role,
+                   coalesce(c.n, 0) AS n,
+                   coalesce(c.n, 0) / sum(coalesce(c.n, 0)) OVER (PARTITION BY g.rubric, g.dimension, g.role) AS share
+            FROM grid g LEFT JOIN counts c USING (rubric, dimension, role, level_index)
+            ORDER BY g.rubric, g.dimension, g.role, g.level_index""",
+        params,
+    ).df()
+    if df.empty:
+        return df.assign(is_primary=pd.Series(dtype=bool), dimension_order=pd.Series(dtype=int))
+    info = _dimension_info(con, tuple(df["rubric"].unique()))[["rubric", "dimension", "is_primary", "dimension_order"]]
+    df = df.merge(info, on=["rubric", "dimension"], how="left")
+    df["is_primary"] = df["is_primary"].fillna(False).astype(bool)
+    return df.sort_values(
+        ["rubric", "is_primary", "dimension_order", "dimension", "role", "level_index"],
+        ascending=[True, False, True, True, True, True],
+        ignore_index=True,
+    )
+
+
+# --- disagreements -------------------------------------------------------------------------------------------
+
+
+def severe_cases(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    rubric_names: tuple[str, ...] = (),
+    limit: int = MAX_CASES,
+) -> pd.DataFrame:
+    """The contractor's most severe disagreements on each rubric's primary dimension (every rubric together,
+    most severe first), plus every case a reviewer has noted, with the task question, the contractor's comment
+    and the researcher's explanation (CASE_COLUMNS)."""
+    frames = [
+        dis.disagreements(con, r, team_filter(filters), contractors=(contractor,)).assign(rubric=r)
+        for r in rubric_names or _rated_rubrics(con, contractor, filters)
+    ]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame(columns=list(CASE_COLUMNS))
+    cases = pd.concat(frames, ignore_index=True)
+    cases["severity_rank"] = cases["severity"].map({s: i for i, s in enumerate(dis.SEVERITIES)})
+    cases = cases.sort_values(
+        ["severity_rank", "steps", "submitted_at", "rubric", "task_id", "target", "researcher_id"],
+        ascending=[True, False, False, True, True, True, True],
+        na_position="last",
+    ).reset_index(drop=True)
+    noted = cases["note"].notna() | (cases["status"] != dis.NO_NOTE)
+    cases = cases[(cases.index < limit) | noted].reset_index(drop=True)
+    cases["rank"] = range(1, len(cases) + 1)
+    texts = _case_texts(con, cases, contractor)
+    cases = cases.merge(texts, on=["rubric", "task_id", "dimension", "researcher_id"], how="left")
+    return cases[list(CASE_COLUMNS)]
+
+
+def _rated_rubrics(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple[str, ...]:
+    """The rubrics the contractor has ratings in, under the filter."""
+    where, params = subject_filter(filters, contractor).where()
+    rows = con.execute(f"SELECT DISTINCT rubric FROM ratings WHERE {where} ORDER BY rubric", params).fetchall()
+    return tuple(r[0] for r in rows)
+
+
+def _case_texts(con: duckdb.DuckDBPyConnection, cases: pd.DataFrame, contractor: str) -> pd.DataFrame:
+    """For each case: the task's question, the contractor's comments and the researcher's explanation
+    (submission explanation, justification and comment, and their comment on the rated dimension)."""
+    keys = cases[["rubric", "task_id", "dimension", "researcher_id"]].drop_duplicates()
+    columns = [keys[c].astype(str).tolist() for c in keys.columns]
+    return con.execute(
+        """WITH k AS (SELECT unnest(?) AS rubric, unnest(?) AS task_id, unnest(?) AS dimension,
+                             unnest(?) AS researcher_id),
+                sub AS (SELECT s.task_id, s.rubric, s.rater_id,
+                               concat_ws(chr(10), s.explanation, s.justification, s.comment) AS text
+                        FROM submissions s JOIN (SELECT DISTINCT task_id, rubric FROM k) USING (task_id, rubric)),
+                rc AS (SELECT r.task_id, r.rubric, r.dimension, r.rater_id,
+                              string_agg(r.comment, chr(10) ORDER BY r.target) AS text
+                       FROM ratings r JOIN (SELECT DISTINCT task_id, rubric, dimension FROM k)
+                            USING (task_id, rubric, dimension)
+                       WHERE r.comment IS NOT NULL GROUP BY ALL)
+           SELECT k.rubric, k.task_id, k.dimension, k.researcher_id, t.prompt,
+                  nullif(concat_ws(chr(10), cs.text, cr.text), '') AS contractor_comment,
+                  nullif(concat_ws(chr(10), xs.text, xr.text), '') AS researcher_explanation
+           FROM k
+           LEFT JOIN tasks t USING (task_id, rubric)
+           LEFT JOIN sub xs ON xs.task_id = k.task_id AND xs.rubric = k.rubric AND xs.rater_id = k.researcher_id
+           LEFT JOIN rc xr ON xr.task_id = k.task_id AND xr.rubric = k.rubric AND xr.dimension = k.dimension
+                          AND xr.rater_id = k.researcher_id
+           LEFT JOIN sub cs ON cs.task_id = k.task_id AND cs.rubric = k.rubric AND cs.rater_id = ?
+           LEFT JOIN rc cr ON cr.task_id = k.task_id AND cr.rubric = k.rubric AND cr.dimension = k.dimension
+                          AND cr.rater_id = ?""",
+        [*columns, contractor, contractor],
+    ).df()
+
+
+# --- time per submission -------------------------------------------------------------------------------------
+
+
+def _durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """Per contractor and rubric: submissions with a duration and their median and quartiles in seconds.
+
+    A submission's duration comes from the submissions table, or for rating-only formats (canonical files)
+    from its ratings (one duration per task and rater)."""
+    where, params = filters.where()
+    return con.execute(
+        f"""WITH s AS (SELECT rater_id, rubric, duration_s FROM submissions
+                       WHERE role = 'contractor' AND duration_s IS NOT NULL AND {where}
+                       UNION ALL
+                       SELECT rater_id, rubric, max(duration_s) FROM ratings
+                       WHERE role = 'contractor' AND submission_id IS NULL AND duration_s IS NOT NULL AND {where}
+                       GROUP BY task_id, rubric, rater_id)
+            SELECT rater_id, rubric, count(*) AS submissions, median(duration_s) AS median_s,
+                   quantile_cont(duration_s, 0.25) AS q1_s, quantile_cont(duration_s, 0.75) AS q3_s
+            FROM s GROUP BY ALL ORDER BY ALL""",
+        params + params,
+    ).df()
+
+
+def durations(
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters = NO_FILTERS, team: TeamFigures | None = None
+) -> pd.DataFrame:
+    """Per rubric: the contractor's submissions, median (and quartiles of) seconds per submission, the median
+    of other contractors' medians, and the ratio of the two (below 1 = faster than the team)."""
+    cols = ["rubric", "submissions", "median_s", "q1_s", "q3_s", "team_median_s", "team_contractors", "ratio"]
+    own = _durations(con, subject_filter(filters, contractor))
+    own = own[own["rater_id"] == contractor]
+    if own.empty:
+        return pd.DataFrame(columns=cols)
+    team = team or team_figures(con, filters)
+    others = team.durations[team.durations["rater_id"] != contractor]
+    med = others.groupby("rubric").agg(team_median_s=("median_s", "median"), team_contractors=("rater_id", "nunique"))
+    out = own.merge(med.reset_index(), on="rubric", how="left")
+    out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
+    out["ratio"] = out["median_s"] / out["team_median_s"]
+    return out[cols].reset_index(drop=True)
+
+
+# --- the whole report ----------------------------------------------------------------------------------------
+
+
+def _span(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple:
+    """The contractor's number of ratings and first and last rating time under the filter."""
+    where, params = subject_filter(filters, contractor).where()
+    return con.execute(
+        f"SELECT count(*), min(submitted_at), max(submitted_at) FROM ratings WHERE role = 'contractor' AND {where}",
+        params,
+    ).fetchall()[0]
+
+
+def feedback_report(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    team: TeamFigures | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    max_cases: int = MAX_CASES,
+) -> FeedbackReport:
+    """The contractor's whole feedback report under the filter (rubric and dates; other raters are ignored).
+
+    Pass `team` (from team_figures with the same filter) to reuse it across contractors."""
+    if not contractor:
+        raise ValueError("feedback_report needs a contractor id")
+    team = team or team_figures(con, filters)
+    n, first, last = _span(con, contractor, filters)
+    if n == 0:
+        raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
+    rated = _rated_rubrics(con, contractor, filters)
+    card = report_card(con, contractor, filters, team, n_boot, seed)
+    by_task = _weekly_by_task(con, contractor, filters)
+    weekly = _weekly(by_task, contractor, team, n_boot, seed)
+    trend = _trend(by_task, n_boot, seed)
+    times = durations(con, contractor, filters, team)
+    return FeedbackReport(
+        contractor_id=contractor,
+        filters=filters,
+        rubrics=rated,
+        first_rating=first,
+        last_rating=last,
+        n_ratings=int(n),
+        card=card,
+        weekly=weekly,
+        trend=trend,
+        levels=levels_vs_researchers(con, contractor, filters),
+        disagreements=severe_cases(con, contractor, filters, rated, max_cases),
+        durations=times,
+        highlights=highlights(card, trend, times),
+    )
+
+
+def rubric_title(name: str) -> str:
+    """A rubric's title from the catalogue (its name when uncatalogued)."""
+    r = rubrics.get_rubric(name)
+    return r.title if r else name
+
+
+def _num(x: float, digits: int = 2) -> str:
+    """A number for a sentence ("n/a" when undefined)."""
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> tuple[str, ...]:
+    """Plain sentences: agreement on each primary dimension against team and ceiling, scale shifts and falls in
+    weekly agreement whose 95% interval excludes zero, and time per submission against the team."""
+    out = []
+    for _, r in card[card["is_primary"]].iterrows():
+        where = f"{rubric_title(r['rubric'])}, {r['dimension_label']}"
+        if r["n"] == 0:
+            out.append(f"{where}: no unit shared with a researcher yet.")
+            continue
+        out.append(
+            f"{where}: exact agreement with researchers {_num(r['exact_agreement'])} (95% interval "
+            f"{_num(r['exact_agreement_ci_low'])} to {_num(r['exact_agreement_ci_high'])}, n = {int(r['n'])}); "
+            f"team median {_num(r['team_exact_agreement'])}; researchers with each other "
+            f"{_num(r['ceiling_exact_agreement'])}."
+        )
+    shifted = card[(card["mean_difference_ci_low"] > 0) | (card["mean_difference_ci_high"] < 0)]
+    for rubric, g in shifted.groupby("rubric", sort=True):
+        later = int((g["mean_difference"] > 0).sum())
+        top = g.loc[g["mean_difference"].abs().idxmax()]
+        out.append(
+            f"{rubric_title(rubric)}: on {len(g)} dimension(s) your ratings differ from researchers' on the same "
+            f"units in one direction (95% interval of the mean difference excludes 0): {later} later on the "
+            f"scale, {len(g) - later} earlier; the largest is {top['dimension_label']} "
+            f"({top['mean_difference']:+.2f} levels)."
+        )
+    for _, t in trend[trend["change_ci_high"] < 0].iterrows():
+        out.append(
+            f"{rubric_title(t['rubric'])}: exact agreement fell from {_num(t['early'])} ({t['early_weeks']}) to "
+            f"{_num(t['late'])} ({t['late_weeks']}); the 95% interval of the change, {_num(t['change_ci_low'])} "
+            f"to {_num(t['change_ci_high'])}, is below zero."
+        )
+    for _, d in times.iterrows():
+        if not math.isnan(d["ratio"]):
+            out.append(
+                f"{rubric_title(d['rubric'])}: median {d['median_s']:.0f} s per submission over {int(d['submissions'])} "
+                f"submissions; team median {d['team_median_s']:.0f} s ({d['ratio']:.2f} times the team's)."
+            )
+    return tuple(out)

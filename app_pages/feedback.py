@@ -1,0 +1,202 @@
+"""Feedback: one contractor's report card against researchers, the team median and the researchers' own
+agreement; agreement week by week; how they use each scale; their most severe disagreements with the
+researcher's explanation and the review notes; time per submission; downloads to hand over.
+
+Other contractors appear only as medians. Every piece of submission or note text is shown with st.text."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from analytics import feedback, report
+from ui import charts, sidebar, state
+from ui import feedback_charts as fc
+from ui.tables import table
+from ui.text import md_escape
+
+HANDOFF = "feedback_for"  # set by other pages (Disagreements) before st.switch_page to this one
+STATISTICS = {
+    "exact_agreement": "Exact agreement",
+    "coarse_agreement": "Coarse agreement",
+    "kappa": "Kappa (weighted where the scale is ordered)",
+}
+CARD_TABLE = [
+    "dimension_label",
+    "is_primary",
+    "n",
+    "exact_agreement",
+    "exact_agreement_ci_low",
+    "exact_agreement_ci_high",
+    "coarse_agreement",
+    "kappa",
+    "kappa_ci_low",
+    "kappa_ci_high",
+    "kappa_statistic",
+    "mean_difference",
+    "mean_difference_ci_low",
+    "mean_difference_ci_high",
+    "team_exact_agreement",
+    "team_coarse_agreement",
+    "team_kappa",
+    "team_contractors",
+    "ceiling_exact_agreement",
+    "ceiling_coarse_agreement",
+    "ceiling_kappa",
+    "small_n",
+    "notes",
+]
+
+
+@st.cache_data(max_entries=8, show_spinner="Computing the team's figures...")
+def load_team(version: tuple, filters) -> feedback.TeamFigures:
+    """Every contractor's and researcher's figures (only ever shown as medians) for one filter and version."""
+    return feedback.team_figures(state.cursor(), filters)
+
+
+@st.cache_data(max_entries=32, show_spinner="Building the feedback report...")
+def load_report(version: tuple, filters, contractor: str) -> dict:
+    """One contractor's report and its three downloads."""
+    team = load_team(version, feedback.team_filter(filters))
+    rep = feedback.feedback_report(state.cursor(), contractor, filters, team)
+    now = dt.datetime.now()
+    return {
+        "report": rep,
+        "markdown": report.to_markdown(rep, now),
+        "html": report.to_html(rep, now),
+        "csv": report.disagreements_csv(rep),
+    }
+
+
+def pick_contractor(contractors: list[str], filters) -> str:
+    """The contractor to report on: handed over by another page, else the sidebar's single rater, else chosen."""
+    single = filters.raters[0] if len(filters.raters) == 1 and filters.raters[0] in contractors else None
+    handed = st.session_state.pop(HANDOFF, None)
+    if handed in contractors:
+        st.session_state["fb_contractor"] = handed
+    elif single and st.session_state.get("fb_sidebar_single") != single:
+        st.session_state["fb_contractor"] = single  # follow a new single-rater choice in the sidebar once
+    st.session_state["fb_sidebar_single"] = single
+    if st.session_state.get("fb_contractor") not in contractors:
+        st.session_state.pop("fb_contractor", None)
+    return st.selectbox("Contractor", contractors, key="fb_contractor")
+
+
+def text_block(label: str, text: object) -> None:
+    """A caption and a piece of untrusted text shown as plain text (skipped when empty)."""
+    if text is None or (isinstance(text, float) and pd.isna(text)) or str(text).strip() == "":
+        return
+    st.caption(md_escape(label))
+    st.text(str(text))
+
+
+def show_case(case: pd.Series, contractor: str) -> None:
+    """One disagreement: heading, both ratings, question, comments, explanation and the review, as text."""
+    with st.container(border=True):
+        st.markdown(f"**{md_escape(report.case_heading(case))}**")
+        st.text(report.case_values(case, contractor))
+        for col, label in report.CASE_TEXTS:
+            text_block(label, case[col])
+        st.caption(md_escape(report.note_line(case)))
+
+
+filters = sidebar.current()
+st.title("Feedback")
+roles = sidebar.options()["rater_roles"]
+contractors = sorted(r for r, role in roles.items() if role == "contractor")
+if not contractors:
+    st.info("The store holds no contractor ratings yet. Load files on the Data page.")
+    st.stop()
+
+contractor = pick_contractor(contractors, filters)
+try:
+    data = load_report(state.version(), filters.but(raters=(), roles=(), dimensions=()), contractor)
+except ValueError as e:
+    st.info(f"{md_escape(e)}. Widen the rubric or dates in the sidebar.")
+    st.stop()
+rep: feedback.FeedbackReport = data["report"]
+
+st.caption(
+    md_escape(f"{report.period_text(rep)}. Covers {report.filters_text(rep)} (the sidebar's rubric and dates).")
+    + " Other contractors appear only as the team median (the median of the other contractors' own figures); "
+    "the researcher ceiling is the median of each researcher's agreement with the other researchers."
+)
+stem = report.file_stem(rep)
+d1, d2, d3 = st.columns(3)
+d1.download_button("Download report (HTML)", data["html"], f"{stem}.html", "text/html", key="fb_dl_html")
+d2.download_button("Download report (Markdown)", data["markdown"], f"{stem}.md", "text/markdown", key="fb_dl_md")
+d3.download_button(
+    "Download disagreements (CSV)", data["csv"], f"{stem}_disagreements.csv", "text/csv", key="fb_dl_csv"
+)
+
+st.subheader("Highlights")
+st.markdown("\n".join(f"- {md_escape(h)}" for h in rep.highlights) or "No figures yet.")
+
+card = rep.card
+st.subheader("Agreement with researchers, per dimension")
+if card.empty or (card["n"] == 0).all():
+    st.info("This contractor shares no unit with a researcher under these filters.")
+else:
+    rated = card.loc[card["n"] > 0, "rubric"].drop_duplicates().tolist()
+    c1, c2 = st.columns([1, 1])
+    rubric = (
+        c1.selectbox("Rubric", rated, key="fb_rubric", format_func=sidebar.rubric_title) if len(rated) > 1 else rated[0]
+    )
+    stat = c2.selectbox("Statistic", list(STATISTICS), key="fb_statistic", format_func=STATISTICS.get)
+    shown = card[(card["rubric"] == rubric) & (card["n"] > 0)]
+    st.caption(
+        "Dot and line: this contractor's value and 95% interval (n = rating pairs with a researcher). "
+        "Grey tick: team median. Orange tick: researchers with each other. Small n (under 30 pairs): read the interval."
+    )
+    st.altair_chart(fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")
+    table(card[card["rubric"] == rubric][CARD_TABLE], f"report card {contractor} {rubric}", key="fb_dl_card")
+
+st.subheader("Agreement week by week")
+st.caption(md_escape(report.WEEKLY_EXPLAIN) + " The dashed line is the median of other contractors that week.")
+weekly = rep.weekly
+if weekly.empty:
+    st.info("No week has a unit this contractor shares with a researcher.")
+else:
+    weeks_rubrics = weekly["rubric"].drop_duplicates().tolist()
+    wr = (
+        st.selectbox("Rubric", weeks_rubrics, key="fb_week_rubric", format_func=sidebar.rubric_title)
+        if len(weeks_rubrics) > 1
+        else weeks_rubrics[0]
+    )
+    st.altair_chart(fc.weekly_agreement(weekly[weekly["rubric"] == wr]), width="stretch")
+    table(weekly[weekly["rubric"] == wr], f"weekly agreement {contractor} {wr}", key="fb_dl_weekly")
+    if not rep.trend.empty:
+        st.caption("First against second half of this contractor's weeks; change with its 95% task-bootstrap interval.")
+        table(rep.trend, f"agreement trend {contractor}", key="fb_dl_trend")
+
+st.subheader("Levels used, against researchers on the same units")
+levels = rep.levels
+if levels.empty:
+    st.info("No unit shared with a researcher.")
+else:
+    level_rubrics = levels["rubric"].drop_duplicates().tolist()
+    lr = (
+        st.selectbox("Rubric", level_rubrics, key="fb_level_rubric", format_func=sidebar.rubric_title)
+        if len(level_rubrics) > 1
+        else level_rubrics[0]
+    )
+    st.caption("contractor: this contractor; researcher: the researchers' ratings of the same units.")
+    st.altair_chart(charts.level_distribution(levels[levels["rubric"] == lr]), width="content")
+
+st.subheader("Time per submission")
+if rep.durations.empty:
+    st.info("No durations were recorded for this contractor's submissions.")
+else:
+    table(report.duration_rows(rep), f"time per submission {contractor}", key="fb_dl_durations")
+
+st.subheader("Most severe disagreements")
+st.caption(
+    "On each rubric's primary dimension, most severe first, with every case a reviewer has noted. "
+    "Record notes on the Disagreements page."
+)
+if rep.disagreements.empty:
+    st.info("No disagreement with a researcher under these filters.")
+for _, case in rep.disagreements.iterrows():
+    show_case(case, contractor)

@@ -1,0 +1,253 @@
+"""The contractor feedback report (analytics.feedback) and its exports (analytics.report) on a small hand-built
+store whose every figure below is counted by hand from ROWS.
+
+Snapshot: the Markdown export of c1's report is compared with tests/snapshots/feedback_report.md. After an
+intended change to what a lead receives, regenerate it with
+
+    UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/test_feedback.py -k snapshot
+
+and review the diff of the snapshot file in the commit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analytics import disagreements as dis
+from analytics import feedback as fb
+from analytics import report
+from analytics.filters import Filters
+from analytics.ingest.load import ingest_bytes
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "feedback_report.md"
+AC, UC, U = "answer_comparison", "usefulness_comparison", "usefulness"
+AMB, AB, EQ, BB, BMB = "A much better", "A better", "Equally good", "B better", "B much better"
+HOSTILE = "Cheaper <script>alert(1)</script> [click](http://evil.example) ![img](http://evil.example/x.png) $x^2$"
+FORMULA = '=HYPERLINK("http://evil.example","ok")'
+DAYS = {  # three weeks starting on Mondays 2026-03-02, 03-09 and 03-16
+    "t1": "2026-03-02",
+    "t2": "2026-03-03",
+    "t3": "2026-03-04",
+    "t4": "2026-03-09",
+    "t5": "2026-03-10",
+    "t6": "2026-03-11",
+    "t7": "2026-03-16",
+    "t8": "2026-03-17",
+}
+# Comparison usefulness per task. r2 labels t1, t4 and t7 only. c1 agrees in week 1 and drifts away; c2 agrees
+# except on t8; c3 says "Equally good" on t1-t4.
+COMPARISON = {
+    "r1": dict(t1=AB, t2=BB, t3=EQ, t4=AB, t5=BMB, t6=AMB, t7=BB, t8=AB),
+    "r2": dict(t1=AB, t4=BB, t7=BB),
+    "c1": dict(t1=AB, t2=BB, t3=EQ, t4=AB, t5=BB, t6=BB, t7=AB, t8=EQ),
+    "c2": dict(t1=AB, t2=BB, t3=EQ, t4=AB, t5=BMB, t6=AMB, t7=BB, t8=BB),
+    "c3": dict(t1=EQ, t2=EQ, t3=EQ, t4=EQ),
+}
+# Absolute usefulness of answers A and B on t1-t4: c1 rates one level up on half of them (lenient).
+ABSOLUTE = {
+    "r1": dict(t1=("Good", "Bad"), t2=("Bad", "Good"), t3=("Neutral", "Neutral"), t4=("Good", "Bad")),
+    "r2": dict(t1=("Good", "Bad"), t4=("Good", "Neutral")),
+    "c1": dict(t1=("Very good", "Bad"), t2=("Bad", "Very good"), t3=("Good", "Neutral"), t4=("Very good", "Neutral")),
+    "c2": dict(t1=("Good", "Bad"), t2=("Bad", "Good"), t3=("Neutral", "Neutral"), t4=("Good", "Bad")),
+    "c3": dict(t1=("Bad", "Bad"), t2=("Bad", "Bad"), t3=("Bad", "Bad"), t4=("Bad", "Bad")),
+}
+SECONDS = {"c1": [30] * 8, "c2": [300] * 8, "c3": [200, 400, 200, 400], "r1": [600] * 8, "r2": [600] * 3}
+COMMENTS = {
+    ("c1", "t6"): HOSTILE,
+    ("c1", "t7"): FORMULA,
+    ("r1", "t6"): "A answers the question; B's source is a forum.",
+}
+
+
+def _rows() -> list[str]:
+    lines = ["task_id,rater_id,role,rubric,dimension,target,value,submitted_at,duration_s,comment"]
+    for rater, tasks in COMPARISON.items():
+        role = "researcher" if rater.startswith("r") else "contractor"
+        for i, (task, value) in enumerate(tasks.items()):
+            comment = COMMENTS.get((rater, task), "").replace('"', '""')
+            lines.append(
+                f'{task},{rater},{role},{AC},{UC},comparison,{value},{DAYS[task]}T10:00:00,{SECONDS[rater][i]},"{comment}"'
+            )
+            if task in ABSOLUTE[rater]:
+                for target, v in zip("AB", ABSOLUTE[rater][task], strict=True):
+                    lines.append(
+                        f"{task},{rater},{role},{AC},{U},{target},{v},{DAYS[task]}T10:00:00,{SECONDS[rater][i]},"
+                    )
+    return lines
+
+
+NOTED = dis.CaseKey("t4", AC, UC, "comparison", "c1", "r2")
+NOTE = "Read the guide on [sources](http://evil.example) <b>again</b>."
+
+
+@pytest.fixture
+def store(con):
+    result = ingest_bytes(con, ("\n".join(_rows()) + "\n").encode(), "feedback.csv")
+    assert result.status == "loaded" and result.rows_quarantined == 0, result.errors
+    dis.save_note(con, NOTED, "feedback given", NOTE, "lead")
+    con.execute("UPDATE review_notes SET updated_at = TIMESTAMP '2026-03-20 09:30:00'")  # a fixed date for the snapshot
+    return con
+
+
+@pytest.fixture
+def rep(store):
+    return fb.feedback_report(store, "c1")
+
+
+def _card_row(rep: fb.FeedbackReport, dimension: str):
+    return rep.card.set_index("dimension").loc[dimension]
+
+
+def test_card_agreement_with_researchers_counted_by_hand(rep):
+    uc = _card_row(rep, UC)
+    # c1 vs r1 on t1-t8 and r2 on t1, t4, t7: 11 pairs; agreeing: t1 (x2), t2, t3, t4 (r1) = 5.
+    assert uc["n"] == 11
+    assert uc["exact_agreement"] == pytest.approx(5 / 11)
+    assert uc["exact_agreement_ci_low"] <= 5 / 11 <= uc["exact_agreement_ci_high"]
+    assert uc["kappa_statistic"] == "weighted kappa (linear)"
+    assert uc["is_primary"]
+    u = _card_row(rep, U)
+    # Absolute usefulness: 8 pairs with r1 (3 agree) and 4 with r2 (2 agree); c1 is one level up on the other 7.
+    assert u["n"] == 12
+    assert u["exact_agreement"] == pytest.approx(5 / 12)
+    assert u["mean_difference"] == pytest.approx(7 / 12)
+    assert rep.card["dimension"].tolist()[0] == UC  # the primary dimension comes first
+
+
+def test_team_median_leaves_the_contractor_out_and_ceiling_is_researchers(rep):
+    uc = _card_row(rep, UC)
+    # Others: c2 agrees on 9 of 11 pairs, c3 on 1 of 6 (t3 only); the median of two is their mean.
+    assert uc["team_exact_agreement"] == pytest.approx((9 / 11 + 1 / 6) / 2)
+    assert uc["team_contractors"] == 2
+    # r1 and r2 share t1, t4, t7 and agree on t1 and t7; each researcher's figure is 2/3, so is the median.
+    assert uc["ceiling_exact_agreement"] == pytest.approx(2 / 3)
+    assert uc["ceiling_researchers"] == 2
+
+
+def test_weekly_agreement_and_trend_show_the_drift(rep):
+    w = rep.weekly.set_index("week")
+    weeks = [dt.datetime(2026, 3, d) for d in (2, 9, 16)]
+    assert list(w.index) == weeks
+    # Every dimension pooled. Week 1: comparison 4 of 4 pairs (t1 x2, t2, t3), absolute 4 of 8 (t1 B x2, t2 A,
+    # t3 B); week 2: comparison 1 of 4 (t4 with r1), absolute 1 of 4 (t4 B with r2); week 3: 0 of 3.
+    assert w["n_pairs"].tolist() == [12, 8, 3]
+    assert w["exact_agreement"].tolist() == pytest.approx([8 / 12, 2 / 8, 0.0])
+    assert w["n_tasks"].tolist() == [3, 3, 2]
+    assert not w["small_n"].any()
+    lo, hi = w.loc[weeks[1], ["ci_low", "ci_high"]]
+    assert 0 <= lo <= 0.25 <= hi <= 1
+    # The team's weekly figure is the median of c2 and c3: week 1 c2 12/12, c3 4/12 (comparison t3; absolute
+    # t1 B x2, t2 A) -> 2/3.
+    assert w.loc[weeks[0], "team_exact_agreement"] == pytest.approx(2 / 3)
+    t = rep.trend.iloc[0]
+    # Three weeks: the first week against the last (the middle one is left out).
+    assert (t["early"], t["late"], t["change"]) == pytest.approx((8 / 12, 0.0, -8 / 12))
+    assert t["change_ci_high"] < 0
+
+
+def test_task_bootstrap_needs_two_tasks_and_stays_in_range():
+    rng = np.random.default_rng(0)
+    assert fb.task_bootstrap(np.array([1.0]), np.array([2.0]), 100, rng).size == 0
+    samples = fb.task_bootstrap(np.array([1.0, 0.0, 2.0]), np.array([1.0, 1.0, 2.0]), 500, rng)
+    assert samples.size == 500 and samples.min() >= 0 and samples.max() <= 1
+
+
+def test_levels_against_researchers_on_the_same_pairs(rep):
+    lv = rep.levels[(rep.levels["dimension"] == U)]
+    you = lv[lv["role"] == "contractor"].set_index("level")["n"]
+    res = lv[lv["role"] == "researcher"].set_index("level")["n"]
+    # c1's 12 pairs count t1 and t4 twice (r1 and r2): Very good is t1 A x2, t2 B, t4 A x2.
+    assert you.to_dict() == {"Very bad": 0, "Bad": 3, "Neutral": 3, "Good": 1, "Very good": 5}
+    assert res.to_dict() == {"Very bad": 0, "Bad": 4, "Neutral": 3, "Good": 5, "Very good": 0}
+    assert lv.groupby("role")["share"].sum().tolist() == pytest.approx([1.0, 1.0])
+
+
+def test_durations_against_the_team_median(rep):
+    d = rep.durations.iloc[0]
+    # c1 takes 30 s per task; the team median is the median of c2's 300 s and c3's 300 s (200/400).
+    assert (d["submissions"], d["median_s"], d["team_median_s"]) == (8, pytest.approx(30), pytest.approx(300))
+    assert d["ratio"] == pytest.approx(0.1)
+
+
+def test_severe_cases_ranked_with_texts_and_notes(rep):
+    cases = rep.disagreements
+    # Opposite direction: t6 (3 steps), then t7 (r1 and r2) and t4 (r2), newest first; one step: t8; very: t5.
+    assert cases["task_id"].tolist() == ["t6", "t7", "t7", "t4", "t8", "t5"]
+    assert cases["severity"].tolist()[:4] == [dis.OPPOSITE] * 4
+    t6 = cases.iloc[0]
+    assert t6["contractor_comment"] == HOSTILE
+    assert t6["researcher_explanation"] == COMMENTS[("r1", "t6")]
+    noted = cases[cases["task_id"] == "t4"].iloc[0]
+    assert (noted["status"], noted["note"], noted["reviewer"]) == ("feedback given", NOTE, "lead")
+
+
+def test_noted_cases_are_listed_beyond_the_limit(store):
+    cases = fb.severe_cases(store, "c1", limit=2)
+    assert cases["task_id"].tolist() == ["t6", "t7", "t4"]  # the two most severe, and the noted case
+
+
+def test_filters_restrict_dates_and_rubric(store):
+    rep = fb.feedback_report(store, "c1", Filters(date_from=dt.date(2026, 3, 9)))
+    assert rep.weekly["week"].min() == dt.datetime(2026, 3, 9)
+    assert _card_row(rep, UC)["n"] == 7  # t4 (2), t5, t6, t7 (2), t8
+    with pytest.raises(ValueError, match="no ratings"):
+        fb.feedback_report(store, "c1", Filters(rubric="preference_ranking"))
+    with pytest.raises(ValueError, match="no ratings"):
+        fb.feedback_report(store, "r1")  # a researcher is not a contractor
+
+
+def test_highlights_name_the_fall_and_the_speed(rep):
+    text = " ".join(rep.highlights)
+    assert "exact agreement fell from 0.67" in text
+    assert "median 30 s per submission" in text and "0.10 times the team's" in text
+
+
+OTHERS = re.compile(r"\b(c2|c3)\b")
+
+
+def test_exports_name_no_other_contractor(rep):
+    for text in (report.to_markdown(rep), report.to_html(rep), report.disagreements_csv(rep)):
+        assert "c1" in text
+        assert not OTHERS.search(text)
+
+
+def test_exports_keep_untrusted_text_as_text(rep):
+    md = report.to_markdown(rep)
+    # Markup only counts when its first character is not backslash-escaped.
+    for payload in (r"<script", r"<b>", r"\]\(http", r"!\[img", r"\$x"):
+        assert not re.search(r"(?<!\\)" + payload, md), payload
+    assert "\\<script\\>" in md and "\u2060//evil" in md  # escaped, and no bare URL to autolink
+    html = report.to_html(rep)
+    assert "<script" not in html and "<b>again" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    csv = report.disagreements_csv(rep)
+    assert "'" + FORMULA.replace('"', '""') in csv  # a spreadsheet formula is neutralised
+
+
+def test_html_is_self_contained(rep):
+    html = report.to_html(rep)
+    assert not re.search(r"\b(src|href)\s*=", html, re.I)  # nothing to fetch or follow
+    assert "<link" not in html and "@import" not in html and "url(" not in html
+    assert "<style>" in html and html.count("<svg") >= 3  # inline CSS; card strips and the weekly chart
+
+
+def test_markdown_snapshot(rep):
+    text = report.to_markdown(rep, generated_at=dt.datetime(2026, 3, 21, 8, 0))
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        SNAPSHOT.write_text(text, encoding="utf-8")
+    assert SNAPSHOT.exists(), "run with UPDATE_SNAPSHOTS=1 to create the snapshot"
+    assert text == SNAPSHOT.read_text(encoding="utf-8")
+
+
+def test_report_needs_a_contractor(store):
+    with pytest.raises(ValueError, match="contractor id"):
+        fb.feedback_report(store, "")
+    assert math.isnan(fb._percentiles(np.empty(0))[0])

@@ -1,0 +1,103 @@
+"""AppTest of the Feedback page on the demo store: the contractor picker (and its defaults), the report card,
+weekly and level charts, the disagreements as plain text, and the three downloads' contents."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+from analytics import disagreements as dis
+from analytics import store
+from tests.conftest import app_test
+
+PAGE = "app_pages/feedback.py"
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict[str, bytes]:
+    """Every file a download button offered during the test, by its media URL's file id."""
+    seen: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        seen[file_id] = path_or_data if isinstance(path_or_data, bytes) else str(path_or_data).encode()
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return seen
+
+
+def _download(at, key: str, files: dict[str, bytes]) -> str:
+    """The text offered by the download button with this key."""
+    url = next(b.proto.url for b in at.get("download_button") if b.proto.id.endswith(key))
+    return files[Path(url).stem].decode("utf-8")
+
+
+def test_page_shows_the_report_of_the_chosen_contractor(app_store, downloads):
+    at = app_test(PAGE)
+    assert not at.exception, at.exception
+    picker = at.selectbox(key="fb_contractor")
+    at = picker.select("c06").run()
+    assert not at.exception, at.exception
+    heads = [s.value for s in at.subheader]
+    for h in ("Highlights", "Agreement with researchers, per dimension", "Agreement week by week"):
+        assert h in heads
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    assert len(charts) >= 3  # agreement vs team, weekly, levels
+    card = at.dataframe[0].value
+    assert {"exact_agreement", "team_exact_agreement", "ceiling_exact_agreement"} <= set(card.columns)
+    assert card["n"].max() > 0
+    html = _download(at, "fb_dl_html", downloads)
+    md = _download(at, "fb_dl_md", downloads)
+    csv = _download(at, "fb_dl_csv", downloads)
+    assert html.startswith("<!DOCTYPE html>") and "Feedback for c06" in html
+    assert md.startswith("# Feedback for c06")
+    assert csv.startswith("rank,rubric,task_id")
+    others = re.compile(r"\bc(?!06\b)\d\d\b")  # any other contractor id of the demo (c01..c40)
+    for text in (html, md, csv):
+        assert not others.search(text), others.search(text)
+
+
+def test_statistic_and_rubric_pickers_rerun_cleanly(app_store):
+    at = app_test(PAGE)
+    at.selectbox(key="fb_contractor").select("c10").run()
+    at.selectbox(key="fb_statistic").select("kappa").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="fb_rubric").select("preference_ranking").run()
+    assert not at.exception, at.exception
+    assert set(at.dataframe[0].value["dimension_label"]) >= {"Accuracy"}
+
+
+def test_sidebar_single_rater_is_the_default(app_store):
+    at = app_test(PAGE)
+    at.sidebar.multiselect(key="f_raters").select("c17").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="fb_contractor").value == "c17"
+
+
+def test_disagreement_text_and_notes_show_as_plain_text(app_store):
+    con = store.open_store(app_store)
+    case = dis.disagreements(con, "answer_comparison", contractors=("c06",)).iloc[0]
+    note = "Look at [the guide](http://evil.example) <b>first</b>"
+    dis.save_note(con, dis.CaseKey.from_row(case), "feedback given", note, "lead")
+    con.close()
+    at = app_test(PAGE)
+    at.selectbox(key="fb_contractor").select("c06").run()
+    assert not at.exception, at.exception
+    assert note in [t.value for t in at.text]  # st.text: shown literally
+    assert not any("<b>first" in m.value or "](http" in m.value for m in at.markdown)
+
+
+def test_disagreements_page_hands_the_contractor_over(app_store):
+    at = app_test("app_pages/disagreements.py")
+    assert not at.exception, at.exception
+    button = at.button(key="dis_to_feedback")
+    contractor = re.match(r"Open (\S+)'s feedback report", button.label).group(1)
+    at = button.click().run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Feedback"
+    assert at.selectbox(key="fb_contractor").value == contractor

@@ -1,0 +1,115 @@
+"""The dashboard's analytics single out each contractor behaviour the demo simulator planted (truth.json of the
+demo store built by the `demo_store` fixture: seed 7, analytics/demo/behaviours.py).
+
+Researchers label about a tenth of the tasks, so each contractor has only tens of pairs with a researcher; a
+typical contractor whose own small shift or noise happens to run the same way can land among the planted
+ones. Where a test ranks contractors it says how much room it allows and why.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from analytics import distributions as dist
+from analytics import feedback as fb
+from analytics import store
+
+AC = "answer_comparison"
+PRIMARY = "usefulness_comparison"
+MIN_PAIRS = 30  # analytics.agreement.MIN_UNITS: below this a contractor's shift is too uncertain to rank
+
+
+@pytest.fixture(scope="module")
+def demo(demo_store):
+    """A read-only connection to the demo store."""
+    con = store.open_store(demo_store, read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def planted(demo_store) -> dict[str, list[str]]:
+    """Planted behaviour -> its contractors, from the demo's truth.json."""
+    truth = json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
+    return {name: b["raters"] for name, b in truth["behaviours"].items()}
+
+
+@pytest.fixture(scope="module")
+def team(demo):
+    return fb.team_figures(demo)
+
+
+def _pooled_shift(con) -> pd.Series:
+    """Per contractor: mean signed difference from researchers over every absolute ordinal dimension of the
+    rubrics where leniency shows (Distributions' shift table, pooled by pairs), contractors with enough pairs."""
+    frames = []
+    for rubric in (AC, "instruction_following", "preference_ranking"):
+        dims = dist.dimensions(con, rubric)
+        absolute = dims.loc[~dims["is_comparison"] & (dims["kind"] == "ordinal"), "dimension"]
+        shift = dist.shift_from_researchers(con, rubric)
+        frames.append(shift[shift["dimension"].isin(absolute)])
+    s = pd.concat(frames)
+    pooled = s.assign(w=s["mean_difference"] * s["n_pairs"]).groupby("contractor_id")[["w", "n_pairs"]].sum()
+    pooled = pooled[pooled["n_pairs"] >= MIN_PAIRS]
+    return (pooled["w"] / pooled["n_pairs"]).sort_values(ascending=False)
+
+
+def test_lenient_contractors_have_the_highest_shift_from_researchers(demo, planted):
+    lenient = planted["lenient"]
+    shift = _pooled_shift(demo)
+    top = shift.index[: len(lenient) + 1].tolist()  # room for one typical contractor with a lucky run
+    assert shift.index[0] in lenient, shift.head()
+    assert set(lenient) <= set(top), shift.head(6)
+    assert (shift[lenient] > 0.5).all()  # planted at about +1 level; clipping at the scale's top eats some
+
+
+def test_severe_contractors_have_the_lowest_shift_from_researchers(demo, planted):
+    severe = planted["severe"]
+    shift = _pooled_shift(demo).sort_values()
+    # Room for one: a fast and careless contractor's random clicks also pull its mean down.
+    bottom = shift.index[: len(severe) + 1].tolist()
+    assert shift.index[0] in severe, shift.head()
+    assert set(severe) <= set(bottom), shift.head(6)
+    assert (shift[severe] < -0.5).all()
+
+
+def test_always_equal_contractors_use_equally_good_most(demo, planted):
+    always = planted["always_equal"]
+    table = dist.rater_level_table(demo, AC, PRIMARY)
+    table = table[table["role"] == "contractor"].sort_values("Equally good", ascending=False)
+    assert set(table["rater_id"].head(len(always))) == set(always)
+    assert (table.set_index("rater_id").loc[always, "Equally good"] > 0.8).all()  # planted at 85% of comparisons
+
+
+def test_first_position_contractors_top_the_position_bias_ranking(demo, planted):
+    first = planted["first_position"]
+    bias = dist.position_bias(demo, AC)
+    bias = bias[(bias["dimension"] == PRIMARY) & ~bias["pooled"] & (bias["role"] == "contractor")]
+    bias = bias.sort_values("share_first_better", ascending=False)
+    assert set(bias["rater_id"].head(len(first))) == set(first)
+    assert (bias.set_index("rater_id").loc[first, "ci_low"] > 0.5).all()  # the whole interval favours first
+
+
+def test_fast_careless_contractors_are_fastest_and_agree_least(demo, planted, team):
+    careless = planted["fast_careless"]
+    medians = team.durations.groupby("rater_id")["median_s"].median().sort_values()
+    assert set(medians.index[: len(careless)]) == set(careless)
+    for rater in careless:
+        rep = fb.feedback_report(demo, rater, team=team, n_boot=200)
+        times = rep.durations.set_index("rubric")
+        assert (times["ratio"] < 0.3).all(), times  # planted at 0.12 of normal durations
+        primary = rep.card[(rep.card["rubric"] == AC) & rep.card["is_primary"]].iloc[0]
+        assert primary["exact_agreement"] < primary["team_exact_agreement"], (rater, primary)
+
+
+def test_drifting_contractors_agree_less_in_late_weeks(demo, planted, team):
+    for rater in planted["drifting"]:
+        rep = fb.feedback_report(demo, rater, team=team, n_boot=200)
+        trend = rep.trend.set_index("rubric").loc[AC]
+        assert trend["late"] < trend["early"], (rater, trend)
+        weekly = rep.weekly[rep.weekly["rubric"] == AC].sort_values("week")
+        # Drift starts in week 4 of 8 (behaviours.py, drift_from_week=3): the last weeks sit below the first.
+        assert weekly["exact_agreement"].tail(2).mean() < weekly["exact_agreement"].head(2).mean(), weekly

@@ -1,0 +1,123 @@
+"""Chart builders of the Feedback page: each takes a tidy DataFrame and returns an Altair chart."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+WHO_COLORS = alt.Scale(
+    domain=["This contractor", "Team median", "Researchers with each other"],
+    range=["#4c78a8", "#888888", "#f58518"],
+)
+
+
+def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.LayerChart:
+    """Per dimension: the contractor's value of `statistic` with its 95% interval, the team median and the
+    researcher ceiling as ticks (rows in the card's order)."""
+    order = card["dimension_label"].tolist()
+    has_ceiling = f"ceiling_{statistic}" in card
+    long = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "dimension_label": card["dimension_label"],
+                    "who": "This contractor",
+                    "value": card[statistic],
+                    "ci_low": card[f"{statistic}_ci_low"],
+                    "ci_high": card[f"{statistic}_ci_high"],
+                    "n": card["n"],
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "dimension_label": card["dimension_label"],
+                    "who": "Team median",
+                    "value": card[f"team_{statistic}"],
+                    "n": card["team_contractors"],
+                }
+            ),
+            *(
+                [
+                    pd.DataFrame(
+                        {
+                            "dimension_label": card["dimension_label"],
+                            "who": "Researchers with each other",
+                            "value": card[f"ceiling_{statistic}"],
+                            "n": card["ceiling_researchers"],
+                        }
+                    )
+                ]
+                if has_ceiling
+                else []
+            ),
+        ],
+        ignore_index=True,
+    )
+    lo = min(0.0, float(pd.concat([long["value"], long["ci_low"]]).min(skipna=True) or 0.0))
+    hi = max(1.0, float(pd.concat([long["value"], long["ci_high"]]).max(skipna=True) or 1.0))
+    x = alt.X("value:Q", title=label, scale=alt.Scale(domain=[lo, hi]))
+    y = alt.Y("dimension_label:N", title=None, sort=order, axis=alt.Axis(labelLimit=260))
+    color = alt.Color("who:N", scale=WHO_COLORS, title=None, legend=alt.Legend(orient="top"))
+    base = alt.Chart(long)
+    interval = (
+        base.transform_filter("datum.who == 'This contractor'")
+        .mark_rule(strokeWidth=2)
+        .encode(y=y, x=alt.X("ci_low:Q", scale=alt.Scale(domain=[lo, hi]), title=label), x2="ci_high:Q", color=color)
+    )
+    ticks = (
+        base.transform_filter("datum.who != 'This contractor'")
+        .mark_tick(thickness=3, size=16)
+        .encode(y=y, x=x, color=color, tooltip=["dimension_label", "who", alt.Tooltip("value:Q", format=".2f"), "n"])
+    )
+    points = (
+        base.transform_filter("datum.who == 'This contractor'")
+        .mark_point(filled=True, size=70)
+        .encode(
+            y=y,
+            x=x,
+            color=color,
+            tooltip=[
+                "dimension_label",
+                alt.Tooltip("value:Q", format=".2f"),
+                alt.Tooltip("ci_low:Q", format=".2f"),
+                alt.Tooltip("ci_high:Q", format=".2f"),
+                "n",
+            ],
+        )
+    )
+    return (interval + ticks + points).properties(height=alt.Step(22))
+
+
+def weekly_agreement(weekly: pd.DataFrame) -> alt.LayerChart:
+    """Weekly exact agreement with its 95% interval band, and the team median as a dashed line."""
+    df = weekly.assign(week=pd.to_datetime(weekly["week"]))
+    x = alt.X("week:T", title="Week (starting Monday)", axis=alt.Axis(format="%b %d"))
+    y_scale = alt.Scale(domain=[0, 1])
+    band = (
+        alt.Chart(df)
+        .mark_area(opacity=0.25, color="#4c78a8")
+        .encode(x=x, y=alt.Y("ci_low:Q", scale=y_scale, title="Exact agreement"), y2="ci_high:Q")
+    )
+    line = (
+        alt.Chart(df)
+        .mark_line(point=alt.OverlayMarkDef(filled=True, size=50), color="#4c78a8")
+        .encode(
+            x=x,
+            y=alt.Y("exact_agreement:Q", scale=y_scale),
+            tooltip=[
+                alt.Tooltip("week:T", format="%Y-%m-%d"),
+                "n_tasks",
+                "n_pairs",
+                alt.Tooltip("exact_agreement:Q", format=".2f"),
+                alt.Tooltip("ci_low:Q", format=".2f"),
+                alt.Tooltip("ci_high:Q", format=".2f"),
+                alt.Tooltip("team_exact_agreement:Q", format=".2f"),
+            ],
+        )
+    )
+    team = (
+        alt.Chart(df)
+        .mark_line(strokeDash=[5, 4], color="#888888")
+        .encode(x=x, y=alt.Y("team_exact_agreement:Q", scale=y_scale))
+    )
+    return (band + team + line).properties(height=240, title="Exact agreement with researchers per week")
