@@ -12,6 +12,7 @@ st.set_page_config(page_title="Concord", layout="wide")
 
 PAGES = [
     st.Page("app_pages/overview.py", title="Overview", default=True),
+    st.Page("app_pages/agreement.py", title="Agreement"),
     st.Page("app_pages/distributions.py", title="Distributions"),
     st.Page("app_pages/disagreements.py", title="Disagreements"),
     st.Page("app_pages/feedback.py", title="Feedback"),

@@ -186,3 +186,140 @@ def severity_counts(df: pd.DataFrame) -> alt.Chart:
         )
         .properties(height=alt.Step(24))
     )
+
+
+YARDSTICK_COLORS = alt.Scale(domain=["Researcher ceiling", "Team median"], range=["#f58518", "#595959"])
+SAMPLE_COLORS = alt.Scale(domain=["30 units or more", "fewer than 30 units"], range=["#4c78a8", "#9ecae9"])
+
+
+def rater_intervals(df: pd.DataFrame, yardsticks: pd.DataFrame, title: str, x_title: str) -> alt.LayerChart:
+    """One row per rater, best first: the coefficient (point) with its 95% interval (bar), and the yardsticks
+    (researcher ceiling, team median) as labelled vertical rules."""
+    order = df.sort_values(["value", "rater_id"], ascending=[False, True])["rater_id"].tolist()
+    y = alt.Y("rater_id:N", title=None, sort=order, axis=alt.Axis(labelOverlap=False))
+    base = alt.Chart(df)
+    bars = base.mark_rule(strokeWidth=2).encode(
+        y=y,
+        x=alt.X("ci_low:Q", title=x_title),
+        x2="ci_high:Q",
+        color=alt.Color("sample:N", scale=SAMPLE_COLORS, legend=None),
+    )
+    points = base.mark_point(filled=True, size=70, opacity=1).encode(
+        y=y,
+        x="value:Q",
+        color=alt.Color("sample:N", scale=SAMPLE_COLORS, title="Sample"),
+        tooltip=[
+            "rater_id",
+            alt.Tooltip("value:Q", format=".3f", title=x_title),
+            alt.Tooltip("ci_low:Q", format=".3f", title="95% interval from"),
+            alt.Tooltip("ci_high:Q", format=".3f", title="95% interval to"),
+            alt.Tooltip("n:Q", title="pairs"),
+            alt.Tooltip("n_units:Q", title="units"),
+        ],
+    )
+    rules = (
+        alt.Chart(yardsticks)
+        .mark_rule(strokeDash=[6, 4], strokeWidth=2)
+        .encode(
+            x="value:Q",
+            color=alt.Color("reference:N", scale=YARDSTICK_COLORS, title="Yardstick"),
+            tooltip=["reference", alt.Tooltip("value:Q", format=".3f"), "basis"],
+        )
+    )
+    labels = [
+        alt.Chart(yardsticks.iloc[[i]].assign(text=f"{row.reference} {row.value:.2f}"))
+        .mark_text(align="center", dy=-4 - 14 * i, baseline="bottom", fontSize=11, fontWeight="bold")
+        .encode(
+            x="value:Q",
+            y=alt.YValue(0),
+            text="text:N",
+            color=alt.Color("reference:N", scale=YARDSTICK_COLORS, legend=None),
+        )
+        for i, row in enumerate(yardsticks.itertuples())
+    ]
+    return (
+        alt.layer(bars, points, rules, *labels)
+        .resolve_scale(color="independent")
+        .properties(title=alt.TitleParams(title, offset=14 * len(yardsticks) + 8), height=alt.Step(16))
+    )
+
+
+def confusion_heatmap(df: pd.DataFrame, title: str, subject: str, reference: str) -> alt.LayerChart:
+    """Counts of (subject level, reference level) pairs on a levels x levels grid, the count in each cell and the
+    diagonal (exact agreement) outlined."""
+    levels = list(df["levels"].iloc[0]) if len(df) else []
+    df = df.assign(
+        subject_level=df["subject_level"].astype(str),
+        reference_level=df["reference_level"].astype(str),
+        diagonal=df["subject_level"].astype(str) == df["reference_level"].astype(str),
+    ).drop(columns=["levels"])
+    x = alt.X("reference_level:N", title=reference, sort=levels, axis=alt.Axis(labelAngle=-30, labelOverlap=False))
+    y = alt.Y("subject_level:N", title=subject, sort=levels, axis=alt.Axis(labelOverlap=False))
+    base = alt.Chart(df).encode(x=x, y=y)
+    cells = base.mark_rect().encode(
+        color=alt.Color("n:Q", title="Pairs", scale=alt.Scale(scheme="blues")),
+        stroke=alt.condition("datum.diagonal", alt.value("#e45756"), alt.value(None)),
+        strokeWidth=alt.condition("datum.diagonal", alt.value(2), alt.value(0)),
+        tooltip=[
+            alt.Tooltip("subject_level:N", title=subject),
+            alt.Tooltip("reference_level:N", title=reference),
+            alt.Tooltip("n:Q", title="pairs"),
+            alt.Tooltip("row_share:Q", format=".1%", title=f"share of the {subject.lower()} row"),
+        ],
+    )
+    text = base.mark_text(fontSize=12).encode(
+        text="n:Q",
+        color=alt.condition("datum.row_share > 0.5", alt.value("white"), alt.value("black")),
+    )
+    return (cells + text).properties(title=title, width=alt.Step(56), height=alt.Step(36))
+
+
+def pairwise_heatmap(
+    df: pd.DataFrame, value: str, value_title: str, title: str, rows: str, columns: str
+) -> alt.LayerChart:
+    """Rater x rater grid of one agreement figure over the units each pair shares, with the number of shared
+    units in each cell; `rows` and `columns` name the rater columns (rater_a, rater_b) to draw on each axis."""
+    agreement = value.endswith("agreement")
+    base = alt.Chart(df).encode(
+        x=alt.X(f"{columns}:N", title=None, axis=alt.Axis(labelAngle=-90, labelOverlap=False, orient="top")),
+        y=alt.Y(f"{rows}:N", title=None, axis=alt.Axis(labelOverlap=False)),
+    )
+    cells = base.mark_rect().encode(
+        color=alt.Color(
+            f"{value}:Q",
+            title=value_title,
+            scale=alt.Scale(scheme="blues" if agreement else "redblue", domain=[0, 1] if agreement else [-1, 1]),
+        ),
+        tooltip=[
+            alt.Tooltip(f"{rows}:N", title="rater"),
+            alt.Tooltip(f"{columns}:N", title="with"),
+            alt.Tooltip("n:Q", title="shared units"),
+            alt.Tooltip(f"{value}:Q", format=".3f", title=value_title),
+        ],
+    )
+    dark = f"abs(datum.{value}) > 0.6"  # `value` is one of the pairwise statistics' names, not user text
+    text = base.mark_text(fontSize=9).encode(
+        text="n:Q", color=alt.condition(dark, alt.value("white"), alt.value("#333333"))
+    )
+    return (
+        (cells + text)
+        .properties(title=title, width=alt.Step(20), height=alt.Step(20))
+        .configure_legend(orient="bottom", direction="horizontal", gradientLength=240)
+    )
+
+
+def paradox_marginals(df: pd.DataFrame, title: str) -> alt.Chart:
+    """Share of each level on the two sides of a comparison (the marginals behind chance agreement)."""
+    levels = df["level"].drop_duplicates().tolist()
+    return (
+        alt.Chart(df, title=title)
+        .mark_bar()
+        .encode(
+            y=alt.Y("level:N", title=None, sort=levels),
+            yOffset=alt.YOffset("side:N"),
+            x=alt.X("share:Q", title="Share of ratings", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("side:N", title=None),
+            tooltip=["level", "side", alt.Tooltip("share:Q", format=".1%")],
+        )
+        .properties(height=alt.Step(14))
+    )

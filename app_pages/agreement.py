@@ -1,0 +1,282 @@
+"""Agreement: per dimension and per rater, how far contractors agree with researchers (or raters of one role
+with each other), with intervals, the confusion matrix, rater x rater agreement, the kappa paradox and
+rankings."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analytics import agreement, agreement_ceiling, distributions
+from analytics.agreement_coefficients import LEVELS
+from ui import agreement_view as view
+from ui import charts, sidebar, state
+from ui.tables import table
+from ui.text import md_escape
+
+DEFAULT_LEVEL = "default"
+ALL = "all"
+
+
+@st.cache_data(max_entries=12, show_spinner=False)
+def load(version: tuple, filters, rubric: str, comparison: str, coarse: bool, level: str | None) -> dict:
+    """The rubric's agreement report for one comparison, the researchers' own rows (the ceiling) and its
+    dimensions."""
+    con = state.cursor()
+    f = filters.but(rubric=rubric)
+    report = agreement.agreement_report(con, f, comparison, coarse=coarse, level=level)
+    if comparison == "researcher_vs_researcher":
+        researchers = report.raters
+    else:
+        researchers = agreement.rater_agreement(con, f, "researcher_vs_researcher", coarse, level)
+    return {"report": report, "researchers": researchers, "dimensions": distributions.dimensions(con, rubric)}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def load_confusion(
+    version: tuple, filters, rubric: str, dimension: str, comparison: str, rater_id: str | None, coarse: bool
+) -> pd.DataFrame:
+    """One dimension's confusion matrix (all raters of the subject side, or one)."""
+    return agreement.confusion_matrix(
+        state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison, rater_id, coarse
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def load_pairwise(version: tuple, filters, rubric: str, dimension: str, coarse: bool, level: str | None):
+    """Every rater pair's agreement on one dimension."""
+    return agreement.pairwise_matrix(state.cursor(), filters.but(rubric=rubric), rubric, dimension, coarse, level)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def load_paradox(version: tuple, filters, rubric: str, dimension: str, comparison: str):
+    """The kappa-paradox diagnostic of one dimension."""
+    return agreement.paradox_diagnostic(state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison)
+
+
+filters = sidebar.current()
+st.title("Agreement")
+rubric = sidebar.rubric_or_first(filters, key="agr_rubric")
+if rubric is None:
+    st.info("The store holds no ratings yet. Load files on the Data page.")
+    st.stop()
+
+c = st.columns([2, 2, 2])
+comparison = c[0].selectbox(
+    "Comparison", list(view.COMPARISONS), format_func=view.COMPARISONS.get, key="agr_comparison"
+)
+scale = c[1].radio(
+    "Scale",
+    ["exact", "coarse"],
+    format_func=lambda s: "Exact levels" if s == "exact" else "Coarse levels (drop the 'very')",
+    horizontal=True,
+    key="agr_scale",
+)
+level_choice = c[2].selectbox(
+    "Level of measurement",
+    [DEFAULT_LEVEL, *LEVELS],
+    format_func=lambda v: "Default for each scale" if v == DEFAULT_LEVEL else v,
+    key="agr_level",
+    help="Sets Krippendorff's metric and the weights of weighted kappa and AC2 (ordinal: linear, interval and "
+    "ratio: quadratic, nominal: none). The default is ordinal for ordered scales and rankings, nominal otherwise.",
+)
+coarse, level = scale == "coarse", None if level_choice == DEFAULT_LEVEL else level_choice
+subject, subjects, reference, ref_title = view.SIDES[comparison]
+
+with st.spinner("Computing agreement with bootstrap intervals..."):
+    data = load(state.version(), filters, rubric, comparison, coarse, level)
+report, dims = data["report"], data["dimensions"]
+st.caption(
+    f"{md_escape(sidebar.rubric_title(rubric))}: {view.COMPARISONS[comparison].lower()}, "
+    f"{'coarse' if coarse else 'exact'} levels. Everything below follows the filters in the sidebar "
+    "(the rater filter picks whose agreement is measured, never whose labels they are compared with)."
+)
+if report.dimensions.empty:
+    st.info("No unit was rated by two raters for this comparison under these filters. Widen the filters.")
+    st.stop()
+
+labels = dict(zip(dims["dimension"], dims["label"], strict=True))
+used = [d for d in dims["dimension"] if d in set(report.dimensions["dimension"])]
+primary = [d for d in dims.loc[dims["is_primary"], "dimension"] if d in used]
+
+# --- per dimension -----------------------------------------------------------------------------------------
+st.subheader("Agreement per dimension")
+st.caption(
+    "Each coefficient with its 95% bootstrap interval in brackets. — means undefined (the notes say why), "
+    "n/a that the coefficient does not exist for the dimension's scale (e.g. weighted kappa at nominal level)."
+)
+small = report.dimensions[report.dimensions["small_n"]]
+if not small.empty:
+    st.warning(
+        f"{len(small)} dimension(s) have fewer than {agreement.MIN_UNITS} units: "
+        + ", ".join(md_escape(labels.get(d, d)) for d in small["dimension"])
+        + ". Their coefficients are indicative only; read the intervals."
+    )
+per_dimension = view.dimension_table(report, dims)
+table(
+    per_dimension,
+    f"agreement per dimension {rubric}",
+    key="dl_dimensions",
+    height=36 * (len(per_dimension) + 1) + 4,
+    column_order=[c for c in per_dimension.columns if c != "dimension"],
+    column_config={"label": st.column_config.TextColumn("dimension", pinned=True)},
+)
+with st.expander("Every coefficient in long form (value, interval, n, why undefined)"):
+    table(view.coefficient_table(report), f"agreement coefficients {rubric}", key="dl_coefficients")
+
+# --- per rater ---------------------------------------------------------------------------------------------
+st.subheader(f"Each {subject.lower()} against {reference}")
+c = st.columns(2)
+dimension = c[0].selectbox(
+    "Dimension",
+    used,
+    index=used.index(primary[0]) if primary else 0,
+    key="agr_dimension",
+    format_func=lambda d: labels.get(d, d),
+)
+stats = view.rater_statistics(report.raters, rubric, dimension)
+if not stats:
+    st.info(f"No {subject.lower()} shares a unit with {reference} on this dimension.")
+else:
+    statistic = c[1].selectbox(
+        "Statistic", stats, index=view.default_statistic(stats), key="agr_statistic", format_func=view.label
+    )
+    ceiling_rows = data["researchers"] if comparison != "researcher_vs_researcher" else None
+    yard = agreement_ceiling.yardsticks(report.raters, ceiling_rows, rubric, dimension, statistic)
+    points = view.interval_frame(report.raters, rubric, dimension, statistic)
+    m = st.columns(4)
+    m[0].metric(f"{subjects.capitalize()} with a value", len(points))
+    for i, row in enumerate(yard.itertuples(), start=1):
+        m[i].metric(row.reference, f"{row.value:.3f}", help=f"{view.label(statistic)}: {row.basis}")
+    few = int((points["sample"] != "30 units or more").sum())
+    m[3].metric(f"Fewer than {agreement.MIN_UNITS} units", few)
+    if few:
+        st.warning(
+            f"{few} {subjects} have fewer than {agreement.MIN_UNITS} units on this dimension: their intervals "
+            "are wide (pale in the chart); read the n before the value."
+        )
+    title = (
+        f"{view.label(statistic).capitalize()} on {labels.get(dimension, dimension)}: "
+        f"each {subject.lower()} against {reference}"
+    )
+    st.altair_chart(charts.rater_intervals(points, yard, title, view.label(statistic)), width="stretch")
+    st.caption(
+        "Point: the rater's value; bar: its 95% bootstrap interval. Dashed rules: the team median and, "
+        "for contractors, the researcher ceiling (how well the median researcher agrees with the other "
+        "researchers on the same dimension and statistic). Click a column header in the table to sort."
+    )
+    raters_shown = view.rater_table(report.raters, rubric, dimension, statistic)
+    table(
+        raters_shown,
+        f"{subjects} {rubric} {dimension}",
+        key="dl_raters",
+        column_config=view.column_config(raters_shown),
+    )
+    with st.expander(f"Every {subject.lower()} on every dimension"):
+        table(report.raters, f"{subjects} all dimensions {rubric}", key="dl_raters_all")
+
+# --- confusion matrix --------------------------------------------------------------------------------------
+st.subheader("Confusion matrix")
+rater_ids = sorted(report.raters.loc[report.raters["dimension"] == dimension, "rater_id"].unique())
+who = st.selectbox(
+    subject,
+    [ALL, *rater_ids],
+    format_func=lambda r: f"All {subjects}" if r == ALL else r,
+    key="agr_confusion_rater",
+)
+cm = load_confusion(state.version(), filters, rubric, dimension, comparison, None if who == ALL else who, coarse)
+pairs = int(cm["n"].sum())
+st.caption(
+    f"{pairs:,} pairs of ({subject.lower()}, {ref_title.lower()}) ratings of the same unit on "
+    f"{md_escape(labels.get(dimension, dimension))}; the outlined diagonal is exact agreement."
+    + (
+        " Among one role every pair is counted in both orientations, so the matrix is symmetric."
+        if comparison != "contractor_vs_researcher"
+        else ""
+    )
+)
+if pairs == 0:
+    st.info("No shared units for this choice.")
+else:
+    title = f"{labels.get(dimension, dimension)}: {subject.lower()} level vs {ref_title.lower()} level"
+    st.altair_chart(
+        charts.confusion_heatmap(view.confusion_frame(cm), title, f"{subject} level", f"{ref_title} level"),
+        width="content",
+    )
+    wide = view.confusion_wide(cm, subject, ref_title)
+    table(wide, f"confusion matrix {rubric} {dimension}", key="dl_confusion")
+
+# --- rater x rater -----------------------------------------------------------------------------------------
+st.subheader("Rater x rater agreement")
+pair_stat = st.selectbox("Cell value", list(view.PAIRWISE_STATS), format_func=view.label, key="agr_pair_statistic")
+pm = view.pairs_for(load_pairwise(state.version(), filters, rubric, dimension, coarse, level), comparison)
+if pm.empty or pm[pair_stat].isna().all():
+    st.info(f"No pair of raters shares a unit on this dimension, or {view.label(pair_stat)} does not apply here.")
+else:
+    st.caption(
+        f"Each pair's {view.label(pair_stat)} (colour) over the units both rated (the number in the cell); "
+        f"fewer than {agreement.MIN_UNITS} shared units make a single pair's figure indicative only."
+    )
+    title = f"{view.label(pair_stat).capitalize()} on {labels.get(dimension, dimension)}, pair by pair"
+    rows, columns = ("rater_b", "rater_a") if comparison == "contractor_vs_researcher" else ("rater_a", "rater_b")
+    chart = charts.pairwise_heatmap(pm, pair_stat, view.label(pair_stat), title, rows, columns)
+    st.altair_chart(chart, width="content")
+    config = view.column_config(pm, "shared units")
+    table(pm, f"rater pairs {rubric} {dimension}", key="dl_pairs", column_config=config)
+
+# --- kappa paradox -----------------------------------------------------------------------------------------
+flagged = [d for d in used if d in set(report.dimensions.loc[report.dimensions["kappa_paradox"], "dimension"])]
+if flagged:
+    st.subheader("Kappa paradox")
+    st.caption(
+        "High agreement with a low kappa: when nearly every rating is one level, chance agreement is high and "
+        "kappa collapses even though raters agree (Feinstein & Cicchetti 1990). Read Gwet's AC1 beside it. "
+        "The diagnostic uses the exact levels."
+    )
+    pdim = st.selectbox(
+        "Dimension with the paradox",
+        flagged,
+        index=flagged.index(dimension) if dimension in flagged else 0,
+        key="agr_paradox_dimension",
+        format_func=lambda d: labels.get(d, d),
+    )
+    diag = load_paradox(state.version(), filters, rubric, pdim, comparison)
+    m = st.columns(3)
+    m[0].metric("Percent agreement", f"{diag.percent_agreement:.1%}")
+    m[1].metric("Cohen's kappa", "undefined" if pd.isna(diag.kappa) else f"{diag.kappa:.3f}")
+    m[2].metric("Gwet's AC1", "undefined" if pd.isna(diag.gwet_ac1) else f"{diag.gwet_ac1:.3f}")
+    st.info(md_escape(diag.sentence))
+    marg = view.marginals_frame(diag, subjects.capitalize(), f"{ref_title}s")
+    st.altair_chart(charts.paradox_marginals(marg, f"Level shares on {labels.get(pdim, pdim)}"), width="stretch")
+    table(marg, f"marginals {rubric} {pdim}", key="dl_marginals")
+
+# --- rankings ----------------------------------------------------------------------------------------------
+ranking_dims = view.ranking_table(report, dims)
+ranking_raters = view.ranking_raters(report.raters, rubric)
+if not ranking_dims.empty or not ranking_raters.empty:
+    st.subheader("Rankings")
+    st.caption(
+        "On ranking dimensions every pair of items ranked on the same task is compared: pairwise preference "
+        "agreement is the share of item pairs both sides order the same way (ties included), Kendall's tau-b "
+        "the rank correlation corrected for ties."
+    )
+    if not ranking_dims.empty:
+        table(ranking_dims, f"rankings {rubric}", key="dl_rankings")
+    if not ranking_raters.empty:
+        table(
+            ranking_raters,
+            f"rankings per rater {rubric}",
+            key="dl_rankings_raters",
+            column_config=view.column_config(ranking_raters),
+        )
+
+# --- how ---------------------------------------------------------------------------------------------------
+with st.expander("How this is computed"):
+    st.markdown(view.HOW_COMPUTED)
+    st.markdown(
+        "The statistics above come from these queries (DuckDB, `?` are bound parameters: the filters); "
+        "everything else is arithmetic on their small results."
+    )
+    for name, sql in report.sql.items():
+        st.markdown(f"**{md_escape(name)}**")
+        st.code(sql.strip(), language="sql")

@@ -1,0 +1,289 @@
+"""AppTest of the Agreement page on the demo store: every control, and the figures checked against the analytics
+API (dimension table, per-contractor table, researcher ceiling, confusion matrix, paradox, rankings, SQL)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from analytics import agreement, store
+from analytics.filters import Filters
+from tests.conftest import app_test
+from ui.agreement_view import with_interval
+
+PAGE = "app_pages/agreement.py"
+RUBRIC = "answer_comparison"  # the first rubric alphabetically: the page's default when the sidebar says all
+PRIMARY = "usefulness_comparison"  # its primary dimension (analytics/rubrics.py)
+
+
+@pytest.fixture(scope="module")
+def app_store(demo_store, tmp_path_factory):
+    """One private copy of the demo store for the whole module (no test writes to it), so that the page's cached
+    reports are computed once and shared by the tests: the same as conftest's app_store, module-wide."""
+    path = tmp_path_factory.mktemp("agreement_page") / "app.duckdb"
+    shutil.copy(demo_store, path)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CONCORD_DB", str(path))
+        mp.setenv("CONCORD_DEMO_DIR", str(path.parent / "no-demo"))
+        yield path
+
+
+def frame(at, column: str):
+    """The first table on the page with this column."""
+    for df in at.dataframe:
+        if column in df.value.columns:
+            return df.value
+    raise AssertionError(
+        f"no table with a {column!r} column; tables: {[list(d.value.columns)[:4] for d in at.dataframe]}"
+    )
+
+
+def metrics(at) -> dict[str, str]:
+    """Metric label -> shown value."""
+    return {m.label: m.value for m in at.metric}
+
+
+def charts(at) -> list[tuple[dict, list]]:
+    """Each chart's Vega-Lite spec and its datasets as DataFrames."""
+    out = []
+    for c in at.get("vega_lite_chart") + at.get("arrow_vega_lite_chart"):
+        spec = json.loads(c.proto.spec)
+        data = [pa.ipc.open_stream(d.data.data).read_pandas() for d in c.proto.datasets]
+        out.append((spec, data))
+    return out
+
+
+def chart_titles(at) -> list[str]:
+    """The title of every chart on the page."""
+    titles = []
+    for spec, _ in charts(at):
+        t = spec.get("title")
+        titles.append(t.get("text") if isinstance(t, dict) else t)
+    return [t for t in titles if t]
+
+
+def api(path) -> duckdb.DuckDBPyConnection:
+    """A connection to the app's store, for computing the expected figures through the analytics API."""
+    return store.open_store(path)
+
+
+def test_default_view_is_every_dimension_and_every_contractor(app_store):
+    at = app_test(PAGE)
+    assert not at.exception
+    assert at.selectbox(key="agr_rubric").value == RUBRIC
+    assert at.selectbox(key="agr_dimension").value == PRIMARY
+    assert at.selectbox(key="agr_statistic").value == "weighted_kappa"
+
+    con = api(app_store)
+    dims = agreement.dimension_agreement(con, Filters(rubric=RUBRIC))
+    shared = {
+        r[0]
+        for r in con.execute(
+            """SELECT DISTINCT c.rater_id FROM ratings c JOIN ratings r USING (task_id, rubric, dimension, target)
+               WHERE c.role = 'contractor' AND r.role = 'researcher' AND c.rubric = ? AND c.dimension = ?""",
+            [RUBRIC, PRIMARY],
+        ).fetchall()
+    }
+    con.close()
+
+    table = frame(at, "Krippendorff's alpha")
+    assert set(table["dimension"]) == set(dims["dimension"])
+    for col in ("percent agreement", "coarse agreement", "Fleiss' kappa", "Gwet's AC1", "Cohen's kappa"):
+        assert col in table.columns
+    row = table.set_index("dimension").loc[PRIMARY]
+    want = dims.set_index("dimension").loc[PRIMARY]
+    assert row["weighted kappa"] == with_interval(
+        want["weighted_kappa"], want["weighted_kappa_ci_low"], want["weighted_kappa_ci_high"]
+    )
+    assert row["pairs"] == want["n_pairs"]
+
+    raters = frame(at, "weighted_kappa")
+    assert set(raters["rater_id"]) == shared  # every demo contractor who shares a unit with a researcher
+    assert len(shared) >= 30 and all(r.startswith("c") for r in shared)
+    values = raters["weighted_kappa"].dropna().tolist()
+    assert values == sorted(values, reverse=True)  # best first
+
+    titles = chart_titles(at)
+    assert "Weighted kappa on Usefulness overall (comparison): each contractor against researchers" in titles
+    assert len(titles) >= 3  # intervals, confusion matrix, rater x rater
+    assert any(c.label.startswith("Download") for c in at.get("download_button"))
+
+
+def test_ceiling_and_team_median_are_the_api_figures(app_store):
+    at = app_test(PAGE)
+    con = api(app_store)
+    f = Filters(rubric=RUBRIC)
+    researchers = agreement.rater_agreement(con, f, "researcher_vs_researcher")
+    contractors = agreement.rater_agreement(con, f, "contractor_vs_researcher")
+    con.close()
+    ceiling = researchers.loc[researchers["dimension"] == PRIMARY, "weighted_kappa"].median()
+    median = contractors.loc[contractors["dimension"] == PRIMARY, "weighted_kappa"].median()
+
+    m = metrics(at)
+    assert float(m["Researcher ceiling"]) == pytest.approx(ceiling, abs=5e-4)
+    assert float(m["Team median"]) == pytest.approx(median, abs=5e-4)
+    spec, data = next((s, d) for s, d in charts(at) if "Weighted kappa on" in str(s.get("title")))
+    rules = next(d for d in data if "reference" in d.columns)
+    by_name = dict(zip(rules["reference"], rules["value"], strict=True))
+    assert by_name["Researcher ceiling"] == pytest.approx(ceiling)
+    assert by_name["Team median"] == pytest.approx(median)
+    points = next(d for d in data if "rater_id" in d.columns)
+    assert len(points) == contractors.loc[contractors["dimension"] == PRIMARY, "weighted_kappa"].notna().sum()
+
+
+def test_confusion_matrix_counts_every_pair(app_store):
+    at = app_test(PAGE)
+    con = api(app_store)
+    f = Filters(rubric=RUBRIC)
+    n_pairs = agreement.dimension_agreement(con, f).set_index("dimension").loc[PRIMARY, "n_pairs"]
+    raters = agreement.rater_agreement(con, f).set_index(["dimension", "rater_id"])
+    con.close()
+
+    confusion = frame(at, "Contractor level")
+    assert len(confusion) == 5 and confusion.drop(columns="Contractor level").to_numpy().sum() == n_pairs
+
+    at.selectbox(key="agr_confusion_rater").select("c14").run()
+    assert not at.exception
+    one = frame(at, "Contractor level").drop(columns="Contractor level").to_numpy().sum()
+    assert one == raters.loc[(PRIMARY, "c14"), "n"]
+
+    at.radio(key="agr_scale").set_value("coarse").run()
+    assert not at.exception
+    coarse = frame(at, "Contractor level")
+    assert len(coarse) == 3  # A better, Equally good, B better
+    assert coarse.drop(columns="Contractor level").to_numpy().sum() == one
+
+
+def test_coarse_scale_and_level_override(app_store):
+    at = app_test(PAGE)
+    at.radio(key="agr_scale").set_value("coarse").run()
+    assert not at.exception
+    table = frame(at, "Krippendorff's alpha")
+    assert (table["percent agreement"] == table["coarse agreement"]).all()  # exact = coarse on the coarse scale
+
+    at.radio(key="agr_scale").set_value("exact").run()
+    at.selectbox(key="agr_level").select("nominal").run()
+    assert not at.exception
+    table = frame(at, "Krippendorff's alpha")
+    assert "weighted kappa" not in table.columns and "Gwet's AC2" not in table.columns  # no weights: n/a
+    assert "Cohen's kappa" in table.columns
+    assert "weighted_kappa" not in at.selectbox(key="agr_statistic").options
+    assert at.selectbox(key="agr_statistic").value == "cohen_kappa"
+
+    con = api(app_store)
+    alpha = agreement.dimension_agreement(con, Filters(rubric=RUBRIC), level="interval")
+    con.close()
+    at.selectbox(key="agr_level").select("interval").run()
+    row = frame(at, "Krippendorff's alpha").set_index("dimension").loc[PRIMARY]
+    want = alpha.set_index("dimension").loc[PRIMARY]
+    assert row["level"] == "interval"
+    assert row["Krippendorff's alpha"] == with_interval(
+        want["krippendorff_alpha"], want["krippendorff_alpha_ci_low"], want["krippendorff_alpha_ci_high"]
+    )
+
+
+def test_comparisons_among_contractors_and_among_researchers(app_store):
+    at = app_test(PAGE)
+    at.selectbox(key="agr_comparison").select("among_contractors").run()
+    assert not at.exception
+    assert "Each contractor against the other contractors" in [h.value for h in at.subheader]
+    table = frame(at, "Krippendorff's alpha")
+    assert "pairs" not in table.columns and "Cohen's kappa" not in table.columns  # multi-rater coefficients only
+    pairs = frame(at, "role_a")
+    assert set(pairs["role_a"]) == {"contractor"} and set(pairs["role_b"]) == {"contractor"}
+    assert "Researcher ceiling" in metrics(at)
+
+    at.selectbox(key="agr_comparison").select("researcher_vs_researcher").run()
+    assert not at.exception
+    raters = frame(at, "exact_agreement")
+    assert len(raters) >= 3 and all(r.startswith("r") for r in raters["rater_id"])
+    m = metrics(at)
+    assert "Researcher ceiling" not in m  # the researchers are the ones plotted
+    con = api(app_store)
+    rr = agreement.rater_agreement(con, Filters(rubric=RUBRIC), "researcher_vs_researcher")
+    con.close()
+    want = rr.loc[rr["dimension"] == PRIMARY, "weighted_kappa"].median()
+    assert float(m["Team median"]) == pytest.approx(want, abs=5e-4)
+
+
+def test_dimension_statistic_and_pair_value_choices(app_store):
+    at = app_test(PAGE)
+    at.selectbox(key="agr_dimension").select("usefulness").run()
+    at.selectbox(key="agr_statistic").select("exact_agreement").run()
+    assert not at.exception
+    assert "Exact agreement on Usefulness overall: each contractor against researchers" in chart_titles(at)
+    raters = frame(at, "exact_agreement")
+    values = raters["exact_agreement"].dropna().tolist()
+    assert values == sorted(values, reverse=True)
+    assert {"exact_agreement_ci_low", "exact_agreement_ci_high"} <= set(raters.columns)
+
+    at.selectbox(key="agr_pair_statistic").select("cohen_kappa").run()
+    assert not at.exception
+    spec, data = next((s, d) for s, d in charts(at) if "pair by pair" in str(s.get("title")))
+    assert "Cohen's kappa on Usefulness overall, pair by pair" in str(spec["title"])
+    con = api(app_store)
+    pm = agreement.pairwise_matrix(con, Filters(rubric=RUBRIC), RUBRIC, "usefulness")
+    con.close()
+    shown = frame(at, "role_a")
+    want = pm[(pm["role_a"] == "contractor") & (pm["role_b"] == "researcher")]
+    assert len(shown) == len(want) and int(shown["n"].sum()) == int(want["n"].sum())
+
+
+def test_kappa_paradox_and_rankings_on_instruction_following(app_store):
+    at = app_test(PAGE)
+    at.selectbox(key="agr_rubric").select("instruction_following").run()
+    assert not at.exception
+    heads = [h.value for h in at.subheader]
+    assert "Kappa paradox" in heads and "Rankings" in heads
+
+    at.selectbox(key="agr_paradox_dimension").select("sexual_content").run()
+    assert not at.exception
+    con = api(app_store)
+    f = Filters(rubric="instruction_following")
+    diag = agreement.paradox_diagnostic(con, f, "instruction_following", "sexual_content")
+    dims = agreement.dimension_agreement(con, f).set_index("dimension")
+    con.close()
+    assert diag.is_paradox
+    m = metrics(at)
+    assert m["Percent agreement"] == f"{diag.percent_agreement:.1%}"
+    assert float(m["Gwet's AC1"]) == pytest.approx(diag.gwet_ac1, abs=5e-4)
+    assert any("Gwet's AC1" in i.value for i in at.info)
+    marginals = frame(at, "share")
+    assert marginals.groupby("side")["share"].sum().to_numpy() == pytest.approx([1.0, 1.0])
+
+    rankings = frame(at, "Kendall's tau-b")
+    row = rankings.set_index("dimension").loc["rank"]
+    want = dims.loc["rank"]
+    assert row["Kendall's tau-b"] == with_interval(
+        want["kendall_tau_b"], want["kendall_tau_b_ci_low"], want["kendall_tau_b_ci_high"]
+    )
+    assert row["pairwise preference agreement"].startswith(f"{want['preference_agreement']:.3f}")
+
+
+def test_sidebar_filters_and_the_sql_behind_the_figures(app_store):
+    at = app_test(PAGE)
+    at.sidebar.multiselect(key="f_raters").select("c14").run()
+    assert not at.exception
+    raters = frame(at, "weighted_kappa")
+    assert list(raters["rater_id"]) == ["c14"]  # the rater filter picks whose agreement is measured
+    con = api(app_store)
+    c14 = agreement.rater_agreement(con, Filters(rubric=RUBRIC)).set_index(["dimension", "rater_id"])
+    con.close()
+    pairs = frame(at, "Krippendorff's alpha").set_index("dimension").loc[PRIMARY, "pairs"]
+    assert pairs == c14.loc[(PRIMARY, "c14"), "n"]
+
+    at.sidebar.multiselect(key="f_raters").unselect("c14").select("r01").run()
+    assert not at.exception
+    assert any("No unit was rated by two raters" in i.value for i in at.info)  # a researcher is no contractor
+
+    at.sidebar.multiselect(key="f_raters").unselect("r01").run()
+    at.sidebar.selectbox(key="f_rubric").select("article_likert").run()
+    assert not at.exception
+    assert not any(s.key == "agr_rubric" for s in at.selectbox)  # the sidebar's rubric replaces the page's choice
+    codes = [c.value for c in at.code]
+    sql = agreement.sql_text(Filters(rubric="article_likert"), "contractor_vs_researcher")
+    assert set(codes) == {text.strip() for text in sql.values()}

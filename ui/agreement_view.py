@@ -1,0 +1,306 @@
+"""An agreement report shaped for the Agreement page: readable tables, chart frames and notes in words.
+
+Nothing here computes a coefficient: every number comes from analytics.agreement; these functions pick rows,
+rename, format and reshape them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from analytics.agreement import DIMENSION_STATS, LABELS, MIN_UNITS, RATER_STATS
+
+COMPARISONS = {
+    "contractor_vs_researcher": "Contractors vs researchers",
+    "among_contractors": "Among contractors",
+    "researcher_vs_researcher": "Researchers vs researchers",
+}
+# (the rated side, its plural, who it is compared with, the reference side as an axis title) per comparison
+SIDES = {
+    "contractor_vs_researcher": ("Contractor", "contractors", "researchers", "Researcher"),
+    "among_contractors": ("Contractor", "contractors", "the other contractors", "Other contractor"),
+    "researcher_vs_researcher": ("Researcher", "researchers", "the other researchers", "Other researcher"),
+}
+# The pairwise matrix's roles (rows, columns) that belong to each comparison.
+PAIR_ROLES = {
+    "contractor_vs_researcher": ("contractor", "researcher"),
+    "among_contractors": ("contractor", "contractor"),
+    "researcher_vs_researcher": ("researcher", "researcher"),
+}
+PAIRWISE_STATS = ("percent_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa")
+CHART_DEFAULTS = ("weighted_kappa", "cohen_kappa", "exact_agreement")  # first one defined is the chart default
+RANKING_STATS = ("preference_agreement", "kendall_tau_b")
+NOT_SHOWN = "—"  # undefined here (0/0, no pairs): the notes say why
+NOT_APPLICABLE = "n/a"  # the coefficient does not exist for this scale (e.g. weighted kappa at nominal level)
+
+
+def label(statistic: str) -> str:
+    """A statistic's readable name."""
+    return LABELS.get(statistic, statistic.replace("_", " "))
+
+
+def with_interval(value: float, low: float, high: float) -> str:
+    """'0.642 [0.58, 0.70]', the value alone without an interval, or a dash when undefined."""
+    if value is None or math.isnan(value):
+        return NOT_SHOWN
+    if low is None or math.isnan(low):
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.2f}, {high:.2f}]"
+
+
+def _applies(coefficients: pd.DataFrame) -> pd.Series:
+    """Whether each long-form coefficient exists for its scale (all do when the report does not say)."""
+    if "applies" in coefficients.columns:
+        return coefficients["applies"].fillna(True).astype(bool)
+    return pd.Series(True, index=coefficients.index)
+
+
+def applicable(coefficients: pd.DataFrame, scope: str, stats: tuple[str, ...], rubric: str) -> list[str]:
+    """The statistics the report computed for this scope and rubric and that apply somewhere, in the API's
+    order."""
+    rows = coefficients[(coefficients["scope"] == scope) & (coefficients["rubric"] == rubric)]
+    present = set(rows.loc[_applies(rows), "statistic"])
+    return [s for s in stats if s in present]
+
+
+def not_applicable(coefficients: pd.DataFrame, scope: str) -> set[tuple[str, str]]:
+    """(dimension, statistic) pairs of one scope that do not apply to their scale."""
+    rows = coefficients[(coefficients["scope"] == scope) & ~_applies(coefficients)]
+    return set(zip(rows["dimension"], rows["statistic"], strict=True))
+
+
+def notes_in_words(row: dict) -> str:
+    """The report's notes on one row, with small samples and the kappa paradox spelt out."""
+    notes = []
+    if row.get("small_n"):
+        pairs = f", {int(row['n'])} pairs" if "n" in row else ""
+        notes.append(
+            f"small sample ({int(row['n_units'])} units{pairs}; under {MIN_UNITS}): indicative, read the interval"
+        )
+    if row.get("kappa_paradox"):
+        notes.append("high agreement but low kappa: see the kappa paradox below")
+    if isinstance(row.get("notes"), str) and row["notes"]:
+        notes.append(row["notes"])
+    return "; ".join(notes)
+
+
+def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
+    """One row per dimension in catalogue order: n, each applicable coefficient with its interval, notes."""
+    d = report.dimensions
+    if d.empty:
+        return pd.DataFrame()
+    rubric = d["rubric"].iloc[0]
+    stats = applicable(report.coefficients, "dimension", DIMENSION_STATS, rubric)
+    meta = dims.set_index("dimension")
+    order = {name: i for i, name in enumerate(dims["dimension"])}
+    d = d.assign(_order=d["dimension"].map(order).fillna(len(order))).sort_values(["_order", "dimension"])
+    out = pd.DataFrame(
+        {
+            "dimension": d["dimension"],
+            "label": [_label(meta, x) for x in d["dimension"]],
+            "level": d["level"],
+            "units": d["n_units"],
+        }
+    )
+    if d["n_pairs"].notna().any():
+        out["pairs"] = d["n_pairs"].astype("Int64")
+    out["raters"] = d["n_raters"]
+    absent = not_applicable(report.coefficients, "dimension")
+    for s in stats:
+        out[label(s)] = [
+            NOT_APPLICABLE if (dim, s) in absent else with_interval(v, lo, hi)
+            for dim, v, lo, hi in zip(d["dimension"], d[s], d[f"{s}_ci_low"], d[f"{s}_ci_high"], strict=True)
+        ]
+    out["notes"] = [notes_in_words(r) for r in d.to_dict("records")]
+    return out.reset_index(drop=True)
+
+
+def _label(meta: pd.DataFrame, dimension: str) -> str:
+    if dimension not in meta.index:
+        return dimension
+    text = meta.loc[dimension, "label"]
+    return f"{text} (primary)" if bool(meta.loc[dimension, "is_primary"]) else str(text)
+
+
+def coefficient_table(report) -> pd.DataFrame:
+    """Every coefficient of the report in long form with readable statistic names (for download)."""
+    c = report.coefficients
+    return c.assign(statistic=c["statistic"].map(label)).rename(columns={"reason": "why undefined"})
+
+
+def rater_table(raters: pd.DataFrame, rubric: str, dimension: str, statistic: str) -> pd.DataFrame:
+    """Each rater on one dimension: n, every statistic defined for someone, the chosen one's interval, notes;
+    best first on the chosen statistic."""
+    r = raters[(raters["rubric"] == rubric) & (raters["dimension"] == dimension)]
+    stats = [s for s in RATER_STATS if r[s].notna().any()]
+    cols = [c for c in ("rater_id", "n", "n_units", "n_tasks") if c in r.columns]
+    if "n_item_pairs" in r.columns and r["n_item_pairs"].fillna(0).gt(0).any():
+        cols.append("n_item_pairs")
+    out = r[cols + stats].copy()
+    if statistic in r.columns:
+        out[f"{statistic}_ci_low"] = r[f"{statistic}_ci_low"]
+        out[f"{statistic}_ci_high"] = r[f"{statistic}_ci_high"]
+    out["small_n"] = r["small_n"]
+    out["notes"] = [notes_in_words(row) for row in r.to_dict("records")]
+    if statistic in out.columns:
+        out = out.sort_values([statistic, "rater_id"], ascending=[False, True], na_position="last")
+    return out.reset_index(drop=True)
+
+
+def column_config(df: pd.DataFrame, n_label: str = "pairs") -> dict:
+    """Readable headers and three decimals for a table with the API's statistic columns."""
+    config = {}
+    for c in df.columns:
+        base = c.removesuffix("_ci_low").removesuffix("_ci_high")
+        if base in LABELS:
+            suffix = " (95% from)" if c.endswith("_ci_low") else " (95% to)" if c.endswith("_ci_high") else ""
+            config[c] = st.column_config.NumberColumn(label(base) + suffix, format="%.3f")
+    for c in ("percent_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa", "share"):
+        if c in df.columns and c not in config:
+            config[c] = st.column_config.NumberColumn(label(c), format="%.3f")
+    names = {"n": n_label, "n_units": "units", "n_tasks": "tasks", "n_item_pairs": "item pairs"}
+    config |= {c: st.column_config.NumberColumn(t) for c, t in names.items() if c in df.columns}
+    if "small_n" in df.columns:
+        config["small_n"] = st.column_config.CheckboxColumn(f"fewer than {MIN_UNITS} units")
+    return config
+
+
+def rater_statistics(raters: pd.DataFrame, rubric: str, dimension: str) -> list[str]:
+    """The per-rater statistics with a value for at least one rater on this dimension."""
+    r = raters[(raters["rubric"] == rubric) & (raters["dimension"] == dimension)]
+    return [s for s in RATER_STATS if s in r.columns and r[s].notna().any()]
+
+
+def default_statistic(choices: list[str]) -> int:
+    """Index of the chart's default statistic among the choices."""
+    for s in CHART_DEFAULTS:
+        if s in choices:
+            return choices.index(s)
+    return 0
+
+
+def interval_frame(raters: pd.DataFrame, rubric: str, dimension: str, statistic: str) -> pd.DataFrame:
+    """The chart's rows: each rater with a defined value of the statistic on the dimension, its interval and n."""
+    r = raters[(raters["rubric"] == rubric) & (raters["dimension"] == dimension) & raters[statistic].notna()]
+    return pd.DataFrame(
+        {
+            "rater_id": r["rater_id"],
+            "value": r[statistic],
+            "ci_low": r[f"{statistic}_ci_low"].fillna(r[statistic]),
+            "ci_high": r[f"{statistic}_ci_high"].fillna(r[statistic]),
+            "n": r["n"],
+            "n_units": r["n_units"],
+            "sample": ["fewer than 30 units" if s else "30 units or more" for s in r["small_n"]],
+        }
+    ).reset_index(drop=True)
+
+
+def confusion_frame(cm: pd.DataFrame) -> pd.DataFrame:
+    """The confusion matrix for the heatmap: levels as text, each cell's share of its row, the level order."""
+    levels = tuple(str(x) for x in cm["subject_level"].cat.categories)
+    totals = cm.groupby("subject_level", observed=False)["n"].transform("sum")
+    return cm.assign(row_share=(cm["n"] / totals.where(totals > 0)).fillna(0.0), levels=[levels] * len(cm))
+
+
+def confusion_wide(cm: pd.DataFrame, subject: str, reference: str) -> pd.DataFrame:
+    """The confusion matrix as a table: one row per subject level, one column per reference level."""
+    wide = cm.pivot_table(index="subject_level", columns="reference_level", values="n", observed=False, aggfunc="sum")
+    wide.columns = [f"{reference}: {c}" for c in wide.columns]
+    return wide.reset_index().rename(columns={"subject_level": f"{subject} level"})
+
+
+def pairs_for(pm: pd.DataFrame, comparison: str) -> pd.DataFrame:
+    """The rater pairs that belong to a comparison (rows of the first role, columns of the second)."""
+    rows, cols = PAIR_ROLES[comparison]
+    return pm[(pm["role_a"] == rows) & (pm["role_b"] == cols)].reset_index(drop=True)
+
+
+def marginals_frame(diagnostic, subject: str, reference: str) -> pd.DataFrame:
+    """The diagnostic's two marginal distributions in long form (level, side, share)."""
+    levels = [str(x) for x in diagnostic.levels]
+    return pd.DataFrame(
+        {
+            "level": levels * 2,
+            "side": [subject] * len(levels) + [reference] * len(levels),
+            "share": list(diagnostic.subject_marginals) + list(diagnostic.reference_marginals),
+        }
+    )
+
+
+def ranking_table(report, dims: pd.DataFrame) -> pd.DataFrame:
+    """Pairwise preference agreement and Kendall's tau-b per ranking dimension, with item-pair n (empty when the
+    report has none at dimension level)."""
+    c = report.coefficients
+    c = c[(c["scope"] == "dimension") & c["statistic"].isin(RANKING_STATS)]
+    if c.empty or c["value"].isna().all():
+        return pd.DataFrame()
+    meta = dims.set_index("dimension")
+    rows = []
+    for dimension, g in c.groupby("dimension", sort=False):
+        row = {"dimension": dimension, "label": _label(meta, dimension), "item pairs": int(g["n"].max())}
+        for r in g.itertuples():
+            row[label(r.statistic)] = with_interval(r.value, r.ci_low, r.ci_high)
+        row["notes"] = "; ".join(x for x in g["reason"].dropna() if x)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ranking_raters(raters: pd.DataFrame, rubric: str) -> pd.DataFrame:
+    """Per-rater preference agreement and tau-b on the rubric's ranking dimensions (empty when none)."""
+    r = raters[(raters["rubric"] == rubric) & raters["preference_agreement"].notna()]
+    if r.empty:
+        return pd.DataFrame()
+    cols = ["rater_id", "dimension", "n_item_pairs"]
+    for s in RANKING_STATS:
+        cols += [s, f"{s}_ci_low", f"{s}_ci_high"]
+    return r[cols + ["notes"]].sort_values(["dimension", "preference_agreement"], ascending=[True, False])
+
+
+HOW_COMPUTED = r"""
+**Units and pairs.** A unit is one (task, rubric, dimension, target). Two-sided comparisons (contractors vs
+researchers) pair every contractor rating with every researcher rating of the same unit; the pairs of a
+dimension form a confusion table $n_{ij}$ (contractor level $i$, researcher level $j$), $N = \sum n_{ij}$,
+$p_{ij} = n_{ij}/N$, marginals $p_{i+}$, $p_{+j}$. Among one role, the dimension table uses each unit's
+value counts $n_{uk}$ (raters of unit $u$ who chose level $k$, $m_u = \sum_k n_{uk}$); only units with
+$m_u \ge 2$ are pairable. Each rater's own row pools the rater's pairs with the other side.
+
+**Percent (exact) agreement** $p_a = \sum_{ij} w_{ij}\,p_{ij}$ with $w = I$; among raters
+$p_a = \frac{1}{U}\sum_u \frac{\sum_k n_{uk}(n_{uk}-1)}{m_u(m_u-1)}$. **Coarse agreement** is the same on the
+catalogue's coarse scale (drop the "very": 5 levels to 3).
+
+**Cohen's kappa** (Cohen 1960) $\kappa = \frac{p_a - p_e}{1 - p_e}$, $p_e = \sum_{ij} w_{ij}\,p_{i+}p_{+j}$.
+**Weighted kappa** (Cohen 1968) uses agreement weights on scale positions: linear
+$w_{ij} = 1 - \frac{|i-j|}{q-1}$ (ordinal level), quadratic $w_{ij} = 1 - \frac{(i-j)^2}{(q-1)^2}$
+(interval, ratio; Fleiss & Cohen 1973), none for nominal. Weights always span the full scale, also when a
+level is unused (as `sklearn`'s `labels=`).
+
+**Fleiss' kappa** (Fleiss 1971, in Gwet's form for unequal numbers of ratings):
+$p_e = \sum_k \pi_k^2$, $\pi_k$ the mean share of level $k$ per unit. In a two-sided table it is Scott's pi
+with $\pi_k = (p_{k+} + p_{+k})/2$.
+
+**Gwet's AC1 / AC2** (Gwet 2008; Gwet 2014, *Handbook of Inter-Rater Reliability*, 4th ed.):
+$p_e = \frac{T_w}{q(q-1)}\sum_k \pi_k(1-\pi_k)$, $T_w$ the sum of the weights ($T_w = q$ unweighted: AC1).
+Not pulled down by skewed prevalence, hence the kappa-paradox diagnostic. **Brennan-Prediger**
+(1981): $p_e = T_w / q^2$.
+
+**Krippendorff's alpha** (Krippendorff 2011, *Computing Krippendorff's alpha-reliability*; 2019, *Content
+Analysis*, 4th ed.): $\alpha = 1 - (n-1)\frac{\sum_{ck} o_{ck}\,\delta^2_{ck}}{\sum_{ck} n_c n_k\,\delta^2_{ck}}$
+from the coincidence matrix $o_{ck} = \sum_u \frac{n_{uc}(n_{uk} - [c=k])}{m_u - 1}$, with the nominal,
+ordinal (mid-ranks of the pairable values), interval (squared value difference) or ratio metric
+$\delta^2$ of the chosen level of measurement.
+
+**Rankings.** Over every pair of items that both sides ranked on the same task: Kendall's tau-b
+$\tau_b = \frac{C - D}{\sqrt{(C + D + T_r)(C + D + T_s)}}$ (Kendall 1945; ties $T_s$, $T_r$ by one side only),
+and pairwise preference agreement $(C + T_{both})/\text{pairs}$, the share of item pairs ordered the same way.
+
+**Mean difference**: the mean of (subject level − reference level), levels as their numbers (scale positions
+for text levels): positive means later on the scale (more lenient on a bad-to-good scale).
+
+**Intervals** are 95% percentile intervals of a seeded bootstrap over units (1,000 resamples): a multinomial
+draw over the confusion cells for pair coefficients, over the distinct per-unit value-count patterns for
+multi-rater ones; both are exactly resampling units with replacement. A coefficient is undefined (shown —)
+when it is 0/0, e.g. everyone used one level; the notes say which. Fewer than 30 units: indicative only.
+"""
