@@ -248,7 +248,8 @@ if flagged:
     st.info(md_escape(diag.sentence))
     marg = view.marginals_frame(diag, subjects.capitalize(), f"{ref_title}s")
     st.altair_chart(charts.paradox_marginals(marg, f"Level shares on {labels.get(pdim, pdim)}"), width="stretch")
-    table(marg, f"marginals {rubric} {pdim}", key="dl_marginals")
+    share = {"share": st.column_config.NumberColumn("share of ratings", format="percent")}
+    table(marg, f"marginals {rubric} {pdim}", key="dl_marginals", column_config=share)
 
 # --- rankings ----------------------------------------------------------------------------------------------
 ranking_dims = view.ranking_table(report, dims)

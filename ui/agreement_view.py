@@ -33,6 +33,7 @@ PAIR_ROLES = {
 PAIRWISE_STATS = ("percent_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa")
 CHART_DEFAULTS = ("weighted_kappa", "cohen_kappa", "exact_agreement")  # first one defined is the chart default
 RANKING_STATS = ("preference_agreement", "kendall_tau_b")
+SHORT = {"preference_agreement": "preference agreement", "kendall_tau_b": "tau-b"}  # column headers
 NOT_SHOWN = "—"  # undefined here (0/0, no pairs): the notes say why
 NOT_APPLICABLE = "n/a"  # the coefficient does not exist for this scale (e.g. weighted kappa at nominal level)
 
@@ -156,8 +157,9 @@ def column_config(df: pd.DataFrame, n_label: str = "pairs") -> dict:
     for c in df.columns:
         base = c.removesuffix("_ci_low").removesuffix("_ci_high")
         if base in LABELS:
-            suffix = " (95% from)" if c.endswith("_ci_low") else " (95% to)" if c.endswith("_ci_high") else ""
-            config[c] = st.column_config.NumberColumn(label(base) + suffix, format="%.3f")
+            name = SHORT.get(base, label(base))
+            suffix = " 95% low" if c.endswith("_ci_low") else " 95% high" if c.endswith("_ci_high") else ""
+            config[c] = st.column_config.NumberColumn(name + suffix, format="%.3f", help=label(base))
     for c in ("percent_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa", "share"):
         if c in df.columns and c not in config:
             config[c] = st.column_config.NumberColumn(label(c), format="%.3f")

@@ -318,7 +318,7 @@ def paradox_marginals(df: pd.DataFrame, title: str) -> alt.Chart:
             y=alt.Y("level:N", title=None, sort=levels),
             yOffset=alt.YOffset("side:N"),
             x=alt.X("share:Q", title="Share of ratings", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("side:N", title=None),
+            color=alt.Color("side:N", title=None, legend=alt.Legend(orient="top", labelLimit=300)),
             tooltip=["level", "side", alt.Tooltip("share:Q", format=".1%")],
         )
         .properties(height=alt.Step(14))
