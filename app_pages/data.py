@@ -7,7 +7,7 @@ import streamlit as st
 
 from analytics import overview
 from analytics.ingest import FORMATS
-from analytics.ingest.load import MAX_BYTES, ingest_bytes
+from analytics.ingest.load import ingest_bytes, max_bytes
 from ui import charts, state
 from ui.tables import table
 from ui.text import md_escape
@@ -25,7 +25,7 @@ with st.form("upload", clear_on_submit=True):
         "Rating files (CSV, Parquet, JSON, JSONL; several at once)",
         accept_multiple_files=True,
         key="upload_files",
-        max_upload_size=MAX_BYTES // 2**20,
+        max_upload_size=max_bytes() // 2**20,
     )
     c1, c2 = st.columns(2)
     fmt = c1.selectbox("Format", ["auto", *FORMATS], key="upload_format", help="docs/formats.md describes each format")

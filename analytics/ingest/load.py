@@ -28,7 +28,18 @@ from analytics.ingest.base import (
     as_json,
 )
 
-MAX_BYTES = int(os.environ.get("CONCORD_MAX_UPLOAD_MB", "2048")) * 1024 * 1024
+DEFAULT_MAX_UPLOAD_MB = 2048
+
+
+def max_bytes() -> int:
+    """The size limit of one file in bytes: $CONCORD_MAX_UPLOAD_MB megabytes (read at each call), else 2048."""
+    raw = os.environ.get("CONCORD_MAX_UPLOAD_MB", "").strip() or str(DEFAULT_MAX_UPLOAD_MB)
+    if not raw.isdigit() or int(raw) == 0:
+        raise ValueError(f"CONCORD_MAX_UPLOAD_MB must be a whole number of megabytes above 0, not {raw!r}")
+    return int(raw) * 1024 * 1024
+
+
+MAX_BYTES = max_bytes()  # the limit when this module was imported; checks call max_bytes()
 STAGE = "stage_ratings"
 BINARY_MAGIC = {b"PK\x03\x04": "a zip archive", b"\x1f\x8b": "a gzip archive", b"%PDF": "a PDF document"}
 
@@ -66,7 +77,8 @@ def ingest_bytes(
     con: duckdb.DuckDBPyConnection, data: bytes, file_name: str, fmt: str = "auto", role: str | None = None
 ) -> IngestResult:
     """Load an upload held in memory (writes it to a temp file so DuckDB can scan it)."""
-    safe_name = Path(file_name.replace("\\", "/")).name or "upload"
+    safe_name = Path(file_name.replace("\\", "/")).name
+    safe_name = "upload" if safe_name in ("", ".", "..") else safe_name
     suffix = Path(safe_name).suffix
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / f"upload{suffix}"
@@ -120,8 +132,11 @@ def _check_file(path: Path, name: str) -> tuple[str, bytes]:
     size = path.stat().st_size
     if size == 0:
         raise FileRejected(f"{name} is empty")
-    if size > MAX_BYTES:
-        raise FileRejected(f"{name} is {size / 2**20:.0f} MB, over the limit of {MAX_BYTES / 2**20:.0f} MB")
+    limit = max_bytes()
+    if size > limit:
+        raise FileRejected(
+            f"{name} is {size / 2**20:.1f} MB, over the limit of {limit // 2**20} MB (CONCORD_MAX_UPLOAD_MB)"
+        )
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         head = f.read(65536)
@@ -130,6 +145,8 @@ def _check_file(path: Path, name: str) -> tuple[str, bytes]:
             digest.update(chunk)
     if head.startswith(b"PAR1"):
         return digest.hexdigest(), head
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # what spreadsheets save as "Unicode text"
+        raise FileRejected(f"{name} is UTF-16 text; save it as UTF-8 (in Excel: CSV UTF-8)")
     for magic, what in BINARY_MAGIC.items():
         if head.startswith(magic):
             raise FileRejected(f"{name} is {what}, not a ratings file (CSV, Parquet, JSON or JSONL)")
@@ -244,12 +261,28 @@ def _input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
               CAST(role AS VARCHAR) AS raw_role, CAST(rubric AS VARCHAR) AS raw_rubric,
               CAST(dimension AS VARCHAR) AS raw_dimension, CAST(target AS VARCHAR) AS raw_target,
               CAST(value AS VARCHAR) AS raw_value, submitted_at,
-              TRY_CAST(submitted_at AS TIMESTAMP) AS submitted_ts, duration_s,
+              {_submitted_ts_sql(con, source)} AS submitted_ts, duration_s,
               TRY_CAST(duration_s AS DOUBLE) AS duration, CAST(comment AS VARCHAR) AS comment,
               CAST(submission_id AS VARCHAR) AS submission_id, CAST(line AS BIGINT) AS line,
               CAST(record AS VARCHAR) AS record
             FROM {source})"""
     )
+
+
+def _submitted_ts_sql(con: duckdb.DuckDBPyConnection, source: str) -> str:
+    """SQL for submitted_at as a UTC timestamp: a time with a zone (Z, +02:00, a TIMESTAMPTZ column) is converted,
+    like the JSON formats do; one without a zone is kept as written. A plain cast to TIMESTAMP drops the offset."""
+    kind = con.execute(f"SELECT typeof(submitted_at) FROM {source} LIMIT 1").fetchall()
+    kind = kind[0][0] if kind else "VARCHAR"
+    if kind == "TIMESTAMP WITH TIME ZONE":
+        return "timezone('UTC', submitted_at)"
+    if kind != "VARCHAR":
+        return "TRY_CAST(submitted_at AS TIMESTAMP)"
+    # Only the text after the date (from character 11 on) can hold an offset; '-' in the date is no zone.
+    return """CASE WHEN trim(submitted_at)[11:] LIKE '%+%' OR trim(submitted_at)[11:] LIKE '%-%'
+                        OR upper(trim(submitted_at)) LIKE '%Z'
+                   THEN timezone('UTC', TRY_CAST(trim(submitted_at) AS TIMESTAMPTZ))
+                   ELSE TRY_CAST(submitted_at AS TIMESTAMP) END"""
 
 
 # The columns that identify a combination of scale-related values; a file has few distinct combinations
