@@ -84,6 +84,11 @@ def pick_contractor(contractors: list[str], filters) -> str:
     return st.selectbox("Contractor", contractors, key="fb_contractor")
 
 
+def number_columns(df: pd.DataFrame) -> dict:
+    """Two decimals for every float column of a table (the CSV download keeps full precision)."""
+    return {c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if pd.api.types.is_float_dtype(df[c])}
+
+
 def text_block(label: str, text: object) -> None:
     """A caption and a piece of untrusted text shown as plain text (skipped when empty)."""
     if text is None or (isinstance(text, float) and pd.isna(text)) or str(text).strip() == "":
@@ -146,12 +151,20 @@ else:
     )
     stat = c2.selectbox("Statistic", list(STATISTICS), key="fb_statistic", format_func=STATISTICS.get)
     shown = card[(card["rubric"] == rubric) & (card["n"] > 0)]
+    shown = shown.assign(
+        dimension_label=shown["dimension_label"] + shown["is_primary"].map({True: " (primary)", False: ""})
+    )
     st.caption(
         "Dot and line: this contractor's value and 95% interval (n = rating pairs with a researcher). "
         "Grey tick: team median. Orange tick: researchers with each other. Small n (under 30 pairs): read the interval."
     )
     st.altair_chart(fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")
-    table(card[card["rubric"] == rubric][CARD_TABLE], f"report card {contractor} {rubric}", key="fb_dl_card")
+    table(
+        card[card["rubric"] == rubric][CARD_TABLE],
+        f"report card {contractor} {rubric}",
+        key="fb_dl_card",
+        column_config=number_columns(card[CARD_TABLE]),
+    )
 
 st.subheader("Agreement week by week")
 st.caption(md_escape(report.WEEKLY_EXPLAIN) + " The dashed line is the median of other contractors that week.")
@@ -166,10 +179,17 @@ else:
         else weeks_rubrics[0]
     )
     st.altair_chart(fc.weekly_agreement(weekly[weekly["rubric"] == wr]), width="stretch")
-    table(weekly[weekly["rubric"] == wr], f"weekly agreement {contractor} {wr}", key="fb_dl_weekly")
+    week_table = weekly[weekly["rubric"] == wr].drop(columns="rubric")
+    week_table = week_table.assign(week=pd.to_datetime(week_table["week"]).dt.strftime("%Y-%m-%d"))
+    table(
+        week_table,
+        f"weekly agreement {contractor} {wr}",
+        key="fb_dl_weekly",
+        column_config=number_columns(week_table),
+    )
     if not rep.trend.empty:
         st.caption("First against second half of this contractor's weeks; change with its 95% task-bootstrap interval.")
-        table(rep.trend, f"agreement trend {contractor}", key="fb_dl_trend")
+        table(rep.trend, f"agreement trend {contractor}", key="fb_dl_trend", column_config=number_columns(rep.trend))
 
 st.subheader("Levels used, against researchers on the same units")
 levels = rep.levels

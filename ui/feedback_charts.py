@@ -57,7 +57,7 @@ def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.Lay
     hi = max(1.0, float(pd.concat([long["value"], long["ci_high"]]).max(skipna=True) or 1.0))
     x = alt.X("value:Q", title=label, scale=alt.Scale(domain=[lo, hi]))
     y = alt.Y("dimension_label:N", title=None, sort=order, axis=alt.Axis(labelLimit=260))
-    color = alt.Color("who:N", scale=WHO_COLORS, title=None, legend=alt.Legend(orient="top"))
+    color = alt.Color("who:N", scale=WHO_COLORS, title=None, legend=alt.Legend(orient="top", labelLimit=320))
     base = alt.Chart(long)
     interval = (
         base.transform_filter("datum.who == 'This contractor'")
@@ -89,21 +89,29 @@ def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.Lay
 
 
 def weekly_agreement(weekly: pd.DataFrame) -> alt.LayerChart:
-    """Weekly exact agreement with its 95% interval band, and the team median as a dashed line."""
+    """Weekly exact agreement (point size: rating pairs) with its 95% interval as a bar, and the team median as
+    a dashed line."""
     df = weekly.assign(week=pd.to_datetime(weekly["week"]))
-    x = alt.X("week:T", title="Week (starting Monday)", axis=alt.Axis(format="%b %d"))
+    x = alt.X("week:T", title="Week (starting Monday)", axis=alt.Axis(format="%b %d", tickCount="week"))
     y_scale = alt.Scale(domain=[0, 1])
-    band = (
+    interval = (
         alt.Chart(df)
-        .mark_area(opacity=0.25, color="#4c78a8")
+        .mark_rule(strokeWidth=8, opacity=0.3, color="#4c78a8")
         .encode(x=x, y=alt.Y("ci_low:Q", scale=y_scale, title="Exact agreement"), y2="ci_high:Q")
     )
-    line = (
+    team = (
         alt.Chart(df)
-        .mark_line(point=alt.OverlayMarkDef(filled=True, size=50), color="#4c78a8")
+        .mark_line(strokeDash=[5, 4], color="#888888")
+        .encode(x=x, y=alt.Y("team_exact_agreement:Q", scale=y_scale))
+    )
+    line = alt.Chart(df).mark_line(color="#4c78a8").encode(x=x, y=alt.Y("exact_agreement:Q", scale=y_scale))
+    points = (
+        alt.Chart(df)
+        .mark_circle(color="#4c78a8", opacity=1)
         .encode(
             x=x,
             y=alt.Y("exact_agreement:Q", scale=y_scale),
+            size=alt.Size("n_pairs:Q", title="Rating pairs", scale=alt.Scale(range=[30, 300])),
             tooltip=[
                 alt.Tooltip("week:T", format="%Y-%m-%d"),
                 "n_tasks",
@@ -115,9 +123,4 @@ def weekly_agreement(weekly: pd.DataFrame) -> alt.LayerChart:
             ],
         )
     )
-    team = (
-        alt.Chart(df)
-        .mark_line(strokeDash=[5, 4], color="#888888")
-        .encode(x=x, y=alt.Y("team_exact_agreement:Q", scale=y_scale))
-    )
-    return (band + team + line).properties(height=240, title="Exact agreement with researchers per week")
+    return (interval + team + line + points).properties(height=320)
