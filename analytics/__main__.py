@@ -52,7 +52,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.load:
         from analytics.ingest.load import ingest_file
 
-        con = store.open_store(args.db)
+        try:
+            con = store.open_store(args.db)
+        except store.StoreError as e:
+            return _fail(str(e))
         for path in written["files"]:
             r = ingest_file(con, path)
             print(f"{Path(path).name}: {r.status}, {r.rows_loaded} loaded, {r.rows_quarantined} quarantined")

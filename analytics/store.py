@@ -84,15 +84,21 @@ def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -
     if read_only and not p.exists():
         raise StoreError(f"The store {p} does not exist yet: load some data first.")
     if not read_only:
-        p.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            why = "a file is in the way" if isinstance(e, FileExistsError | NotADirectoryError) else e.strerror or e
+            raise StoreError(f"The store {p} cannot be created: its folder cannot be made ({why}).") from e
     try:
         con = duckdb.connect(str(p), read_only=read_only)
-    except duckdb.IOException as e:
-        raise StoreError(_explain_io_error(p, e)) from e
     except duckdb.Error as e:
-        raise StoreError(f"The store {p} cannot be opened: {_first_line(e)}") from e
+        raise StoreError(_explain_io_error(p, e)) from e
     if not read_only:
-        migrate(con)
+        try:
+            migrate(con)
+        except duckdb.Error as e:  # e.g. its folder is read-only (no write-ahead log), or another program's tables
+            con.close()
+            raise StoreError(_explain_io_error(p, e)) from e
     return con
 
 
@@ -102,15 +108,19 @@ def _first_line(e: Exception) -> str:
 
 def _explain_io_error(p: Path, e: Exception) -> str:
     text = str(e)
-    if "lock" in text.lower():
+    if "could not set lock" in text.lower() or "conflicting lock" in text.lower():  # not "block": corruption
         return (
             f"The store {p} is in use by another program (it holds the file lock). "
             "Close the other Concord process or choose another store with --db / CONCORD_DB."
         )
-    if "not a valid DuckDB" in text or "corrupt" in text.lower() or "database file" in text:
+    corrupt = ("not a valid DuckDB", "corrupt", "checksum", "database file", "could not read enough bytes")
+    if any(m.lower() in text.lower() for m in corrupt):
         return f"The store {p} is not a readable DuckDB file (corrupt or another kind of file): {_first_line(e)}"
-    if "Permission denied" in text or "read-only" in text.lower():
-        return f"The store {p} cannot be written (permission denied). Check the file's permissions."
+    if any(m in text.lower() for m in ("permission denied", "operation not permitted", "read-only")):
+        return (
+            f"The store {p} cannot be written (permission denied or a read-only file system). "
+            "Check the permissions of the file and its folder, or choose another store with --db / CONCORD_DB."
+        )
     return f"The store {p} cannot be opened: {_first_line(e)}"
 
 
