@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import explore
-from ui import state
+from ui import charts, state
 from ui.tables import table
 from ui.text import md_escape
 
@@ -76,3 +76,19 @@ if result is not None:
                 "Aggregate, filter or add a LIMIT to see the rest."
             )
         table(shown(result.frame), "query result", key="explore_download")
+
+        if len(result.frame) and len(result.columns):
+            st.subheader("Chart")
+            data = shown(result.frame)
+            cols = list(data.columns)
+            c = st.columns(4)
+            mark = c[0].selectbox("Mark", charts.QUICK_MARKS, key="chart_mark")
+            x = c[1].selectbox("x", cols, key="chart_x")
+            y = c[2].selectbox("y", ["(count of rows)", *cols], index=min(2, len(cols)), key="chart_y")
+            color = c[3].selectbox("Colour", ["(none)", *cols], key="chart_color")
+            st.altair_chart(
+                charts.quick_chart(
+                    data, x, None if y == "(count of rows)" else y, None if color == "(none)" else color, mark
+                ),
+                width="stretch",
+            )

@@ -88,3 +88,19 @@ def test_truncated_result_warns_and_odd_types_draw(app_store):
     assert not at.error
     assert any("first 10,000 rows" in w.value for w in at.warning)
     assert len(at.dataframe[-1].value) == explore.MAX_ROWS
+
+
+def test_chart_builder_draws_the_result(app_store):
+    """The quick chart builder turns a result into an Altair chart with the chosen mark and fields."""
+    import json
+
+    at = _run(_app(), "SELECT role, dimension, count(*) AS n FROM ratings GROUP BY ALL ORDER BY ALL")
+    at.selectbox(key="chart_mark").select("point").run()
+    at.selectbox(key="chart_x").select("dimension").run()
+    at.selectbox(key="chart_y").select("n").run()
+    at.selectbox(key="chart_color").select("role").run()
+    assert not at.exception
+    spec = json.loads(at.get("vega_lite_chart")[-1].proto.spec)
+    assert spec["mark"]["type"] == "point"
+    assert spec["encoding"]["x"]["field"] == "dimension" and spec["encoding"]["y"]["field"] == "n"
+    assert spec["encoding"]["color"]["field"] == "role"

@@ -323,3 +323,25 @@ def paradox_marginals(df: pd.DataFrame, title: str) -> alt.Chart:
         )
         .properties(height=alt.Step(14))
     )
+
+
+QUICK_MARKS = ("bar", "line", "point", "area", "tick")
+
+
+def quick_chart(df: pd.DataFrame, x: str, y: str | None, color: str | None, mark: str) -> alt.Chart:
+    """A chart of a query result: x, y (count of rows when None), optional colour, one mark."""
+
+    def encoding(col: str) -> str:
+        kind = df[col].dtype.kind
+        return f"{col}:{'Q' if kind in 'iuf' else 'T' if kind == 'M' else 'N'}"
+
+    enc = {
+        "x": alt.X(encoding(x), title=x),
+        "y": alt.Y(encoding(y), title=y) if y else alt.Y("count():Q", title="rows"),
+        "tooltip": [c for c in (x, y, color) if c],
+    }
+    if color:
+        enc["color"] = alt.Color(encoding(color), title=color)
+    if mark not in QUICK_MARKS:
+        raise ValueError(f"mark must be one of {', '.join(QUICK_MARKS)}")
+    return getattr(alt.Chart(df), f"mark_{mark}")().encode(**enc)
