@@ -3,8 +3,8 @@ agreement, week by week, how they use each scale, their most severe disagreement
 
 Other contractors only ever appear as a median ("team median": the median of every *other* contractor's own
 figure, never a single other contractor's value), so a report can be handed to the contractor it describes.
-The researcher ceiling is the median of each researcher's agreement with the other researchers: a contractor
-cannot be expected to agree with researchers more than researchers agree with each other (seeds/000 puts
+The researcher ceiling is the median of each researcher's agreement with the other researchers (over all dates):
+a contractor cannot be expected to agree with researchers more than researchers agree with each other (seeds/000 puts
 researcher-researcher coarse agreement on usefulness at about 80%).
 
 Agreement per dimension comes from analytics.agreement (contractor_vs_researcher for the contractor and the
@@ -96,7 +96,7 @@ class TeamFigures:
 
     filters: Filters
     contractors: pd.DataFrame  # rater_agreement rows of every contractor (no intervals)
-    researchers: pd.DataFrame  # researcher_vs_researcher rater rows (the ceiling)
+    researchers: pd.DataFrame  # researcher_vs_researcher rater rows over all dates (the ceiling)
     weekly: pd.DataFrame  # rater_id, rubric, week, n_pairs, agree
     durations: pd.DataFrame  # rater_id, rubric, median_s
 
@@ -133,15 +133,27 @@ def team_filter(filters: Filters) -> Filters:
 # --- team figures ------------------------------------------------------------------------------------------
 
 
-def team_figures(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> TeamFigures:
-    """Every contractor's and researcher's figures under the filter (no intervals: only medians are shown)."""
+def researcher_figures(con: duckdb.DuckDBPyConnection, rubric: str | None = None) -> pd.DataFrame:
+    """Each researcher's agreement with the other researchers, per dimension, over all dates (the ceiling).
+
+    The ceiling describes how hard the rubric is, not a period, so it ignores the date filter: it uses every
+    unit two researchers labelled, and a page can keep it while the dates change."""
+    rows = ag.rater_agreement(con, Filters(rubric=rubric), "researcher_vs_researcher", n_boot=0)
+    return _with_kappa(rows[rows["role"] == "researcher"])
+
+
+def team_figures(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, researchers: pd.DataFrame | None = None
+) -> TeamFigures:
+    """Every contractor's figures under the filter and the researchers' (no intervals: only medians are shown).
+
+    Pass `researchers` (researcher_figures of the filter's rubric) to reuse them."""
     f = team_filter(filters)
     contractors = ag.rater_agreement(con, f, "contractor_vs_researcher", n_boot=0)
-    researchers = ag.rater_agreement(con, f, "researcher_vs_researcher", n_boot=0)
     return TeamFigures(
         filters=f,
         contractors=_with_kappa(contractors[contractors["role"] == "contractor"]),
-        researchers=_with_kappa(researchers[researchers["role"] == "researcher"]),
+        researchers=researcher_figures(con, f.rubric) if researchers is None else researchers,
         weekly=_weekly_by_contractor(con, f),
         durations=_durations(con, f)[["rater_id", "rubric", "median_s"]],
     )
@@ -220,16 +232,23 @@ def _dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...
 # --- agreement week by week ----------------------------------------------------------------------------------
 
 
-def _pairs_sql(where: str, group: str) -> str:
-    """Contractor-researcher pairs on shared units grouped by `group`, with exact and coarse agreement counts."""
-    return f"""WITH d AS (SELECT rubric, dimension, coarse FROM dimensions)
-SELECT {group}, count(*) AS n_pairs, count(*) FILTER (WHERE c.value_index = x.value_index) AS agree,
-       count(*) FILTER (WHERE {coarse_index_sql("c.value_index")} = {coarse_index_sql("x.value_index")})
-           AS coarse_agree
+def _pairs_sql(where: str, group: str, coarse: bool) -> str:
+    """Contractor-researcher pairs on shared units grouped by `group`, with how many agree exactly (and, when
+    `coarse`, on the coarse scale: a join to each level's coarse position, computed once per scale level)."""
+    coarse_join = coarse_count = ""
+    if coarse:
+        coarse_join = f"""
+JOIN (SELECT d.rubric, d.dimension, i AS value_index, {coarse_index_sql("i")} AS k
+      FROM dimensions d, unnest(range(len(d.levels))) AS t(i)) lv
+  ON lv.rubric = c.rubric AND lv.dimension = c.dimension AND lv.value_index = c.value_index
+JOIN (SELECT d.rubric, d.dimension, i AS value_index, {coarse_index_sql("i")} AS k
+      FROM dimensions d, unnest(range(len(d.levels))) AS t(i)) lx
+  ON lx.rubric = c.rubric AND lx.dimension = c.dimension AND lx.value_index = x.value_index"""
+        coarse_count = ", count(*) FILTER (WHERE lv.k = lx.k) AS coarse_agree"
+    return f"""SELECT {group}, count(*) AS n_pairs, count(*) FILTER (WHERE c.value_index = x.value_index) AS agree{coarse_count}
 FROM ratings c
 JOIN ratings x ON x.task_id = c.task_id AND x.rubric = c.rubric AND x.dimension = c.dimension
-              AND x.target = c.target AND x.role = 'researcher' AND x.value_index IS NOT NULL
-JOIN d ON d.rubric = c.rubric AND d.dimension = c.dimension
+              AND x.target = c.target AND x.role = 'researcher' AND x.value_index IS NOT NULL{coarse_join}
 WHERE c.role = 'contractor' AND c.value_index IS NOT NULL AND c.submitted_at IS NOT NULL AND {where}
 GROUP BY ALL"""
 
@@ -238,14 +257,14 @@ def _weekly_by_contractor(con: duckdb.DuckDBPyConnection, filters: Filters) -> p
     """Per contractor, rubric and week (Monday): pairs with a researcher and how many agreed exactly."""
     where, params = filters.where("c")
     group = "c.rater_id, c.rubric, CAST(date_trunc('week', c.submitted_at) AS DATE) AS week"
-    return con.execute(_pairs_sql(where, group), params).df()
+    return con.execute(_pairs_sql(where, group, coarse=False), params).df()
 
 
 def _weekly_by_task(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> pd.DataFrame:
     """One contractor's pairs per rubric, week and task (the task is the unit the bootstrap resamples)."""
     where, params = subject_filter(filters, contractor).where("c")
     group = "c.rubric, CAST(date_trunc('week', c.submitted_at) AS DATE) AS week, c.task_id"
-    return con.execute(_pairs_sql(where, group), params).df()
+    return con.execute(_pairs_sql(where, group, coarse=True), params).df()
 
 
 def task_bootstrap(agree: np.ndarray, pairs: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:

@@ -31,7 +31,7 @@ WORD_JOINER = "\u2060"
 EXPLAIN = (
     "Agreement is measured on the units (task, dimension and answer) that you and a researcher both rated. "
     "Team median: the median of the other contractors' own figures. Researchers: the median of each "
-    "researcher's agreement with the other researchers, the most one can expect. Brackets hold 95% "
+    "researcher's agreement with the other researchers over all dates, the most one can expect. Brackets hold 95% "
     "intervals; n is the number of rating pairs. Mean difference is in scale steps, positive when your "
     "rating is later on the scale than the researcher's."
 )

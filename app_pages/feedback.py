@@ -50,10 +50,16 @@ CARD_TABLE = [
 ]
 
 
+@st.cache_data(max_entries=8, show_spinner="Computing the researchers' agreement with each other...")
+def load_ceiling(version: tuple, rubric: str | None):
+    """Each researcher's agreement with the others (all dates: it does not change with the date filter)."""
+    return feedback.researcher_figures(state.cursor(), rubric)
+
+
 @st.cache_data(max_entries=8, show_spinner="Computing the team's figures...")
 def load_team(version: tuple, filters) -> feedback.TeamFigures:
-    """Every contractor's and researcher's figures (only ever shown as medians) for one filter and version."""
-    return feedback.team_figures(state.cursor(), filters)
+    """Every contractor's figures (only ever shown as medians) for one filter and version."""
+    return feedback.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric))
 
 
 @st.cache_data(max_entries=32, show_spinner="Building the feedback report...")
@@ -126,7 +132,7 @@ rep: feedback.FeedbackReport = data["report"]
 st.caption(
     md_escape(f"{report.period_text(rep)}. Covers {report.filters_text(rep)} (the sidebar's rubric and dates).")
     + " Other contractors appear only as the team median (the median of the other contractors' own figures); "
-    "the researcher ceiling is the median of each researcher's agreement with the other researchers."
+    "the researcher ceiling is the median of each researcher's agreement with the other researchers (all dates)."
 )
 stem = report.file_stem(rep)
 d1, d2, d3 = st.columns(3)

@@ -197,6 +197,7 @@ def test_filters_restrict_dates_and_rubric(store):
     rep = fb.feedback_report(store, "c1", Filters(date_from=dt.date(2026, 3, 9)))
     assert rep.weekly["week"].min() == dt.datetime(2026, 3, 9)
     assert _card_row(rep, UC)["n"] == 7  # t4 (2), t5, t6, t7 (2), t8
+    assert _card_row(rep, UC)["ceiling_exact_agreement"] == pytest.approx(2 / 3)  # the ceiling keeps t1 (all dates)
     with pytest.raises(ValueError, match="no ratings"):
         fb.feedback_report(store, "c1", Filters(rubric="preference_ranking"))
     with pytest.raises(ValueError, match="no ratings"):
