@@ -276,7 +276,8 @@ with st.expander("How this is computed"):
     st.markdown(view.HOW_COMPUTED)
     st.markdown(
         "The statistics above come from these queries (DuckDB, `?` are bound parameters: the filters); "
-        "everything else is arithmetic on their small results."
+        "everything else is arithmetic on their small results. The full account, with the choices made and "
+        "the tests against published values, is docs/agreement.md in the repository."
     )
     for name, sql in report.sql.items():
         st.markdown(f"**{md_escape(name)}**")
