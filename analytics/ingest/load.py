@@ -180,20 +180,23 @@ def _choose_format(fmt: str, head: bytes, name: str) -> str:
 def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str, role: str | None) -> IngestResult:
     ingest_id = int(con.execute("SELECT coalesce(max(ingest_id), 0) + 1 FROM ingest_log").fetchall()[0][0])
     _input_view(con, parsed)
-    row_problems = _check_combos(con, role)
-    _find_duplicates(con)
+    combo_problems = _check_combos(con, role)
+    row_problems = _find_duplicates(con)
     _stage_view(con)
+    has_dups = _has_duplicates(con)
+    # A file whose rows have no problem of their own needs no per-row checks while it is inserted.
+    source = STAGE if row_problems or has_dups else "stage_clean"
     loaded = int(
         con.execute(
             f"""INSERT INTO ratings
                 SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
                        submitted_ts, duration, comment, submission_id, ?
-                FROM {STAGE} WHERE problem IS NULL""",
+                FROM {source} WHERE problem IS NULL""",
             [ingest_id],
         ).fetchall()[0][0]
     )
     bad = 0
-    if row_problems or _has_duplicates(con):  # skip a second pass over a clean file
+    if combo_problems or row_problems or has_dups:  # skip a second pass over a clean file
         # Every reason starts with where it is, so each message stands on its own.
         bad = int(
             con.execute(
@@ -236,7 +239,7 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
 
 
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
-    for view in (STAGE, "stage_input", "canonical_input"):
+    for view in (STAGE, "stage_clean", "stage_input", "canonical_input"):
         con.execute(f"DROP VIEW IF EXISTS {view}")
     for table in ("stage_combos", "stage_dup_keys", "stage_dups", "stage_earlier", "parsed_ratings_t"):
         con.execute(f"DROP TABLE IF EXISTS {table}")
@@ -342,12 +345,11 @@ def _case(checks: tuple, what: str) -> str:
 
 
 def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
-    """Build `stage_combos` (one row per distinct scale combination, checked); return rows with row problems."""
-    row_bad = " OR ".join(f"({cond})" for _, cond, _ in ROW_CHECKS)
+    """Build `stage_combos` (one row per distinct scale combination, checked); return rows it rejects."""
+    # Only low-cardinality columns are read here, so this pass is cheap even for tens of millions of rows.
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE stage_combos AS
-            SELECT combo_key, {", ".join(f"any_value({c}) AS {c}" for c in COMBO_COLUMNS)}, count(*) AS n,
-                   count(*) FILTER (WHERE {row_bad}) AS n_row_problems
+            SELECT combo_key, {", ".join(f"any_value({c}) AS {c}" for c in COMBO_COLUMNS)}, count(*) AS n
             FROM stage_input s GROUP BY combo_key"""
     )
     con.execute(
@@ -386,10 +388,9 @@ def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
             FROM stage_combos c LEFT JOIN dimensions d ON d.rubric = c.rubric AND d.dimension = c.dimension"""
     )
     return int(
-        con.execute(
-            "SELECT coalesce(sum(n) FILTER (WHERE combo_problem IS NOT NULL), 0) + coalesce(sum(n_row_problems), 0)"
-            " FROM stage_combos"
-        ).fetchall()[0][0]
+        con.execute("SELECT coalesce(sum(n) FILTER (WHERE combo_problem IS NOT NULL), 0) FROM stage_combos").fetchall()[
+            0
+        ][0]
     )
 
 
@@ -424,21 +425,30 @@ def _combo_join(alias: str = "c") -> str:
     return f"{alias}.combo_key = s.combo_key"
 
 
-def _find_duplicates(con: duckdb.DuckDBPyConnection) -> None:
-    """Small tables of units a rater rated twice in this file, or already rated in an earlier file."""
-    # Group on a 64-bit hash first (fast), then confirm the few candidates on the real key.
+def _find_duplicates(con: duckdb.DuckDBPyConnection) -> int:
+    """Small tables of units a rater rated twice in this file or in an earlier file; return rows with row problems."""
+    # One pass over the rows: group on a 64-bit unit hash (fast) and count each row's own problems on the way;
+    # only groups with a candidate duplicate or a problem are kept. Candidates are confirmed on the real key.
+    row_bad = " OR ".join(f"({cond})" for _, cond, _ in ROW_CHECKS)
     con.execute(
-        """CREATE OR REPLACE TEMP TABLE stage_dup_keys AS SELECT unit_key FROM stage_input
-           WHERE task_id IS NOT NULL AND rater_id IS NOT NULL GROUP BY unit_key HAVING count(*) > 1"""
+        f"""CREATE OR REPLACE TEMP TABLE stage_dup_keys AS
+            SELECT unit_key, count(*) FILTER (WHERE s.task_id IS NOT NULL AND s.rater_id IS NOT NULL) AS n,
+                   count(*) FILTER (WHERE {row_bad}) AS bad
+            FROM stage_input s GROUP BY unit_key
+            HAVING count(*) FILTER (WHERE s.task_id IS NOT NULL AND s.rater_id IS NOT NULL) > 1
+                OR count(*) FILTER (WHERE {row_bad}) > 0"""
     )
-    none = not con.execute("SELECT count(*) FROM stage_dup_keys").fetchall()[0][0]
+    n_dups, row_problems = con.execute(
+        "SELECT count(*) FILTER (WHERE n > 1), coalesce(sum(bad), 0) FROM stage_dup_keys"
+    ).fetchall()[0]
+    none = not n_dups
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE stage_dups AS
             SELECT s.task_id, s.rater_id, c.unit_dim,
                    nullif(array_to_string(list(CAST(s.line AS VARCHAR) ORDER BY s.line)[1:5], ', '), '') AS lines
             FROM stage_input s JOIN stage_combos c ON {_combo_join()}
             WHERE c.combo_problem IS NULL {"AND false" if none else ""}
-              AND s.unit_key IN (SELECT unit_key FROM stage_dup_keys)
+              AND s.unit_key IN (SELECT unit_key FROM stage_dup_keys WHERE n > 1)
             GROUP BY ALL HAVING count(*) > 1"""
     )
     # Neither copy of a within-file duplicate is trusted; an earlier file's rating stays.
@@ -452,6 +462,7 @@ def _find_duplicates(con: duckdb.DuckDBPyConnection) -> None:
             JOIN ingest_log l ON l.ingest_id = r.ingest_id
             WHERE c.combo_problem IS NULL {"AND false" if store_is_empty else ""}"""
     )
+    return int(row_problems)
 
 
 def _has_duplicates(con: duckdb.DuckDBPyConnection) -> bool:
@@ -461,7 +472,16 @@ def _has_duplicates(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _stage_view(con: duckdb.DuckDBPyConnection) -> None:
-    """The view `stage_ratings`: every input row with its normalised values, positions and first problem."""
+    """The view `stage_ratings`: every input row with its normalised values, positions and first problem.
+
+    Also `stage_clean`, the same rows where only the value combination can be wrong (for files whose rows
+    have no problem of their own and no duplicates)."""
+    con.execute(
+        f"""CREATE OR REPLACE TEMP VIEW stage_clean AS SELECT s.task_id, s.rater_id, c.role, c.rubric,
+                c.dimension, c.target, c.value, c.value_index, c.value_num, s.submitted_ts, s.duration,
+                s.comment, s.submission_id, c.combo_problem AS problem
+            FROM stage_input s JOIN stage_combos c ON {_combo_join()}"""
+    )
     con.execute(
         f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT s.task_id, s.rater_id, c.role, c.rubric, c.dimension,
                 c.target, c.value, c.value_index, c.value_num, s.submitted_ts, s.duration, s.comment,
