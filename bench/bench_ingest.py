@@ -50,7 +50,9 @@ def main() -> None:
     sys.path.insert(0, str(HERE))
     from generate import generate
 
-    print(f"machine: {os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB")
+    print(
+        f"machine: {os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+    )
     for n in args.tasks:
         paths = {k: HERE / "data" / f"ratings_{n}.{k}" for k in ("parquet", "csv")}
         if not all(p.exists() for p in paths.values()):
