@@ -530,8 +530,12 @@ def _sides(comparison: str) -> tuple[str | None, str | None]:
 
 def _pair_frames(con, filters: Filters, comparison: str):
     subject, reference = _sides(comparison)
-    confusion = st.pair_confusion(con, filters, subject, reference)
-    shared = st.shared_units(con, filters, subject, reference)
+    same = st.same_side_pairs(con, filters, subject) if subject == reference else None
+    if same is not None:
+        confusion, shared = same
+    else:
+        confusion = st.pair_confusion(con, filters, subject, reference)
+        shared = st.shared_units(con, filters, subject, reference)
     ranks = st.ranking_pairs(con, filters, subject, reference)
     return confusion, shared, ranks
 
@@ -811,7 +815,11 @@ def sql_text(filters: Filters = NO_FILTER, comparison: str = "contractor_vs_rese
             st.role_filter(filters, None if subject is None else (subject,)).where("r")[0]
         )
     out["rater_level_counts"] = st.rater_level_counts_sql(s_where)
-    out["pair_confusion"] = st.pair_confusion_sql(s_where, r_where)
+    # Among raters of one role the confusion counts come from per-unit level counts (no self-join); the
+    # self-join remains the fallback when a unit holds more ratings of one level than the packing can.
+    out["pair_confusion"] = (
+        st.unit_level_counts_sql(s_where, r_where) if same else st.pair_confusion_sql(s_where, r_where)
+    )
     out["shared_units"] = st.shared_units_sql(s_where, r_where, same)
     out["ranking_pairs"] = st.ranking_pairs_sql(s_where, r_where)
     return out

@@ -280,3 +280,97 @@ def rater_pair_confusion(con: duckdb.DuckDBPyConnection, filters: Filters, rubri
     """For one dimension, confusion counts of every pair of raters (rater_a < rater_b) on shared units."""
     where, params = filters.where()
     return con.execute(rater_pair_confusion_sql(where), [*params, rubric, dimension]).df()
+
+
+def unit_level_counts_sql(subject_where: str, reference_where: str) -> str:
+    """SQL of `same_side_pairs` for the two sides' ratings conditions."""
+    return f"""WITH d AS (
+    SELECT rubric, dimension, len(levels) AS q, CAST(62 // greatest(len(levels), 1) AS INTEGER) AS bits
+    FROM dimensions
+), u AS (
+    -- a unit's reference level counts packed in one integer, `bits` bits per level (decoded and checked in Python)
+    SELECT task_id, rubric, dimension, target, count(*) AS m, count(*) FILTER (WHERE value_index < q) AS m_scale,
+           sum(CASE WHEN value_index < q THEN CAST(1 AS BIGINT) << (bits * value_index) ELSE 0 END) AS code
+    FROM (SELECT * FROM ratings WHERE value_index IS NOT NULL AND {reference_where}) JOIN d USING (rubric, dimension)
+    GROUP BY task_id, rubric, dimension, target
+), s AS (
+    SELECT task_id, rubric, dimension, target, rater_id, value_index,
+           coalesce(({reference_where}), false) AS is_reference
+    FROM ratings WHERE value_index IS NOT NULL AND {subject_where}
+)
+SELECT s.rater_id, s.rubric, s.dimension, s.value_index AS subject_index, s.is_reference, u.code, u.m, u.m_scale,
+       count(*) AS n
+FROM s JOIN u USING (task_id, rubric, dimension, target)
+GROUP BY ALL
+ORDER BY ALL"""
+
+
+def _multi_target_dimensions(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """Dimensions with ratings on more than one target (where a rater can share several units of one task)."""
+    return con.execute(
+        "SELECT rubric, dimension FROM ratings WHERE value_index IS NOT NULL GROUP BY ALL "
+        "HAVING min(target) <> max(target) ORDER BY ALL"
+    ).fetchall()
+
+
+def _decode(df: pd.DataFrame, sizes: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """(rows x max levels) reference counts of `unit_level_counts` rows without the subject's own rating, and q."""
+    width = max(sizes.values(), default=1)
+    counts = np.zeros((len(df), width), dtype=np.int64)
+    q = np.array([sizes[k] for k in zip(df["rubric"], df["dimension"], strict=True)], dtype=np.int64)
+    code = df["code"].to_numpy(np.int64)
+    for size in np.unique(q):
+        rows = q == size
+        bits = 62 // max(int(size), 1)
+        shifts = bits * np.arange(size, dtype=np.int64)
+        counts[np.ix_(rows, np.arange(size))] = (code[rows, None] >> shifts) & ((1 << bits) - 1)
+    if not np.array_equal(counts.sum(axis=1), df["m_scale"].to_numpy(np.int64)):
+        return None  # more ratings of one level on a unit than `bits` can hold
+    a = df["subject_index"].to_numpy(np.int64)
+    own = df["is_reference"].to_numpy(bool) & (a < q)
+    counts[np.flatnonzero(own), a[own]] -= 1  # one rating per rater per unit: the subject's own is this one
+    return counts, q
+
+
+def same_side_pairs(
+    con: duckdb.DuckDBPyConnection, filters: Filters, role: str | None
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """`pair_confusion` and `shared_units` for raters of one role (None: every rater) from per-unit level counts.
+
+    A subject rating of level a on a unit whose reference ratings have level counts c is paired with c - e_a
+    (itself removed when it is a reference rating), so the frames are those of the self-join without forming
+    every pair. None when a unit holds more ratings of one level than the packed counts can (use the others).
+    """
+    s_where, s_params = role_filter(filters, None if role is None else (role,)).where()
+    r_where, r_params = reference_filter(filters, role).where()
+    df = con.execute(unit_level_counts_sql(s_where, r_where), r_params + r_params + s_params).df()
+    sizes = {(r, d): q for r, d, q in con.execute("SELECT rubric, dimension, len(levels) FROM dimensions").fetchall()}
+    decoded = _decode(df, sizes)
+    if decoded is None:
+        return None
+    counts, _ = decoded
+    n = df["n"].to_numpy(np.int64)
+    keys = ["rater_id", "rubric", "dimension"]
+    rows, levels = np.nonzero(counts)
+    confusion = (
+        df.loc[rows, [*keys, "subject_index"]]
+        .assign(reference_index=levels, n=counts[rows, levels] * n[rows])
+        .groupby([*keys, "subject_index", "reference_index"], sort=True, as_index=False)["n"]
+        .sum()
+    )
+    is_shared = df["m"].to_numpy(np.int64) - df["is_reference"].to_numpy(np.int64) >= 1
+    shared = df[is_shared].groupby(keys, sort=True, as_index=False)["n"].sum().rename(columns={"n": "n_units"})
+    # With one target per (task, dimension) a rater's shared units are all in different tasks.
+    shared["n_tasks"] = shared["n_units"]
+    multi = [
+        (r, d)
+        for r, d in _multi_target_dimensions(con)
+        if filters.rubric in (None, r) and (not filters.dimensions or d in filters.dimensions)
+    ]
+    for rubric in sorted({r for r, _ in multi}):
+        dims = tuple(d for r, d in multi if r == rubric)
+        exact = shared_units(con, filters.but(rubric=rubric, dimensions=dims), role, role)
+        replaced = (shared["rubric"] == rubric) & shared["dimension"].isin(dims)
+        shared = pd.concat([shared[~replaced], exact[shared.columns]], ignore_index=True)
+    shared = shared.sort_values(keys, kind="stable").reset_index(drop=True)
+    return confusion, shared
