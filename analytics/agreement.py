@@ -465,6 +465,13 @@ def _group_boot(tables: np.ndarray, keys: list[tuple], n_boot: int, seed: int, c
     return {name: np.concatenate(v) for name, v in parts.items()}
 
 
+def _scatter(bounds: tuple[np.ndarray, np.ndarray], rows: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Interval bounds of some groups placed at their rows among `size` groups (NaN elsewhere)."""
+    out = (np.full(size, np.nan), np.full(size, np.nan))
+    out[0][rows], out[1][rows] = bounds
+    return out
+
+
 def _pair_rows(
     s: Scale, keys: list[tuple], tables: list[np.ndarray], taus: list, n_boot: int, seed: int, reference: str
 ) -> list[tuple[dict, list]]:
@@ -472,8 +479,11 @@ def _pair_rows(
     t = np.einsum("ki,gkl,lj->gij", s.to_levels, np.stack(tables), s.to_levels)
     compute = _pair_compute(s)
     point = compute(t)
-    boot = _group_boot(t, keys, n_boot, seed, compute)
-    bounds = {name: co.intervals(v) for name, v in boot.items()}
+    # A group without pairs has no interval (every resample is empty): resample only the others. Each group
+    # draws from its own seeded generator, so leaving some out does not change the others' draws.
+    used = np.flatnonzero(t.sum(axis=(1, 2)) > 0)
+    boot = _group_boot(t[used], [keys[g] for g in used], n_boot, seed, compute)
+    bounds = {name: _scatter(co.intervals(v), used, len(keys)) for name, v in boot.items()}
     out = []
     for g, key in enumerate(keys):
         n = int(round(t[g].sum()))
