@@ -13,17 +13,14 @@ from typing import Any
 import duckdb
 
 from analytics import rubrics
-from analytics.ingest.base import Parsed, Problem, ratings_frame
+from analytics.ingest.base import Parsed, Problem
 from analytics.ingest.json_records import (
     Common,
     Record,
-    check_format,
-    common_fields,
+    SubmissionRead,
     has_format_marker,
-    read_document,
-    submission_label,
+    parse_submissions,
     text_or_none,
-    unique,
     withheld,
 )
 
@@ -61,32 +58,12 @@ def detect(head: bytes, file_name: str) -> bool:
 
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """Candidate ratings, tasks, options and submissions of an answer comparison export."""
-    doc = read_document(path, file_name, NAME, submission_label)
-    records, problems = check_format(doc, file_name, MARKER, NAME)
-    problems = doc.problems + problems
-    rows: list[dict] = []
-    tasks: list[dict] = []
-    items: list[dict] = []
-    subs: list[dict] = []
-    for rec in records:
-        base = common_fields(rec, file_name)
-        if isinstance(base, Problem):
-            problems.append(base)
-            continue
-        r_rows, r_items, sub, r_problems = _read_submission(rec, base, file_name)
-        rows += r_rows
-        items += r_items
-        problems += r_problems
-        subs.append(sub)
-        tasks.append(_task(rec.obj, base.task_id))
-    return Parsed(
-        format=NAME,
-        ratings=ratings_frame(rows),
-        tasks=unique(tasks, lambda t: t["task_id"]),
-        items=unique(items, lambda i: (i["task_id"], i["item_id"])),
-        submissions=subs,
-        problems=problems,
-    )
+
+    def read_one(rec: Record, base: Common) -> SubmissionRead:
+        rows, items, sub, problems = _read_submission(rec, base, file_name)
+        return SubmissionRead(rows, items, sub, _task(rec.obj, base.task_id), problems)
+
+    return parse_submissions(path, file_name, NAME, MARKER, read_one)
 
 
 def _read_submission(

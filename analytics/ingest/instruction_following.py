@@ -11,17 +11,14 @@ from pathlib import Path
 import duckdb
 
 from analytics import rubrics
-from analytics.ingest.base import Parsed, Problem, ratings_frame
+from analytics.ingest.base import Parsed, Problem
 from analytics.ingest.json_records import (
     Common,
     Record,
-    check_format,
-    common_fields,
+    SubmissionRead,
     has_format_marker,
-    read_document,
-    submission_label,
+    parse_submissions,
     text_or_none,
-    unique,
     withheld,
 )
 
@@ -56,49 +53,29 @@ def detect(head: bytes, file_name: str) -> bool:
 
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """Candidate ratings and ranks, tasks, outputs and submissions of an instruction following export."""
-    doc = read_document(path, file_name, NAME, submission_label)
-    records, problems = check_format(doc, file_name, MARKER, NAME)
-    problems = doc.problems + problems
-    rows: list[dict] = []
-    tasks: list[dict] = []
-    items: list[dict] = []
-    subs: list[dict] = []
-    for rec in records:
-        base = common_fields(rec, file_name)
-        if isinstance(base, Problem):
-            problems.append(base)
-            continue
-        declared, status_problems = _declared_status(rec, file_name)
-        outputs, r_items, out_problems = _outputs(rec, base.task_id, file_name)
-        r_rows = [row for oid, out in outputs.items() for row in _output_rows(rec, base, oid, out)]
-        complete = declared in (None, "rated")  # only a rated submission must rank every output
-        rank_rows, ranking, rank_problems = _rank_rows(rec, base, list(outputs), file_name, complete)
-        r_rows += rank_rows
-        sub = _submission(rec, base, declared or ("rated" if r_rows else "incomplete"), ranking, outputs)
-        if sub["status"] in NOT_RATED:
-            status_problems += withheld(r_rows, rec, file_name, sub["status"], sub["reason"])
-            r_rows = []
-        rows += r_rows
-        items += r_items
-        problems += out_problems + rank_problems + status_problems
-        subs.append(sub)
-        tasks.append(
-            {
-                "task_id": base.task_id,
-                "rubric": RUBRIC,
-                "prompt": text_or_none(rec.obj.get("instruction")),
-                "context": None,
-                "metadata": None,
-            }
-        )
-    return Parsed(
-        format=NAME,
-        ratings=ratings_frame(rows),
-        tasks=unique(tasks, lambda t: t["task_id"]),
-        items=unique(items, lambda i: (i["task_id"], i["item_id"])),
-        submissions=subs,
-        problems=problems,
-    )
+    return parse_submissions(path, file_name, NAME, MARKER, lambda rec, base: _read_submission(rec, base, file_name))
+
+
+def _read_submission(rec: Record, base: Common, file_name: str) -> SubmissionRead:
+    """One submission: its ratings and ranks, its outputs as task items, its submission and task rows."""
+    declared, status_problems = _declared_status(rec, file_name)
+    outputs, r_items, out_problems = _outputs(rec, base.task_id, file_name)
+    r_rows = [row for oid, out in outputs.items() for row in _output_rows(rec, base, oid, out)]
+    complete = declared in (None, "rated")  # only a rated submission must rank every output
+    rank_rows, ranking, rank_problems = _rank_rows(rec, base, list(outputs), file_name, complete)
+    r_rows += rank_rows
+    sub = _submission(rec, base, declared or ("rated" if r_rows else "incomplete"), ranking, outputs)
+    if sub["status"] in NOT_RATED:
+        status_problems += withheld(r_rows, rec, file_name, sub["status"], sub["reason"])
+        r_rows = []
+    task = {
+        "task_id": base.task_id,
+        "rubric": RUBRIC,
+        "prompt": text_or_none(rec.obj.get("instruction")),
+        "context": None,
+        "metadata": None,
+    }
+    return SubmissionRead(r_rows, r_items, sub, task, out_problems + rank_problems + status_problems)
 
 
 def _outputs(rec: Record, task_id: str, file_name: str) -> tuple[dict[str, dict], list[dict], list[Problem]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analytics.ingest.base import FileRejected, Problem
+from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
 
 BOM = b"\xef\xbb\xbf"
 
@@ -289,3 +289,46 @@ def _short(value: Any, limit: int = 500) -> str:
     """A value as text for the quarantine's raw_value, cut at `limit` characters."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text[:limit]
+
+
+@dataclass(frozen=True)
+class SubmissionRead:
+    """What one submission record yields: rating rows, task items, its submission and task rows, problems."""
+
+    rows: list[dict]
+    items: list[dict]
+    submission: dict
+    task: dict
+    problems: list[Problem]
+
+
+def parse_submissions(
+    path: Path, file_name: str, fmt: str, marker: str, read_one: Callable[[Record, Common], SubmissionRead]
+) -> Parsed:
+    """The loop shared by the one-object-per-submission formats: read, check the marker, read each record."""
+    doc = read_document(path, file_name, fmt, submission_label)
+    records, problems = check_format(doc, file_name, marker, fmt)
+    problems = doc.problems + problems
+    rows: list[dict] = []
+    tasks: list[dict] = []
+    items: list[dict] = []
+    subs: list[dict] = []
+    for rec in records:
+        base = common_fields(rec, file_name)
+        if isinstance(base, Problem):
+            problems.append(base)
+            continue
+        got = read_one(rec, base)
+        rows += got.rows
+        items += got.items
+        problems += got.problems
+        subs.append(got.submission)
+        tasks.append(got.task)
+    return Parsed(
+        format=fmt,
+        ratings=ratings_frame(rows),
+        tasks=unique(tasks, lambda t: t["task_id"]),
+        items=unique(items, lambda i: (i["task_id"], i["item_id"])),
+        submissions=subs,
+        problems=problems,
+    )

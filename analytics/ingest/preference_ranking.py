@@ -11,17 +11,14 @@ from typing import Any
 
 import duckdb
 
-from analytics.ingest.base import Parsed, Problem, ratings_frame
+from analytics.ingest.base import Parsed, Problem
 from analytics.ingest.json_records import (
     Common,
     Record,
-    check_format,
-    common_fields,
+    SubmissionRead,
     has_format_marker,
-    read_document,
-    submission_label,
+    parse_submissions,
     text_or_none,
-    unique,
     withheld,
 )
 
@@ -58,37 +55,19 @@ def detect(head: bytes, file_name: str) -> bool:
 
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """Candidate ratings and rank buckets, tasks, responses and submissions of a preference ranking export."""
-    doc = read_document(path, file_name, NAME, submission_label)
-    records, problems = check_format(doc, file_name, MARKER, NAME)
-    problems = doc.problems + problems
-    rows: list[dict] = []
-    tasks: list[dict] = []
-    items: list[dict] = []
-    subs: list[dict] = []
-    for rec in records:
-        base = common_fields(rec, file_name)
-        if isinstance(base, Problem):
-            problems.append(base)
-            continue
-        responses, r_items, r_problems = _responses(rec, base.task_id, file_name)
-        r_rows = [row for rid, resp in responses.items() for row in _response_rows(rec, base, rid, resp)]
-        status, reason, s_problems = _status(rec, bool(r_rows), file_name)
-        if status in ("skipped", "rejected"):
-            s_problems += withheld(r_rows, rec, file_name, status, reason)
-            r_rows = []
-        rows += r_rows
-        items += r_items
-        problems += r_problems + s_problems
-        subs.append(_submission(rec, base, status, reason, responses))
-        tasks.append(_task(rec.obj, base.task_id))
-    return Parsed(
-        format=NAME,
-        ratings=ratings_frame(rows),
-        tasks=unique(tasks, lambda t: t["task_id"]),
-        items=unique(items, lambda i: (i["task_id"], i["item_id"])),
-        submissions=subs,
-        problems=problems,
-    )
+    return parse_submissions(path, file_name, NAME, MARKER, lambda rec, base: _read_submission(rec, base, file_name))
+
+
+def _read_submission(rec: Record, base: Common, file_name: str) -> SubmissionRead:
+    """One submission: its ratings and ranks, its responses as task items, its submission and task rows."""
+    responses, r_items, r_problems = _responses(rec, base.task_id, file_name)
+    r_rows = [row for rid, resp in responses.items() for row in _response_rows(rec, base, rid, resp)]
+    status, reason, s_problems = _status(rec, bool(r_rows), file_name)
+    if status in ("skipped", "rejected"):
+        s_problems += withheld(r_rows, rec, file_name, status, reason)
+        r_rows = []
+    sub = _submission(rec, base, status, reason, responses)
+    return SubmissionRead(r_rows, r_items, sub, _task(rec.obj, base.task_id), r_problems + s_problems)
 
 
 def _responses(rec: Record, task_id: str, file_name: str) -> tuple[dict[str, dict], list[dict], list[Problem]]:
