@@ -374,10 +374,10 @@ def _multi_rater_row(s: Scale, counts, w, n_raters: int, n_ratings: int, n_boot:
     return base, coefs
 
 
-def _multi_rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int):
+def _multi_rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, patterns=None):
     roles = COMPARISONS[comparison]
     f = st.role_filter(filters, None if roles is None else (roles[0],))
-    patterns = st.value_patterns(con, f)
+    patterns = st.value_patterns(con, f) if patterns is None else patterns
     totals = (
         st.rater_level_counts(con, f)
         .groupby(["rubric", "dimension"])
@@ -542,19 +542,20 @@ def _pair_frames(con, filters: Filters, comparison: str):
     subject, reference = _sides(comparison)
     same = st.same_side_pairs(con, filters, subject) if subject == reference else None
     if same is not None:
-        confusion, shared = same
+        confusion, shared, patterns = same
     else:
         confusion = st.pair_confusion(con, filters, subject, reference)
         shared = st.shared_units(con, filters, subject, reference)
+        patterns = None  # value patterns (multi-rater coefficients) computed on their own
     ranks = st.ranking_pairs(con, filters, subject, reference)
-    return confusion, shared, ranks
+    return confusion, shared, ranks, patterns
 
 
 TAU_COLUMNS = ["concordant", "discordant", "tied_subject", "tied_reference", "tied_both"]
 
 
 def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, frames=None):
-    confusion, shared, ranks = frames or _pair_frames(con, filters, comparison)
+    confusion, shared, ranks, _ = frames or _pair_frames(con, filters, comparison)
     q_of = lambda key: scales[key[1:]].full_size if key[1:] in scales else None  # noqa: E731
     tables = _tables(confusion, ["rater_id", "rubric", "dimension"], q_of)
     per_rater = shared[shared["rater_id"].notna()].set_index(["rater_id", "rubric", "dimension"])
@@ -593,7 +594,7 @@ def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: i
 
 
 def _pooled_dimension_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, frames):
-    confusion, shared, ranks = frames
+    confusion, shared, ranks, _ = frames
     q_of = lambda key: scales[key].full_size if key in scales else None  # noqa: E731
     tables = _tables(confusion, ["rubric", "dimension"], q_of)
     per_dim = shared[shared["rater_id"].isna()].set_index(["rubric", "dimension"])["n_units"]
@@ -666,7 +667,8 @@ def _dimension_rows(con, filters, comparison, coarse, level, n_boot, seed, frame
         frames = frames or _pair_frames(con, filters, comparison)
         rows, long = _pooled_dimension_table(con, filters, comparison, scales, n_boot, seed, frames)
     else:
-        rows, long = _multi_rater_table(con, filters, comparison, scales, n_boot, seed)
+        patterns = frames[3] if frames else None
+        rows, long = _multi_rater_table(con, filters, comparison, scales, n_boot, seed, patterns)
     return _frame(rows, DIMENSION_COLUMNS, ["rubric", "dimension"]), long
 
 

@@ -332,14 +332,38 @@ def _decode(df: pd.DataFrame, sizes: dict) -> tuple[np.ndarray, np.ndarray] | No
     return counts, q
 
 
+def _patterns(df: pd.DataFrame, counts: np.ndarray, q: np.ndarray) -> pd.DataFrame:
+    """`value_patterns` from `unit_level_counts` rows whose two sides are the same ratings, all on the scale.
+
+    Each unit appears once per rating on it (m times), so the units with a pattern are its rows' n over m.
+    """
+    own = df["subject_index"].to_numpy(np.int64)
+    counts = counts.copy()
+    mine = np.flatnonzero(df["is_reference"].to_numpy(bool) & (own < q))
+    counts[mine, own[mine]] += 1  # the unit's full counts again
+    keys = ["rubric", "dimension", "code", "m"]
+    per = df.groupby(keys, sort=True, as_index=False).agg(n=("n", "sum"), row=("_row", "first"))
+    index = per["row"].to_numpy()
+    return pd.DataFrame(
+        {
+            "rubric": per["rubric"],
+            "dimension": per["dimension"],
+            "counts": [counts[i, : q[i]].tolist() for i in index],
+            "n_units": per["n"].to_numpy(np.int64) // per["m"].to_numpy(np.int64),
+        }
+    )
+
+
 def same_side_pairs(
     con: duckdb.DuckDBPyConnection, filters: Filters, role: str | None
-) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """`pair_confusion` and `shared_units` for raters of one role (None: every rater) from per-unit level counts.
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None] | None:
+    """`pair_confusion`, `shared_units` and `value_patterns` for raters of one role (None: every rater).
 
-    A subject rating of level a on a unit whose reference ratings have level counts c is paired with c - e_a
-    (itself removed when it is a reference rating), so the frames are those of the self-join without forming
-    every pair. None when a unit holds more ratings of one level than the packed counts can (use the others).
+    From per-unit level counts: a subject rating of level a on a unit whose reference ratings have level
+    counts c is paired with c - e_a (itself removed when it is a reference rating), so the frames are those
+    of the self-join without forming every pair. The patterns only when both sides are the same ratings (no
+    rater or date filter), else None. None overall when a unit holds more ratings of one level than the
+    packed counts can (use the other functions).
     """
     s_where, s_params = role_filter(filters, None if role is None else (role,)).where()
     r_where, r_params = reference_filter(filters, role).where()
@@ -348,7 +372,10 @@ def same_side_pairs(
     decoded = _decode(df, sizes)
     if decoded is None:
         return None
-    counts, _ = decoded
+    counts, q = decoded
+    patterns = None
+    if (s_where, s_params) == (r_where, r_params) and df["m"].equals(df["m_scale"]):
+        patterns = _patterns(df.assign(_row=np.arange(len(df))), counts, q)
     n = df["n"].to_numpy(np.int64)
     keys = ["rater_id", "rubric", "dimension"]
     rows, levels = np.nonzero(counts)
@@ -373,4 +400,4 @@ def same_side_pairs(
         replaced = (shared["rubric"] == rubric) & shared["dimension"].isin(dims)
         shared = pd.concat([shared[~replaced], exact[shared.columns]], ignore_index=True)
     shared = shared.sort_values(keys, kind="stable").reset_index(drop=True)
-    return confusion, shared
+    return confusion, shared, patterns
