@@ -538,11 +538,16 @@ def _sides(comparison: str) -> tuple[str | None, str | None]:
     return (None, None) if roles is None else roles
 
 
-def _pair_frames(con, filters: Filters, comparison: str):
+def _pair_frames(con, filters: Filters, comparison: str, dimension_units: bool = True):
+    """Confusion counts, shared units (per rater; per dimension too when the sides differ and
+    `dimension_units`), ranking pairs and, among raters of one role, the value patterns (else None)."""
     subject, reference = _sides(comparison)
-    same = st.same_side_pairs(con, filters, subject) if subject == reference else None
-    if same is not None:
-        confusion, shared, patterns = same
+    pairs = st.unit_pairs(con, filters, subject, reference)
+    if pairs is not None:
+        confusion, shared, patterns = pairs
+        if subject != reference and dimension_units:
+            per_dimension = st.dimension_shared_units(con, filters, subject, reference)
+            shared = pd.concat([per_dimension.astype({"rater_id": object}), shared], ignore_index=True)
     else:
         confusion = st.pair_confusion(con, filters, subject, reference)
         shared = st.shared_units(con, filters, subject, reference)
@@ -555,7 +560,7 @@ TAU_COLUMNS = ["concordant", "discordant", "tied_subject", "tied_reference", "ti
 
 
 def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, frames=None):
-    confusion, shared, ranks, _ = frames or _pair_frames(con, filters, comparison)
+    confusion, shared, ranks, _ = frames or _pair_frames(con, filters, comparison, dimension_units=False)
     q_of = lambda key: scales[key[1:]].full_size if key[1:] in scales else None  # noqa: E731
     tables = _tables(confusion, ["rater_id", "rubric", "dimension"], q_of)
     per_rater = shared[shared["rater_id"].notna()].set_index(["rater_id", "rubric", "dimension"])
@@ -827,11 +832,12 @@ def sql_text(filters: Filters = NO_FILTER, comparison: str = "contractor_vs_rese
             st.role_filter(filters, None if subject is None else (subject,)).where("r")[0]
         )
     out["rater_level_counts"] = st.rater_level_counts_sql(s_where)
-    # Among raters of one role the confusion counts come from per-unit level counts (no self-join); the
-    # self-join remains the fallback when a unit holds more ratings of one level than the packing can.
-    out["pair_confusion"] = (
-        st.unit_level_counts_sql(s_where, r_where) if same else st.pair_confusion_sql(s_where, r_where)
-    )
+    # Confusion counts and shared units come from per-unit level counts (no self-join); the self-join and
+    # `shared_units` remain the fallback when a unit holds more ratings of one level than the packing can, and
+    # give the number of tasks on dimensions with several targets.
+    out["pair_confusion"] = st.unit_level_counts_sql(s_where, r_where)
+    if not same:
+        out["dimension_shared_units"] = st.dimension_shared_units_sql(s_where, r_where)
     out["shared_units"] = st.shared_units_sql(s_where, r_where, same)
     out["ranking_pairs"] = st.ranking_pairs_sql(s_where, r_where)
     return out

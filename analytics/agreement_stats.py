@@ -283,7 +283,7 @@ def rater_pair_confusion(con: duckdb.DuckDBPyConnection, filters: Filters, rubri
 
 
 def unit_level_counts_sql(subject_where: str, reference_where: str) -> str:
-    """SQL of `same_side_pairs` for the two sides' ratings conditions."""
+    """SQL of `unit_pairs` for the two sides' ratings conditions."""
     return f"""WITH d AS (
     SELECT rubric, dimension, len(levels) AS q, CAST(62 // greatest(len(levels), 1) AS INTEGER) AS bits
     FROM dimensions
@@ -354,19 +354,19 @@ def _patterns(df: pd.DataFrame, counts: np.ndarray, q: np.ndarray) -> pd.DataFra
     )
 
 
-def same_side_pairs(
-    con: duckdb.DuckDBPyConnection, filters: Filters, role: str | None
+def unit_pairs(
+    con: duckdb.DuckDBPyConnection, filters: Filters, subject_role: str | None, reference_role: str | None
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None] | None:
-    """`pair_confusion`, `shared_units` and `value_patterns` for raters of one role (None: every rater).
+    """`pair_confusion`, the per-rater rows of `shared_units`, and `value_patterns`, from per-unit level counts.
 
-    From per-unit level counts: a subject rating of level a on a unit whose reference ratings have level
-    counts c is paired with c - e_a (itself removed when it is a reference rating), so the frames are those
-    of the self-join without forming every pair. The patterns only when both sides are the same ratings (no
-    rater or date filter), else None. None overall when a unit holds more ratings of one level than the
-    packed counts can (use the other functions).
+    A subject rating of level a on a unit whose reference ratings have level counts c is paired with c - e_a
+    (itself removed when it is a reference rating), so the frames are those of the self-join without forming
+    every pair. The patterns only when both sides are the same ratings (one role, no rater or date filter),
+    else None. None overall when a unit holds more ratings of one level than the packed counts can (use the
+    other functions).
     """
-    s_where, s_params = role_filter(filters, None if role is None else (role,)).where()
-    r_where, r_params = reference_filter(filters, role).where()
+    s_where, s_params = role_filter(filters, None if subject_role is None else (subject_role,)).where()
+    r_where, r_params = reference_filter(filters, reference_role).where()
     df = con.execute(unit_level_counts_sql(s_where, r_where), r_params + r_params + s_params).df()
     sizes = {(r, d): q for r, d, q in con.execute("SELECT rubric, dimension, len(levels) FROM dimensions").fetchall()}
     decoded = _decode(df, sizes)
@@ -396,8 +396,38 @@ def same_side_pairs(
     ]
     for rubric in sorted({r for r, _ in multi}):
         dims = tuple(d for r, d in multi if r == rubric)
-        exact = shared_units(con, filters.but(rubric=rubric, dimensions=dims), role, role)
+        exact = shared_units(con, filters.but(rubric=rubric, dimensions=dims), subject_role, reference_role)
+        exact = exact[exact["rater_id"].notna()]
         replaced = (shared["rubric"] == rubric) & shared["dimension"].isin(dims)
         shared = pd.concat([shared[~replaced], exact[shared.columns]], ignore_index=True)
     shared = shared.sort_values(keys, kind="stable").reset_index(drop=True)
     return confusion, shared, patterns
+
+
+def dimension_shared_units_sql(subject_where: str, reference_where: str) -> str:
+    """SQL of `dimension_shared_units` for the two sides' ratings conditions."""
+    return f"""WITH u AS (
+    SELECT task_id, rubric, dimension, target, count(*) AS n_reference
+    FROM ratings WHERE value_index IS NOT NULL AND {reference_where}
+    GROUP BY ALL
+), s AS (
+    SELECT task_id, rubric, dimension, target, coalesce(({reference_where}), false) AS is_reference
+    FROM ratings WHERE value_index IS NOT NULL AND {subject_where}
+), units AS (
+    SELECT DISTINCT task_id, rubric, dimension, target
+    FROM s JOIN u USING (task_id, rubric, dimension, target)
+    WHERE u.n_reference - CAST(s.is_reference AS INTEGER) >= 1
+)
+SELECT NULL AS rater_id, rubric, dimension, count(*) AS n_units, count(DISTINCT task_id) AS n_tasks
+FROM units
+GROUP BY ALL
+ORDER BY rubric, dimension"""
+
+
+def dimension_shared_units(
+    con: duckdb.DuckDBPyConnection, filters: Filters, subject_role: str | None, reference_role: str | None
+) -> pd.DataFrame:
+    """The whole-dimension rows of `shared_units` (rater_id NULL): distinct shared units and tasks."""
+    s_where, s_params = role_filter(filters, None if subject_role is None else (subject_role,)).where()
+    r_where, r_params = reference_filter(filters, reference_role).where()
+    return con.execute(dimension_shared_units_sql(s_where, r_where), r_params + r_params + s_params).df()
