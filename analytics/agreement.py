@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import duckdb
 import numpy as np
@@ -374,15 +375,12 @@ def _multi_rater_row(s: Scale, counts, w, n_raters: int, n_ratings: int, n_boot:
     return base, coefs
 
 
-def _multi_rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, patterns=None):
+def _multi_rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, frames=None):
     roles = COMPARISONS[comparison]
     f = st.role_filter(filters, None if roles is None else (roles[0],))
-    patterns = st.value_patterns(con, f) if patterns is None else patterns
-    totals = (
-        st.rater_level_counts(con, f)
-        .groupby(["rubric", "dimension"])
-        .agg(n_raters=("rater_id", "nunique"), n_ratings=("n", "sum"))
-    )
+    patterns = frames.patterns if frames is not None and frames.patterns is not None else st.value_patterns(con, f)
+    level_counts = frames.level_counts if frames is not None else st.rater_level_counts(con, f)
+    totals = level_counts.groupby(["rubric", "dimension"]).agg(n_raters=("rater_id", "nunique"), n_ratings=("n", "sum"))
     rows, long = [], []
     for (rubric, dimension), group in patterns.groupby(["rubric", "dimension"], sort=True):
         s = scales.get((rubric, dimension))
@@ -446,8 +444,11 @@ def _pair_compute(s: Scale):
     return compute
 
 
-def _group_boot(tables: np.ndarray, keys: list[tuple], n_boot: int, seed: int, compute) -> dict[str, np.ndarray]:
-    """(groups x n_boot) bootstrap samples of every coefficient: each group's cells resampled with its own seed."""
+def _group_boot(
+    tables: np.ndarray, keys: list[tuple], n_boot: int, seed: int, compute, names=None
+) -> dict[str, np.ndarray]:
+    """(groups x n_boot) bootstrap samples of every coefficient (or of `names`): each group's cells resampled
+    with its own seed."""
     if not n_boot or not len(tables):
         return {}
     cells = tables[0].size
@@ -460,7 +461,7 @@ def _group_boot(tables: np.ndarray, keys: list[tuple], n_boot: int, seed: int, c
         )
         a = compute(draws.reshape((-1, *tables.shape[1:])))
         for name, v in a.items():
-            if np.ndim(v) == 1:
+            if np.ndim(v) == 1 and (names is None or name in names):
                 parts.setdefault(name, []).append(v.reshape(len(block), n_boot))
     return {name: np.concatenate(v) for name, v in parts.items()}
 
@@ -482,7 +483,7 @@ def _pair_rows(
     # A group without pairs has no interval (every resample is empty): resample only the others. Each group
     # draws from its own seeded generator, so leaving some out does not change the others' draws.
     used = np.flatnonzero(t.sum(axis=(1, 2)) > 0)
-    boot = _group_boot(t[used], [keys[g] for g in used], n_boot, seed, compute)
+    boot = _group_boot(t[used], [keys[g] for g in used], n_boot, seed, compute, {name for name, _ in PAIR_CHECKS})
     bounds = {name: _scatter(co.intervals(v), used, len(keys)) for name, v in boot.items()}
     out = []
     for g, key in enumerate(keys):
@@ -538,7 +539,17 @@ def _sides(comparison: str) -> tuple[str | None, str | None]:
     return (None, None) if roles is None else roles
 
 
-def _pair_frames(con, filters: Filters, comparison: str, dimension_units: bool = True):
+class PairFrames(NamedTuple):
+    """The statistics a report's tables share (fetched once per report)."""
+
+    confusion: pd.DataFrame
+    shared: pd.DataFrame
+    ranks: pd.DataFrame
+    patterns: pd.DataFrame | None  # value patterns among raters of one role (None: fetch them on their own)
+    level_counts: pd.DataFrame  # rater_level_counts of the subject side
+
+
+def _pair_frames(con, filters: Filters, comparison: str, dimension_units: bool = True) -> PairFrames:
     """Confusion counts, shared units (per rater; per dimension too when the sides differ and
     `dimension_units`), ranking pairs and, among raters of one role, the value patterns (else None)."""
     subject, reference = _sides(comparison)
@@ -553,20 +564,22 @@ def _pair_frames(con, filters: Filters, comparison: str, dimension_units: bool =
         shared = st.shared_units(con, filters, subject, reference)
         patterns = None  # value patterns (multi-rater coefficients) computed on their own
     ranks = st.ranking_pairs(con, filters, subject, reference)
-    return confusion, shared, ranks, patterns
+    level_counts = st.rater_level_counts(con, st.role_filter(filters, None if subject is None else (subject,)))
+    return PairFrames(confusion, shared, ranks, patterns, level_counts)
 
 
 TAU_COLUMNS = ["concordant", "discordant", "tied_subject", "tied_reference", "tied_both"]
 
 
 def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, frames=None):
-    confusion, shared, ranks, _ = frames or _pair_frames(con, filters, comparison, dimension_units=False)
+    frames = frames or _pair_frames(con, filters, comparison, dimension_units=False)
+    confusion, shared, ranks = frames.confusion, frames.shared, frames.ranks
     q_of = lambda key: scales[key[1:]].full_size if key[1:] in scales else None  # noqa: E731
     tables = _tables(confusion, ["rater_id", "rubric", "dimension"], q_of)
     per_rater = shared[shared["rater_id"].notna()].set_index(["rater_id", "rubric", "dimension"])
     tau = ranks.set_index(["rater_id", "rubric", "dimension"])
     subject, _ = _sides(comparison)
-    subjects = st.rater_level_counts(con, st.role_filter(filters, None if subject is None else (subject,)))
+    subjects = frames.level_counts
     roles = subjects.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
     for key in subjects[["rater_id", "rubric", "dimension"]].drop_duplicates().itertuples(index=False, name=None):
         if key not in tables and key[1:] in scales:  # rated, but no unit shared with the reference side
@@ -599,7 +612,7 @@ def _rater_table(con, filters: Filters, comparison: str, scales: dict, n_boot: i
 
 
 def _pooled_dimension_table(con, filters: Filters, comparison: str, scales: dict, n_boot: int, seed: int, frames):
-    confusion, shared, ranks, _ = frames
+    confusion, shared, ranks = frames.confusion, frames.shared, frames.ranks
     q_of = lambda key: scales[key].full_size if key in scales else None  # noqa: E731
     tables = _tables(confusion, ["rubric", "dimension"], q_of)
     per_dim = shared[shared["rater_id"].isna()].set_index(["rubric", "dimension"])["n_units"]
@@ -672,8 +685,7 @@ def _dimension_rows(con, filters, comparison, coarse, level, n_boot, seed, frame
         frames = frames or _pair_frames(con, filters, comparison)
         rows, long = _pooled_dimension_table(con, filters, comparison, scales, n_boot, seed, frames)
     else:
-        patterns = frames[3] if frames else None
-        rows, long = _multi_rater_table(con, filters, comparison, scales, n_boot, seed, patterns)
+        rows, long = _multi_rater_table(con, filters, comparison, scales, n_boot, seed, frames)
     return _frame(rows, DIMENSION_COLUMNS, ["rubric", "dimension"]), long
 
 
