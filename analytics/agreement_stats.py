@@ -283,15 +283,12 @@ def rater_pair_confusion(con: duckdb.DuckDBPyConnection, filters: Filters, rubri
 
 
 def unit_level_counts_sql(subject_where: str, reference_where: str) -> str:
-    """SQL of `unit_pairs` for the two sides' ratings conditions."""
-    return f"""WITH d AS (
-    SELECT rubric, dimension, len(levels) AS q, CAST(62 // greatest(len(levels), 1) AS INTEGER) AS bits
-    FROM dimensions
-), u AS (
+    """SQL of `unit_pairs` for the two sides' ratings conditions (bound first: levels, levels, bits per level)."""
+    return f"""WITH u AS (
     -- a unit's reference level counts packed in one integer, `bits` bits per level (decoded and checked in Python)
-    SELECT task_id, rubric, dimension, target, count(*) AS m, count(*) FILTER (WHERE value_index < q) AS m_scale,
-           sum(CASE WHEN value_index < q THEN CAST(1 AS BIGINT) << (bits * value_index) ELSE 0 END) AS code
-    FROM (SELECT * FROM ratings WHERE value_index IS NOT NULL AND {reference_where}) JOIN d USING (rubric, dimension)
+    SELECT task_id, rubric, dimension, target, count(*) AS m, count(*) FILTER (WHERE value_index < ?) AS m_scale,
+           sum(CASE WHEN value_index < ? THEN CAST(1 AS BIGINT) << (? * value_index) ELSE 0 END) AS code
+    FROM ratings WHERE value_index IS NOT NULL AND {reference_where}
     GROUP BY task_id, rubric, dimension, target
 ), s AS (
     SELECT task_id, rubric, dimension, target, rater_id, value_index,
@@ -313,19 +310,16 @@ def _multi_target_dimensions(con: duckdb.DuckDBPyConnection) -> list[tuple[str, 
     ).fetchall()
 
 
-def _decode(df: pd.DataFrame, sizes: dict) -> tuple[np.ndarray, np.ndarray] | None:
-    """(rows x max levels) reference counts of `unit_level_counts` rows without the subject's own rating, and q."""
-    width = max(sizes.values(), default=1)
-    counts = np.zeros((len(df), width), dtype=np.int64)
-    q = np.array([sizes[k] for k in zip(df["rubric"], df["dimension"], strict=True)], dtype=np.int64)
-    code = df["code"].to_numpy(np.int64)
-    for size in np.unique(q):
-        rows = q == size
-        bits = 62 // max(int(size), 1)
-        shifts = bits * np.arange(size, dtype=np.int64)
-        counts[np.ix_(rows, np.arange(size))] = (code[rows, None] >> shifts) & ((1 << bits) - 1)
+def _decode(df: pd.DataFrame, sizes: dict, width: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(rows x width) reference counts on each dimension's own levels of `unit_level_counts` rows, without the
+    subject's own rating, and each row's number of levels; None if a count overflowed its bits."""
+    bits = 62 // max(width, 1)
+    shifts = bits * np.arange(width, dtype=np.int64)
+    counts = (df["code"].to_numpy(np.int64)[:, None] >> shifts) & ((1 << bits) - 1)
     if not np.array_equal(counts.sum(axis=1), df["m_scale"].to_numpy(np.int64)):
         return None  # more ratings of one level on a unit than `bits` can hold
+    q = np.array([sizes[k] for k in zip(df["rubric"], df["dimension"], strict=True)], dtype=np.int64)
+    counts[np.arange(width)[None, :] >= q[:, None]] = 0  # off the dimension's scale: not a level
     a = df["subject_index"].to_numpy(np.int64)
     own = df["is_reference"].to_numpy(bool) & (a < q)
     counts[np.flatnonzero(own), a[own]] -= 1  # one rating per rater per unit: the subject's own is this one
@@ -367,14 +361,21 @@ def unit_pairs(
     """
     s_where, s_params = role_filter(filters, None if subject_role is None else (subject_role,)).where()
     r_where, r_params = reference_filter(filters, reference_role).where()
-    df = con.execute(unit_level_counts_sql(s_where, r_where), r_params + r_params + s_params).df()
     sizes = {(r, d): q for r, d, q in con.execute("SELECT rubric, dimension, len(levels) FROM dimensions").fetchall()}
-    decoded = _decode(df, sizes)
+    width = max(sizes.values(), default=1)
+    params = [width, width, 62 // max(width, 1), *r_params, *r_params, *s_params]
+    df = con.execute(unit_level_counts_sql(s_where, r_where), params).df()
+    known = np.array([k in sizes for k in zip(df["rubric"], df["dimension"], strict=True)], dtype=bool)
+    df = df[known].reset_index(drop=True)  # ratings of a dimension without a scale are not compared
+    decoded = _decode(df, sizes, width)
     if decoded is None:
         return None
     counts, q = decoded
     patterns = None
-    if (s_where, s_params) == (r_where, r_params) and df["m"].equals(df["m_scale"]):
+    a = df["subject_index"].to_numpy(np.int64)
+    own = df["is_reference"].to_numpy(np.int64) * (a < q)
+    on_scale = bool((a < q).all()) and np.array_equal(df["m"].to_numpy(np.int64), counts.sum(axis=1) + own)
+    if (s_where, s_params) == (r_where, r_params) and on_scale:
         patterns = _patterns(df.assign(_row=np.arange(len(df))), counts, q)
     n = df["n"].to_numpy(np.int64)
     keys = ["rater_id", "rubric", "dimension"]
