@@ -553,12 +553,9 @@ def _pair_frames(con, filters: Filters, comparison: str, dimension_units: bool =
     """Confusion counts, shared units (per rater; per dimension too when the sides differ and
     `dimension_units`), ranking pairs and, among raters of one role, the value patterns (else None)."""
     subject, reference = _sides(comparison)
-    pairs = st.unit_pairs(con, filters, subject, reference)
+    pairs = st.unit_pairs(con, filters, subject, reference, dimension_units and subject != reference)
     if pairs is not None:
         confusion, shared, patterns = pairs
-        if subject != reference and dimension_units:
-            per_dimension = st.dimension_shared_units(con, filters, subject, reference)
-            shared = pd.concat([per_dimension.astype({"rater_id": object}), shared], ignore_index=True)
     else:
         confusion = st.pair_confusion(con, filters, subject, reference)
         shared = st.shared_units(con, filters, subject, reference)
@@ -847,9 +844,7 @@ def sql_text(filters: Filters = NO_FILTER, comparison: str = "contractor_vs_rese
     # Confusion counts and shared units come from per-unit level counts (no self-join); the self-join and
     # `shared_units` remain the fallback when a unit holds more ratings of one level than the packing can, and
     # give the number of tasks on dimensions with several targets.
-    out["pair_confusion"] = st.unit_level_counts_sql(s_where, r_where)
-    if not same:
-        out["dimension_shared_units"] = st.dimension_shared_units_sql(s_where, r_where)
+    out["pair_confusion"] = st.unit_level_counts_sql(s_where, r_where, not same)
     out["shared_units"] = st.shared_units_sql(s_where, r_where, same)
     out["ranking_pairs"] = st.ranking_pairs_sql(s_where, r_where)
     return out

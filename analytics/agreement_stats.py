@@ -282,8 +282,30 @@ def rater_pair_confusion(con: duckdb.DuckDBPyConnection, filters: Filters, rubri
     return con.execute(rater_pair_confusion_sql(where), [*params, rubric, dimension]).df()
 
 
-def unit_level_counts_sql(subject_where: str, reference_where: str) -> str:
-    """SQL of `unit_pairs` for the two sides' ratings conditions (bound first: levels, levels, bits per level)."""
+def unit_level_counts_sql(subject_where: str, reference_where: str, dimension_units: bool = False) -> str:
+    """SQL of `unit_pairs` for the two sides' ratings conditions (bound first: levels, levels, bits per level);
+    with `dimension_units`, also a row per dimension (rater_id NULL) with its distinct shared units and tasks."""
+    if dimension_units:
+        tail = """, j AS MATERIALIZED (
+    SELECT s.*, u.code, u.m, u.m_scale FROM s JOIN u USING (task_id, rubric, dimension, target)
+)
+SELECT rater_id, rubric, dimension, value_index AS subject_index, is_reference, code, m, m_scale, count(*) AS n,
+       NULL AS n_tasks
+FROM j
+GROUP BY ALL
+UNION ALL
+SELECT NULL, rubric, dimension, NULL, NULL, NULL, NULL, NULL, count(DISTINCT (task_id, target)), count(DISTINCT task_id)
+FROM j
+WHERE m - CAST(is_reference AS INTEGER) >= 1
+GROUP BY rubric, dimension
+ORDER BY ALL"""
+    else:
+        tail = """
+SELECT s.rater_id, s.rubric, s.dimension, s.value_index AS subject_index, s.is_reference, u.code, u.m, u.m_scale,
+       count(*) AS n
+FROM s JOIN u USING (task_id, rubric, dimension, target)
+GROUP BY ALL
+ORDER BY ALL"""
     return f"""WITH u AS (
     -- a unit's reference level counts packed in one integer, `bits` bits per level (decoded and checked in Python)
     SELECT task_id, rubric, dimension, target, count(*) AS m, count(*) FILTER (WHERE value_index < ?) AS m_scale,
@@ -294,12 +316,7 @@ def unit_level_counts_sql(subject_where: str, reference_where: str) -> str:
     SELECT task_id, rubric, dimension, target, rater_id, value_index,
            coalesce(({reference_where}), false) AS is_reference
     FROM ratings WHERE value_index IS NOT NULL AND {subject_where}
-)
-SELECT s.rater_id, s.rubric, s.dimension, s.value_index AS subject_index, s.is_reference, u.code, u.m, u.m_scale,
-       count(*) AS n
-FROM s JOIN u USING (task_id, rubric, dimension, target)
-GROUP BY ALL
-ORDER BY ALL"""
+){tail}"""
 
 
 def _multi_target_dimensions(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
@@ -349,9 +366,14 @@ def _patterns(df: pd.DataFrame, counts: np.ndarray, q: np.ndarray) -> pd.DataFra
 
 
 def unit_pairs(
-    con: duckdb.DuckDBPyConnection, filters: Filters, subject_role: str | None, reference_role: str | None
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    subject_role: str | None,
+    reference_role: str | None,
+    dimension_units: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None] | None:
-    """`pair_confusion`, the per-rater rows of `shared_units`, and `value_patterns`, from per-unit level counts.
+    """`pair_confusion`, `shared_units` (per rater; per dimension too with `dimension_units`) and
+    `value_patterns`, from per-unit level counts.
 
     A subject rating of level a on a unit whose reference ratings have level counts c is paired with c - e_a
     (itself removed when it is a reference rating), so the frames are those of the self-join without forming
@@ -364,7 +386,14 @@ def unit_pairs(
     sizes = {(r, d): q for r, d, q in con.execute("SELECT rubric, dimension, len(levels) FROM dimensions").fetchall()}
     width = max(sizes.values(), default=1)
     params = [width, width, 62 // max(width, 1), *r_params, *r_params, *s_params]
-    df = con.execute(unit_level_counts_sql(s_where, r_where), params).df()
+    df = con.execute(unit_level_counts_sql(s_where, r_where, dimension_units), params).df()
+    if dimension_units:  # rows with rater_id NULL are per dimension; the union made the pair columns nullable
+        per_dimension = df.loc[df["rater_id"].isna(), ["rater_id", "rubric", "dimension", "n", "n_tasks"]]
+        per_dimension = per_dimension.rename(columns={"n": "n_units"})
+        df = df[df["rater_id"].notna()].drop(columns="n_tasks").reset_index(drop=True)
+        df = df.astype(
+            {"subject_index": "int64", "is_reference": bool, "code": "int64", "m": "int64", "m_scale": "int64"}
+        )
     known = np.array([k in sizes for k in zip(df["rubric"], df["dimension"], strict=True)], dtype=bool)
     df = df[known].reset_index(drop=True)  # ratings of a dimension without a scale are not compared
     decoded = _decode(df, sizes, width)
@@ -402,33 +431,6 @@ def unit_pairs(
         replaced = (shared["rubric"] == rubric) & shared["dimension"].isin(dims)
         shared = pd.concat([shared[~replaced], exact[shared.columns]], ignore_index=True)
     shared = shared.sort_values(keys, kind="stable").reset_index(drop=True)
+    if dimension_units:
+        shared = pd.concat([per_dimension.astype({"rater_id": object, "n_tasks": "int64"}), shared], ignore_index=True)
     return confusion, shared, patterns
-
-
-def dimension_shared_units_sql(subject_where: str, reference_where: str) -> str:
-    """SQL of `dimension_shared_units` for the two sides' ratings conditions."""
-    return f"""WITH u AS (
-    SELECT task_id, rubric, dimension, target, count(*) AS n_reference
-    FROM ratings WHERE value_index IS NOT NULL AND {reference_where}
-    GROUP BY ALL
-), s AS (
-    SELECT task_id, rubric, dimension, target, coalesce(({reference_where}), false) AS is_reference
-    FROM ratings WHERE value_index IS NOT NULL AND {subject_where}
-), units AS (
-    SELECT DISTINCT task_id, rubric, dimension, target
-    FROM s JOIN u USING (task_id, rubric, dimension, target)
-    WHERE u.n_reference - CAST(s.is_reference AS INTEGER) >= 1
-)
-SELECT NULL AS rater_id, rubric, dimension, count(*) AS n_units, count(DISTINCT task_id) AS n_tasks
-FROM units
-GROUP BY ALL
-ORDER BY rubric, dimension"""
-
-
-def dimension_shared_units(
-    con: duckdb.DuckDBPyConnection, filters: Filters, subject_role: str | None, reference_role: str | None
-) -> pd.DataFrame:
-    """The whole-dimension rows of `shared_units` (rater_id NULL): distinct shared units and tasks."""
-    s_where, s_params = role_filter(filters, None if subject_role is None else (subject_role,)).where()
-    r_where, r_params = reference_filter(filters, reference_role).where()
-    return con.execute(dimension_shared_units_sql(s_where, r_where), r_params + r_params + s_params).df()
