@@ -14,6 +14,7 @@ from analytics.demo import schedule
 from analytics.demo.behaviours import Rater, impression, perceive, pick, to_level
 from analytics.demo.content import phrases
 from analytics.demo.content.instructions import GENERIC_OUTPUTS, INSTRUCTIONS, Instruction, Output
+from analytics.demo.writers import text_once
 from analytics.rubrics import INSTRUCTION_LABELS, OUTPUT_LABELS
 
 FORMAT = "concord.instruction_following/v1"
@@ -187,16 +188,4 @@ def simulate(raters: list[Rater], seed: int, n_tasks: int = N_TASKS) -> tuple[li
         records.extend(submission(task_id, instr, outputs, week, r, rng) for r in chosen)
         truth[task_id] = {oid: out.quality for oid, out in outputs}
     records.sort(key=lambda r: (r["submitted_at"], r["submission_id"]))
-    return export_once(records), truth
-
-
-def export_once(records: list[dict]) -> list[dict]:
-    """Instruction and output texts only with the first submission of each task (the loader reads them there)."""
-    seen: set[str] = set()
-    for rec in records:
-        if rec["task_id"] in seen:
-            rec.pop("instruction")
-            for out in rec["outputs"]:
-                out.pop("text")
-        seen.add(rec["task_id"])
-    return records
+    return text_once(records, "instruction", "outputs"), truth

@@ -15,6 +15,7 @@ from analytics.demo import schedule
 from analytics.demo.behaviours import Rater, impression, perceive, pick, to_level
 from analytics.demo.content import phrases
 from analytics.demo.content.chats import CHATS, REJECTION_REASONS, SCORED_DIMENSIONS, SKIP_REASONS, Chat, Response
+from analytics.demo.writers import text_once
 
 FORMAT = "concord.preference_ranking/v1"
 N_TASKS = 240
@@ -151,16 +152,4 @@ def simulate(raters: list[Rater], seed: int, n_tasks: int = N_TASKS) -> tuple[li
             },
         }
     records.sort(key=lambda r: (r["submitted_at"], r["submission_id"]))
-    return export_once(records), truth
-
-
-def export_once(records: list[dict]) -> list[dict]:
-    """Conversation and response texts only with the first submission of each task (the loader reads them there)."""
-    seen: set[str] = set()
-    for rec in records:
-        if rec["task_id"] in seen:
-            rec.pop("conversation")
-            for resp in rec["responses"]:
-                resp.pop("text")
-        seen.add(rec["task_id"])
-    return records
+    return text_once(records, "conversation", "responses"), truth

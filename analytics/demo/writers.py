@@ -39,3 +39,16 @@ def write_truth(path: Path, truth: dict) -> Path:
     """The simulator's truth, readable by people (indented)."""
     path.write_text(json.dumps(truth, ensure_ascii=False, indent=1) + "\n", encoding="utf-8", newline="\n")
     return path
+
+
+def text_once(records: list[dict], task_text: str, items: str) -> list[dict]:
+    """Keep a task's text (`task_text` and each of `items`' "text") only in its first submission; the loader
+    reads a task's text from its first record, and the demo stays small."""
+    seen: set[str] = set()
+    for rec in records:
+        if rec["task_id"] in seen:
+            rec.pop(task_text)
+            for item in rec[items]:
+                item.pop("text")
+        seen.add(rec["task_id"])
+    return records
