@@ -89,6 +89,9 @@ COMPARISON_COARSE = {
     "B better": "B better",
     "B much better": "B better",
 }
+# The comparison scale is symmetric, so reading it from the other side reverses it:
+# "A much better" <-> "B much better", "A better" <-> "B better", "Equally good" stays.
+COMPARISON_FLIP = dict(zip(COMPARISON_LEVELS, reversed(COMPARISON_LEVELS), strict=True))
 ANSWER_CATEGORIES = (
     ("unsupported", "Unsupported information"),
     ("irrelevant", "Irrelevant information"),

@@ -23,6 +23,7 @@ from analytics.demo import (
     writers,
 )
 from analytics.demo.behaviours import PLANTED, Rater, roster
+from analytics.rubrics import COMPARISON_FLIP
 
 TRUTH_FILE = "truth.json"
 ERRORS_FILE = "contractor_batch_with_errors.csv"
@@ -150,12 +151,11 @@ def _behaviours(raters: list[Rater]) -> dict:
 
 def _researcher_agreement(records: list[dict]) -> dict:
     """How often two researchers on the same task agree on coarse usefulness (seeds/000 says about 80%)."""
-    flip = dict(zip(canonical.COMPARISON_LEVELS, reversed(canonical.COMPARISON_LEVELS), strict=True))
     by_task: dict[str, list[str]] = defaultdict(list)
     for r in records:
         if r["role"] == "researcher" and r["comparison"].get("usefulness"):
             v = r["comparison"]["usefulness"]
-            v = flip[v] if r["display_order"] == ["B", "A"] else v
+            v = COMPARISON_FLIP[v] if r["display_order"] == ["B", "A"] else v
             by_task[r["task_id"]].append(v.replace("much ", ""))
     pairs = Counter(v[0] == v[1] for v in by_task.values() if len(v) == 2)
     n = pairs[True] + pairs[False]

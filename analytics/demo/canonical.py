@@ -13,7 +13,7 @@ from analytics.demo import answer_comparison as ac
 from analytics.demo.answer_options import build_pair
 from analytics.demo.behaviours import Rater, pick
 from analytics.demo.content.answers import QUESTIONS
-from analytics.rubrics import COMPARISON_LEVELS
+from analytics.rubrics import COMPARISON_FLIP
 
 HEADER = (
     "task_id",
@@ -27,7 +27,6 @@ HEADER = (
     "duration_s",
     "comment",
 )
-FLIP = dict(zip(COMPARISON_LEVELS, reversed(COMPARISON_LEVELS), strict=True))  # seen from the other side
 N_PILOT_TASKS = 40
 N_LATE_TASKS = 6
 
@@ -50,7 +49,7 @@ def _rows(sub: dict, with_absolute: bool) -> list[dict]:
     base = {k: sub[k] for k in ("task_id", "rater_id", "role", "submitted_at", "duration_s")}
     base["rubric"] = "answer_comparison"
     clicked = sub["comparison"]["usefulness"]
-    stored = FLIP.get(clicked, clicked) if sub["display_order"] == ["B", "A"] else clicked
+    stored = COMPARISON_FLIP.get(clicked, clicked) if sub["display_order"] == ["B", "A"] else clicked
     rows = [
         {
             **base,

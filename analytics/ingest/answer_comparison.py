@@ -28,9 +28,6 @@ NAME = "answer_comparison"
 MARKER = "concord.answer_comparison/v1"
 RUBRIC = "answer_comparison"
 OPTION_IDS = ("A", "B")
-# The comparison scale is symmetric, so reading it from the other side is reversing it:
-# "A much better" <-> "B much better", "A better" <-> "B better", "Equally good" stays.
-FLIP = dict(zip(rubrics.COMPARISON_LEVELS, reversed(rubrics.COMPARISON_LEVELS), strict=True))
 KNOWN_KEYS = {
     "format",
     "submission_id",
@@ -150,7 +147,7 @@ def _comparison_rows(rec: Record, base: Common, comparison: dict, flip: bool) ->
     for cat, clicked in comparison.items():
         if clicked is None:
             continue
-        value = FLIP.get(clicked, clicked) if flip and isinstance(clicked, str) else clicked
+        value = rubrics.COMPARISON_FLIP.get(clicked, clicked) if flip and isinstance(clicked, str) else clicked
         rows.append(base.rating(RUBRIC, f"{cat}_comparison", "comparison", value, rec))
     return rows
 
