@@ -6,6 +6,7 @@ rubric is one more entry in RUBRICS (and, for a new file format, one adapter in 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 # Scale kinds. "ordinal" and "nominal" are what agreement needs; "binary" is nominal with two levels;
@@ -15,6 +16,19 @@ SCALE_KINDS = (ORDINAL, NOMINAL, BINARY, RANKING)
 
 # Krippendorff level of measurement used for each scale kind by default.
 DEFAULT_LEVEL = {ORDINAL: "ordinal", NOMINAL: "nominal", BINARY: "nominal", RANKING: "ordinal"}
+# Levels of measurement a scale can be declared with (DESIGN.md, canonical data).
+MEASURES = ("nominal", "ordinal", "interval", "ratio")
+# Values that mean "missing" on every dimension (compared in lower case after trimming): never a level.
+MISSING_TOKENS = ("", "na", "n/a", "null")
+
+
+def _as_number(text: str) -> float | None:
+    """The number a level's text spells (finite numbers only), else None."""
+    try:
+        x = float(text)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
 
 
 @dataclass(frozen=True)
@@ -31,6 +45,22 @@ class Dimension:
     description: str = ""
     is_comparison: bool = False
     missing_values: tuple[str, ...] = ()
+    measure: str = ""  # level of measurement (MEASURES); empty: DEFAULT_LEVEL of the kind
+    values: tuple[float | None, ...] = ()  # each level's number (None where it has none); empty: numeric levels
+
+    def __post_init__(self) -> None:
+        """Fill the declared measure and level values from the kind and the levels when not given."""
+        if not self.measure:
+            object.__setattr__(self, "measure", DEFAULT_LEVEL[self.kind])
+        if not self.values:
+            object.__setattr__(self, "values", tuple(_as_number(lvl) for lvl in self.levels))
+        if len(self.values) != len(self.levels):
+            raise ValueError(f"dimension {self.name}: {len(self.values)} values for {len(self.levels)} levels")
+
+    @property
+    def numeric(self) -> bool:
+        """Whether every level has a number (distances and weights can use values)."""
+        return bool(self.values) and all(v is not None for v in self.values)
 
     @property
     def level_index(self) -> dict[str, int]:
@@ -288,34 +318,45 @@ def get_rubric(name: str) -> Rubric | None:
     return RUBRICS.get(name)
 
 
-def infer_dimension(name: str, values: list[str]) -> Dimension:
-    """A scale for a dimension of an unknown rubric: numbers are ordered, text is nominal (DESIGN.md)."""
-    distinct = sorted({v for v in values if v is not None and v != ""})
-    numeric = [_as_number(v) for v in distinct]
-    if distinct and all(x is not None for x in numeric):
-        ordered = [v for _, v in sorted(zip(numeric, distinct, strict=True))]
-        return Dimension(name, name, ORDINAL, tuple(ordered))
-    kind = BINARY if len(distinct) == 2 else NOMINAL
-    return Dimension(name, name, kind, tuple(distinct))
+def is_missing(text: str | None, extra: tuple[str, ...] | list[str] = ()) -> bool:
+    """Whether a value means "missing" (MISSING_TOKENS, or one of the dimension's own missing codes)."""
+    if text is None:
+        return True
+    t = str(text).strip().lower()
+    return t in MISSING_TOKENS or t in {str(x).strip().lower() for x in extra}
 
 
-def _as_number(text: str) -> float | None:
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
+def infer_dimension(name: str, values: list[str], previous: Dimension | None = None) -> Dimension:
+    """The scale of an undeclared dimension (DESIGN.md): numbers are values, ordered by value; text is nominal.
+
+    Missing tokens are never levels. `previous` is the scale earlier files gave the dimension: a numeric one
+    stays numeric (text is left out here and quarantined at load), a text one takes numbers as more labels.
+    A first file mixing numbers and text makes the dimension nominal."""
+    present = {v for v in values if not is_missing(v)}
+    if previous is not None:
+        present |= set(previous.levels)
+        if previous.numeric:
+            present = {v for v in present if _as_number(v) is not None}
+    numbers = {v: _as_number(v) for v in present}
+    if present and all(x is not None for x in numbers.values()):
+        ordered = sorted(present, key=lambda v: (numbers[v], v))
+        return Dimension(name, name, ORDINAL, tuple(ordered), values=tuple(numbers[v] for v in ordered))
+    labels = tuple(sorted(present))  # a fixed order for display only: a nominal scale has no order
+    return Dimension(name, name, BINARY if len(labels) == 2 else NOMINAL, labels)
 
 
 def canonical_number(text: str) -> str:
-    """The text of a numeric level in one spelling ("3.0" and "3" are the same level)."""
+    """The text of a numeric level in one spelling ("3.0" and "3" are the same level; as the loader spells it)."""
     x = _as_number(text)
     if x is None:
         return text
-    return str(int(x)) if x == int(x) else repr(x)
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x) if abs(x) < 1e15 else text
 
 
 def catalogue_rows() -> list[tuple]:
-    """One row per catalogued dimension, for the store's rubric tables."""
+    """One row per catalogued dimension, for the store's rubric tables (store.DIMENSION_COLUMNS but source)."""
     rows = []
     for r in RUBRICS.values():
         for d in r.dimensions:
@@ -331,6 +372,9 @@ def catalogue_rows() -> list[tuple]:
                     d.group,
                     d.name == r.primary,
                     d.is_comparison,
+                    d.measure,
+                    list(d.values),
+                    list(d.missing_values),
                 )
             )
     return rows

@@ -75,7 +75,51 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 PRIMARY KEY (task_id, rubric, dimension, target, contractor_id, researcher_id))""",
         ],
     ),
+    (
+        3,
+        [
+            # Declared scales (DESIGN.md, canonical data): every dimension's level of measurement, each level's
+            # number (NULL where a level has none; same length and order as levels) and its missing codes.
+            "ALTER TABLE dimensions ADD COLUMN measure VARCHAR",
+            "ALTER TABLE dimensions ADD COLUMN level_values DOUBLE[]",
+            "ALTER TABLE dimensions ADD COLUMN missing VARCHAR[]",
+            # Catalogue rows are rewritten by sync_catalogue(); inferred rows: numbers are values, text nominal.
+            """UPDATE dimensions SET
+                 measure = CASE WHEN len(levels) > 0 AND list_bool_and(
+                                    list_transform(levels, lambda x: isfinite(TRY_CAST(x AS DOUBLE)))) IS TRUE
+                                THEN 'ordinal' ELSE 'nominal' END,
+                 level_values = list_transform(levels, lambda x: CASE WHEN isfinite(TRY_CAST(x AS DOUBLE))
+                                                                    THEN TRY_CAST(x AS DOUBLE) END),
+                 missing = []""",
+            # Scales declared by scales files, as declared; rubric '*' applies to that dimension in every rubric
+            # the catalogue does not know (also rubrics loaded later).
+            """CREATE TABLE scale_declarations (
+                rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL, measure VARCHAR NOT NULL,
+                levels VARCHAR[] NOT NULL, level_values DOUBLE[] NOT NULL, missing VARCHAR[] NOT NULL,
+                file_name VARCHAR, declared_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+                PRIMARY KEY (rubric, dimension))""",
+        ],
+    ),
 ]
+
+# The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
+DIMENSION_COLUMNS = (
+    "rubric",
+    "dimension",
+    "label",
+    "kind",
+    "levels",
+    "coarse",
+    "targets",
+    "dim_group",
+    "is_primary",
+    "is_comparison",
+    "source",
+    "measure",
+    "level_values",
+    "missing",
+)
+ALL_RUBRICS = "*"  # scale_declarations.rubric of a declaration without a rubric
 
 
 def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -150,12 +194,18 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def sync_catalogue(con: duckdb.DuckDBPyConnection) -> None:
-    """Write the catalogued rubrics into the dimensions table (inferred dimensions are left alone)."""
-    rows = [(*row, "catalogue") for row in rubrics.catalogue_rows()]
+    """Write the catalogued rubrics into the dimensions table (declared and inferred dimensions are left alone)."""
+    rows = [(*row[:10], "catalogue", *row[10:]) for row in rubrics.catalogue_rows()]
     con.execute("BEGIN TRANSACTION")
     con.execute("DELETE FROM dimensions WHERE source = 'catalogue'")
-    con.executemany("INSERT OR REPLACE INTO dimensions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.executemany(insert_dimension_sql(), rows)
     con.execute("COMMIT")
+
+
+def insert_dimension_sql() -> str:
+    """INSERT OR REPLACE of one dimensions row, its parameters in DIMENSION_COLUMNS order."""
+    cols = ", ".join(DIMENSION_COLUMNS)
+    return f"INSERT OR REPLACE INTO dimensions ({cols}) VALUES ({', '.join('?' * len(DIMENSION_COLUMNS))})"
 
 
 def dataset_version(con: duckdb.DuckDBPyConnection) -> int:

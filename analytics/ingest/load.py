@@ -395,24 +395,28 @@ def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
 
 
 def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
-    """Give dimensions of rubrics the catalogue does not know a scale inferred from their values."""
+    """Give undeclared dimensions of rubrics the catalogue does not know a scale from their values (DESIGN.md)."""
     rows = con.execute(
-        """SELECT rubric, dimension, list(DISTINCT value) FROM stage_combos
-            WHERE dimension IS NOT NULL AND value IS NOT NULL
-              AND rubric NOT IN (SELECT DISTINCT rubric FROM dimensions WHERE source = 'catalogue')
-            GROUP BY rubric, dimension"""
+        """SELECT c.rubric, c.dimension, list(DISTINCT c.value), any_value(d.kind), any_value(d.levels),
+                  any_value(d.level_values)
+            FROM stage_combos c LEFT JOIN dimensions d ON d.rubric = c.rubric AND d.dimension = c.dimension
+            WHERE c.dimension IS NOT NULL AND c.value IS NOT NULL AND coalesce(d.source, 'inferred') = 'inferred'
+              AND c.rubric NOT IN (SELECT DISTINCT rubric FROM dimensions WHERE source = 'catalogue')
+            GROUP BY c.rubric, c.dimension"""
     ).fetchall()
-    for rubric, dimension, values in rows:
-        old = con.execute(
-            "SELECT levels FROM dimensions WHERE rubric = ? AND dimension = ?", [rubric, dimension]
-        ).fetchall()
-        previous = list(old[0][0]) if old else []
-        dim = rubrics.infer_dimension(dimension, previous + list(values))
+    for rubric, dimension, values, kind, levels, level_values in rows:
+        previous = None
+        if levels is not None:
+            previous = rubrics.Dimension(dimension, dimension, kind, tuple(levels), values=tuple(level_values or ()))
+        dim = rubrics.infer_dimension(dimension, list(values), previous)
+        if not dim.levels or (previous is not None and previous.levels == dim.levels):
+            continue  # only missing values so far, or nothing new
         con.execute(
-            "INSERT OR REPLACE INTO dimensions VALUES (?, ?, ?, ?, ?, ?, ?, ?, false, false, 'inferred')",
-            [rubric, dimension, dimension, dim.kind, list(dim.levels), list(dim.levels), [], ""],
-        )
-        if old and previous != list(dim.levels):  # new levels changed the positions of the old ones
+            store.insert_dimension_sql(),
+            [rubric, dimension, dimension, dim.kind, list(dim.levels), list(dim.levels), [], "", False, False,
+             "inferred", dim.measure, list(dim.values), []],
+        )  # fmt: skip
+        if previous is not None:  # new levels changed the positions of the old ones
             con.execute(
                 """UPDATE ratings SET value_index = list_position(?, value) - 1
                    WHERE rubric = ? AND dimension = ?""",
