@@ -3,14 +3,14 @@ agreement, week by week, how they use each scale, their most severe disagreement
 
 Other contractors only ever appear as a median ("team median": the median of every *other* contractor's own
 figure, never a single other contractor's value), so a report can be handed to the contractor it describes.
-The researcher ceiling is the median of each researcher's agreement with the other researchers (over all dates):
-a contractor cannot be expected to agree with researchers more than researchers agree with each other (seeds/000 puts
-researcher-researcher coarse agreement on usefulness at about 80%).
+The researcher ceiling and the team median are analytics.agreement.team's (one definition for every page and
+export): the ceiling is researcher pairs on the same units over all dates (a contractor cannot be expected to
+agree with researchers more than researchers agree with each other; seeds/000 puts researcher-researcher coarse
+agreement on usefulness at about 80%).
 
-Agreement per dimension comes from analytics.agreement (contractor_vs_researcher for the contractor and the
-team, researcher_vs_researcher for the ceiling); disagreements from analytics.disagreements; the weekly,
-level and duration figures are GROUP BY queries below. Pairs are (contractor rating, researcher rating) on a
-unit both rated, as in analytics.agreement_stats: a unit with two researcher labels gives two pairs.
+Agreement per dimension comes from analytics.agreement; disagreements from analytics.disagreements; the
+weekly, level and duration figures are GROUP BY queries below. Pairs are (contractor rating, researcher rating)
+on a unit both rated, as in analytics.agreement.pairs: a unit with two researcher labels gives two pairs.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import pandas as pd
 from analytics import agreement as ag
 from analytics import disagreements as dis
 from analytics import rubrics
+from analytics.agreement import team as tm
 from analytics.distributions import coarse_index_sql, dimensions
 from analytics.filters import Filters
 
@@ -43,12 +44,13 @@ CARD_COLUMNS = (
     "level",
     "n",
     "n_units",
+    "n_tasks",
     *[c for s in CARD_STATS for c in (s, f"{s}_ci_low", f"{s}_ci_high")],
     "kappa_statistic",
     *[f"team_{s}" for s in CARD_STATS],
     "team_contractors",
     *[f"ceiling_{s}" for s in CARD_STATS[:3]],
-    "ceiling_researchers",
+    "ceiling_tasks",
     "small_n",
     "notes",
 )
@@ -96,7 +98,7 @@ class TeamFigures:
 
     filters: Filters
     contractors: pd.DataFrame  # rater_agreement rows of every contractor (no intervals)
-    researchers: pd.DataFrame  # researcher_vs_researcher rater rows over all dates (the ceiling)
+    researchers: pd.DataFrame  # the researcher ceiling per dimension (agreement.ceiling_table, all dates)
     weekly: pd.DataFrame  # rater_id, rubric, week, n_pairs, agree
     durations: pd.DataFrame  # rater_id, rubric, median_s
 
@@ -134,18 +136,15 @@ def team_filter(filters: Filters) -> Filters:
 
 
 def researcher_figures(con: duckdb.DuckDBPyConnection, rubric: str | None = None) -> pd.DataFrame:
-    """Each researcher's agreement with the other researchers, per dimension, over all dates (the ceiling).
-
-    The ceiling describes how hard the rubric is, not a period, so it ignores the date filter: it uses every
-    unit two researchers labelled, and a page can keep it while the dates change."""
-    rows = ag.rater_agreement(con, Filters(rubric=rubric), "researcher_vs_researcher", n_boot=0)
-    return _with_kappa(rows[rows["role"] == "researcher"])
+    """The researcher ceiling per dimension (analytics.agreement.team): researcher pairs on the same units over
+    all dates, so a page can keep it while the dates change."""
+    return _with_kappa(ag.ceiling_table(con, Filters(rubric=rubric), n_boot=0))
 
 
 def team_figures(
     con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, researchers: pd.DataFrame | None = None
 ) -> TeamFigures:
-    """Every contractor's figures under the filter and the researchers' (no intervals: only medians are shown).
+    """Every contractor's figures under the filter and the ceiling (no intervals: only medians are shown).
 
     Pass `researchers` (researcher_figures of the filter's rubric) to reuse them."""
     f = team_filter(filters)
@@ -169,17 +168,6 @@ def _with_kappa(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _medians(rows: pd.DataFrame, exclude: str | None, stats: tuple[str, ...], count: str) -> pd.DataFrame:
-    """Per dimension, the median of each statistic over raters with shared units (one rater left out)."""
-    keep = rows[(rows["n"] > 0) & (rows["rater_id"] != exclude)]
-    cols = ["rubric", "dimension"]
-    if keep.empty:
-        return pd.DataFrame(columns=[*cols, *stats, count])
-    med = keep.groupby(cols)[list(stats)].median()
-    med[count] = keep.groupby(cols)["rater_id"].nunique()
-    return med.reset_index()
-
-
 # --- the report card ---------------------------------------------------------------------------------------
 
 
@@ -200,15 +188,15 @@ def report_card(
     own = _with_kappa(own[own["rater_id"] == contractor])
     if own.empty:
         return pd.DataFrame(columns=list(CARD_COLUMNS))
-    tm = _medians(team.contractors, contractor, CARD_STATS, "team_contractors")
-    tm = tm.rename(columns={s: f"team_{s}" for s in CARD_STATS})
-    ceiling = _medians(team.researchers, None, CARD_STATS[:3], "ceiling_researchers")
-    ceiling = ceiling.rename(columns={s: f"ceiling_{s}" for s in CARD_STATS[:3]})
-    card = own.merge(tm, on=["rubric", "dimension"], how="left").merge(ceiling, on=["rubric", "dimension"], how="left")
+    med = tm.team_medians(team.contractors, CARD_STATS, (contractor,), "team_contractors")
+    med = med.rename(columns={s: f"team_{s}" for s in CARD_STATS})
+    ceiling = team.researchers[["rubric", "dimension", *CARD_STATS[:3], "n_tasks"]]
+    ceiling = ceiling.rename(columns={**{s: f"ceiling_{s}" for s in CARD_STATS[:3]}, "n_tasks": "ceiling_tasks"})
+    card = own.merge(med, on=["rubric", "dimension"], how="left").merge(ceiling, on=["rubric", "dimension"], how="left")
     card = card.merge(_dimension_info(con, tuple(card["rubric"].unique())), on=["rubric", "dimension"], how="left")
     card["dimension_label"] = card["dimension_label"].fillna(card["dimension"])
     card["is_primary"] = card["is_primary"].fillna(False).astype(bool)
-    for c in ("team_contractors", "ceiling_researchers"):
+    for c in ("team_contractors", "ceiling_tasks"):
         card[c] = card[c].fillna(0).astype(int)
     card = card.sort_values(["rubric", "is_primary", "dimension_order"], ascending=[True, False, True])
     return card[list(CARD_COLUMNS)].reset_index(drop=True)

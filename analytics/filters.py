@@ -41,6 +41,27 @@ class Filters:
             params.append(dt.datetime.combine(self.date_to + dt.timedelta(days=1), dt.time.min))
         return " AND ".join(parts), params
 
+    def where_named(self, alias: str = "", prefix: str = "") -> tuple[str, dict]:
+        """`where` with named parameters (`$<prefix>rubric`, ...) for a named query."""
+        sql, params = self.where(alias)
+        names = [n for n, on in self._conditions() if on]
+        named = {}
+        for name, value in zip(names, params, strict=True):
+            sql = sql.replace("?", f"${prefix}{name}", 1)
+            named[f"{prefix}{name}"] = value
+        return sql, named
+
+    def _conditions(self) -> list[tuple[str, bool]]:
+        """The parameter names of `where`, in its order, and whether each is used."""
+        return [
+            ("rubric", bool(self.rubric)),
+            ("roles", bool(self.roles)),
+            ("raters", bool(self.raters)),
+            ("dimensions", bool(self.dimensions)),
+            ("date_from", bool(self.date_from)),
+            ("date_to", bool(self.date_to)),
+        ]
+
     def but(self, **changes) -> Filters:
         """A copy with some fields changed (e.g. `filters.but(roles=())`)."""
         return Filters(**{**self.__dict__, **changes})

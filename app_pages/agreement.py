@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analytics import agreement, agreement_ceiling, distributions
-from analytics.agreement_coefficients import LEVELS
+from analytics import agreement, distributions
+from analytics.agreement import LEVELS, ScaleError, team
 from ui import agreement_view as view
 from ui import charts, sidebar, state
 from ui.tables import table
@@ -20,16 +20,11 @@ ALL = "all"
 
 @st.cache_data(max_entries=12, show_spinner=False)
 def load(version: tuple, filters, rubric: str, comparison: str, coarse: bool, level: str | None) -> dict:
-    """The rubric's agreement report for one comparison, the researchers' own rows (the ceiling) and its
+    """The rubric's agreement report for one comparison (with the team and the researcher ceiling) and its
     dimensions."""
     con = state.cursor()
-    f = filters.but(rubric=rubric)
-    report = agreement.agreement_report(con, f, comparison, coarse=coarse, level=level)
-    if comparison == "researcher_vs_researcher":
-        researchers = report.raters
-    else:
-        researchers = agreement.rater_agreement(con, f, "researcher_vs_researcher", coarse, level)
-    return {"report": report, "researchers": researchers, "dimensions": distributions.dimensions(con, rubric)}
+    report = agreement.agreement_report(con, filters.but(rubric=rubric), comparison, coarse=coarse, level=level)
+    return {"report": report, "dimensions": distributions.dimensions(con, rubric)}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -77,14 +72,19 @@ level_choice = c[2].selectbox(
     [DEFAULT_LEVEL, *LEVELS],
     format_func=lambda v: "Default for each scale" if v == DEFAULT_LEVEL else v,
     key="agr_level",
-    help="Sets Krippendorff's metric and the weights of weighted kappa and AC2 (ordinal: linear, interval and "
-    "ratio: quadratic, nominal: none). The default is ordinal for ordered scales and rankings, nominal otherwise.",
+    help="Sets Krippendorff's metric and the weights of weighted kappa and AC2 (nominal: none, ordinal: linear, "
+    "interval: quadratic, ratio: Gwet's ratio weights; on the levels' values where they have numbers). The "
+    "default is each dimension's declared scale.",
 )
 coarse, level = scale == "coarse", None if level_choice == DEFAULT_LEVEL else level_choice
 subject, subjects, reference, ref_title = view.SIDES[comparison]
 
 with st.spinner("Computing agreement with bootstrap intervals..."):
-    data = load(state.version(), filters, rubric, comparison, coarse, level)
+    try:
+        data = load(state.version(), filters, rubric, comparison, coarse, level)
+    except ScaleError as e:
+        st.error(md_escape(str(e)))
+        st.stop()
 report, dims = data["report"], data["dimensions"]
 st.caption(
     f"{md_escape(sidebar.rubric_title(rubric))}: {view.COMPARISONS[comparison].lower()}, "
@@ -108,7 +108,7 @@ st.caption(
 small = report.dimensions[report.dimensions["small_n"]]
 if not small.empty:
     st.warning(
-        f"{len(small)} dimension(s) have fewer than {agreement.MIN_UNITS} units: "
+        f"{len(small)} dimension(s) have fewer than {agreement.MIN_TASKS} tasks: "
         + ", ".join(md_escape(labels.get(d, d)) for d in small["dimension"])
         + ". Their coefficients are indicative only; read the intervals."
     )
@@ -141,19 +141,19 @@ else:
     statistic = c[1].selectbox(
         "Statistic", stats, index=view.default_statistic(stats), key="agr_statistic", format_func=view.label
     )
-    ceiling_rows = data["researchers"] if comparison != "researcher_vs_researcher" else None
-    yard = agreement_ceiling.yardsticks(report.raters, ceiling_rows, rubric, dimension, statistic)
+    ceiling_rows = report.ceiling if comparison != "researcher_vs_researcher" else None
+    yard = team.yardsticks(report.team, ceiling_rows, rubric, dimension, statistic, filters.raters)
     points = view.interval_frame(report.raters, rubric, dimension, statistic)
     m = st.columns(4)
     m[0].metric(f"{subjects.capitalize()} with a value", len(points))
     for i, row in enumerate(yard.itertuples(), start=1):
         m[i].metric(row.reference, f"{row.value:.3f}", help=f"{view.label(statistic)}: {row.basis}")
-    few = int((points["sample"] != "30 units or more").sum())
-    m[3].metric(f"Fewer than {agreement.MIN_UNITS} units", few)
+    few = int(points["small_n"].sum())
+    m[3].metric(f"Fewer than {agreement.MIN_TASKS} tasks", few)
     if few:
         st.warning(
-            f"{few} {subjects} have fewer than {agreement.MIN_UNITS} units on this dimension: their intervals "
-            "are wide (pale in the chart); read the n before the value."
+            f"{few} {subjects} have fewer than {agreement.MIN_TASKS} tasks on this dimension: their intervals "
+            "are wide (pale in the chart) and they are listed after the others; read the n before the value."
         )
     title = (
         f"{view.label(statistic).capitalize()} on {labels.get(dimension, dimension)}: "
@@ -161,9 +161,10 @@ else:
     )
     st.altair_chart(charts.rater_intervals(points, yard, title, view.label(statistic)), width="stretch")
     st.caption(
-        "Point: the rater's value; bar: its 95% bootstrap interval. Dashed rules: the team median and, "
-        "for contractors, the researcher ceiling (how well the median researcher agrees with the other "
-        "researchers on the same dimension and statistic). Click a column header in the table to sort."
+        "Point: the rater's value; bar: its 95% interval (tasks resampled). Dashed rules: the team median (of "
+        "the other raters' own figures) and, for contractors, the researcher ceiling (researcher pairs on the "
+        "same units, all dates). Raters are ordered by the upper end of their interval (lowest first: confidently "
+        "low agreement on top), with fewer than the minimum tasks last. Click a column header to sort."
     )
     raters_shown = view.rater_table(report.raters, rubric, dimension, statistic)
     table(
@@ -215,7 +216,7 @@ if pm.empty or pm[pair_stat].isna().all():
 else:
     st.caption(
         f"Each pair's {view.label(pair_stat)} (colour) over the units both rated (the number in the cell); "
-        f"fewer than {agreement.MIN_UNITS} shared units make a single pair's figure indicative only."
+        f"fewer than {agreement.MIN_TASKS} shared tasks make a single pair's figure indicative only."
     )
     title = f"{view.label(pair_stat).capitalize()} on {labels.get(dimension, dimension)}, pair by pair"
     rows, columns = ("rater_b", "rater_a") if comparison == "contractor_vs_researcher" else ("rater_a", "rater_b")
@@ -275,10 +276,12 @@ if not ranking_dims.empty or not ranking_raters.empty:
 with st.expander("How this is computed"):
     st.markdown(view.HOW_COMPUTED)
     st.markdown(
-        "The statistics above come from these queries (DuckDB, `?` are bound parameters: the filters); "
+        "The statistics above come from these queries, exactly as they ran (DuckDB, `$name` are bound "
+        "parameters: the filters, listed under each query); "
         "everything else is arithmetic on their small results. The full account, with the choices made and "
         "the tests against published values, is docs/agreement.md in the repository."
     )
-    for name, sql in report.sql.items():
-        st.markdown(f"**{md_escape(name)}**")
-        st.code(sql.strip(), language="sql")
+    for query in report.queries:
+        st.markdown(f"**{md_escape(query.name)}**")
+        st.code(query.sql, language="sql")
+        st.caption(md_escape(f"parameters: {query.params}"))

@@ -231,25 +231,29 @@ def child_naive(db: str, kappa_resamples: int, alpha_resamples: int, dump: str) 
     }
 
 
-STATS = ("value_patterns", "rater_level_counts", "pair_confusion", "shared_units", "ranking_pairs")
+STATS = ("task_value_patterns", "rater_level_counts", "pairs_by_rater", "pairs_pooled", "ranking_pairs")
 
 
 def child_stat(db: str, name: str, comparison: str) -> dict:
-    """One of the engine's SQL sufficient statistics for one comparison, on its own: time, rows, peak memory."""
+    """One of the engine's named SQL sufficient statistics for one comparison, on its own: time, rows, memory."""
     sys.path.insert(0, str(ROOT))
-    from analytics import agreement, store
-    from analytics import agreement_stats as st
+    from analytics import store
+    from analytics.agreement import counts, pairs
     from analytics.filters import Filters
 
-    roles = agreement.COMPARISONS[comparison]
-    subject, reference = roles if roles else (None, None)
     con = store.open_store(db, read_only=True)
+    sides = pairs.comparison_sides(Filters(), comparison)
+    width = pairs.scale_width(con)
+    query = {
+        "task_value_patterns": lambda: counts.task_patterns_query(counts.dimension_filter(Filters(), None)),
+        "rater_level_counts": lambda: counts.rater_level_counts_query(sides.subject),
+        "pairs_by_rater": lambda: pairs.pair_query(sides, "rater", width),
+        "pairs_pooled": lambda: pairs.pair_query(pairs.pooled_sides(Filters()), "dimension", width),
+        "ranking_pairs": lambda: pairs.ranking_query(sides, "rater"),
+    }[name]()
     baseline = peak_mb()
     t = time.perf_counter()
-    if name in ("value_patterns", "rater_level_counts"):
-        df = getattr(st, name)(con, st.role_filter(Filters(), None if roles is None else (subject,)))
-    else:
-        df = getattr(st, name)(con, Filters(), subject, reference)
+    df = query.df(con)
     seconds = time.perf_counter() - t
     con.close()
     return {"seconds": seconds, "rows": len(df), "peak_mb": peak_mb(), "baseline_mb": baseline}

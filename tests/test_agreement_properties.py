@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from analytics import agreement, agreement_stats, store
+from analytics import agreement, store
+from analytics.agreement import counts
 from analytics.filters import Filters
 
 RUBRIC, DIM = "prop", "score"
@@ -45,7 +46,8 @@ def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | N
     con.execute("DELETE FROM ratings")
     con.execute("DELETE FROM dimensions WHERE rubric = ?", [RUBRIC])
     con.execute(
-        "INSERT INTO dimensions VALUES (?, ?, ?, ?, ?, ?, [], '', false, false, 'inferred')",
+        "INSERT INTO dimensions (rubric, dimension, label, kind, levels, coarse, targets, dim_group, is_primary, "
+        "is_comparison, source) VALUES (?, ?, ?, ?, ?, ?, [], '', false, false, 'inferred')",
         [RUBRIC, DIM, DIM, kind, levels, coarse or levels],
     )
     df = pd.DataFrame(rows, columns=["task_id", "target", "rater_id", "role", "value_index"])
@@ -386,14 +388,17 @@ def test_kappa_paradox_diagnostic():
 
 
 def test_report_exposes_its_sql():
-    """The report carries the SQL it ran, with bound parameters (no values formatted in)."""
+    """The report carries the named SQL it ran, with bound parameters (no values formatted in)."""
     report = agreement.agreement_report(load(_cvr_rows(5, 0), 5), Filters(raters=("c1",)), n_boot=0)
-    assert {"pair_confusion", "shared_units", "ranking_pairs"} <= set(report.sql)
-    assert "GROUP BY" in report.sql["pair_confusion"] and "c1" not in report.sql["pair_confusion"]
-    among = agreement.sql_text(Filters(), "among_contractors")
-    assert (
-        "value_patterns" in among and "GROUP BY r.rubric, r.dimension, r.task_id, r.target" in among["value_patterns"]
-    )
+    assert {
+        "pairs_contractor_vs_researcher_by_rater",
+        "pairs_pooled_by_dimension",
+        "pairs_ceiling_by_dimension",
+    } <= set(report.sql)
+    sql = report.sql["pairs_contractor_vs_researcher_by_rater"]
+    assert "GROUP BY" in sql and "c1" not in sql
+    among = agreement.agreement_report(load(_cvr_rows(5, 0), 5), Filters(), "among_contractors", n_boot=0).sql
+    assert "GROUP BY ALL" in among["task_value_patterns"]
     assert set(report.coefficients.columns) == set(agreement.LONG_COLUMNS)
     nominal = agreement.agreement_report(_con(), Filters(), level="nominal", n_boot=0).coefficients
     na = nominal[nominal["statistic"] == "weighted_kappa"]
@@ -411,13 +416,13 @@ def test_bad_arguments_raise_clear_errors():
         agreement.confusion_matrix(con, Filters(), RUBRIC, "nope")
 
 
-def test_value_patterns_fall_back_when_a_level_count_overflows_its_bits():
-    """70 raters on one level of a 10-level scale exceed the 6 bits per level of the packed code: the
-    exact fallback query is used and the counts are still right."""
+def test_value_patterns_hold_any_number_of_ratings_per_level():
+    """70 raters on one level of a 10-level scale: per-unit counts are exact (no packing limit)."""
     rows = [("t1", "", f"r{j}", "contractor", 0) for j in range(70)] + [("t1", "", "x", "contractor", 9)]
     rows += [("t2", "", "r0", "contractor", 3), ("t2", "", "r1", "contractor", 3)]
-    patterns = agreement_stats.value_patterns(load(rows, 10), Filters())
-    got = {tuple(c): n for c, n in zip(patterns["counts"], patterns["n_units"], strict=True)}
+    con = load(rows, 10)
+    (tp,) = counts.task_patterns(counts.task_patterns_query(Filters()).df(con), lambda _k: 10).values()
+    got = {tuple(int(x) for x in c): int(n) for c, n in zip(tp.counts, tp.unit_weights, strict=True)}
     assert got == {(70, 0, 0, 0, 0, 0, 0, 0, 0, 1): 1, (0, 0, 0, 2, 0, 0, 0, 0, 0, 0): 1}
 
 

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 from conftest import shared_path
 
-from analytics import agreement, agreement_stats, store
-from analytics import agreement_coefficients as co
+from analytics import agreement, store
+from analytics.agreement import coefficients as co
+from analytics.agreement import counts
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_file
 
@@ -210,10 +211,9 @@ def test_fleiss1971_diagnoses_through_the_store(load):
     con = load(_units_by_raters(case["file"]))
     got = _dim(con, "nominal")
     assert got["fleiss_kappa"] == pytest.approx(case["expected"], abs=_tol(case["published_precision"]))
-    patterns = agreement_stats.value_patterns(con, Filters())
-    totals = np.zeros(5)
-    for counts, n in zip(patterns["counts"], patterns["n_units"], strict=True):
-        totals += n * np.asarray(counts)
+    patterns = counts.task_patterns(counts.task_patterns_query(Filters()).df(con), lambda _k: 5)
+    (tp,) = patterns.values()
+    totals = tp.unit_weights @ tp.counts
     assert totals.tolist() == case["expected_other"]["category_totals"]
 
 
@@ -249,22 +249,29 @@ def test_randolph_4_undefined_through_the_store(load):
 def test_irr_anxiety_rank_coded(load):
     """irr_anxiety_kappa2_r2r3: R irr 0.84.1 kappa2(anxiety[,2:3]) via statsmodels test_cohens_kappa_irr.
 
-    Raters 2 and 3 never use category 5, so irr's weights follow the ranks of the observed levels. The store
-    infers a scale from the values it sees, which here are exactly those levels.
+    Raters 2 and 3 never use category 5, so irr's weights follow the ranks of the observed levels. Concord
+    weights undeclared numbers by their values (DESIGN.md), so the store's weighted kappas are Cohen's (1968)
+    formula with disagreement |x_i - x_j| on the values 1, 2, 3, 4, 6; irr's rank-coded figures are reproduced
+    from the table with positions as values.
     """
     case = _cases()["irr_anxiety_kappa2_r2r3"]
     tol = _tol(case["published_precision"])
     want = case["expected"]
     con = load(_units_by_raters(case["file"], ["rater2", "rater3"], {"rater3": "researcher"}))
     assert _rater(con, "rater2", "nominal")["cohen_kappa"] == pytest.approx(want["unweighted"], abs=tol)
-    assert _rater(con, "rater2", "ordinal")["weighted_kappa"] == pytest.approx(want["linear('equal')"], abs=tol)
-    assert _rater(con, "rater2", "interval")["weighted_kappa"] == pytest.approx(want["quadratic('squared')"], abs=tol)
-    # the same from the table over the observed levels
     head, lines = _rows(case["file"])
     observed = ["1", "2", "3", "4", "6"]
     t = np.zeros((5, 5))
     for line in lines:
         t[observed.index(line[2]), observed.index(line[3])] += 1
+    values = np.array([1, 2, 3, 4, 6.0])
+    expected = np.outer(t.sum(axis=1), t.sum(axis=0)) / t.sum()
+    for level, power in (("ordinal", 1), ("interval", 2)):
+        d = np.abs(values[:, None] - values[None, :]) ** power  # Cohen (1968): 1 - sum(d*o) / sum(d*e)
+        by_value = 1 - (d * t).sum() / (d * expected).sum()
+        assert _rater(con, "rater2", level)["weighted_kappa"] == pytest.approx(by_value, abs=1e-12)
+        assert co.cohen_kappa(t, "linear" if power == 1 else "quadratic", values).value == pytest.approx(by_value)
+    # irr's rank-coded figures: the observed levels at positions 1..5
     assert co.cohen_kappa(t).value == pytest.approx(want["unweighted"], abs=tol)
     assert co.cohen_kappa(t, "linear").value == pytest.approx(want["linear('equal')"], abs=tol)
     assert co.cohen_kappa(t, "quadratic").value == pytest.approx(want["quadratic('squared')"], abs=tol)

@@ -126,9 +126,9 @@ def test_team_median_leaves_the_contractor_out_and_ceiling_is_researchers(rep):
     # Others: c2 agrees on 9 of 11 pairs, c3 on 1 of 6 (t3 only); the median of two is their mean.
     assert uc["team_exact_agreement"] == pytest.approx((9 / 11 + 1 / 6) / 2)
     assert uc["team_contractors"] == 2
-    # r1 and r2 share t1, t4, t7 and agree on t1 and t7; each researcher's figure is 2/3, so is the median.
+    # r1 and r2 share t1, t4, t7 and agree on t1 and t7: the ceiling is 2/3.
     assert uc["ceiling_exact_agreement"] == pytest.approx(2 / 3)
-    assert uc["ceiling_researchers"] == 2
+    assert uc["ceiling_tasks"] == 3  # pooled researcher pairs (analytics.agreement.team), one pair per task
 
 
 def test_weekly_agreement_and_trend_show_the_drift(rep):

@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from analytics.agreement import DIMENSION_STATS, LABELS, MIN_UNITS, RATER_STATS
+from analytics.agreement import DIMENSION_STATS, LABELS, MIN_TASKS, RATER_STATS, team
 
 COMPARISONS = {
     "contractor_vs_researcher": "Contractors vs researchers",
@@ -34,6 +34,7 @@ PAIRWISE_STATS = ("percent_agreement", "coarse_agreement", "cohen_kappa", "weigh
 CHART_DEFAULTS = ("weighted_kappa", "cohen_kappa", "exact_agreement")  # first one defined is the chart default
 RANKING_STATS = ("preference_agreement", "kendall_tau_b")
 SHORT = {"preference_agreement": "preference agreement", "kendall_tau_b": "tau-b"}  # column headers
+SMALL, ENOUGH = f"fewer than {MIN_TASKS} tasks", f"{MIN_TASKS} tasks or more"
 NOT_SHOWN = "—"  # undefined here (0/0, no pairs): the notes say why
 NOT_APPLICABLE = "n/a"  # the coefficient does not exist for this scale (e.g. weighted kappa at nominal level)
 
@@ -79,7 +80,8 @@ def notes_in_words(row: dict) -> str:
     if row.get("small_n"):
         pairs = f", {int(row['n'])} pairs" if "n" in row else ""
         notes.append(
-            f"small sample ({int(row['n_units'])} units{pairs}; under {MIN_UNITS}): indicative, read the interval"
+            f"small sample ({int(row['n_tasks'])} tasks, {int(row['n_units'])} units{pairs}; under {MIN_TASKS} "
+            "tasks): indicative, read the interval"
         )
     if row.get("kappa_paradox"):
         notes.append("high agreement but low kappa: see the kappa paradox below")
@@ -103,6 +105,7 @@ def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
             "dimension": d["dimension"],
             "label": [_label(meta, x) for x in d["dimension"]],
             "level": d["level"],
+            "tasks": d["n_tasks"],
             "units": d["n_units"],
         }
     )
@@ -111,7 +114,10 @@ def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
     out["raters"] = d["n_raters"]
     absent = not_applicable(report.coefficients, "dimension")
     for s in stats:
-        out[label(s)] = [
+        name = label(s)
+        if s == "fleiss_kappa" and (d["fleiss_kappa_name"] == "Scott's pi").all():
+            name = "Scott's pi (Fleiss' kappa of two raters)"
+        out[name] = [
             NOT_APPLICABLE if (dim, s) in absent else with_interval(v, lo, hi)
             for dim, v, lo, hi in zip(d["dimension"], d[s], d[f"{s}_ci_low"], d[f"{s}_ci_high"], strict=True)
         ]
@@ -134,10 +140,10 @@ def coefficient_table(report) -> pd.DataFrame:
 
 def rater_table(raters: pd.DataFrame, rubric: str, dimension: str, statistic: str) -> pd.DataFrame:
     """Each rater on one dimension: n, every statistic defined for someone, the chosen one's interval, notes;
-    best first on the chosen statistic."""
+    in review order on the chosen statistic (analytics.agreement.team.review_order)."""
     r = raters[(raters["rubric"] == rubric) & (raters["dimension"] == dimension)]
     stats = [s for s in RATER_STATS if r[s].notna().any()]
-    cols = [c for c in ("rater_id", "n", "n_units", "n_tasks") if c in r.columns]
+    cols = [c for c in ("rater_id", "n_tasks", "n_units", "n") if c in r.columns]
     if "n_item_pairs" in r.columns and r["n_item_pairs"].fillna(0).gt(0).any():
         cols.append("n_item_pairs")
     out = r[cols + stats].copy()
@@ -147,7 +153,7 @@ def rater_table(raters: pd.DataFrame, rubric: str, dimension: str, statistic: st
     out["small_n"] = r["small_n"]
     out["notes"] = [notes_in_words(row) for row in r.to_dict("records")]
     if statistic in out.columns:
-        out = out.sort_values([statistic, "rater_id"], ascending=[False, True], na_position="last")
+        out = out.loc[team.review_order(r, statistic).index]
     return out.reset_index(drop=True)
 
 
@@ -166,7 +172,7 @@ def column_config(df: pd.DataFrame, n_label: str = "pairs") -> dict:
     names = {"n": n_label, "n_units": "units", "n_tasks": "tasks", "n_item_pairs": "item pairs"}
     config |= {c: st.column_config.NumberColumn(t) for c, t in names.items() if c in df.columns}
     if "small_n" in df.columns:
-        config["small_n"] = st.column_config.CheckboxColumn(f"fewer than {MIN_UNITS} units")
+        config["small_n"] = st.column_config.CheckboxColumn(f"fewer than {MIN_TASKS} tasks")
     return config
 
 
@@ -185,8 +191,10 @@ def default_statistic(choices: list[str]) -> int:
 
 
 def interval_frame(raters: pd.DataFrame, rubric: str, dimension: str, statistic: str) -> pd.DataFrame:
-    """The chart's rows: each rater with a defined value of the statistic on the dimension, its interval and n."""
+    """The chart's rows: each rater with a defined value of the statistic on the dimension, its interval and n,
+    in review order."""
     r = raters[(raters["rubric"] == rubric) & (raters["dimension"] == dimension) & raters[statistic].notna()]
+    r = team.review_order(r, statistic)
     return pd.DataFrame(
         {
             "rater_id": r["rater_id"],
@@ -195,7 +203,9 @@ def interval_frame(raters: pd.DataFrame, rubric: str, dimension: str, statistic:
             "ci_high": r[f"{statistic}_ci_high"].fillna(r[statistic]),
             "n": r["n"],
             "n_units": r["n_units"],
-            "sample": ["fewer than 30 units" if s else "30 units or more" for s in r["small_n"]],
+            "n_tasks": r["n_tasks"],
+            "small_n": r["small_n"].astype(bool),
+            "sample": [SMALL if s else ENOUGH for s in r["small_n"]],
         }
     ).reset_index(drop=True)
 

@@ -189,13 +189,14 @@ def severity_counts(df: pd.DataFrame) -> alt.Chart:
 
 
 YARDSTICK_COLORS = alt.Scale(domain=["Researcher ceiling", "Team median"], range=["#f58518", "#595959"])
-SAMPLE_COLORS = alt.Scale(domain=["30 units or more", "fewer than 30 units"], range=["#4c78a8", "#9ecae9"])
+SAMPLE_COLORS = alt.Scale(domain=["30 tasks or more", "fewer than 30 tasks"], range=["#4c78a8", "#9ecae9"])
 
 
 def rater_intervals(df: pd.DataFrame, yardsticks: pd.DataFrame, title: str, x_title: str) -> alt.LayerChart:
-    """One row per rater, best first: the coefficient (point) with its 95% interval (bar), and the yardsticks
-    (researcher ceiling, team median) as labelled vertical rules."""
-    order = df.sort_values(["value", "rater_id"], ascending=[False, True])["rater_id"].tolist()
+    """One row per rater in the frame's order (review order: analytics.agreement.team.review_order): the
+    coefficient (point) with its 95% interval (bar), and the yardsticks (researcher ceiling, team median) as
+    labelled vertical rules."""
+    order = df["rater_id"].tolist()
     y = alt.Y("rater_id:N", title=None, sort=order, axis=alt.Axis(labelOverlap=False))
     base = alt.Chart(df)
     bars = base.mark_rule(strokeWidth=2).encode(
@@ -214,6 +215,7 @@ def rater_intervals(df: pd.DataFrame, yardsticks: pd.DataFrame, title: str, x_ti
             alt.Tooltip("ci_low:Q", format=".3f", title="95% interval from"),
             alt.Tooltip("ci_high:Q", format=".3f", title="95% interval to"),
             alt.Tooltip("n:Q", title="pairs"),
+            alt.Tooltip("n_tasks:Q", title="tasks"),
             alt.Tooltip("n_units:Q", title="units"),
         ],
     )

@@ -43,7 +43,7 @@ def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.Lay
                             "dimension_label": card["dimension_label"],
                             "who": "Researchers with each other",
                             "value": card[f"ceiling_{statistic}"],
-                            "n": card["ceiling_researchers"],
+                            "n": card["ceiling_tasks"],
                         }
                     )
                 ]

@@ -13,9 +13,10 @@ The `*_arrays` functions are vectorised over a leading batch axis (the bootstrap
 scalar functions wrap them and return a `Coefficient` that is NaN with a `reason` whenever the coefficient
 is undefined (no pairable unit, one level used by everyone: 0/0), never an exception and never a 0.
 
-Weights are agreement weights on the positions of the full scale (as sklearn's `labels=` with the whole
-scale, and irrCAC's weights on the category values when those are 1..q): linear 1 - |i-j|/(q-1),
-quadratic 1 - (i-j)^2/(q-1)^2. Krippendorff's interval and ratio metrics use the level values.
+Weights are agreement weights on the values of the full scale's levels (irrCAC's weights on the category
+values; positions 1..q where levels have no numbers, as sklearn's `labels=` with the whole scale): linear
+1 - |x_k - x_l| / (max - min), quadratic its square form, ratio Gwet's ratio weights. Krippendorff's interval
+and ratio metrics use the level values, the ordinal metric their ranks.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
-WEIGHTS = ("none", "linear", "quadratic")
-# Kappa-type weights that go with each level of measurement: ordinal steps count equally (linear),
-# interval distances count by their square (quadratic kappa equals an ICC; Fleiss & Cohen 1973).
-WEIGHTS_FOR_LEVEL = {"nominal": "none", "ordinal": "linear", "interval": "quadratic", "ratio": "quadratic"}
+WEIGHTS = ("none", "linear", "quadratic", "ratio")
+# Kappa-type weights that go with each level of measurement: ordinal distances count linearly, interval
+# distances by their square (quadratic kappa equals an ICC; Fleiss & Cohen 1973), ratio distances relative to
+# their sum (Gwet 2014, section 3.5; irrCAC ratio.weights). All are computed on the levels' values.
+WEIGHTS_FOR_LEVEL = {"nominal": "none", "ordinal": "linear", "interval": "quadratic", "ratio": "ratio"}
 EPS = 1e-12
-Z95 = (2.5, 97.5)
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,15 @@ def level_values(levels: list[str] | tuple[str, ...]) -> np.ndarray:
         return np.arange(1, len(levels) + 1, dtype=float)
 
 
-def agreement_weights(q: int, weights: str | np.ndarray | None = "none") -> np.ndarray:
-    """The (q x q) agreement weight matrix: identity, linear or quadratic on scale positions."""
+def agreement_weights(
+    q: int, weights: str | np.ndarray | None = "none", values: np.ndarray | None = None
+) -> np.ndarray:
+    """The (q x q) agreement weight matrix: identity, linear, quadratic or ratio on the levels' values.
+
+    `values` are the levels' numbers (default: positions 1..q). Linear and quadratic weights are
+    1 - |x_k - x_l| / (max - min) and its square form; ratio weights 1 - ((x_k - x_l) / (x_k + x_l))^2 scaled by
+    their largest value (irrCAC linear.weights, quadratic.weights, ratio.weights on the category values).
+    """
     if isinstance(weights, np.ndarray):
         if weights.shape != (q, q):
             raise ValueError(f"weights must be a {q} x {q} matrix, got {weights.shape}")
@@ -76,8 +84,16 @@ def agreement_weights(q: int, weights: str | np.ndarray | None = "none") -> np.n
         raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
     if q < 2:
         return np.ones((q, q))
-    i = np.arange(q)
-    d = np.abs(i[:, None] - i[None, :]) / (q - 1)
+    v = np.arange(1, q + 1, dtype=float) if values is None else np.asarray(values, dtype=float)
+    if weights == "ratio":
+        if (v < 0).any():
+            raise ValueError("ratio weights need non-negative values (a ratio scale has a true zero)")
+        s = v[:, None] + v[None, :]
+        r = np.where(s > 0, _div(v[:, None] - v[None, :], s), 0.0) ** 2
+        top = r.max()
+        return 1 - r / top if top > 0 else np.ones((q, q))
+    span = v.max() - v.min()
+    d = np.abs(v[:, None] - v[None, :]) / (span if span > 0 else 1.0)
     return 1 - d if weights == "linear" else 1 - d**2
 
 
@@ -188,7 +204,7 @@ def multi_rater_arrays(
     pi = pi / np.where(units > 0, units, 1.0)[:, None]
 
     out: dict[str, np.ndarray] = {"units": units, "units_pairable": units_pairable}
-    for tag, wt in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights))):
+    for tag, wt in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights, values))):
         agree_u = (counts * (counts @ wt.T - 1)).sum(axis=1) / pair_den * pairable
         pa = _div(w @ agree_u, units_pairable)
         fleiss_pe = ((pi @ wt) * pi).sum(axis=1)
@@ -378,7 +394,7 @@ def pair_arrays(
     rows, cols = p.sum(axis=2), p.sum(axis=1)
     pi = (rows + cols) / 2
     out: dict[str, np.ndarray] = {"n": n, "subject_marginals": rows, "reference_marginals": cols}
-    for tag, wt in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights))):
+    for tag, wt in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights, values))):
         pa = np.where(n > 0, flat @ wt.ravel(), np.nan)
         kappa_pe = ((rows @ wt) * cols).sum(axis=1)
         scott_pe = ((pi @ wt) * pi).sum(axis=1)
@@ -410,11 +426,12 @@ def _table_reason(t: np.ndarray, pe: float, what: str = "kappa") -> str | None:
     return None
 
 
-def cohen_kappa(table, weights: str | np.ndarray = "none") -> Coefficient:
-    """Cohen's kappa of a confusion table (rows: rater 1, columns: rater 2), unweighted, linear or quadratic."""
+def cohen_kappa(table, weights: str | np.ndarray = "none", values=None) -> Coefficient:
+    """Cohen's kappa of a confusion table (rows: rater 1, columns: rater 2), unweighted or weighted on the
+    levels' `values` (default positions 1..q)."""
     t = np.asarray(table, dtype=float)
     q = t.shape[0]
-    a = pair_arrays(t, np.arange(1, q + 1), "nominal", weights)
+    a = pair_arrays(t, np.arange(1, q + 1) if values is None else np.asarray(values, float), "nominal", weights)
     tag = "" if is_unweighted(weights) else "weighted_"
     value, pe = float(a[f"{tag}cohen_kappa"][0]), float(a[f"{tag}kappa_pe"][0])
     name = "cohen_kappa" if not tag else "weighted_kappa"
@@ -431,11 +448,11 @@ def cohen_kappa(table, weights: str | np.ndarray = "none") -> Coefficient:
     )
 
 
-def pair_gwet_ac(table, weights: str | np.ndarray = "none") -> Coefficient:
-    """Gwet's AC1/AC2 of two raters from their confusion table."""
+def pair_gwet_ac(table, weights: str | np.ndarray = "none", values=None) -> Coefficient:
+    """Gwet's AC1/AC2 of two raters from their confusion table (weights on the levels' `values`)."""
     t = np.asarray(table, dtype=float)
     q = t.shape[0]
-    a = pair_arrays(t, np.arange(1, q + 1), "nominal", weights)
+    a = pair_arrays(t, np.arange(1, q + 1) if values is None else np.asarray(values, float), "nominal", weights)
     tag = "" if is_unweighted(weights) else "weighted_"
     value = float(a[f"{tag}gwet_ac"][0])
     reason = None
@@ -474,58 +491,6 @@ def kendall_tau_b(concordant, discordant, tied_subject=0, tied_reference=0, tied
     if math.isnan(value):
         reason = "no item pairs to compare" if total == 0 else "one side ties every pair: tau-b is 0/0"
     return Coefficient("kendall_tau_b", value, total, reason)
-
-
-# --- bootstrap ---------------------------------------------------------------------------------------------
-
-
-def resample_cells(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_boot x cells) multinomial resamples of a count vector: resampling its units with replacement."""
-    counts = np.asarray(counts, dtype=float).ravel()
-    total = int(round(counts.sum()))
-    if total <= 0:
-        return np.zeros((n_boot, counts.size))
-    return rng.multinomial(total, counts / counts.sum(), size=n_boot).astype(float)
-
-
-def interval(samples: np.ndarray) -> tuple[float, float]:
-    """The 95% percentile interval of bootstrap samples, ignoring undefined resamples (NaN, NaN if all are)."""
-    s = np.asarray(samples, dtype=float)
-    s = s[np.isfinite(s)]
-    if s.size < 2:
-        return math.nan, math.nan
-    lo, hi = np.percentile(s, Z95)
-    return float(lo), float(hi)
-
-
-def intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise 95% percentile intervals of (groups x resamples) samples, NaN where under two are defined.
-
-    Same as np.nanpercentile(..., method="linear") per row, without its per-row Python loop.
-    """
-    s = np.asarray(samples, dtype=float)
-    s = np.where(np.isfinite(s), s, np.nan)
-    k = np.isfinite(s).sum(axis=1)
-    srt = np.sort(s, axis=1)  # NaN sort last
-    rows = np.arange(len(s))
-    bounds = []
-    for p in Z95:
-        pos = np.maximum(k - 1, 0) * p / 100
-        below = np.floor(pos).astype(int)
-        above = np.minimum(below + 1, np.maximum(k - 1, 0))
-        frac = pos - below
-        value = srt[rows, below] * (1 - frac) + np.where(frac > 0, srt[rows, above] * frac, 0.0)
-        bounds.append(np.where(k >= 2, value, np.nan))
-    return bounds[0], bounds[1]
-
-
-BOOT_BUDGET = 4_000_000  # most numbers held at once by one bootstrap batch (32 MB of float64)
-
-
-def chunks(n_boot: int, width: int, budget: int = BOOT_BUDGET) -> list[int]:
-    """Resample batch sizes that keep a (batch x width) array under `budget` elements."""
-    size = max(1, min(n_boot, budget // max(1, width)))
-    return [min(size, n_boot - i) for i in range(0, n_boot, size)]
 
 
 # --- kappa paradox -----------------------------------------------------------------------------------------

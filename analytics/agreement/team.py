@@ -1,11 +1,12 @@
-"""Yardsticks for reading one rater's agreement: the team median and the researcher ceiling on a dimension.
+"""Yardsticks for reading one rater's agreement: the team median and the researcher ceiling.
 
-A contractor's agreement with researchers means little on its own: a dimension that researchers themselves
-agree on only moderately cannot be expected to reach 0.9. The researcher ceiling is how well the typical
-researcher agrees with the other researchers on the same dimension and statistic (the median researcher of
-`rater_agreement(..., comparison="researcher_vs_researcher")`, each researcher pooled over their pairs with
-the other researchers, exactly as a contractor is pooled over their pairs with researchers). The team median
-is the median rater of the comparison being read.
+One definition each, used by the Agreement page, the Feedback report, its exports and the command line:
+- team median: per dimension and statistic, the median over the other raters of the subject role (never the
+  one being viewed) of their own figure, among raters with at least one shared task. The team is every rater
+  of the role under the rubric, dimension and date filters; the rater filter never changes it.
+- researcher ceiling: researcher against researcher on the same units, every pair of researchers on a shared
+  unit counted once, over all dates (report.ceiling_table): a contractor cannot be expected to agree with
+  researchers more than researchers agree with each other.
 """
 
 from __future__ import annotations
@@ -14,35 +15,105 @@ import math
 
 import pandas as pd
 
-YARDSTICK_COLUMNS = ("reference", "value", "raters", "basis")
+YARDSTICK_COLUMNS = ("reference", "value", "ci_low", "ci_high", "raters", "n_tasks", "basis")
+TEAM = "Team median"
+CEILING = "Researcher ceiling"
 
 
-def _median(raters: pd.DataFrame, rubric: str, dimension: str, statistic: str) -> tuple[float, int]:
-    """Median of a statistic over the raters that have it on one dimension, and how many do."""
-    if statistic not in raters.columns:
+def team_medians(
+    team: pd.DataFrame, statistics: tuple[str, ...], viewed: tuple[str, ...] = (), count: str = "team_raters"
+) -> pd.DataFrame:
+    """Per (rubric, dimension), the median of each statistic over raters with shared tasks, the viewed left out."""
+    cols = ["rubric", "dimension"]
+    keep = team[(team["n_tasks"] > 0) & ~team["rater_id"].isin(viewed)] if len(team) else team
+    if keep.empty:
+        return pd.DataFrame(columns=[*cols, *statistics, count])
+    med = keep.groupby(cols)[list(statistics)].median()
+    med[count] = keep.groupby(cols)["rater_id"].nunique()
+    return med.reset_index()
+
+
+def team_median(
+    team: pd.DataFrame, rubric: str, dimension: str, statistic: str, viewed: tuple[str, ...] = ()
+) -> tuple[float, int]:
+    """The team median of one statistic on one dimension and how many raters it is over."""
+    if statistic not in team.columns:
         return math.nan, 0
-    rows = raters[(raters["rubric"] == rubric) & (raters["dimension"] == dimension)]
-    values = rows[statistic].dropna()
-    return (float(values.median()) if len(values) else math.nan), int(len(values))
+    med = team_medians(team[(team["rubric"] == rubric) & (team["dimension"] == dimension)], (statistic,), viewed)
+    if med.empty or pd.isna(med[statistic].iloc[0]):
+        return math.nan, 0
+    return float(med[statistic].iloc[0]), int(med["team_raters"].iloc[0])
+
+
+def ceiling_value(ceiling: pd.DataFrame, rubric: str, dimension: str, statistic: str) -> pd.Series | None:
+    """The ceiling row's statistic, interval and n for one dimension (None when researchers share no unit)."""
+    if ceiling is None or ceiling.empty or statistic not in ceiling.columns:
+        return None
+    rows = ceiling[(ceiling["rubric"] == rubric) & (ceiling["dimension"] == dimension)]
+    if rows.empty or pd.isna(rows[statistic].iloc[0]):
+        return None
+    r = rows.iloc[0]
+    return pd.Series(
+        {
+            "value": float(r[statistic]),
+            "ci_low": float(r[f"{statistic}_ci_low"]),
+            "ci_high": float(r[f"{statistic}_ci_high"]),
+            "n_tasks": int(r["n_tasks"]),
+            "n": int(r["n"]),
+        }
+    )
 
 
 def yardsticks(
-    raters: pd.DataFrame,
-    researcher_raters: pd.DataFrame | None,
+    team: pd.DataFrame,
+    ceiling: pd.DataFrame | None,
     rubric: str,
     dimension: str,
     statistic: str,
-    team: str = "Team median",
+    viewed: tuple[str, ...] = (),
+    team_label: str = TEAM,
 ) -> pd.DataFrame:
-    """The team median of `raters` and (given researcher-vs-researcher rows) the researcher ceiling, one row each
-    (YARDSTICK_COLUMNS); a yardstick no rater supports is left out."""
+    """The team median and the researcher ceiling of one dimension and statistic (YARDSTICK_COLUMNS); a
+    yardstick nothing supports is left out."""
     rows = []
-    value, n = _median(raters, rubric, dimension, statistic)
+    value, n = team_median(team, rubric, dimension, statistic, viewed)
     if n:
-        rows.append({"reference": team, "value": value, "raters": n, "basis": f"median of {n} raters"})
-    if researcher_raters is not None:
-        value, n = _median(researcher_raters, rubric, dimension, statistic)
-        if n:
-            basis = f"median of {n} researchers, each against the other researchers"
-            rows.append({"reference": "Researcher ceiling", "value": value, "raters": n, "basis": basis})
+        others = " other" if viewed else ""
+        rows.append(
+            {
+                "reference": team_label,
+                "value": value,
+                "ci_low": math.nan,
+                "ci_high": math.nan,
+                "raters": n,
+                "n_tasks": math.nan,
+                "basis": f"median of {n}{others} raters' own figures",
+            }
+        )
+    c = ceiling_value(ceiling, rubric, dimension, statistic) if ceiling is not None else None
+    if c is not None:
+        rows.append(
+            {
+                "reference": CEILING,
+                "value": c["value"],
+                "ci_low": c["ci_low"],
+                "ci_high": c["ci_high"],
+                "raters": math.nan,
+                "n_tasks": c["n_tasks"],
+                "basis": f"researcher pairs on the same units, {int(c['n'])} pairs over {int(c['n_tasks'])} tasks",
+            }
+        )
     return pd.DataFrame(rows, columns=list(YARDSTICK_COLUMNS))
+
+
+def review_order(rows: pd.DataFrame, statistic: str, min_tasks: int | None = None) -> pd.DataFrame:
+    """Rows in the order a reviewer reads them: raters with enough tasks first, then the upper end of the
+    interval lowest first (confidently low agreement on top; a wide interval from few tasks does not rank a
+    rater as worst), then the value, then the id."""
+    if rows.empty:
+        return rows
+    enough = ~rows["small_n"].astype(bool) if min_tasks is None else rows["n_tasks"] >= min_tasks
+    upper = rows[f"{statistic}_ci_high"].fillna(rows[statistic]) if f"{statistic}_ci_high" in rows else rows[statistic]
+    key = pd.DataFrame({"small": ~enough, "upper": upper, "value": rows[statistic], "id": rows["rater_id"]})
+    order = key.sort_values(["small", "upper", "value", "id"], na_position="last").index
+    return rows.loc[order]

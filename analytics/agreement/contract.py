@@ -1,0 +1,197 @@
+"""The command line's agreement JSON (DESIGN.md contract) and its readable text form.
+
+Keys are added, never renamed: dimensions[] (all raters per dimension), raters[] (each contractor against
+researchers), pooled[] (all contractors against researchers), ceiling[] (researcher pairs), rater_pairs[]
+(each pair of raters), every row with n_units and n_tasks, the top level with min_tasks and a stamp saying
+what the figures were computed on.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from analytics import __version__
+from analytics.agreement import report as rp
+from analytics.filters import Filters
+from analytics.queries import Query
+from analytics.rubrics import DEFAULT_LEVEL
+
+# Statistics that do not apply to multi-rater value counts (they need a subject and a reference side).
+PAIR_ONLY = ("n_pairs", "cohen_kappa", "weighted_kappa", "mean_difference", "kendall_tau_b", "preference_agreement")
+CONTRACT_CI = "cohen_kappa"  # the raters[] entry's `ci95` is the interval of Cohen's kappa
+
+
+def plain(v):
+    """A JSON-ready Python value: NaN -> None, numpy scalars -> Python numbers."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def records(df: pd.DataFrame, drop: tuple[str, ...] = ()) -> list[dict]:
+    """Rows of a frame as JSON-ready dicts, without the `drop` statistics and their intervals."""
+    cols = [c for c in df.columns if not any(c == d or c.startswith(f"{d}_ci_") for d in drop)]
+    return [{c: plain(v) for c, v in zip(cols, row, strict=True)} for row in df[cols].itertuples(index=False)]
+
+
+def code_version() -> str:
+    """The package version and, in a git checkout, the commit."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5
+        )
+        commit = out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{__version__}+{commit}" if commit else __version__
+
+
+def _filters_dict(filters: Filters) -> dict:
+    return {
+        k: (list(v) if isinstance(v, tuple) else (v.isoformat() if hasattr(v, "isoformat") else v))
+        for k, v in filters.__dict__.items()
+    }
+
+
+def stamp(
+    con: duckdb.DuckDBPyConnection, filters: Filters, level: str | None, coarse: bool, n_boot: int, seed: int
+) -> dict:
+    """What a set of figures was computed on: dataset version, filters, scales, resampling and the code."""
+    from analytics.store import dataset_version
+
+    q = Query(
+        "scales_used",
+        "SELECT * FROM dimensions WHERE ($rubric IS NULL OR rubric = $rubric) ORDER BY rubric, dimension",
+        {"rubric": filters.rubric},
+    )
+    used = set(
+        con.execute(
+            "SELECT DISTINCT rubric, dimension FROM ratings WHERE value_index IS NOT NULL AND " + filters.where()[0],
+            filters.where()[1],
+        ).fetchall()
+    )
+    scales = []
+    for _, r in q.df(con).iterrows():
+        if (r["rubric"], r["dimension"]) not in used:
+            continue
+        measure = r.get("measure") if isinstance(r.get("measure"), str) else None
+        scales.append(
+            {
+                "rubric": r["rubric"],
+                "dimension": r["dimension"],
+                "level": level or measure or DEFAULT_LEVEL.get(r["kind"], "nominal"),
+                "levels": list(r["levels"]),
+                "source": r.get("source"),
+            }
+        )
+    return {
+        "dataset_version": dataset_version(con),
+        "filters": _filters_dict(filters),
+        "level": level,
+        "coarse": coarse,
+        "scales": scales,
+        "n_boot": n_boot,
+        "seed": seed,
+        "intervals": "95% percentile bootstrap resampling tasks; Wilson (tasks) for proportions from few tasks",
+        "code_version": code_version(),
+    }
+
+
+def contract_payload(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters = rp.NO_FILTER,
+    level: str | None = None,
+    coarse: bool = False,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> dict:
+    """The `agreement --json` object (DESIGN.md, command line)."""
+    dims = rp.dimension_agreement(con, filters, "all_raters", coarse, level, n_boot, seed)
+    raters = rp.rater_agreement(con, filters, "contractor_vs_researcher", coarse, level, n_boot, seed)
+    pooled = rp.pooled_table(con, filters, coarse, level, n_boot, seed)
+    ceiling = rp.ceiling_table(con, filters, coarse, level, n_boot, seed)
+    pairs = rp.rater_pairs_table(con, filters, coarse, level, n_boot, seed)
+    rater_rows = records(raters)
+    for row in rater_rows:
+        row["ci95"] = [row[f"{CONTRACT_CI}_ci_low"], row[f"{CONTRACT_CI}_ci_high"]]
+        row["ci95_of"] = CONTRACT_CI
+    return {
+        "comparison": {
+            "dimensions": "all_raters",
+            "raters": "contractor_vs_researcher",
+            "pooled": "every contractor-researcher pair on a shared unit",
+            "ceiling": "every researcher pair on a shared unit, all dates",
+            "rater_pairs": "each pair of raters on their shared units",
+        },
+        "level": level or "declared scale of each dimension",
+        "coarse": coarse,
+        "n_boot": n_boot,
+        "seed": seed,
+        "min_tasks": rp.MIN_TASKS,
+        "min_units": rp.MIN_TASKS,
+        "stamp": stamp(con, filters, level, coarse, n_boot, seed),
+        "dimensions": records(dims, drop=PAIR_ONLY),
+        "raters": rater_rows,
+        "pooled": records(pooled),
+        "ceiling": records(ceiling),
+        "rater_pairs": records(pairs),
+    }
+
+
+def _fmt(v, ci: tuple | None = None) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        text = f"{v:.3f}"
+        if ci and ci[0] is not None:
+            text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+        return text
+    return str(v)
+
+
+def contract_text(payload: dict) -> str:
+    """The readable tables the command line prints without --json."""
+    lines = ["Agreement among all raters, per dimension"]
+    dcols = ("rubric", "dimension", "level", "n_units", "n_tasks", "n_raters", "percent_agreement")
+    dcols += ("krippendorff_alpha", "fleiss_kappa", "fleiss_kappa_name", "gwet_ac1")
+    lines += _text_table(payload["dimensions"], dcols, ("krippendorff_alpha",), payload["min_tasks"])
+    pair_cols = ("n", "n_units", "n_tasks", "exact_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa")
+    sections = (
+        ("Each contractor against researcher labels", "raters", ("rater_id", "rubric", "dimension")),
+        ("All contractors against researchers (pooled)", "pooled", ("rubric", "dimension")),
+        ("Researcher ceiling (researcher pairs on the same units)", "ceiling", ("rubric", "dimension")),
+        ("Each pair of raters", "rater_pairs", ("rater_a", "rater_b", "rubric", "dimension")),
+    )
+    for title, key, lead in sections:
+        lines += ["", title]
+        rows = payload[key]
+        cols = (*lead, *[c for c in pair_cols if not rows or c in rows[0]])
+        lines += _text_table(rows, cols, ("cohen_kappa",), payload["min_tasks"]) if rows else ["  (no shared units)"]
+    return "\n".join(lines)
+
+
+def _text_table(rows: list[dict], cols: tuple[str, ...], with_ci: tuple[str, ...], min_tasks: int) -> list[str]:
+    cells = [
+        [_fmt(r.get(c), (r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")) if c in with_ci else None) for c in cols]
+        for r in rows
+    ]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
+    out = ["  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))]
+    out += ["  " + "  ".join(x.ljust(w) for x, w in zip(row, widths, strict=True)) for row in cells]
+    out += [
+        f"  note: {r['rubric']}/{r['dimension']}{' ' + r['rater_id'] if 'rater_id' in r else ''}: {r['notes']}"
+        for r in rows
+        if r.get("notes")
+    ]
+    if any(r.get("small_n") for r in rows):
+        out.append(f"  small n (< {min_tasks} tasks): indicative only, read the interval")
+    return out

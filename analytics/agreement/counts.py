@@ -1,0 +1,100 @@
+"""Value counts for multi-rater coefficients, grouped by task, and each rater's level counts.
+
+Krippendorff's alpha, Fleiss' kappa, Gwet's AC1/AC2 and percent agreement need only each unit's vector of
+counts per level. Units are grouped by task (a task's units share its difficulty), and tasks with the same
+multiset of unit vectors form one signature; intervals resample tasks over these signatures.
+
+Filter rules are those of analytics/agreement/pairs.py: figures per dimension ignore the rater filter (they
+describe the team); dates select ratings by when they were submitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analytics.filters import Filters
+from analytics.queries import Query
+
+
+def dimension_filter(filters: Filters, role: str | None) -> Filters:
+    """The ratings a dimension's multi-rater figures use: the filter without raters, with the comparison's role."""
+    return filters.but(raters=(), roles=() if role is None else (role,))
+
+
+def task_patterns_query(filters: Filters) -> Query:
+    """Per dimension, each distinct task (the sorted value lists of its units) and how many tasks have it."""
+    where, params = filters.where_named()
+    sql = f"""WITH units AS (
+    SELECT rubric, dimension, task_id, target, list(value_index ORDER BY value_index) AS vals
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {where}
+    GROUP BY ALL
+), tasks AS (
+    SELECT rubric, dimension, task_id, list(vals ORDER BY vals) AS units
+    FROM units
+    GROUP BY ALL
+)
+SELECT rubric, dimension, units, count(*) AS n_tasks
+FROM tasks
+GROUP BY ALL
+ORDER BY ALL"""
+    return Query("task_value_patterns", sql, params)
+
+
+def rater_level_counts_query(filters: Filters) -> Query:
+    """Per dimension x rater (and role), how many ratings fell on each level (rater marginals, totals)."""
+    where, params = filters.where_named()
+    sql = f"""SELECT rubric, dimension, rater_id, role, value_index, count(*) AS n
+FROM ratings
+WHERE value_index IS NOT NULL AND {where}
+GROUP BY ALL
+ORDER BY ALL"""
+    return Query("rater_level_counts", sql, params)
+
+
+@dataclass(frozen=True)
+class TaskPatterns:
+    """One dimension's units as distinct level-count patterns, and its tasks as signatures over them."""
+
+    counts: np.ndarray  # (patterns x q) ratings per level on a unit
+    membership: np.ndarray  # (signatures x patterns) units of each pattern in a task with that signature
+    n_tasks: np.ndarray  # (signatures,) tasks with each signature
+
+    @property
+    def unit_weights(self) -> np.ndarray:
+        """Units with each pattern over all tasks."""
+        return self.n_tasks @ self.membership
+
+    @property
+    def tasks(self) -> int:
+        """Number of tasks."""
+        return int(self.n_tasks.sum())
+
+
+def task_patterns(df: pd.DataFrame, q_of) -> dict[tuple[str, str], TaskPatterns]:
+    """Decode a `task_patterns_query` result per dimension (values off the dimension's scale are dropped)."""
+    out = {}
+    for key, g in df.groupby(["rubric", "dimension"], sort=True) if not df.empty else []:
+        q = q_of(key)
+        if q is None:
+            continue
+        index: dict[tuple, int] = {}
+        rows: list[dict[int, int]] = []
+        for units in g["units"]:
+            row: dict[int, int] = {}
+            for vals in units:
+                v = np.asarray(vals, dtype=np.int64)
+                pattern = tuple(np.bincount(v[v < q], minlength=q)[:q].tolist())
+                p = index.setdefault(pattern, len(index))
+                row[p] = row.get(p, 0) + 1
+            rows.append(row)
+        membership = np.zeros((len(rows), len(index)))
+        for i, row in enumerate(rows):
+            for p, k in row.items():
+                membership[i, p] = k
+        counts = np.array(list(index), dtype=float).reshape(len(index), q)
+        out[key] = TaskPatterns(counts, membership, g["n_tasks"].to_numpy(float))
+    return out

@@ -1,0 +1,170 @@
+"""How each dimension is measured in a report: its levels in declared order, their values and the metric.
+
+Scales are declared (the rubric catalogue, or a scales file; DESIGN.md), never guessed from what else is
+loaded. The level of measurement is the declared one unless a report asks for another (`level=`):
+- nominal: levels are categories; no weights, no direction;
+- ordinal: the declared order; Krippendorff's ordinal metric works on ranks, kappa and AC2 use linear weights;
+- interval: values; Krippendorff's interval metric, quadratic weights;
+- ratio: values with a true zero; Krippendorff's ratio metric, Gwet's ratio weights; negative values refused.
+Weights use each level's value where every level has one, else its position in the declared order.
+An ordinal (or interval, ratio) analysis of text labels nobody declared an order for is refused: the labels'
+order would otherwise be alphabetical, which is no order at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from analytics.agreement import coefficients as co
+from analytics.filters import Filters
+from analytics.queries import Query
+from analytics.rubrics import DEFAULT_LEVEL
+
+DECLARE_HINT = (
+    'declare its order in a scales file, e.g. {"scales": [{"dimension": "%s", "level": "ordinal", '
+    '"levels": ["low", "medium", "high"]}]}, and pass it with --scales PATH (or on the Data page)'
+)
+
+
+class ScaleError(ValueError):
+    """A level of measurement that the dimension's declared scale cannot support."""
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How one dimension is measured in this report: its levels (fine or coarse), numbers and metric."""
+
+    rubric: str
+    dimension: str
+    kind: str
+    level: str
+    levels: tuple[str, ...]
+    to_levels: np.ndarray  # (full scale x levels) 0/1: maps stored value_index to this report's levels
+    to_coarse: np.ndarray  # (levels x coarse levels) 0/1, for coarse agreement
+    values: np.ndarray  # each level's number (its value, else its 1-based position in the declared order)
+    note: str = ""
+    has_values: bool = False  # whether the numbers are the levels' own values (not positions)
+
+    @property
+    def weights(self) -> str:
+        """The kappa/AC2 weights that go with the level of measurement."""
+        return co.WEIGHTS_FOR_LEVEL[self.level]
+
+    @property
+    def ordered(self) -> bool:
+        """Whether differences between levels have a direction (mean difference applies)."""
+        return self.level != "nominal"
+
+    @property
+    def full_size(self) -> int:
+        """Number of levels on the stored (fine) scale."""
+        return self.to_levels.shape[0]
+
+    @property
+    def text(self) -> str:
+        """The scale in words: levels joined by '<' when ordered, '|' when not."""
+        return " < ".join(self.levels) if self.ordered else " | ".join(self.levels)
+
+
+def scales_query(filters: Filters) -> Query:
+    """The declared scale of every dimension in the filter's rubric."""
+    return Query(
+        "scales",
+        "SELECT * FROM dimensions WHERE ($rubric IS NULL OR rubric = $rubric) ORDER BY rubric, dimension",
+        {"rubric": filters.rubric},
+    )
+
+
+def _declared(row: pd.Series) -> tuple[str, list[float | None], str]:
+    """The declared measure, the levels' values (None where a level has none) and the source of a stored row."""
+    measure = row.get("measure")
+    if not isinstance(measure, str) or not measure:
+        measure = DEFAULT_LEVEL.get(row["kind"], "nominal")
+    raw = row.get("level_values")
+    if raw is None or (not isinstance(raw, list | tuple | np.ndarray)):
+        raw = [_number(x) for x in row["levels"]] if row["kind"] in ("ordinal", "ranking") else []
+    if isinstance(raw, np.ma.MaskedArray):  # DuckDB hands a list with NULLs to pandas as a masked array
+        numbers = np.ma.filled(raw.astype(float), np.nan)
+    else:
+        numbers = np.array([np.nan if v is None else float(v) for v in raw], dtype=float)
+    values = [None if np.isnan(v) else float(v) for v in numbers]
+    if len(values) != len(row["levels"]):
+        values = [None] * len(row["levels"])
+    return measure, values, str(row.get("source") or "")
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def build_scale(row: pd.Series, level: str | None, coarse: bool) -> Scale:
+    """The Scale of one stored dimension row under a requested level (None: the declared one)."""
+    levels, coarse_of = tuple(row["levels"]), tuple(row["coarse"])
+    measure, values, source = _declared(row)
+    lvl = level or measure
+    numeric = bool(values) and all(v is not None for v in values)
+    undeclared_text = source == "inferred" and not numeric
+    if lvl != "nominal" and undeclared_text:
+        raise ScaleError(
+            f"{row['rubric']}/{row['dimension']} has text labels ({', '.join(levels[:6])}) with no declared order, "
+            f"so a {lvl} analysis is refused (it would order them alphabetically): {DECLARE_HINT % row['dimension']}"
+        )
+    number = np.array(values, dtype=float) if numeric else np.arange(1, len(levels) + 1, dtype=float)
+    if lvl == "ratio" and (number < 0).any():
+        raise ScaleError(
+            f"{row['rubric']}/{row['dimension']} has negative values, so the ratio level is refused "
+            "(a ratio scale has a true zero); use interval"
+        )
+    note = ""
+    if lvl in ("interval", "ratio") and not numeric:
+        note = f"{lvl} level on labels without numbers uses their positions in the declared order"
+    to_coarse, coarse_levels = co.coarse_matrix(levels, coarse_of)
+    if coarse:
+        return Scale(
+            row["rubric"],
+            row["dimension"],
+            row["kind"],
+            lvl,
+            coarse_levels,
+            to_coarse,
+            np.eye(len(coarse_levels)),
+            co.level_values(coarse_levels),
+            note,
+        )
+    return Scale(
+        row["rubric"], row["dimension"], row["kind"], lvl, levels, np.eye(len(levels)), to_coarse, number, note, numeric
+    )
+
+
+def scales(
+    con: duckdb.DuckDBPyConnection, filters: Filters, level: str | None, coarse: bool, queries: list | None = None
+) -> dict[tuple[str, str], Scale]:
+    """The Scale of every dimension in the filter's rubric (and dimensions), keyed by (rubric, dimension)."""
+    q = scales_query(filters)
+    if queries is not None:
+        queries.append(q)
+    out = {}
+    for _, row in q.df(con).iterrows():
+        if filters.dimensions and row["dimension"] not in filters.dimensions:
+            continue
+        out[(row["rubric"], row["dimension"])] = build_scale(row, level, coarse)
+    return out
+
+
+def scale_cells(s: Scale) -> dict:
+    """The columns every report row carries about its scale."""
+    return {
+        "rubric": s.rubric,
+        "dimension": s.dimension,
+        "kind": s.kind,
+        "level": s.level,
+        "weights": s.weights,
+        "scale": s.text,
+    }

@@ -1,0 +1,123 @@
+"""Views on one dimension: its confusion matrix, the kappa-paradox diagnostic and the rater x rater matrix.
+
+All read the one pairing (analytics/agreement/pairs.py), so their counts are the report's.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from analytics.agreement import coefficients as co
+from analytics.agreement import counts as ct
+from analytics.agreement import pairs as pr
+from analytics.agreement.coefficients import ParadoxDiagnostic
+from analytics.agreement.report import MIN_TASKS, _check_args, pair_set_table
+from analytics.agreement.scales import Scale, scales
+from analytics.filters import Filters
+
+
+def dimension_scale(
+    con: duckdb.DuckDBPyConnection, rubric: str, dimension: str, level: str | None = None, coarse: bool = False
+) -> Scale:
+    """The Scale of one dimension (ValueError when the store has no such dimension)."""
+    found = scales(con, Filters(rubric=rubric), level, coarse)
+    if (rubric, dimension) not in found:
+        raise ValueError(f"rubric {rubric!r} has no dimension {dimension!r} in the store")
+    return found[(rubric, dimension)]
+
+
+def confusion_table(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    rubric: str,
+    dimension: str,
+    comparison: str = "contractor_vs_researcher",
+    rater_id: str | None = None,
+    coarse: bool = False,
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The (subject x reference) count matrix of one dimension, over the filter's raters (or one), and its levels."""
+    _check_args(comparison, None, 0)
+    s = dimension_scale(con, rubric, dimension, "nominal", coarse)
+    f = filters.but(rubric=rubric, dimensions=(dimension,))
+    if rater_id is not None:
+        f = f.but(raters=(rater_id,))
+    width = pr.scale_width(con)
+    q = pr.pair_query(pr.comparison_sides(f, comparison), "dimension", width)
+    sig = pr.signatures(q.df(con), "dimension", width, lambda _k: s.full_size).get((rubric, dimension))
+    table = sig.table(s.full_size) if sig is not None else np.zeros((s.full_size,) * 2)
+    return s.to_levels.T @ table @ s.to_levels, s.levels
+
+
+def confusion_matrix(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    rubric: str,
+    dimension: str,
+    comparison: str = "contractor_vs_researcher",
+    rater_id: str | None = None,
+    coarse: bool = False,
+) -> pd.DataFrame:
+    """Long frame subject_level, reference_level, n over the full scale (levels as ordered categoricals).
+
+    Among raters of one role every ordered pair of raters appears (the matrix is symmetric).
+    """
+    table, levels = confusion_table(con, filters, rubric, dimension, comparison, rater_id, coarse)
+    cat = pd.CategoricalDtype(list(levels), ordered=True)
+    q = len(levels)
+    return pd.DataFrame(
+        {
+            "subject_level": pd.Categorical(np.repeat(levels, q), dtype=cat),
+            "reference_level": pd.Categorical(np.tile(levels, q), dtype=cat),
+            "n": table.ravel().astype(int),
+        }
+    )
+
+
+def paradox_diagnostic(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    rubric: str,
+    dimension: str,
+    comparison: str = "contractor_vs_researcher",
+    rater_id: str | None = None,
+) -> ParadoxDiagnostic:
+    """The kappa-paradox diagnostic (marginals, AC1 and one sentence) of one dimension's confusion matrix."""
+    table, levels = confusion_table(con, filters, rubric, dimension, comparison, rater_id)
+    return co.kappa_paradox(table, levels)
+
+
+PAIRWISE_COLUMNS = ["rater_a", "rater_b", "role_a", "role_b", "n", "n_tasks", "percent_agreement", "coarse_agreement"]
+PAIRWISE_COLUMNS += ["cohen_kappa", "weighted_kappa", "small_n"]
+
+
+def pairwise_matrix(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    rubric: str,
+    dimension: str,
+    coarse: bool = False,
+    level: str | None = None,
+) -> pd.DataFrame:
+    """Every pair of raters on one dimension (both orientations): shared pairs and tasks, agreement, kappas.
+
+    The same pairs as the command line's rater_pairs[] (the rater filter keeps pairs with a selected rater)."""
+    _check_args("all_raters", level, 0)
+    s = dimension_scale(con, rubric, dimension, level, coarse)
+    f = filters.but(rubric=rubric, dimensions=(dimension,))
+    pairs = pair_set_table(con, pr.rater_pair_sides(f), "rater_pair", {(rubric, dimension): s}, 0, 0, [])
+    if filters.raters and len(pairs):
+        pairs = pairs[pairs["rater_a"].isin(filters.raters) | pairs["rater_b"].isin(filters.raters)]
+    if pairs.empty:
+        return pd.DataFrame(columns=PAIRWISE_COLUMNS)
+    levels = ct.rater_level_counts_query(f.but(raters=(), roles=())).df(con)
+    role = levels.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
+    out = pairs.assign(
+        role_a=pairs["rater_a"].map(role),
+        role_b=pairs["rater_b"].map(role),
+        percent_agreement=pairs["exact_agreement"],
+    )
+    out["small_n"] = out["n_tasks"] < MIN_TASKS
+    flipped = out.rename(columns={"rater_a": "rater_b", "rater_b": "rater_a", "role_a": "role_b", "role_b": "role_a"})
+    return pd.concat([out, flipped[out.columns]], ignore_index=True)[PAIRWISE_COLUMNS].reset_index(drop=True)
