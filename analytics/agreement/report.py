@@ -685,3 +685,19 @@ def agreement_report(
     return AgreementReport(
         comparison, coarse, level, n_boot, seed, dims, raters, team, ceiling, coefficients, tuple(queries)
     )
+
+
+def pair_coefficients(
+    s: Scale, sig: pr.Signatures, n_boot: int = 1000, seed: int = 0, key: tuple = ("group",)
+) -> pd.DataFrame:
+    """Every pair coefficient of one group's task signatures in long form (for notebooks and simulations)."""
+    _, coefs = _pair_row(s, key, sig, None, n_boot, seed, "the reference", (*RATER_STATS, "scott_pi"))
+    return pd.DataFrame([{k: v for k, v in c.items() if not k.startswith("_")} for c in coefs])
+
+
+def multi_rater_coefficients(
+    s: Scale, tp: ct.TaskPatterns, n_raters: int, n_boot: int = 1000, seed: int = 0
+) -> pd.DataFrame:
+    """Every multi-rater coefficient of one dimension's task patterns in long form (notebooks, simulations)."""
+    _, coefs = _multi_rater_row(s, tp, n_raters, int(tp.unit_weights @ tp.counts.sum(axis=1)), n_boot, seed)
+    return pd.DataFrame([{k: v for k, v in c.items() if not k.startswith("_")} for c in coefs])

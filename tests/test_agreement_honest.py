@@ -1,0 +1,409 @@
+"""Honest inputs and uncertainty (issue: declared scales, one pairing, task-level intervals).
+
+Each test names the defect it guards against; every one failed on the code before the agreement package.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analytics import agreement, store
+from analytics.agreement import coefficients as co
+from analytics.agreement import counts as ct
+from analytics.agreement import intervals as iv
+from analytics.agreement import pairs as pr
+from analytics.agreement import report as rp
+from analytics.agreement import team
+from analytics.agreement.scales import ScaleError, build_scale
+from analytics.filters import Filters
+from analytics.ingest.load import ingest_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+def canonical(rows: list[tuple], columns=("task_id", "target", "rater_id", "role", "dimension", "value")) -> bytes:
+    """A canonical CSV (rubric 'study') from tuples."""
+    df = pd.DataFrame(rows, columns=list(columns)).assign(rubric="study")
+    buf = io.StringIO()
+    df.to_csv(buf, index=False)
+    return buf.getvalue().encode()
+
+
+def store_of(*files: tuple[str, bytes]):
+    """An in-memory store with the given (name, canonical CSV) files loaded."""
+    con = store.open_store(":memory:")
+    for name, data in files:
+        r = ingest_bytes(con, data, name)
+        assert r.status == "loaded", r.errors
+    return con
+
+
+def nominal_scale(q: int):
+    """A declared nominal scale of q levels (as the catalogue stores one)."""
+    levels = [chr(ord("a") + i) for i in range(q)]
+    row = pd.Series(
+        {
+            "rubric": "sim",
+            "dimension": "d",
+            "kind": "nominal",
+            "levels": levels,
+            "coarse": levels,
+            "measure": "nominal",
+            "level_values": [None] * q,
+            "source": "catalogue",
+        }
+    )
+    return build_scale(row, None, False)
+
+
+# --- task-level intervals: coverage in simulation -------------------------------------------------------------
+
+Q, PI = 3, np.array([0.5, 0.3, 0.2])
+DIFFICULTY = ((0.5, 0.92), (0.5, 0.45))  # (share of tasks, chance a rater gives the true level): easy, hard
+
+
+def _rate(truth: np.ndarray, p_right: np.ndarray, rng) -> np.ndarray:
+    wrong = (truth + rng.integers(1, Q, size=truth.shape)) % Q
+    return np.where(rng.random(truth.shape) < p_right, truth, wrong)
+
+
+def _simulate(n_tasks: int, rng) -> np.ndarray:
+    """Per task, its confusion cells: 2 targets, each rated by a contractor and two researchers."""
+    p = np.where(rng.random(n_tasks) < DIFFICULTY[0][0], DIFFICULTY[0][1], DIFFICULTY[1][1])[:, None]
+    truth = rng.choice(Q, size=(n_tasks, 2), p=PI)
+    contractor = _rate(truth, p, rng)
+    cells = np.zeros((n_tasks, Q * Q))
+    for _ in range(2):  # two researcher labels per unit: two pairs
+        researcher = _rate(truth, p, rng)
+        for t in range(2):
+            np.add.at(cells, (np.arange(n_tasks), contractor[:, t] * Q + researcher[:, t]), 1)
+    return cells
+
+
+def _population_table() -> np.ndarray:
+    """The expected (contractor, researcher) pair table of the model, exactly."""
+    table = np.zeros((Q, Q))
+    for share, p in DIFFICULTY:
+        given = np.full((Q, Q), (1 - p) / (Q - 1))
+        np.fill_diagonal(given, p)  # P(rating | truth)
+        table += share * (given.T * PI) @ given  # sum_L pi_L P(a|L) P(b|L)
+    return table
+
+
+def _signatures(cells: np.ndarray) -> pr.Signatures:
+    distinct, counts = np.unique(cells, axis=0, return_counts=True)
+    return pr.Signatures(distinct, counts.astype(float), int(len(cells) * 2))
+
+
+def test_task_bootstrap_covers_95_percent_with_several_targets_and_two_researcher_labels():
+    """Several targets per task and two researcher labels per unit: the 95% interval of Cohen's kappa and of
+    exact agreement covers the model's true value 93-97% of the time (resampling units covered 86-90%)."""
+    truth = co.pair_arrays(_population_table(), np.arange(1, Q + 1), "nominal")
+    want = {"cohen_kappa": float(truth["cohen_kappa"][0]), "exact_agreement": float(truth["agreement"][0])}
+    s = nominal_scale(Q)
+    rng = np.random.default_rng(2026)
+    hits = {k: 0 for k in want}
+    unit_hits = 0
+    runs = 600
+    for i in range(runs):
+        sig = _signatures(_simulate(120, rng))
+        got = rp.pair_coefficients(s, sig, n_boot=600, seed=i).set_index("statistic")
+        for k in want:
+            hits[k] += got.loc[k, "ci_low"] <= want[k] <= got.loc[k, "ci_high"]
+        # the old way for comparison: pairs resampled as if independent
+        table = sig.n_tasks @ sig.cells
+        draws = np.random.default_rng(i).multinomial(int(table.sum()), table / table.sum(), size=600)
+        k = co.pair_arrays(draws.reshape(-1, Q, Q), np.arange(1, Q + 1), "nominal")["cohen_kappa"]
+        lo, hi = np.percentile(k, [2.5, 97.5])
+        unit_hits += lo <= want["cohen_kappa"] <= hi
+    for k, h in hits.items():
+        assert 0.93 <= h / runs <= 0.97, (k, h / runs)
+    assert unit_hits / runs < 0.92  # the defect this replaces: too narrow when pairs share a task
+
+
+def test_multi_rater_intervals_resample_tasks():
+    """Alpha's interval resamples tasks: a dimension whose units sit two per task gets a wider interval than
+    the same units one per task (the within-task correlation is kept), and the point value is the same."""
+    s = nominal_scale(2)
+    counts = np.array([[2, 0], [0, 2], [1, 1]], dtype=float)
+    # 40 tasks, each two units with the same pattern (clustered), against 80 tasks of one unit each
+    clustered = ct.TaskPatterns(counts, np.diag([2.0, 2.0, 2.0]), np.array([16.0, 16.0, 8.0]))
+    spread = ct.TaskPatterns(counts, np.eye(3), np.array([32.0, 32.0, 16.0]))
+    a = rp.multi_rater_coefficients(s, clustered, 2, n_boot=2000, seed=1).set_index("statistic")
+    b = rp.multi_rater_coefficients(s, spread, 2, n_boot=2000, seed=1).set_index("statistic")
+    alpha = "krippendorff_alpha"
+    assert a.loc[alpha, "value"] == pytest.approx(b.loc[alpha, "value"])
+    assert a.loc[alpha, "n_tasks"] == 40 and b.loc[alpha, "n_tasks"] == 80
+    width = lambda r: r.loc[alpha, "ci_high"] - r.loc[alpha, "ci_low"]  # noqa: E731
+    assert width(a) > 1.2 * width(b)
+
+
+def test_store_intervals_resample_the_tasks_the_simulation_resamples():
+    """The report's intervals through DuckDB equal the signature bootstrap on the same tasks (same seed)."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for t in range(40):
+        for target in ("A", "B"):
+            truth = rng.integers(0, 3)
+            rows.append((f"t{t}", target, "c1", "contractor", "d", "abc"[truth]))
+            for r in ("r1", "r2"):
+                rows.append((f"t{t}", target, r, "researcher", "d", "abc"[(truth + (rng.random() < 0.3)) % 3]))
+    con = store_of(("sim.csv", canonical(rows)))
+    got = agreement.rater_agreement(con, Filters(), n_boot=300, seed=3).set_index("rater_id").loc["c1"]
+    assert got["n_tasks"] == 40 and got["n_units"] == 80 and got["n"] == 160
+    width = pr.scale_width(con)
+    q = pr.pair_query(pr.comparison_sides(Filters(), "contractor_vs_researcher"), "rater", width)
+    scale = agreement.views.dimension_scale(con, "study", "d")
+    sig = pr.signatures(q.df(con), "rater", width, lambda _k: scale.full_size)[("c1", "study", "d")]
+    assert sig.tasks == 40
+    direct = rp.pair_coefficients(scale, sig, 300, 3, ("c1", "study", "d")).set_index("statistic")
+    assert got["cohen_kappa_ci_low"] == pytest.approx(direct.loc["cohen_kappa", "ci_low"])
+    assert got["cohen_kappa_ci_high"] == pytest.approx(direct.loc["cohen_kappa", "ci_high"])
+
+
+# --- small samples --------------------------------------------------------------------------------------------
+
+
+def test_three_agreeing_tasks_get_a_wilson_interval_not_one_to_one():
+    """Three agreeing tasks: exact agreement 1 with the Wilson interval at n = 3 tasks, never [1.00, 1.00]."""
+    rows = [
+        (f"t{i}", "", r, role, "d", "yes") for i in range(3) for r, role in (("c1", "contractor"), ("r1", "researcher"))
+    ]
+    con = store_of(("three.csv", canonical(rows)))
+    row = agreement.rater_agreement(con, Filters()).iloc[0]
+    lo, hi = iv.wilson(1.0, 3)
+    assert row["exact_agreement"] == 1.0
+    assert (row["exact_agreement_ci_low"], row["exact_agreement_ci_high"]) == pytest.approx((lo, hi))
+    assert row["exact_agreement_ci_low"] < 0.5 and row["small_n"]
+    assert lo == pytest.approx(0.4385, abs=5e-4)  # Wilson (1927) score interval, p = 1, n = 3, z = 1.96
+
+
+def test_undefined_resamples_are_counted_and_reported():
+    """Resamples where kappa is 0/0 are left out of the interval, counted, and said in the notes."""
+    rows = []
+    for i in range(8):
+        value = "no" if i == 0 else "yes"  # only one task uses a second level: most resamples have one level
+        rows += [(f"t{i}", "", "c1", "contractor", "d", value), (f"t{i}", "", "r1", "researcher", "d", value)]
+    con = store_of(("rare.csv", canonical(rows)))
+    report = agreement.agreement_report(con, Filters(), n_boot=500, seed=0)
+    kappa = report.coefficients.query("scope == 'rater' and statistic == 'cohen_kappa'").iloc[0]
+    assert 0 < kappa["boot_undefined"] < 500
+    assert f"{kappa['boot_undefined']} of 500 resamples undefined" in report.raters.iloc[0]["notes"]
+
+
+def test_small_n_counts_tasks_not_pairs():
+    """40 units in 10 tasks (four outputs each) is a small sample: the tasks are the independent clusters."""
+    rows = []
+    for t in range(10):
+        for o in range(4):
+            rows += [
+                (f"t{t}", f"o{o}", "c1", "contractor", "d", "ab"[o % 2]),
+                (f"t{t}", f"o{o}", "r1", "researcher", "d", "ab"[(o + t) % 2]),
+            ]
+    con = store_of(("outputs.csv", canonical(rows)))
+    row = agreement.rater_agreement(con, Filters(), n_boot=0).iloc[0]
+    assert (row["n"], row["n_units"], row["n_tasks"]) == (40, 40, 10)
+    assert row["small_n"]
+
+
+def test_review_order_never_puts_a_contractor_with_few_tasks_first():
+    """A contractor with 2 tasks and a low value ranks after every contractor with enough tasks."""
+    rows = pd.DataFrame(
+        {
+            "rater_id": ["few", "many_low", "many_high"],
+            "cohen_kappa": [-0.5, 0.2, 0.7],
+            "cohen_kappa_ci_low": [-1.0, 0.1, 0.6],
+            "cohen_kappa_ci_high": [0.6, 0.3, 0.8],
+            "n_tasks": [2, 80, 90],
+            "small_n": [True, False, False],
+        }
+    )
+    assert team.review_order(rows, "cohen_kappa")["rater_id"].tolist() == ["many_low", "many_high", "few"]
+
+
+# --- scales and weights ---------------------------------------------------------------------------------------
+
+
+def test_gapped_numeric_scale_weights_by_value():
+    """On a gapped numeric scale (1, 2, 4, 5) weighted kappa uses the values (Cohen 1968 with |x_i - x_j|),
+    not the positions 1..4 (the two differ)."""
+    pairs = [(1, 1), (2, 1), (4, 5), (5, 5), (2, 4), (1, 2), (5, 4), (4, 4), (2, 2), (1, 4), (5, 2), (4, 2)]
+    rows = []
+    for i, (a, b) in enumerate(pairs):
+        rows += [(f"t{i}", "", "c1", "contractor", "d", str(a)), (f"t{i}", "", "r1", "researcher", "d", str(b))]
+    con = store_of(("gapped.csv", canonical(rows)))
+    got = agreement.rater_agreement(con, Filters(), n_boot=0).iloc[0]["weighted_kappa"]
+    values = np.array([1, 2, 4, 5.0])
+    t = np.zeros((4, 4))
+    for a, b in pairs:
+        t[list(values).index(a), list(values).index(b)] += 1
+    d = np.abs(values[:, None] - values[None, :])
+    by_value = 1 - (d * t).sum() / (d * np.outer(t.sum(1), t.sum(0)) / t.sum()).sum()
+    by_position = co.cohen_kappa(t, "linear").value
+    assert got == pytest.approx(by_value, abs=1e-12)
+    assert abs(by_value - by_position) > 1e-3
+
+
+def test_ratio_level_uses_ratio_weights_and_refuses_negative_values():
+    """Ratio level: Gwet's ratio weights (irrCAC ratio.weights) on the values; negative values are refused."""
+    values = np.array([1.0, 2.0, 4.0])
+    w = co.agreement_weights(3, "ratio", values)
+    # irrCAC ratio.weights: 1 - ((x_k - x_l) / (x_k + x_l))^2 / ((max - min) / (max + min))^2
+    want = 1 - ((values[:, None] - values[None, :]) / (values[:, None] + values[None, :])) ** 2 / (3 / 5) ** 2
+    assert w == pytest.approx(want)
+    rows = [
+        (f"t{i}", "", r, role, "d", str(v))
+        for i, v in enumerate((-1, 0, 1, 1))
+        for r, role in (("c1", "contractor"), ("r1", "researcher"))
+    ]
+    con = store_of(("neg.csv", canonical(rows)))
+    with pytest.raises(ScaleError, match="negative values"):
+        agreement.rater_agreement(con, Filters(), level="ratio", n_boot=0)
+
+
+def test_undeclared_text_labels_are_never_ordered_alphabetically():
+    """--level ordinal on undeclared text labels ("high", "low", "medium") is refused with how to declare the
+    order, instead of an alphabetical high < low < medium."""
+    rows = [
+        (f"t{i}", "", r, role, "seriousness", v)
+        for i, v in enumerate(("high", "low", "medium", "low"))
+        for r, role in (("c1", "contractor"), ("r1", "researcher"))
+    ]
+    con = store_of(("text.csv", canonical(rows)))
+    assert agreement.dimension_agreement(con, Filters(), "all_raters", n_boot=0).iloc[0]["level"] == "nominal"
+    with pytest.raises(ScaleError, match="no declared order.*scales"):
+        agreement.dimension_agreement(con, Filters(), "all_raters", level="ordinal", n_boot=0)
+
+
+def test_cli_refuses_ordinal_on_undeclared_text(tmp_path):
+    """The command line exits 2 with one line saying how to declare the order."""
+    path = tmp_path / "text.csv"
+    rows = [
+        (f"t{i}", "", r, role, "seriousness", v)
+        for i, v in enumerate(("high", "low", "medium"))
+        for r, role in (("c1", "contractor"), ("r1", "researcher"))
+    ]
+    path.write_bytes(canonical(rows))
+    out = subprocess.run(
+        [sys.executable, "-m", "analytics", "agreement", str(path), "--level", "ordinal", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert out.returncode == 2
+    assert "no declared order" in out.stderr and "--scales" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_contractor_figure_does_not_depend_on_other_files():
+    """Loading another contractor's file (with a new numeric level) leaves c1's weighted kappa unchanged."""
+    base = [
+        (f"t{i}", "", r, role, "score", v)
+        for i, (a, b) in enumerate(((1, 1), (2, 3), (3, 3), (2, 2), (1, 3)))
+        for r, role, v in (("c1", "contractor", a), ("r1", "researcher", b))
+    ]
+    other = [
+        (f"u{i}", "", r, role, "score", v)
+        for i, (a, b) in enumerate(((5, 4), (4, 5)))
+        for r, role, v in (("c2", "contractor", a), ("r1", "researcher", b))
+    ]
+    con = store_of(("c1.csv", canonical(base)))
+    before = agreement.rater_agreement(con, Filters(), n_boot=0).set_index("rater_id").loc["c1", "weighted_kappa"]
+    ingest_bytes(con, canonical(other), "c2.csv")
+    after = agreement.rater_agreement(con, Filters(), n_boot=0).set_index("rater_id").loc["c1", "weighted_kappa"]
+    assert after == pytest.approx(before, abs=1e-12)
+
+
+# --- one pairing, one team median, one ceiling -------------------------------------------------------------
+
+
+def test_every_view_shows_the_same_ceiling_and_team_median(demo_store):
+    """The researcher ceiling and the team median are one figure on the Agreement report, the Feedback card
+    and the command line's JSON, under the same date filter and with one rater selected."""
+    from analytics import feedback
+
+    con = store.open_store(demo_store, read_only=True)
+    f = Filters(rubric="answer_comparison", date_from=pd.Timestamp("2026-03-09").date())
+    rubric, dim = "answer_comparison", "usefulness_comparison"
+    report = agreement.agreement_report(con, f.but(raters=("c03",)), n_boot=0)
+    card = feedback.report_card(con, "c03", f, n_boot=0).set_index("dimension").loc[dim]
+    payload = agreement.contract_payload(con, f, n_boot=0)
+    json_ceiling = next(r for r in payload["ceiling"] if r["dimension"] == dim)
+    ceiling = report.ceiling.set_index("dimension").loc[dim]
+    assert card["ceiling_exact_agreement"] == pytest.approx(ceiling["exact_agreement"])
+    assert json_ceiling["exact_agreement"] == pytest.approx(ceiling["exact_agreement"])
+    yard = team.yardsticks(report.team, report.ceiling, rubric, dim, "exact_agreement", ("c03",))
+    yard = dict(zip(yard["reference"], yard["value"], strict=True))
+    assert yard["Team median"] == pytest.approx(card["team_exact_agreement"])
+    assert yard["Researcher ceiling"] == pytest.approx(ceiling["exact_agreement"])
+    own = report.raters.set_index("dimension").loc[dim]
+    assert own["rater_id"] == "c03" and card["exact_agreement"] == pytest.approx(own["exact_agreement"])
+    con.close()
+
+
+def test_json_has_pooled_ceiling_rater_pairs_with_tasks_and_a_stamp(demo_store):
+    """pooled[], ceiling[], rater_pairs[] with n_units and n_tasks; min_tasks; a stamp of what was computed."""
+    con = store.open_store(demo_store, read_only=True)
+    payload = agreement.contract_payload(con, Filters(rubric="answer_comparison"), n_boot=50)
+    for key in ("dimensions", "raters", "pooled", "ceiling", "rater_pairs"):
+        assert payload[key] and all({"n_units", "n_tasks"} <= set(r) for r in payload[key]), key
+    for key in ("pooled", "ceiling", "rater_pairs"):
+        row = payload[key][0]
+        for stat in ("exact_agreement", "cohen_kappa", "weighted_kappa"):
+            assert {stat, f"{stat}_ci_low", f"{stat}_ci_high"} <= set(row)
+    assert payload["min_tasks"] == agreement.MIN_TASKS
+    stamp = payload["stamp"]
+    assert stamp["dataset_version"] == store.dataset_version(con) and stamp["seed"] == 0
+    assert stamp["filters"]["rubric"] == "answer_comparison" and stamp["code_version"]
+    assert any(s["dimension"] == "usefulness_comparison" for s in stamp["scales"])
+    pairs = {(r["rater_a"], r["rater_b"]) for r in payload["rater_pairs"]}
+    assert all(a < b for a, b in pairs)
+    con.close()
+
+
+@pytest.mark.skipif(
+    not (SHARED / "real-data" / "snow2008").exists() and os.environ.get("CI") != "true",
+    reason="../shared/real-data is not beside this checkout",
+)
+def test_snow_rte_pooled_is_not_the_average_of_workers(tmp_path):
+    """Snow et al. (2008) RTE, 164 workers against the expert gold: pooled exact agreement 0.729 (every
+    worker-gold pair once), while the average of per-worker figures is 0.837 (pandas on the same TSV)."""
+    tsv = pd.read_csv(SHARED / "real-data" / "snow2008" / "rte.standardized.tsv", sep="\t")
+    tsv.columns = ["annotation", "worker", "item", "response", "gold"]
+    workers = tsv.assign(
+        task_id=tsv["item"].astype(str), rater_id=tsv["worker"], role="contractor", value=tsv["response"]
+    )
+    gold = tsv.drop_duplicates("item").assign(
+        task_id=lambda d: d["item"].astype(str), rater_id="gold", role="researcher", value=lambda d: d["gold"]
+    )
+    rows = pd.concat([workers, gold])[["task_id", "rater_id", "role", "value"]].assign(
+        rubric="rte", dimension="entailment"
+    )
+    path = tmp_path / "rte.csv"
+    rows.to_csv(path, index=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "analytics", "agreement", str(path), "--json", "--n-boot", "0"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    pooled = payload["pooled"][0]
+    assert pooled["exact_agreement"] == pytest.approx(0.729125, abs=1e-9)
+    assert pooled["exact_agreement"] == pytest.approx((tsv["response"] == tsv["gold"]).mean())
+    per_worker = np.mean([r["exact_agreement"] for r in payload["raters"]])
+    assert per_worker == pytest.approx((tsv["response"] == tsv["gold"]).groupby(tsv["worker"]).mean().mean())
+    assert per_worker == pytest.approx(0.8370, abs=5e-4)
+    assert pooled["n_tasks"] == 800 and not math.isnan(pooled["cohen_kappa"])
