@@ -26,13 +26,14 @@ import pandas as pd
 from analytics import agreement as ag
 from analytics import disagreements as dis
 from analytics import rubrics
+from analytics.agreement import intervals as iv
 from analytics.agreement import team as tm
 from analytics.distributions import coarse_index_sql, dimensions
 from analytics.filters import Filters
+from analytics.stamp import stamp
 
 NO_FILTERS = Filters()
 MAX_CASES = 10  # most severe disagreements listed (every case with a review note is listed as well)
-MIN_WEEK_TASKS = 2  # a week needs two tasks before the task bootstrap can give an interval
 CARD_STATS = ("exact_agreement", "coarse_agreement", "kappa", "mean_difference")
 KAPPA_NAMES = {"none": "Cohen's kappa", "linear": "weighted kappa (linear)", "quadratic": "weighted kappa (quadratic)"}
 
@@ -120,6 +121,7 @@ class FeedbackReport:
     disagreements: pd.DataFrame  # CASE_COLUMNS, most severe first
     durations: pd.DataFrame  # per rubric: submissions, median seconds, team median, ratio
     highlights: tuple[str, ...]  # a few plain sentences a lead can start the conversation with
+    stamp: dict  # what the figures were computed on (analytics.stamp)
 
 
 def subject_filter(filters: Filters, contractor: str) -> Filters:
@@ -255,25 +257,6 @@ def _weekly_by_task(con: duckdb.DuckDBPyConnection, contractor: str, filters: Fi
     return con.execute(_pairs_sql(where, group, coarse=True), params).df()
 
 
-def task_bootstrap(agree: np.ndarray, pairs: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Resampled values of sum(agree)/sum(pairs), tasks drawn with replacement (empty below MIN_WEEK_TASKS).
-
-    Pairs inside one task share the task's difficulty, so tasks, not pairs, are the independent units."""
-    k = len(pairs)
-    if k < MIN_WEEK_TASKS or n_boot == 0:
-        return np.empty(0)
-    w = rng.multinomial(k, np.full(k, 1 / k), size=n_boot)
-    return (w @ agree) / np.maximum(w @ pairs, 1)
-
-
-def _percentiles(samples: np.ndarray) -> tuple[float, float]:
-    """The 95% percentile interval of bootstrap samples (NaN when there are none)."""
-    if samples.size == 0:
-        return math.nan, math.nan
-    lo, hi = np.percentile(samples, [2.5, 97.5])
-    return float(lo), float(hi)
-
-
 def weekly_agreement(
     con: duckdb.DuckDBPyConnection,
     contractor: str,
@@ -295,18 +278,20 @@ def _weekly(by_task: pd.DataFrame, contractor: str, team: TeamFigures, n_boot: i
     rows = []
     for i, ((rubric, week), g) in enumerate(by_task.groupby(["rubric", "week"], sort=True)):
         agree, pairs = g["agree"].to_numpy(float), g["n_pairs"].to_numpy(float)
-        lo, hi = _percentiles(task_bootstrap(agree, pairs, n_boot, np.random.default_rng([seed, i])))
+        value = agree.sum() / pairs.sum()
+        samples = iv.ratio_samples(agree, pairs, n_boot, np.random.default_rng([seed, i]))
+        ci = iv.interval("exact_agreement", value, samples, len(g), ag.MIN_TASKS, n_boot)
         rows.append(
             {
                 "rubric": rubric,
                 "week": pd.Timestamp(week),
                 "n_pairs": int(pairs.sum()),
                 "n_tasks": len(g),
-                "exact_agreement": agree.sum() / pairs.sum(),
-                "ci_low": lo,
-                "ci_high": hi,
+                "exact_agreement": value,
+                "ci_low": ci.low,
+                "ci_high": ci.high,
                 "coarse_agreement": g["coarse_agree"].sum() / pairs.sum(),
-                "small_n": len(g) < MIN_WEEK_TASKS,
+                "small_n": len(g) < ag.MIN_TASKS,
             }
         )
     out = pd.DataFrame(rows)
@@ -357,17 +342,19 @@ def _trend(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
         e = early["agree"].sum() / early["n_pairs"].sum()
         lt = late["agree"].sum() / late["n_pairs"].sum()
         rng = np.random.default_rng([seed, 1_000 + i])
-        be = task_bootstrap(early["agree"].to_numpy(float), early["n_pairs"].to_numpy(float), n_boot, rng)
-        bl = task_bootstrap(late["agree"].to_numpy(float), late["n_pairs"].to_numpy(float), n_boot, rng)
-        lo, hi = _percentiles(bl - be) if be.size and bl.size else (math.nan, math.nan)
+        be = iv.ratio_samples(early["agree"].to_numpy(float), early["n_pairs"].to_numpy(float), n_boot, rng)
+        bl = iv.ratio_samples(late["agree"].to_numpy(float), late["n_pairs"].to_numpy(float), n_boot, rng)
+        n_early, n_late = early["task_id"].nunique(), late["task_id"].nunique()
+        change = bl - be if be.size and bl.size else np.empty(0)
+        lo, hi, _ = iv.difference_interval(e, n_early, lt, n_late, change, ag.MIN_TASKS) if n_boot else (math.nan,) * 3
         rows.append(
             {
                 "rubric": rubric,
                 "weeks": len(weeks),
                 "early_weeks": f"{pd.Timestamp(weeks[0]):%Y-%m-%d} to {pd.Timestamp(weeks[half - 1]):%Y-%m-%d}",
                 "late_weeks": f"{pd.Timestamp(weeks[len(weeks) - half]):%Y-%m-%d} to {pd.Timestamp(weeks[-1]):%Y-%m-%d}",
-                "early_tasks": int(early["task_id"].nunique()),
-                "late_tasks": int(late["task_id"].nunique()),
+                "early_tasks": int(n_early),
+                "late_tasks": int(n_late),
                 "early": float(e),
                 "late": float(lt),
                 "change": float(lt - e),
@@ -586,6 +573,7 @@ def feedback_report(
         disagreements=severe_cases(con, contractor, filters, rated, max_cases),
         durations=times,
         highlights=highlights(card, trend, times),
+        stamp=stamp(con, filters, None, False, n_boot, seed),
     )
 
 

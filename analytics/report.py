@@ -16,6 +16,7 @@ import re
 import pandas as pd
 
 from analytics.feedback import FeedbackReport, rubric_title
+from analytics.stamp import stamp_line
 
 # Every character that can start markup (quotes of submission text escape all of these).
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
@@ -257,6 +258,7 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     out.append(f"{md_escape(period_text(report))}. Covers {md_escape(filters_text(report))}.")
     if generated_at:
         out.append(f"Generated {generated_at:%Y-%m-%d %H:%M}.")
+    out.append(f"Computed on: {md_escape(stamp_line(report.stamp))}")
     out += ["", "## Highlights", ""]
     out += [f"- {md_escape(h)}" for h in report.highlights] or ["- No figures yet."]
     out += ["", "## Agreement with researchers, per dimension", "", md_escape(EXPLAIN)]
@@ -515,6 +517,7 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
     sections = [
         f"<h1>Feedback for {who}</h1>",
         f'<p class="muted">{_e(period_text(report))}. Covers {_e(filters_text(report))}.{_e(generated)}</p>',
+        f'<p class="muted">Computed on: {_e(stamp_line(report.stamp))}</p>',
         f"<h2>Highlights</h2><ul>{highlights}</ul>",
         f'<h2>Agreement with researchers, per dimension</h2><p class="muted">{_e(EXPLAIN)}</p>{_card_html(report)}',
         f"<h2>Agreement week by week</h2>{_weekly_html(report)}",
@@ -546,8 +549,12 @@ def _inert(value: object) -> object:
 
 def disagreements_csv(report: FeedbackReport) -> str:
     """The listed disagreements as CSV (one row per case; text that a spreadsheet would read as a formula is
-    prefixed with an apostrophe)."""
-    return report.disagreements.map(_inert).to_csv(index=False)
+    prefixed with an apostrophe), each row stamped with the dataset version, seed and code version."""
+    s = report.stamp
+    cases = report.disagreements.assign(
+        stamp_dataset_version=s["dataset_version"], stamp_seed=s["seed"], stamp_code_version=s["code_version"]
+    )
+    return cases.map(_inert).to_csv(index=False)
 
 
 def file_stem(report: FeedbackReport) -> str:

@@ -11,6 +11,7 @@ and review the diff of the snapshot file in the commit.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import os
@@ -23,8 +24,10 @@ import pytest
 from analytics import disagreements as dis
 from analytics import feedback as fb
 from analytics import report
+from analytics.agreement import intervals as iv
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
+from analytics.stamp import stamp_line
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "feedback_report.md"
 AC, UC, U = "answer_comparison", "usefulness_comparison", "usefulness"
@@ -140,23 +143,33 @@ def test_weekly_agreement_and_trend_show_the_drift(rep):
     assert w["n_pairs"].tolist() == [12, 8, 3]
     assert w["exact_agreement"].tolist() == pytest.approx([8 / 12, 2 / 8, 0.0])
     assert w["n_tasks"].tolist() == [3, 3, 2]
-    assert not w["small_n"].any()
+    assert w["small_n"].all()  # 2-3 tasks a week: small samples, judged by tasks
     lo, hi = w.loc[weeks[1], ["ci_low", "ci_high"]]
     assert 0 <= lo <= 0.25 <= hi <= 1
+    assert (w["ci_high"] - w["ci_low"] > 0.3).all()  # never a zero-width interval from three tasks
     # The team's weekly figure is the median of c2 and c3: week 1 c2 12/12, c3 4/12 (comparison t3; absolute
     # t1 B x2, t2 A) -> 2/3.
     assert w.loc[weeks[0], "team_exact_agreement"] == pytest.approx(2 / 3)
     t = rep.trend.iloc[0]
     # Three weeks: the first week against the last (the middle one is left out).
     assert (t["early"], t["late"], t["change"]) == pytest.approx((8 / 12, 0.0, -8 / 12))
-    assert t["change_ci_high"] < 0
+    # Three tasks against two: the fall is not shown to be real (Newcombe's interval at n = tasks spans 0).
+    assert t["change_ci_low"] < -8 / 12 and t["change_ci_high"] > 0
 
 
 def test_task_bootstrap_needs_two_tasks_and_stays_in_range():
     rng = np.random.default_rng(0)
-    assert fb.task_bootstrap(np.array([1.0]), np.array([2.0]), 100, rng).size == 0
-    samples = fb.task_bootstrap(np.array([1.0, 0.0, 2.0]), np.array([1.0, 1.0, 2.0]), 500, rng)
+    assert iv.ratio_samples(np.array([1.0]), np.array([2.0]), 100, rng).size == 0
+    samples = iv.ratio_samples(np.array([1.0, 0.0, 2.0]), np.array([1.0, 1.0, 2.0]), 500, rng)
     assert samples.size == 500 and samples.min() >= 0 and samples.max() <= 1
+
+
+def test_a_change_from_one_task_each_side_is_never_a_zero_width_interval():
+    """Agreement falling from 2/3 (one task) to 0 (one task): Newcombe's interval at n = tasks, not [-0.67, -0.67]
+    (Newcombe 1998, method 10: hybrid Wilson score interval of a difference of proportions)."""
+    lo, hi, method = iv.difference_interval(2 / 3, 1, 0.0, 1, np.full(100, -2 / 3), 30)
+    assert method == "Newcombe (tasks)" and lo < -2 / 3 < hi and hi - lo > 0.5
+    assert (lo, hi) == pytest.approx(iv.newcombe(2 / 3, 1, 0.0, 1))
 
 
 def test_levels_against_researchers_on_the_same_pairs(rep):
@@ -204,9 +217,9 @@ def test_filters_restrict_dates_and_rubric(store):
         fb.feedback_report(store, "r1")  # a researcher is not a contractor
 
 
-def test_highlights_name_the_fall_and_the_speed(rep):
+def test_highlights_name_the_speed_and_no_fall_on_five_tasks(rep):
     text = " ".join(rep.highlights)
-    assert "exact agreement fell from 0.67" in text
+    assert "fell" not in text  # a fall over 3 + 2 tasks whose interval spans 0 is not news
     assert "median 30 s per submission" in text and "0.10 times the team's" in text
 
 
@@ -240,6 +253,8 @@ def test_html_is_self_contained(rep):
 
 
 def test_markdown_snapshot(rep):
+    assert rep.stamp["code_version"] and rep.stamp["dataset_version"] >= 1
+    rep = dataclasses.replace(rep, stamp={**rep.stamp, "code_version": "snapshot"})  # the commit changes
     text = report.to_markdown(rep, generated_at=dt.datetime(2026, 3, 21, 8, 0))
     if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.parent.mkdir(exist_ok=True)
@@ -251,4 +266,14 @@ def test_markdown_snapshot(rep):
 def test_report_needs_a_contractor(store):
     with pytest.raises(ValueError, match="contractor id"):
         fb.feedback_report(store, "")
-    assert math.isnan(fb._percentiles(np.empty(0))[0])
+    assert math.isnan(iv.percentile(np.empty(0))[0])
+
+
+def test_every_export_carries_the_stamp(rep):
+    """Markdown, HTML and CSV exports say what the figures were computed on (dataset version, seed, code)."""
+    line = stamp_line(rep.stamp)
+    assert f"Dataset version {rep.stamp['dataset_version']}" in line and "seed 0" in line
+    assert "Computed on: " in report.to_markdown(rep) and "Computed on: " in report.to_html(rep)
+    csv_text = report.disagreements_csv(rep)
+    header = csv_text.splitlines()[0]
+    assert "stamp_dataset_version" in header and "stamp_code_version" in header

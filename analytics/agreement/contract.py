@@ -9,18 +9,14 @@ what the figures were computed on.
 from __future__ import annotations
 
 import math
-import subprocess
-from pathlib import Path
 
 import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics import __version__
 from analytics.agreement import report as rp
 from analytics.filters import Filters
-from analytics.queries import Query
-from analytics.rubrics import DEFAULT_LEVEL
+from analytics.stamp import stamp
 
 # Statistics that do not apply to multi-rater value counts (they need a subject and a reference side).
 PAIR_ONLY = ("n_pairs", "cohen_kappa", "weighted_kappa", "mean_difference", "kendall_tau_b", "preference_agreement")
@@ -40,70 +36,6 @@ def records(df: pd.DataFrame, drop: tuple[str, ...] = ()) -> list[dict]:
     """Rows of a frame as JSON-ready dicts, without the `drop` statistics and their intervals."""
     cols = [c for c in df.columns if not any(c == d or c.startswith(f"{d}_ci_") for d in drop)]
     return [{c: plain(v) for c, v in zip(cols, row, strict=True)} for row in df[cols].itertuples(index=False)]
-
-
-def code_version() -> str:
-    """The package version and, in a git checkout, the commit."""
-    root = Path(__file__).resolve().parents[2]
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5
-        )
-        commit = out.stdout.strip() if out.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
-    return f"{__version__}+{commit}" if commit else __version__
-
-
-def _filters_dict(filters: Filters) -> dict:
-    return {
-        k: (list(v) if isinstance(v, tuple) else (v.isoformat() if hasattr(v, "isoformat") else v))
-        for k, v in filters.__dict__.items()
-    }
-
-
-def stamp(
-    con: duckdb.DuckDBPyConnection, filters: Filters, level: str | None, coarse: bool, n_boot: int, seed: int
-) -> dict:
-    """What a set of figures was computed on: dataset version, filters, scales, resampling and the code."""
-    from analytics.store import dataset_version
-
-    q = Query(
-        "scales_used",
-        "SELECT * FROM dimensions WHERE ($rubric IS NULL OR rubric = $rubric) ORDER BY rubric, dimension",
-        {"rubric": filters.rubric},
-    )
-    used = set(
-        con.execute(
-            "SELECT DISTINCT rubric, dimension FROM ratings WHERE value_index IS NOT NULL AND " + filters.where()[0],
-            filters.where()[1],
-        ).fetchall()
-    )
-    scales = []
-    for _, r in q.df(con).iterrows():
-        if (r["rubric"], r["dimension"]) not in used:
-            continue
-        measure = r.get("measure") if isinstance(r.get("measure"), str) else None
-        scales.append(
-            {
-                "rubric": r["rubric"],
-                "dimension": r["dimension"],
-                "level": level or measure or DEFAULT_LEVEL.get(r["kind"], "nominal"),
-                "levels": list(r["levels"]),
-                "source": r.get("source"),
-            }
-        )
-    return {
-        "dataset_version": dataset_version(con),
-        "filters": _filters_dict(filters),
-        "level": level,
-        "coarse": coarse,
-        "scales": scales,
-        "n_boot": n_boot,
-        "seed": seed,
-        "intervals": "95% percentile bootstrap resampling tasks; Wilson (tasks) for proportions from few tasks",
-        "code_version": code_version(),
-    }
 
 
 def contract_payload(

@@ -111,3 +111,39 @@ def interval(
         why = f"every resample of the {n_tasks} task(s) gives the same value: too little variation for an interval"
         return Interval(math.nan, math.nan, "", undefined, why)
     return Interval(lo, hi, "task bootstrap", undefined)
+
+
+MIN_BOOT_TASKS = 2  # below two tasks every resample is the same task: no bootstrap
+
+
+def ratio_samples(num: np.ndarray, den: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Resampled values of sum(num) / sum(den) over per-task sums, tasks drawn with replacement (empty below
+    two tasks)."""
+    k = len(den)
+    if k < MIN_BOOT_TASKS or n_boot == 0:
+        return np.empty(0)
+    w = rng.multinomial(k, np.full(k, 1 / k), size=n_boot)
+    return (w @ num) / np.maximum(w @ den, 1)
+
+
+def newcombe(p1: float, n1: float, p2: float, n2: float) -> tuple[float, float]:
+    """Newcombe's (1998, method 10) hybrid score interval of p2 - p1 from two Wilson intervals."""
+    l1, u1 = wilson(p1, n1)
+    l2, u2 = wilson(p2, n2)
+    d = p2 - p1
+    return d - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2), d + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+
+
+def difference_interval(
+    p1: float, n1: int, p2: float, n2: int, samples: np.ndarray, min_tasks: int
+) -> tuple[float, float, str]:
+    """The 95% interval of a change in a proportion (p2 - p1 over n1 and n2 tasks): the task bootstrap's,
+    joined with Newcombe's where a side has fewer than `min_tasks` tasks or the bootstrap is degenerate."""
+    lo, hi, _ = percentile(samples) if samples.size else (math.nan, math.nan, 0)
+    boot_ok = not math.isnan(lo) and hi - lo > 1e-12
+    if boot_ok and min(n1, n2) >= min_tasks:
+        return lo, hi, "task bootstrap"
+    nlo, nhi = newcombe(p1, n1, p2, n2)
+    if boot_ok:
+        return min(lo, nlo), max(hi, nhi), "task bootstrap + Newcombe (tasks)"
+    return nlo, nhi, "Newcombe (tasks)"
