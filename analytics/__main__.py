@@ -16,25 +16,50 @@ def _fail(message: str) -> int:
     return 2
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
-    """Load files into the store and report one result per file."""
-    from analytics.ingest.load import ingest_file
+def _read_scales(path: str | None):
+    """The --scales file parsed and checked (None without --scales); ScalesError names the file and the key."""
+    from analytics.scales_file import read_scales_file
 
-    missing = [f for f in args.files if not Path(f).is_file()]
+    return read_scales_file(path) if path else None
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Load files (and a scales file's declarations) into the store and report one result per file."""
+    from analytics.ingest.load import ingest_file
+    from analytics.scales_file import ScalesError, declare_scales
+
+    if not args.files and not args.scales:
+        return _fail("give at least one FILE to load, or --scales PATH to declare scales")
+    missing = [f for f in [*args.files, *([args.scales] if args.scales else [])] if not Path(f).is_file()]
     if missing:
         return _fail(f"no such file: {missing[0]}")
     try:
+        scales = _read_scales(args.scales)
         con = store.open_store(args.db)
-    except store.StoreError as e:
+    except (ScalesError, store.StoreError) as e:
         return _fail(str(e))
+    declared = None
+    if scales:
+        try:  # declared first, alone: a scales file the store refuses is bad input (exit 2), nothing is stored
+            declared = declare_scales(con, scales)
+        except ScalesError as e:
+            con.close()
+            return _fail(str(e))
     results = [ingest_file(con, f, fmt=args.format, role=args.role).as_dict() for f in args.files]
     con.close()
     if args.json:
-        print(json.dumps({"files": results}, indent=2))
+        payload = {"files": results}
+        if declared:
+            payload["scales"] = {"file": declared.file_name, "declared": declared.changed,
+                                 "unchanged": declared.unchanged, "ratings_reindexed": declared.ratings_reindexed}  # fmt: skip
+        print(json.dumps(payload, indent=2))
     else:
+        if declared:
+            print(declared.message)
         for r in results:
             print(
-                f"{r['file']}: {r['status']} ({r['format']}), {r['rows_loaded']} loaded, {r['rows_quarantined']} quarantined"
+                f"{r['file']}: {r['status']} ({r['format']}), {r['rows_loaded']} loaded"
+                f"{f' ({m} missing)' if (m := r.get('rows_missing')) else ''}, {r['rows_quarantined']} quarantined"
             )
             for e in r["errors"][:10]:
                 print(f"  - {e}")
@@ -67,13 +92,22 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from analytics import agreement
     from analytics.filters import Filters
     from analytics.ingest.load import ingest_file
+    from analytics.scales_file import ScalesError, declare_scales
 
-    missing = [f for f in args.files if not Path(f).is_file()]
+    missing = [f for f in [*args.files, *([args.scales] if args.scales else [])] if not Path(f).is_file()]
     if missing:
         return _fail(f"no such file: {missing[0]}")
+    if args.scales and not args.files:
+        return _fail(
+            "--scales applies to the FILEs given (the store is only read here); to declare scales for the store, "
+            "load them with: python -m analytics ingest --scales PATH"
+        )
     try:
+        scales = _read_scales(args.scales)
         con = store.open_store(":memory:" if args.files else args.db, read_only=not args.files)
-    except store.StoreError as e:
+        if scales:
+            declare_scales(con, scales)  # into the in-memory store, before the files
+    except (ScalesError, store.StoreError) as e:
         return _fail(str(e))
     for f in args.files:
         r = ingest_file(con, f, fmt=args.format)
@@ -97,8 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m analytics", description="Concord: rating-data quality")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("ingest", help="load files into the store")
-    p.add_argument("files", nargs="+")
+    p = sub.add_parser("ingest", help="load files (and declared scales) into the store")
+    p.add_argument("files", nargs="*", help="rating files to load (none: only declare --scales)")
+    p.add_argument("--scales", default=None, metavar="PATH", help="a scales file declaring dimensions' scales (JSON)")
     p.add_argument("--db", default=None, help="DuckDB store (default $CONCORD_DB or data/concord.duckdb)")
     p.add_argument("--format", default="auto", choices=["auto", *FORMATS])
     p.add_argument("--role", default=None, choices=["contractor", "researcher"], help="declare every row's role")
@@ -115,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("agreement", help="agreement per dimension and per contractor (files alone, or the store)")
     p.add_argument("files", nargs="*", help="compute on these files alone (in memory); none: on the store")
     p.add_argument("--format", default="auto", choices=["auto", *FORMATS])
+    p.add_argument("--scales", default=None, metavar="PATH", help="a scales file declaring scales for the FILEs")
     p.add_argument(
         "--level",
         default=None,

@@ -22,7 +22,7 @@ MEASURES = ("nominal", "ordinal", "interval", "ratio")
 MISSING_TOKENS = ("", "na", "n/a", "null")
 
 
-def _as_number(text: str) -> float | None:
+def as_number(text: str) -> float | None:
     """The number a level's text spells (finite numbers only), else None."""
     try:
         x = float(text)
@@ -53,7 +53,7 @@ class Dimension:
         if not self.measure:
             object.__setattr__(self, "measure", DEFAULT_LEVEL[self.kind])
         if not self.values:
-            object.__setattr__(self, "values", tuple(_as_number(lvl) for lvl in self.levels))
+            object.__setattr__(self, "values", tuple(as_number(lvl) for lvl in self.levels))
         if len(self.values) != len(self.levels):
             raise ValueError(f"dimension {self.name}: {len(self.values)} values for {len(self.levels)} levels")
 
@@ -336,8 +336,8 @@ def infer_dimension(name: str, values: list[str], previous: Dimension | None = N
     if previous is not None:
         present |= set(previous.levels)
         if previous.numeric:
-            present = {v for v in present if _as_number(v) is not None}
-    numbers = {v: _as_number(v) for v in present}
+            present = {v for v in present if as_number(v) is not None}
+    numbers = {v: as_number(v) for v in present}
     if present and all(x is not None for x in numbers.values()):
         ordered = sorted(present, key=lambda v: (numbers[v], v))
         return Dimension(name, name, ORDINAL, tuple(ordered), values=tuple(numbers[v] for v in ordered))
@@ -347,7 +347,7 @@ def infer_dimension(name: str, values: list[str], previous: Dimension | None = N
 
 def canonical_number(text: str) -> str:
     """The text of a numeric level in one spelling ("3.0" and "3" are the same level; as the loader spells it)."""
-    x = _as_number(text)
+    x = as_number(text)
     if x is None:
         return text
     if x == int(x) and abs(x) < 1e15:

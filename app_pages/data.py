@@ -1,4 +1,4 @@
-"""Data: upload files, see what each load did, the ingest log and the quarantine."""
+"""Data: upload files (and a scales file), see what each load did, the ingest log, declared scales, quarantine."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import streamlit as st
 from analytics import overview
 from analytics.ingest import FORMATS
 from analytics.ingest.load import ingest_bytes, max_bytes
+from analytics.scales_file import ScalesError, declare_scales_upload, declared_scales
 from ui import charts, state
 from ui.tables import table
 from ui.text import md_escape
@@ -21,31 +22,55 @@ ROLE_CHOICES = {
 st.title("Data")
 
 with st.form("upload", clear_on_submit=True):
-    files = st.file_uploader(
+    u1, u2 = st.columns([2, 1])
+    files = u1.file_uploader(
         "Rating files (CSV, Parquet, JSON, JSONL; several at once)",
         accept_multiple_files=True,
         key="upload_files",
         max_upload_size=max_bytes() // 2**20,
+    )
+    scales_upload = u2.file_uploader(
+        "Scales file (optional, JSON)",
+        type=["json"],
+        key="upload_scales",
+        help="Declares dimensions' levels, their order and level of measurement; applied before the rating files "
+        "(docs/formats.md, Declaring scales). It can be loaded alone.",
     )
     c1, c2 = st.columns(2)
     fmt = c1.selectbox("Format", ["auto", *FORMATS], key="upload_format", help="docs/formats.md describes each format")
     role_label = c2.selectbox("Whose labels are these?", list(ROLE_CHOICES), key="upload_role")
     submitted = st.form_submit_button("Load files")
 
-if submitted and files:
-    results = []
-    bar = st.progress(0.0, text="Loading...")
-    for i, f in enumerate(files, start=1):
-        bar.progress((i - 1) / len(files), text=f"Loading {md_escape(f.name)}...")
-        results.append(ingest_bytes(state.cursor(), f.getvalue(), f.name, fmt=fmt, role=ROLE_CHOICES[role_label]))
-    bar.progress(1.0, text="Done")
-    st.session_state["last_results"] = [r.as_dict() for r in results]
-    st.cache_data.clear()
-elif submitted:
+if submitted and not files and scales_upload is None:
     st.warning("Choose at least one file first.")
+elif submitted:
+    st.session_state["last_scales"], st.session_state["last_results"] = None, []
+    refused = None
+    if scales_upload is not None:
+        try:  # declared first, alone: a scales file that cannot be read or contradicts a stored scale stops here
+            declared = declare_scales_upload(state.cursor(), scales_upload.getvalue(), scales_upload.name)
+            st.session_state["last_scales"] = declared.message
+        except ScalesError as e:
+            refused = str(e)
+    if refused:
+        st.error(f"The scales file was refused, nothing was loaded: {md_escape(refused)}", icon=None)
+    elif files:
+        results = []
+        bar = st.progress(0.0, text="Loading...")
+        for i, f in enumerate(files, start=1):
+            bar.progress((i - 1) / len(files), text=f"Loading {md_escape(f.name)}...")
+            role = ROLE_CHOICES[role_label]
+            results.append(ingest_bytes(state.cursor(), f.getvalue(), f.name, fmt=fmt, role=role))
+        bar.progress(1.0, text="Done")
+        st.session_state["last_results"] = [r.as_dict() for r in results]
+    st.cache_data.clear()
 
-if st.session_state.get("last_results"):
+if st.session_state.get("last_scales"):
     st.subheader("This upload")
+    st.success(md_escape(st.session_state["last_scales"]))
+if st.session_state.get("last_results"):
+    if not st.session_state.get("last_scales"):
+        st.subheader("This upload")
     for r in st.session_state["last_results"]:
         name = md_escape(r["file"])  # file names and messages come from the upload: alerts render markdown
         line = f"{name} ({r['format']}): {r['status']}, {r['rows_loaded']:,} rows loaded, {r['rows_quarantined']:,} quarantined"
@@ -68,6 +93,12 @@ if st.session_state.get("last_results"):
 con = state.cursor()
 st.subheader("Ingest log")
 table(overview.ingest_log(con), "ingest log")
+
+scales = declared_scales(con)
+if not scales.empty:
+    st.subheader("Declared scales")
+    st.caption("From scales files. Rubric * applies to every rubric outside the catalogue, also ones loaded later.")
+    table(scales, "declared scales")
 
 st.subheader("Quarantine")
 by_field = overview.quarantine_by_reason(con)

@@ -27,6 +27,15 @@ from analytics.ingest.base import (
     Parsed,
     as_json,
 )
+from analytics.scales_file import (
+    Scales,
+    ScalesError,
+    apply_scales,
+    declare_for_new_dimensions,
+    declare_scales,
+    missing_sql,
+    read_scales_file,
+)
 
 DEFAULT_MAX_UPLOAD_MB = 2048
 
@@ -57,9 +66,12 @@ class IngestResult:
     rows_read: int = 0
     tasks: int = 0
     submissions: int = 0
+    rows_missing: int = (
+        0  # of rows_loaded: ratings whose value means missing (NA, N/A, null, missing codes): never a level
+    )
 
     def as_dict(self) -> dict:
-        """The JSON form promised by DESIGN.md (plus rows_read, tasks and submissions)."""
+        """The JSON form promised by DESIGN.md (plus rows_read, rows_missing, tasks and submissions)."""
         return {
             "file": self.file,
             "format": self.format,
@@ -68,13 +80,19 @@ class IngestResult:
             "rows_quarantined": self.rows_quarantined,
             "errors": self.errors,
             "rows_read": self.rows_read,
+            "rows_missing": self.rows_missing,
             "tasks": self.tasks,
             "submissions": self.submissions,
         }
 
 
 def ingest_bytes(
-    con: duckdb.DuckDBPyConnection, data: bytes, file_name: str, fmt: str = "auto", role: str | None = None
+    con: duckdb.DuckDBPyConnection,
+    data: bytes,
+    file_name: str,
+    fmt: str = "auto",
+    role: str | None = None,
+    scales: Scales | str | os.PathLike | None = None,
 ) -> IngestResult:
     """Load an upload held in memory (writes it to a temp file so DuckDB can scan it)."""
     safe_name = Path(file_name.replace("\\", "/")).name
@@ -83,7 +101,7 @@ def ingest_bytes(
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / f"upload{suffix}"
         path.write_bytes(data)
-        return ingest_file(con, path, fmt=fmt, role=role, file_name=safe_name)
+        return ingest_file(con, path, fmt=fmt, role=role, file_name=safe_name, scales=scales)
 
 
 def ingest_file(
@@ -92,31 +110,49 @@ def ingest_file(
     fmt: str = "auto",
     role: str | None = None,
     file_name: str | None = None,
+    scales: Scales | str | os.PathLike | None = None,
 ) -> IngestResult:
-    """Load one file; never raises for bad input, the result says what went wrong."""
+    """Load one file; never raises for bad input, the result says what went wrong.
+
+    `scales` (a parsed scales file or its path) is declared in the same transaction as the file: a scales file
+    that cannot be read or contradicts a stored scale rejects the file whole."""
     path = Path(path)
     name = file_name or path.name
     if role is not None and role not in ROLES:
         return IngestResult(name, fmt, "rejected", errors=[f"role must be one of {', '.join(ROLES)}, not {role!r}"])
     try:
+        declared = _read_scales(scales)
         data_hash, head = _check_file(path, name)
         fmt = _choose_format(fmt, head, name)
-    except FileRejected as e:
+    except (FileRejected, ScalesError) as e:
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
     if con.execute("SELECT 1 FROM ingest_log WHERE content_hash = ?", [data_hash]).fetchall():
-        return IngestResult(name, fmt, "already_loaded", errors=[f"{name}: the same content was loaded before"])
+        try:  # the file changes nothing, its scales may
+            note = [declare_scales(con, declared).message] if declared else []
+        except ScalesError as e:
+            return IngestResult(name, fmt, "rejected", errors=[str(e)])
+        return IngestResult(name, fmt, "already_loaded", errors=[f"{name}: the same content was loaded before", *note])
     con.execute("BEGIN TRANSACTION")
     try:
+        if declared:
+            apply_scales(con, declared)
         parsed = FORMATS[fmt].parse(path, name, con)
         result = _load(con, parsed, name, data_hash, role)
         con.execute("COMMIT")
         return result
-    except FileRejected as e:
+    except (FileRejected, ScalesError) as e:
         _rollback(con)
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
     except Exception as e:  # any other failure: the transaction keeps the store as it was
         _rollback(con)
         return IngestResult(name, fmt, "rejected", errors=[f"{name}: could not be loaded ({type(e).__name__}: {e})"])
+
+
+def _read_scales(scales: Scales | str | os.PathLike | None) -> Scales | None:
+    """A scales argument as a parsed scales file (a path is read and checked; ScalesError says why not)."""
+    if scales is None or isinstance(scales, Scales):
+        return scales
+    return read_scales_file(scales)
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -225,6 +261,9 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
     store.bump_version(con)
     _drop_staging(con)
     errors = [p.reason for p in problems] + _sample_problems(con, ingest_id, limit=20)
+    n_missing = con.execute(
+        "SELECT count(*) FROM ratings WHERE ingest_id = ? AND value_index IS NULL", [ingest_id]
+    ).fetchall()[0][0]
     return IngestResult(
         file=name,
         format=parsed.format,
@@ -235,13 +274,21 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
         rows_read=loaded + quarantined,
         tasks=n_tasks,
         submissions=n_subs,
+        rows_missing=int(n_missing),
     )
 
 
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
     for view in (STAGE, "stage_clean", "stage_input", "canonical_input"):
         con.execute(f"DROP VIEW IF EXISTS {view}")
-    for table in ("stage_combos", "stage_dup_keys", "stage_dups", "stage_earlier", "parsed_ratings_t"):
+    for table in (
+        "stage_combos",
+        "catalogue_rubrics",
+        "stage_dup_keys",
+        "stage_dups",
+        "stage_earlier",
+        "parsed_ratings_t",
+    ):
         con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
@@ -309,7 +356,10 @@ ROW_CHECKS = (
     ),
 )
 
-# Checks on a combination c (normalised values) joined with its catalogued dimension d, in order.
+# Checks on a combination c (normalised values, c.is_missing when the value means missing) joined with its
+# stored dimension d, in order. A value that means missing (NA, N/A, null, the dimension's missing codes) is a
+# rating without a level: it loads with value_index NULL. An empty or absent value is no rating at all.
+DECLARE_HINT = "declare its scale in a scales file and load it with --scales PATH (or on the Data page)"
 COMBO_CHECKS = (
     ("dimension", "c.dimension IS NULL", "'missing required field dimension'"),
     ("value", "c.value IS NULL", "'missing required field value'"),
@@ -318,7 +368,14 @@ COMBO_CHECKS = (
         "c.role NOT IN ('contractor', 'researcher')",
         "'role ' || c.role || ' is neither contractor nor researcher'",
     ),
-    ("dimension", "d.dimension IS NULL", "'rubric ' || c.rubric || ' has no dimension ' || c.dimension"),
+    (
+        "dimension",
+        "d.dimension IS NULL",
+        "CASE WHEN c.is_missing AND c.rubric NOT IN (SELECT rubric FROM catalogue_rubrics) THEN 'value '"
+        " || c.raw_value || ' means missing, and ' || c.rubric || '/' || c.dimension"
+        f" || ' has no other value yet, so its scale is unknown: {DECLARE_HINT}'"
+        " ELSE 'rubric ' || c.rubric || ' has no dimension ' || c.dimension END",
+    ),
     (
         "target",
         "len(d.targets) > 0 AND NOT list_contains(d.targets, c.target)",
@@ -327,11 +384,19 @@ COMBO_CHECKS = (
     ),
     (
         "value",
-        "NOT list_contains(d.levels, c.value)",
+        "NOT c.is_missing AND d.source = 'inferred' AND d.measure <> 'nominal' AND TRY_CAST(c.value AS DOUBLE) IS NULL",
+        "'value ' || c.raw_value || ' is text, but ' || c.rubric || '/' || c.dimension || ' holds numbers (its scale"
+        f" was inferred from an earlier file); to rate it with labels, {DECLARE_HINT}'",
+    ),
+    (
+        "value",
+        "NOT c.is_missing AND NOT list_contains(d.levels, c.value)",
         "'value ' || c.raw_value || ' is not on the scale of ' || c.rubric || '/' || c.dimension || ' ('"
         " || array_to_string(d.levels[1:12], ', ') || CASE WHEN len(d.levels) > 12 THEN ', ...' ELSE '' END || ')'"
         " || CASE WHEN TRY_CAST(c.raw_value AS DOUBLE) IS NOT NULL"
         " AND TRY_CAST(c.raw_value AS DOUBLE) <> round(TRY_CAST(c.raw_value AS DOUBLE))"
+        " AND list_bool_and(list_transform(d.levels, lambda x: coalesce(TRY_CAST(x AS DOUBLE) = round(TRY_CAST(x AS"
+        " DOUBLE)), true)))"
         " THEN ': half or fractional scores are not allowed' ELSE '' END",
     ),
 )
@@ -342,6 +407,15 @@ def _case(checks: tuple, what: str) -> str:
     if what == "reason":
         return "CASE " + " ".join(f"WHEN {cond} THEN {reason}" for _, cond, reason in checks) + " END"
     return "CASE " + " ".join(f"WHEN {cond} THEN '{fld}'" for fld, cond, _ in checks) + " END"
+
+
+# A value in one spelling: numbers as the catalogue and scales files spell them (rubrics.canonical_number:
+# "3.0" -> "3", "2.50" -> "2.5"), other text trimmed; empty is NULL (no value).
+NUMBER = "TRY_CAST(trim(raw_value) AS DOUBLE)"
+VALUE_SQL = f"""CASE WHEN isfinite({NUMBER}) AND abs({NUMBER}) < 1e15 AND {NUMBER} = round({NUMBER})
+                       THEN CAST(CAST({NUMBER} AS BIGINT) AS VARCHAR)
+                     WHEN isfinite({NUMBER}) AND abs({NUMBER}) < 1e15 THEN CAST({NUMBER} AS VARCHAR)
+                     ELSE nullif(trim(raw_value), '') END"""
 
 
 def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
@@ -362,11 +436,7 @@ def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
               role = {"?" if role else "lower(coalesce(nullif(trim(raw_role), ''), 'contractor'))"},
               rubric = coalesce(nullif(trim(raw_rubric), ''), 'unspecified'),
               dimension = nullif(trim(raw_dimension), ''), target = coalesce(trim(raw_target), ''),
-              value = CASE WHEN TRY_CAST(trim(raw_value) AS DOUBLE) IS NOT NULL
-                             AND TRY_CAST(trim(raw_value) AS DOUBLE) = round(TRY_CAST(trim(raw_value) AS DOUBLE))
-                             AND abs(TRY_CAST(trim(raw_value) AS DOUBLE)) < 1e15
-                           THEN CAST(CAST(TRY_CAST(trim(raw_value) AS DOUBLE) AS BIGINT) AS VARCHAR)
-                           ELSE nullif(trim(raw_value), '') END""",
+              value = {VALUE_SQL}""",
         [role] if role else [],
     )
     if (
@@ -376,22 +446,43 @@ def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
         != con.execute("SELECT count(*) FROM stage_combos").fetchall()[0][0]
     ):
         raise RuntimeError("two different value combinations share a 64-bit hash; please report this file")
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE catalogue_rubrics AS
+           SELECT DISTINCT rubric FROM dimensions WHERE source = 'catalogue'"""
+    )
+    _declare_new_dimensions(con)
     _infer_unknown_dimensions(con)
+    missing = missing_sql("c0.value", "coalesce(d0.missing, CAST([] AS VARCHAR[]))")
+    position = "list_position(d.levels, c.value)"
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE stage_combos AS
-            SELECT c.*, dense_rank() OVER (ORDER BY c.rubric, c.dimension, c.target) AS unit_dim,
-                   list_position(d.levels, c.value) - 1 AS value_index,
-                   coalesce(TRY_CAST(c.value AS DOUBLE),
-                            CASE WHEN d.kind IN ('ordinal', 'ranking') THEN list_position(d.levels, c.value) - 1 END)
-                       AS value_num,
+            SELECT c.* REPLACE (coalesce(c.value, '') AS value),
+                   dense_rank() OVER (ORDER BY c.rubric, c.dimension, c.target) AS unit_dim,
+                   CASE WHEN NOT c.is_missing THEN {position} - 1 END AS value_index,
+                   CASE WHEN NOT c.is_missing THEN coalesce(d.level_values[{position}], TRY_CAST(c.value AS DOUBLE),
+                            CASE WHEN d.kind IN ('ordinal', 'ranking') THEN {position} - 1 END) END AS value_num,
                    {_case(COMBO_CHECKS, "reason")} AS combo_problem, {_case(COMBO_CHECKS, "field")} AS combo_field
-            FROM stage_combos c LEFT JOIN dimensions d ON d.rubric = c.rubric AND d.dimension = c.dimension"""
+            FROM (SELECT c0.*, {missing} AS is_missing FROM stage_combos c0
+                  LEFT JOIN dimensions d0 ON d0.rubric = c0.rubric AND d0.dimension = c0.dimension) c
+            LEFT JOIN dimensions d ON d.rubric = c.rubric AND d.dimension = c.dimension"""
     )
     return int(
         con.execute("SELECT coalesce(sum(n) FILTER (WHERE combo_problem IS NOT NULL), 0) FROM stage_combos").fetchall()[
             0
         ][0]
     )
+
+
+def _declare_new_dimensions(con: duckdb.DuckDBPyConnection) -> None:
+    """Dimensions new to the store on rubrics the catalogue does not know take a declaration for every rubric."""
+    pairs = con.execute(
+        """SELECT DISTINCT c.rubric, c.dimension FROM stage_combos c
+           WHERE c.dimension IS NOT NULL AND c.rubric NOT IN (SELECT rubric FROM catalogue_rubrics)
+             AND c.dimension IN (SELECT dimension FROM scale_declarations WHERE rubric = ?)
+             AND NOT EXISTS (SELECT 1 FROM dimensions d WHERE d.rubric = c.rubric AND d.dimension = c.dimension)""",
+        [store.ALL_RUBRICS],
+    ).fetchall()
+    declare_for_new_dimensions(con, pairs)
 
 
 def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
@@ -401,7 +492,7 @@ def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
                   any_value(d.level_values)
             FROM stage_combos c LEFT JOIN dimensions d ON d.rubric = c.rubric AND d.dimension = c.dimension
             WHERE c.dimension IS NOT NULL AND c.value IS NOT NULL AND coalesce(d.source, 'inferred') = 'inferred'
-              AND c.rubric NOT IN (SELECT DISTINCT rubric FROM dimensions WHERE source = 'catalogue')
+              AND c.rubric NOT IN (SELECT rubric FROM catalogue_rubrics)
             GROUP BY c.rubric, c.dimension"""
     ).fetchall()
     for rubric, dimension, values, kind, levels, level_values in rows:
