@@ -599,7 +599,8 @@ def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> 
             continue
         out.append(
             f"{where}: exact agreement with researchers {_num(r['exact_agreement'])} (95% interval "
-            f"{_num(r['exact_agreement_ci_low'])} to {_num(r['exact_agreement_ci_high'])}, n = {int(r['n'])}); "
+            f"{_num(r['exact_agreement_ci_low'])} to {_num(r['exact_agreement_ci_high'])}, "
+            f"{int(r['n_tasks'])} tasks, {int(r['n'])} pairs); "
             f"team median {_num(r['team_exact_agreement'])}; researchers with each other "
             f"{_num(r['ceiling_exact_agreement'])}."
         )

@@ -117,7 +117,11 @@ def card_rows(report: FeedbackReport) -> pd.DataFrame:
         {
             "rubric": c["rubric"],
             "Dimension": c["dimension_label"] + c["is_primary"].map({True: " (primary)", False: ""}),
-            "n": c["n"].astype(int).astype(str) + c["small_n"].map({True: " (small)", False: ""}),
+            "n": c["n_tasks"].astype(int).astype(str)
+            + " tasks, "
+            + c["n"].astype(int).astype(str)
+            + " pairs"
+            + c["small_n"].map({True: " (small)", False: ""}),
         }
     )
     for s, name in (
