@@ -1,6 +1,9 @@
 """Where a contractor and a researcher rated the same unit differently on a rubric's primary dimension,
 ranked by how much it matters, with everything a reviewer needs for one unit and the reviewer's notes.
 
+The cases are pairs of the one pairing (analytics.agreement.pairs, contractor_vs_researcher) whose two ratings
+are on different levels; its filter rules apply (the rater filter chooses whose cases are listed).
+
 Severity follows the answer-comparison rubric (seeds/000, "Researcher-labeled tasks"): disagreements about
 the overall direction of a rating matter more than "good" vs "very good". Direction and steps come from the
 scale in the store's `dimensions` table (the catalogue's levels and coarse mapping), never from rubric names.
@@ -15,8 +18,10 @@ import duckdb
 import pandas as pd
 
 from analytics import rubrics, store
+from analytics.agreement import pairs as pr
 from analytics.distributions import NO_FILTERS, coarse_index_sql, dimension_order, side_sql
 from analytics.filters import Filters
+from analytics.queries import Query
 
 OPPOSITE, CATEGORY, TWO_STEPS, ONE_STEP, VERY = (
     "opposite direction",
@@ -78,6 +83,54 @@ def _severity_sql() -> str:
         ELSE '{ONE_STEP}' END"""
 
 
+def case_sides(filters: Filters, rubric: str, dimension: str | None) -> pr.Sides:
+    """The one pairing (analytics.agreement.pairs) of contractors with researchers on one dimension: the rater
+    filter chooses whose cases are listed (the contractor side), dates select the contractor's ratings
+    (researcher labels count whatever their date) and the role filter is replaced by the comparison's roles."""
+    return pr.comparison_sides(filters.but(rubric=rubric, dimensions=(dimension,)), "contractor_vs_researcher")
+
+
+def disagreements_query(
+    sides: pr.Sides,
+    contractors: tuple[str, ...] = (),
+    severities: tuple[str, ...] = (),
+    statuses: tuple[str, ...] = (),
+) -> Query:
+    """The case list of `disagreements` as a named query over pairs.case_pairs_query (pairs on different levels)."""
+    pairs = pr.case_pairs_query(sides, disagreeing=True)
+    inner = pairs.sql.replace("\n", "\n        ")
+    sev = ", ".join(f"('{s}', {i})" for i, s in enumerate(SEVERITIES, start=1))
+    sql = f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = $dis_rubric AND dimension = $dis_dimension),
+     p AS (
+        SELECT task_id, rubric, dimension, target, rater_a AS contractor_id, rater_b AS researcher_id,
+               value_a AS contractor_value, value_b AS researcher_value, index_a AS ci, index_b AS xi,
+               submitted_at_a AS submitted_at
+        FROM (
+        {inner}
+        ) AS pairs
+        WHERE len($dis_contractors) = 0 OR list_contains($dis_contractors, rater_a)),
+     s AS (SELECT p.*, abs(ci - xi) AS steps, {_severity_sql()} AS severity FROM p, d)
+SELECT s.task_id, s.rubric, s.dimension, s.target, s.contractor_id, s.contractor_value,
+       s.researcher_id, s.researcher_value, s.severity, s.steps, s.submitted_at,
+       coalesce(n.status, $dis_open) AS status, n.note, n.reviewer, n.updated_at AS note_updated_at
+FROM s JOIN (VALUES {sev}) AS sv(severity, severity_rank) USING (severity)
+LEFT JOIN review_notes n USING (task_id, rubric, dimension, target, contractor_id, researcher_id)
+WHERE (len($dis_severities) = 0 OR list_contains($dis_severities, s.severity))
+  AND (len($dis_statuses) = 0 OR list_contains($dis_statuses, coalesce(n.status, $dis_open)))
+ORDER BY sv.severity_rank, s.steps DESC, s.submitted_at DESC NULLS LAST, s.task_id, s.target,
+         s.contractor_id, s.researcher_id"""
+    params = {
+        **pairs.params,
+        "dis_rubric": sides.subject.rubric,
+        "dis_dimension": sides.subject.dimensions[0],
+        "dis_contractors": list(contractors),
+        "dis_severities": list(severities),
+        "dis_statuses": list(statuses),
+        "dis_open": NO_NOTE,
+    }
+    return Query(f"disagreements_{sides.name}", sql, params)
+
+
 def disagreements(
     con: duckdb.DuckDBPyConnection,
     rubric: str,
@@ -87,57 +140,18 @@ def disagreements(
     statuses: tuple[str, ...] = (),
     dimension: str | None = None,
 ) -> pd.DataFrame:
-    """Contractor-researcher pairs rating a unit of the primary dimension differently, most severe first.
+    """Contractor-researcher pairs rating a unit of the primary dimension on different levels, most severe first.
 
-    `filters` restricts by date (of the contractor's rating) and raters (either side of the pair);
-    `contractors`, `severities` and `statuses` (of the review note; "open" when there is none) narrow further.
-    """
+    The pairs are the one pairing's (`case_sides`, analytics.agreement.pairs): the sidebar's rater filter
+    chooses whose disagreements are listed (contractors; a researcher in it does not widen or narrow the
+    researcher side), dates apply to the contractor's rating, the role filter does not apply. `contractors`,
+    `severities` and `statuses` (of the review note; "open" when there is none) narrow further."""
     dim = dimension or primary_dimension(con, rubric)
     for s in severities:
         if s not in SEVERITIES:
             raise ValueError(f"unknown severity {s!r}; choose from {', '.join(SEVERITIES)}")
-    where, params = filters.but(rubric=rubric, roles=(), raters=(), dimensions=()).where("c")
-    extra = ""
-    if filters.raters:
-        extra += " AND (list_contains(?, c.rater_id) OR list_contains(?, x.rater_id))"
-        params += [list(filters.raters), list(filters.raters)]
-    if contractors:
-        extra += " AND list_contains(?, c.rater_id)"
-        params.append(list(contractors))
-    sev = ", ".join(f"('{s}', {i})" for i, s in enumerate(SEVERITIES, start=1))
-    df = con.execute(
-        f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ? AND dimension = ?),
-                 p AS (SELECT c.task_id, c.rubric, c.dimension, c.target, c.rater_id AS contractor_id,
-                              x.rater_id AS researcher_id, c.value AS contractor_value, x.value AS researcher_value,
-                              c.value_index AS ci, x.value_index AS xi, c.submitted_at
-                       FROM ratings c JOIN ratings x
-                         ON x.task_id = c.task_id AND x.rubric = c.rubric AND x.dimension = c.dimension
-                        AND x.target = c.target AND x.role = 'researcher'
-                       WHERE c.role = 'contractor' AND c.dimension = ? AND c.value <> x.value
-                         AND {where}{extra}),
-                 s AS (SELECT p.*, abs(ci - xi) AS steps, {_severity_sql()} AS severity FROM p, d)
-            SELECT s.task_id, s.rubric, s.dimension, s.target, s.contractor_id, s.contractor_value,
-                   s.researcher_id, s.researcher_value, s.severity, s.steps, s.submitted_at,
-                   coalesce(n.status, ?) AS status, n.note, n.reviewer, n.updated_at AS note_updated_at
-            FROM s JOIN (VALUES {sev}) AS sv(severity, severity_rank) USING (severity)
-            LEFT JOIN review_notes n USING (task_id, rubric, dimension, target, contractor_id, researcher_id)
-            WHERE (len(?) = 0 OR list_contains(?, s.severity))
-              AND (len(?) = 0 OR list_contains(?, coalesce(n.status, ?)))
-            ORDER BY sv.severity_rank, s.steps DESC, s.submitted_at DESC NULLS LAST, s.task_id, s.target,
-                     s.contractor_id, s.researcher_id""",
-        [
-            rubric,
-            dim,
-            dim,
-            *params,
-            NO_NOTE,
-            list(severities),
-            list(severities),
-            list(statuses),
-            list(statuses),
-            NO_NOTE,
-        ],
-    ).df()
+    q = disagreements_query(case_sides(filters, rubric, dim), contractors, severities, statuses)
+    df = q.df(con)
     df.insert(0, "rank", range(1, len(df) + 1))
     return df
 

@@ -116,10 +116,11 @@ if rubric is None:
     st.stop()
 
 roles = sidebar.options()["rater_roles"]
+all_contractors = sorted(r for r, role in roles.items() if role == "contractor")
 c1, c2, c3 = st.columns(3)
 contractors = c1.multiselect(
     "Contractors",
-    sorted(r for r, role in roles.items() if role == "contractor"),
+    all_contractors,
     key="dis_contractors",
     placeholder="All contractors",
 )
@@ -134,8 +135,16 @@ st.caption(
         "rated the same unit differently."
     )
     + " Opposite directions first (e.g. A better vs B better, Good vs Bad), then two or more steps apart, then "
-    "one step across a coarse level, then differences only in the \u201cvery\u201d (seeds/000, researcher-labeled tasks)."
+    "one step across a coarse level, then differences only in the \u201cvery\u201d (seeds/000, researcher-labeled tasks). "
+    "The sidebar's rater filter chooses whose disagreements are listed (contractors) and its dates the "
+    "contractor's ratings; every researcher label counts, whatever its date (the pairing of the Agreement page)."
 )
+if filters.raters and not set(filters.raters) & set(all_contractors):
+    st.info(
+        "The sidebar's rater filter names no contractor: disagreements are listed for the contractors it names. "
+        "Add a contractor to the rater filter, or clear it to list every contractor's."
+    )
+    st.stop()
 if saved := st.session_state.pop("note_saved", None):
     st.success(saved)
 if cases.empty:

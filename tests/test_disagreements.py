@@ -10,6 +10,7 @@ import pytest
 
 from analytics import disagreements as dis
 from analytics import store as store_mod
+from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
 
@@ -75,11 +76,58 @@ def test_filters_by_contractor_severity_and_date(ac_store):
     assert sev["task_id"].tolist() == ["d1", "d2", "d5"]
     late = dis.disagreements(ac_store, AC, Filters(date_from=dt.date(2026, 3, 4)))
     assert late["task_id"].tolist() == ["d7", "d4", "d5"]
-    # A researcher chosen in the sidebar's rater filter keeps the pairs it is part of.
-    assert len(dis.disagreements(ac_store, AC, Filters(raters=("r1",)))) == 6
+    # The sidebar's rater filter chooses whose disagreements are listed (the contractor side of the one
+    # pairing): a researcher in it lists nothing, and never narrows the researcher side.
+    assert dis.disagreements(ac_store, AC, Filters(raters=("c2",)))["task_id"].tolist() == ["d7"]
+    assert dis.disagreements(ac_store, AC, Filters(raters=("r1",))).empty
     assert dis.disagreements(ac_store, AC, Filters(raters=("nobody",))).empty
+    # The role filter is replaced by the comparison's roles.
+    assert len(dis.disagreements(ac_store, AC, Filters(roles=("researcher",)))) == 6
     with pytest.raises(ValueError, match="unknown severity"):
         dis.disagreements(ac_store, AC, severities=("bad",))
+
+
+def test_case_list_is_the_one_pairing_under_rater_and_date_filters(con):
+    """The cases are exactly pairs.unit_pairs_query's pairs on the primary dimension whose levels differ."""
+    rows = []
+    for day, (task, c, cv, xv) in enumerate(
+        [
+            ("e1", "c1", "A much better", "B better"),
+            ("e2", "c1", "A better", "A better"),  # agreement
+            ("e3", "c2", "Equally good", "B much better"),  # another contractor: the rater filter drops it
+            ("e4", "c1", "B better", "A better"),
+            ("e5", "c1", "A better", "Equally good"),
+            ("e6", "c1", "B much better", "B better"),
+        ],
+        start=2,
+    ):
+        rows += _pair(task, c, cv, "r1", xv, day=day)
+    # A second researcher labelled e4 and e5 on 1 March, before the date range: labels count whatever their date.
+    rows += [("e4", "r2", "researcher", AC, UC, "comparison", "B much better", 1)]
+    rows += [("e5", "r2", "researcher", AC, UC, "comparison", "A better", 1)]
+    rows += [("e3", "r2", "researcher", AC, UC, "comparison", "A better", 1)]  # r2 disagrees with c2
+    rows += [("e1", "c1", "contractor", AC, "usefulness", "A", "Good", 3)]  # not the primary dimension
+    rows += [("e1", "r1", "researcher", AC, "usefulness", "A", "Bad", 3)]
+    _load(con, rows, "one_pairing.csv")
+    # The rater filter names a researcher too: it never adds that researcher's pairs with other contractors.
+    f = Filters(raters=("c1", "r2"), roles=("researcher",), date_from=dt.date(2026, 3, 4))
+    cases = dis.disagreements(con, AC, f)
+    sides = pr.comparison_sides(f.but(rubric=AC, dimensions=(UC,)), "contractor_vs_researcher")
+    pairs = pr.unit_pairs_query(sides).df(con)
+    expected = pairs[pairs["index_a"] != pairs["index_b"]]
+    key = ["task_id", "target", "rater_a", "rater_b"]
+    got = cases.rename(columns={"contractor_id": "rater_a", "researcher_id": "rater_b"})
+    assert sorted(got[key].itertuples(index=False, name=None)) == sorted(
+        expected[key].itertuples(index=False, name=None)
+    )
+    # e1 and e3 are left out (before the dates; another contractor), e4 with r2 (1 March) is in.
+    assert sorted(zip(cases["task_id"], cases["researcher_id"], strict=True)) == [
+        ("e4", "r1"),
+        ("e4", "r2"),
+        ("e5", "r1"),
+        ("e6", "r1"),
+    ]
+    assert (cases["contractor_id"] == "c1").all()
 
 
 def test_severity_counts_lists_every_severity(ac_store):

@@ -141,3 +141,18 @@ def test_no_case_explains(app_store):
     at.multiselect(key="dis_severities").select(dis.CATEGORY).run()  # no nominal scale in this store
     assert not at.exception
     assert [i.value for i in at.info] == ["No disagreements match these filters."]
+
+
+def test_sidebar_rater_filter_chooses_whose_cases_are_listed(app_store):
+    at = _app()
+    # A researcher in the rater filter neither lists its pairs with every contractor nor narrows the researchers.
+    at.sidebar.multiselect(key="f_raters").select("r1").run()
+    assert not at.exception, at.exception
+    assert not at.dataframe
+    assert any("names no contractor" in i.value for i in at.info)
+    at.sidebar.multiselect(key="f_raters").select("c2").run()
+    assert _cases(at)["task_id"].tolist() == ["q3"]
+    # The role filter is the comparison's: choosing researchers still lists contractors' cases.
+    at.sidebar.multiselect(key="f_raters").unselect("r1").unselect("c2")
+    at.sidebar.multiselect(key="f_roles").select("researcher").run()
+    assert _cases(at)["task_id"].tolist() == ["q1", "q3", "q2"]

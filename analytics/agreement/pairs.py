@@ -92,10 +92,14 @@ def rater_pair_sides(filters: Filters) -> Sides:
     return Sides("rater_pairs", both, both, symmetric=True)
 
 
-def _side_ctes(sides: Sides, columns: str, join_dims: str = "") -> tuple[str, dict]:
+def _side_ctes(sides: Sides, columns: str, join_dims: str = "", carry: tuple[str, ...] = ()) -> tuple[str, dict]:
+    """The subject (s), reference (r) and pairs CTEs; `carry` names rating columns kept on both sides of a pair
+    (as `<column>_a`, `<column>_b`; internal names only, never user input)."""
     s_where, s_params = sides.subject.where_named("", "s_")
     r_where, r_params = sides.reference.where_named("", "r_")
     op = "<" if sides.symmetric else "<>"
+    columns = ", ".join([columns, *carry])
+    carried = "".join(f", s.{c} AS {c}_a, r.{c} AS {c}_b" for c in carry)
     sql = f"""WITH s AS (
     SELECT task_id, rubric, dimension, target, rater_id, {columns}
     FROM ratings{join_dims}
@@ -106,7 +110,7 @@ def _side_ctes(sides: Sides, columns: str, join_dims: str = "") -> tuple[str, di
     WHERE value_index IS NOT NULL AND {r_where}
 ), pairs AS (
     SELECT s.rater_id AS rater_a, r.rater_id AS rater_b, task_id, rubric, dimension, target,
-           s.value_index AS index_a, r.value_index AS index_b
+           s.value_index AS index_a, r.value_index AS index_b{carried}
     FROM s JOIN r USING (task_id, rubric, dimension, target)
     WHERE s.rater_id {op} r.rater_id
 )"""
@@ -158,6 +162,33 @@ def unit_pairs_query(sides: Sides) -> Query:
     """Every pair itself (one row per pair of ratings), for drilling into cases on a few units."""
     head, params = _side_ctes(sides, "value_index")
     return Query(f"pair_rows_{sides.name}", f"{head}\nSELECT * FROM pairs ORDER BY ALL", params)
+
+
+CASE_COLUMNS = ("value", "submitted_at")
+
+
+def case_pairs_query(sides: Sides, disagreeing: bool = True) -> Query:
+    """The pairs of `unit_pairs_query` with both ratings' stored values and submission times (value_a,
+    value_b, submitted_at_a, submitted_at_b); with `disagreeing`, only pairs on different levels
+    (index_a <> index_b). The Disagreements case list and the Feedback report's cases read it."""
+    head, params = _side_ctes(sides, "value_index", carry=CASE_COLUMNS)
+    where = " WHERE index_a <> index_b" if disagreeing else ""
+    return Query(f"case_pairs_{sides.name}", f"{head}\nSELECT * FROM pairs{where} ORDER BY ALL", params)
+
+
+def shared_tasks_query(sides: Sides) -> Query:
+    """How many tasks the subject side rated (`subject_tasks`) and how many of them have a pair with the
+    reference side on some unit (`paired_tasks`), per rubric, under the filter rules above."""
+    head, params = _side_ctes(sides, "value_index")
+    sql = f"""{head}, rated AS (
+    SELECT rubric, count(DISTINCT task_id) AS subject_tasks FROM s GROUP BY rubric
+), paired AS (
+    SELECT rubric, count(DISTINCT task_id) AS paired_tasks FROM pairs GROUP BY rubric
+)
+SELECT rubric, subject_tasks, coalesce(paired_tasks, 0) AS paired_tasks
+FROM rated LEFT JOIN paired USING (rubric)
+ORDER BY rubric"""
+    return Query(f"shared_tasks_{sides.name}", sql, params)
 
 
 @dataclass(frozen=True)
