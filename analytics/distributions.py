@@ -8,11 +8,16 @@ only adds intervals and reshapes small results.
 
 from __future__ import annotations
 
+import math
+
 import duckdb
 import numpy as np
 import pandas as pd
 
 from analytics import rubrics
+from analytics.agreement import intervals as iv
+from analytics.agreement import pairs as pr
+from analytics.agreement.report import MIN_TASKS
 from analytics.filters import Filters
 
 ROLES = ("contractor", "researcher")
@@ -26,6 +31,18 @@ COARSE_INDEX = "(len(list_distinct(d.coarse[1:{v} + 1])) - 1)"
 # Which side of the middle a rating lies on: -1 (the scale's first half), 0 (the middle coarse level of an odd
 # number of coarse levels), +1 (second half). On a comparison scale the first half favours stored option A.
 SIDE = "sign(2 * " + COARSE_INDEX + " - (len(list_distinct(d.coarse)) - 1))"
+# Which option each rater saw first on a task of rubric ?: the submission keeps it, from an answer-comparison
+# file's display_order or a canonical file's shown_first column (docs/formats.md).
+SHOWN_FIRST = """SELECT task_id, rater_id, any_value(shown_first) AS shown_first FROM submissions
+                 WHERE rubric = ? AND shown_first IN ('A', 'B') GROUP BY task_id, rater_id"""
+NO_SHOWN_FIRST = (
+    "Position bias cannot be measured: these files do not say which option each rater saw first; "
+    "add a shown_first column (docs/formats.md)."
+)
+PARTLY_SHOWN_FIRST = (
+    "{missing:,} of {total:,} comparison ratings do not say which option the rater saw first (no shown_first) "
+    "and are left out of position bias."
+)
 
 
 def coarse_index_sql(value_index: str) -> str:
@@ -144,8 +161,7 @@ def _position_counts(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filte
         f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ? AND is_comparison),
                  lv AS (SELECT d.dimension, i AS value_index, {side_sql("i")} AS side
                         FROM d, unnest(range(len(d.levels))) AS t(i)),
-                 shown AS (SELECT task_id, rater_id, any_value(shown_first) AS shown_first FROM submissions
-                           WHERE rubric = ? AND shown_first IN ('A', 'B') GROUP BY task_id, rater_id),
+                 shown AS ({SHOWN_FIRST}),
                  r AS (SELECT r.dimension, r.rater_id, r.role,
                               lv.side * CASE s.shown_first WHEN 'A' THEN 1 ELSE -1 END AS side
                        FROM ratings r JOIN lv USING (dimension, value_index) JOIN shown s USING (task_id, rater_id)
@@ -196,47 +212,135 @@ def position_bias(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters 
     return out[columns].reset_index(drop=True)
 
 
-def shift_from_researchers(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS) -> pd.DataFrame:
-    """Per contractor and dimension, on the units a researcher also rated: mean levels, their difference
-    (contractor minus researcher, in scale steps; positive = later on the scale) and the total variation
-    distance between the two level distributions. Pairs are (contractor rating, researcher rating) on a unit."""
-    cond, params = _pair_condition(rubric, filters)
-    return con.execute(
-        f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ?),
-                 p AS (SELECT c.rater_id AS contractor_id, c.dimension, c.task_id, c.target,
-                              c.value_index AS ci, x.value_index AS xi
-                       FROM ratings c JOIN ratings x
-                         ON x.task_id = c.task_id AND x.rubric = c.rubric AND x.dimension = c.dimension
-                        AND x.target = c.target AND x.role = 'researcher'
-                       WHERE c.role = 'contractor' AND {cond}),
-                 hist AS (SELECT contractor_id, dimension, lvl, sum(cn) AS cn, sum(xn) AS xn FROM (
-                            SELECT contractor_id, dimension, ci AS lvl, 1 AS cn, 0 AS xn FROM p
-                            UNION ALL SELECT contractor_id, dimension, xi, 0, 1 FROM p) GROUP BY ALL),
-                 tv AS (SELECT contractor_id, dimension, 0.5 * sum(abs(cn - xn)) / sum(cn) AS tv
-                        FROM hist GROUP BY ALL),
-                 m AS (SELECT contractor_id, dimension, count(*) AS n_pairs,
-                              count(DISTINCT (task_id, target)) AS n_units,
-                              avg(ci + 1) AS contractor_mean, avg(xi + 1) AS researcher_mean,
-                              avg(ci - xi) AS mean_difference, avg(CAST(ci = xi AS DOUBLE)) AS exact_agreement
-                       FROM p GROUP BY ALL)
-            SELECT m.contractor_id, m.dimension, coalesce(d.label, m.dimension) AS dimension_label, m.n_units,
-                   m.n_pairs,
-                   CASE WHEN ordered THEN m.contractor_mean END AS contractor_mean,
-                   CASE WHEN ordered THEN m.researcher_mean END AS researcher_mean,
-                   CASE WHEN ordered THEN m.mean_difference END AS mean_difference,
-                   tv.tv AS total_variation, m.exact_agreement
-            FROM m JOIN tv USING (contractor_id, dimension)
-            JOIN (SELECT *, kind <> 'nominal' OR len(levels) = 2 AS ordered FROM d) d USING (dimension)
-            ORDER BY total_variation DESC, abs(mean_difference) DESC NULLS LAST, contractor_id, dimension""",
+def position_bias_note(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS) -> str | None:
+    """Why position bias leaves comparison ratings out: none (NO_SHOWN_FIRST) or only some of them say which
+    option the rater saw first; None when all do or the rubric has no comparison ratings under the filters."""
+    where, params = filters.but(rubric=rubric).where("r")
+    total, known = con.execute(
+        f"""WITH shown AS ({SHOWN_FIRST})
+            SELECT count(*), count(s.shown_first) FROM ratings r
+            JOIN dimensions d ON d.rubric = r.rubric AND d.dimension = r.dimension AND d.is_comparison
+            LEFT JOIN shown s ON s.task_id = r.task_id AND s.rater_id = r.rater_id
+            WHERE r.value_index IS NOT NULL AND {where}""",
         [rubric, *params],
-    ).df()
+    ).fetchall()[0]
+    if total == 0 or known == total:
+        return None
+    return NO_SHOWN_FIRST if known == 0 else PARTLY_SHOWN_FIRST.format(missing=total - known, total=total)
 
 
-def _pair_condition(rubric: str, filters: Filters) -> tuple[str, list]:
-    """Conditions on a contractor rating `c` paired with a researcher rating `x`: rubric, dimensions, dates
-    (of the contractor's rating) and raters (either side of the pair is one of the chosen raters)."""
-    where, params = filters.but(rubric=rubric, roles=(), raters=()).where("c")
-    if filters.raters:
-        where += " AND (list_contains(?, c.rater_id) OR list_contains(?, x.rater_id))"
-        params += [list(filters.raters), list(filters.raters)]
-    return where, params
+SHIFT_COLUMNS = (
+    "rank",
+    "contractor_id",
+    "dimension",
+    "dimension_label",
+    "n_tasks",
+    "n_units",
+    "n_pairs",
+    "contractor_mean",
+    "researcher_mean",
+    "mean_difference",
+    "mean_difference_ci_low",
+    "mean_difference_ci_high",
+    "total_variation",
+    "total_variation_ci_low",
+    "total_variation_ci_high",
+    "exact_agreement",
+    "small_n",
+)
+
+
+def shift_from_researchers(
+    con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS, n_boot: int = 1000, seed: int = 0
+) -> pd.DataFrame:
+    """Per contractor and dimension, on the units a researcher also rated: mean levels (1 = the scale's first
+    level), their difference (contractor minus researcher, in scale steps; positive = later on the scale), the
+    total variation distance between the two level distributions, exact agreement, and n in tasks (SHIFT_COLUMNS).
+
+    Pairs are the one pairing's (analytics.agreement.pairs, contractor_vs_researcher): the rater filter chooses
+    whose rows are shown, dates select the contractor's ratings, every researcher label counts whatever its date.
+    Intervals (95%) resample tasks (analytics.agreement.intervals); the mean difference's is the percentile
+    interval, the total variation's the basic (reverse-percentile) bootstrap interval, which corrects the
+    distance's upward bias from few pairs (two samples of one distribution are never identical).
+
+    Rows are ranked by an n-aware estimate: contractors with at least MIN_TASKS tasks first, then the lower end
+    of the total variation's interval, largest first (the smallest shift the data support), so a contractor
+    with one or two disagreeing units never tops the table; rows with fewer tasks follow in the same order."""
+    sides = pr.comparison_sides(filters.but(rubric=rubric), "contractor_vs_researcher")
+    width = pr.scale_width(con)
+    scale = {
+        d: (label, n, ordered)
+        for d, label, n, ordered in con.execute(
+            """SELECT dimension, coalesce(label, dimension), len(levels), kind <> 'nominal' OR len(levels) = 2
+               FROM dimensions WHERE rubric = ?""",
+            [rubric],
+        ).fetchall()
+    }
+    q_of = lambda key: scale[key[2]][1] if key[2] in scale and scale[key[2]][1] else None  # noqa: E731
+    sigs = pr.signatures(pr.pair_query(sides, "rater", width).df(con), "rater", width, q_of)
+    rows = []
+    for (contractor, _, dimension), sig in sigs.items():
+        label, q, ordered = scale[dimension]
+        rows.append(
+            {
+                "contractor_id": contractor,
+                "dimension": dimension,
+                "dimension_label": label,
+                **_shift_row(sig, q, ordered, n_boot, iv.rng_for(seed, contractor, rubric, dimension)),
+            }
+        )
+    if not rows:
+        return pd.DataFrame(columns=list(SHIFT_COLUMNS))
+    out = pd.DataFrame(rows)
+    out = out.sort_values(
+        ["small_n", "total_variation_ci_low", "total_variation", "contractor_id", "dimension"],
+        ascending=[True, False, False, True, True],
+        na_position="last",
+        kind="stable",
+    ).reset_index(drop=True)
+    out["rank"] = range(1, len(out) + 1)
+    return out[list(SHIFT_COLUMNS)]
+
+
+def _shift_figures(tables: np.ndarray, ordered: bool) -> dict[str, np.ndarray]:
+    """Shift figures of a batch of (batch x q x q) tables of (contractor level, researcher level) pair counts."""
+    n = tables.sum(axis=(1, 2))
+    c, x = tables.sum(axis=2), tables.sum(axis=1)
+    pos = np.arange(1, tables.shape[1] + 1, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = {
+            "total_variation": 0.5 * np.abs(c - x).sum(axis=1) / n,
+            "exact_agreement": np.trace(tables, axis1=1, axis2=2) / n,
+            "contractor_mean": c @ pos / n,
+            "researcher_mean": x @ pos / n,
+        }
+    out["mean_difference"] = out["contractor_mean"] - out["researcher_mean"]
+    if not ordered:  # nominal levels have no direction: no means
+        for k in ("contractor_mean", "researcher_mean", "mean_difference"):
+            out[k] = np.full(n.shape, np.nan)
+    return out
+
+
+def _shift_row(sig: pr.Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator) -> dict:
+    """One contractor's shift on one dimension from its task signatures, with task-bootstrap intervals."""
+    point = {k: float(v[0]) for k, v in _shift_figures(sig.table(q)[None], ordered).items()}
+    row = {
+        "n_tasks": sig.tasks,
+        "n_units": sig.n_units,
+        "n_pairs": int(round(sig.table(q).sum())),
+        **point,
+        "small_n": sig.tasks < MIN_TASKS,
+    }
+    for k in ("mean_difference", "total_variation"):
+        row[f"{k}_ci_low"] = row[f"{k}_ci_high"] = math.nan
+    if n_boot and sig.tasks >= 2:
+        boot = _shift_figures(iv.resample(sig.cells, sig.n_tasks, n_boot, rng).reshape(-1, q, q), ordered)
+        lo, hi, _ = iv.percentile(boot["mean_difference"])
+        if hi - lo > 1e-12:
+            row["mean_difference_ci_low"], row["mean_difference_ci_high"] = lo, hi
+        lo, hi, _ = iv.percentile(boot["total_variation"])
+        if hi - lo > 1e-12:  # basic bootstrap: reflect the percentiles around the estimate
+            tv = point["total_variation"]
+            row["total_variation_ci_low"] = max(0.0, 2 * tv - hi)
+            row["total_variation_ci_high"] = min(1.0, 2 * tv - lo)
+    return row

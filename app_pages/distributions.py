@@ -21,6 +21,7 @@ def load(version: tuple, filters, rubric: str) -> dict:
         "dimensions": distributions.dimensions(con, rubric),
         "levels": distributions.level_distribution(con, rubric, filters),
         "bias": distributions.position_bias(con, rubric, filters),
+        "bias_note": distributions.position_bias_note(con, rubric, filters),
         "shift": distributions.shift_from_researchers(con, rubric, filters),
     }
 
@@ -82,11 +83,12 @@ if comparison:
         "rated better, with its Wilson 95% interval. Display order is randomised, so an unbiased rater sits "
         "near 0.5; an interval clear of 0.5 suggests the rater favours one screen position."
     )
-    bias = data["bias"]
+    bias, note = data["bias"], data["bias_note"]
+    if note:  # say why comparisons are left out, never show nothing silently
+        st.info(note)
     if bias.empty:
-        st.info(
-            "These ratings carry no display order (canonical files do not record it), so position bias cannot be measured."
-        )
+        if not note:
+            st.info("The comparison ratings under these filters are all missing values: nothing to measure.")
     else:
         choices = [d for d in comparison if d in set(bias["dimension"])]
         bias_dim = st.selectbox(

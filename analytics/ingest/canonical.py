@@ -2,6 +2,10 @@
 
 CSV and Parquet are read by DuckDB straight into a staging table, so tens of millions of rows never pass
 through Python. JSONL is read line by line so that a malformed line is quarantined with its line number.
+
+The optional `shown_first` column names the option a rater saw first (on the left). Comparisons entered as
+clicked ("Left better", ...) are put in the catalogue's A/B terms with it, and it is kept as one submission
+per task and rater so that position bias can be measured (analytics/distributions.py).
 """
 
 from __future__ import annotations
@@ -11,13 +15,23 @@ from pathlib import Path
 
 import duckdb
 
-from analytics.ingest.base import RATING_COLUMNS, FileRejected, Parsed, Problem, ratings_frame
+from analytics import rubrics
+from analytics.ingest.base import RATING_COLUMNS, ROLES, FileRejected, Parsed, Problem, ratings_frame
 
 NAME = "canonical"
 REQUIRED = ("task_id", "rater_id", "dimension", "value")
-OPTIONAL = ("role", "rubric", "target", "submitted_at", "duration_s", "comment")
+OPTIONAL = ("role", "rubric", "target", "submitted_at", "duration_s", "comment", "shown_first")
 STAGE = "stage_canonical"
+SHOWN = "stage_canonical_shown"  # the staged rows with their shown_first checks
+STAGE_CHECKED = "stage_canonical_checked"  # the rows that pass them, left/right values in A/B terms
 PARQUET_MAGIC = b"PAR1"
+# The options a comparison level names ("A much better" .. "B much better"): what shown_first may say there.
+OPTIONS = (rubrics.COMPARISON_LEVELS[0].split()[0], rubrics.COMPARISON_LEVELS[-1].split()[0])
+SIDES = ("left", "right")  # as clicked on screen; the left option is the one shown first
+# A value as compared with the clicked spellings: trimmed, runs of white space as one space, lower case (only
+# for values naming a side: the regular expression on every row of a large file would cost seconds).
+CLICKED_KEY = r"""CASE WHEN CAST(value AS VARCHAR) ILIKE '%left%' OR CAST(value AS VARCHAR) ILIKE '%right%'
+                      THEN lower(regexp_replace(trim(CAST(value AS VARCHAR)), '\s+', ' ', 'g')) END"""
 
 
 def detect(head: bytes, file_name: str) -> bool:
@@ -36,10 +50,21 @@ def detect(head: bytes, file_name: str) -> bool:
 
 
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
-    """Stage the file's rows (a view for Parquet, a temp table for CSV); reject it when columns are missing."""
+    """Stage the file's rows, reject it when columns are missing, then put left/right values in A/B terms."""
     kind = _kind(path)
+    for name in (STAGE, SHOWN, STAGE_CHECKED):
+        _drop(con, name)
     if kind == "jsonl":
-        return _parse_jsonl(path, file_name)
+        problems, has_shown_first = _parse_jsonl(path, file_name, con)
+    else:
+        problems, has_shown_first = _stage_table(path, file_name, con, kind)
+    if not has_shown_first and not _has_clicked(con):
+        return Parsed(format=NAME, staged_table=STAGE, problems=problems)
+    return _apply_shown_first(con, file_name, problems)
+
+
+def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kind: str) -> tuple[list[Problem], bool]:
+    """Stage a CSV (temp table) or Parquet (view) file as STAGE; its malformed rows, and whether it has shown_first."""
     try:
         if kind == "parquet":
             rel = con.read_parquet(str(path), file_row_number=True)
@@ -65,10 +90,8 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
             f"{file_name}, line 1 (header): missing required column(s) {', '.join(missing)}; found {found}"
         )
     rel.create_view("canonical_input", replace=True)
-    con.execute(f"DROP TABLE IF EXISTS {STAGE}")
-    con.execute(f"DROP VIEW IF EXISTS {STAGE}")
     pick = []
-    for col in RATING_COLUMNS:
+    for col in (*RATING_COLUMNS, "shown_first"):
         if col in ("line", "record", "submission_id"):
             continue
         # Columns keep their own types here (a Parquet timestamp stays a timestamp); load.py casts what it needs.
@@ -81,7 +104,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
                 f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, CAST(NULL AS BIGINT) AS line,
                         'row ' || CAST(file_row_number + 1 AS VARCHAR) AS record FROM canonical_input"""
             )
-            return Parsed(format=NAME, staged_table=STAGE)
+            return [], "shown_first" in columns
         con.execute(
             f"""CREATE TEMP TABLE {STAGE} AS SELECT {select}, row_number() OVER () + 1 AS line,
                     CAST(NULL AS VARCHAR) AS record FROM canonical_input"""
@@ -92,7 +115,178 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     for r in sorted(p.line for p in problems if p.line):
         # Good rows after a rejected row sit one physical line further down.
         con.execute(f"UPDATE {STAGE} SET line = line + 1 WHERE line >= ?", [r])
-    return Parsed(format=NAME, staged_table=STAGE, problems=problems)
+    return problems, "shown_first" in columns
+
+
+def _drop(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the temp table or view `name`, whichever it is (DROP TABLE on a view is an error, and an error
+    inside the load's transaction would abort it)."""
+    found = con.execute(
+        """SELECT 'VIEW' FROM duckdb_views() WHERE view_name = ? AND temporary
+           UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE table_name = ? AND temporary""",
+        [name, name],
+    ).fetchall()
+    for (kind,) in found:
+        con.execute(f"DROP {kind} {name}")
+
+
+# --- shown_first: the option a rater saw first (on the left) ------------------------------------------------------
+
+
+def clicked_levels() -> dict[tuple[str, str], str]:
+    """(clicked spelling in lower case, option shown first) -> its level on the catalogue's comparison scale.
+
+    "Left much better" with A shown first is "A much better"; with B shown first it is the flipped level."""
+    out = {}
+    for level in rubrics.COMPARISON_LEVELS:
+        option, _, rest = level.partition(" ")
+        if option not in OPTIONS:
+            continue  # "Equally good" needs no side
+        spelling = f"{SIDES[OPTIONS.index(option)]} {rest}".lower()
+        out[(spelling, OPTIONS[0])] = level
+        out[(spelling, OPTIONS[1])] = rubrics.COMPARISON_FLIP[level]
+    return out
+
+
+def clicked_spellings() -> list[str]:
+    """The accepted left/right spellings in lower case ("left much better", ..., "right much better")."""
+    return list(dict.fromkeys(spelling for spelling, _ in clicked_levels()))
+
+
+def _has_clicked(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any staged value is a left/right spelling."""
+    row = con.execute(f"SELECT 1 FROM {STAGE} WHERE list_contains(?, {CLICKED_KEY}) LIMIT 1", [clicked_spellings()])
+    return bool(row.fetchall())
+
+
+# Checks of a staged row's shown_first on table SHOWN, first failing one wins: (field, condition, reason).
+SHOWN_FIRST_CHECKS = (
+    (
+        "shown_first",
+        "is_clicked AND sf IS NULL",
+        "'value ' || trim(CAST(value AS VARCHAR)) || ' names the left or right option, but the row has no"
+        " shown_first: shown_first is needed to say which option (' || array_to_string(?::VARCHAR[], ' or ')"
+        " || ') was on the left (docs/formats.md)'",
+    ),
+    (
+        "shown_first",
+        "sf IS NOT NULL AND allowed IS NOT NULL AND NOT list_contains(allowed, sf)",
+        "'shown_first ' || sf || ' is not one of ' || array_to_string(allowed, ', ') || ', the options of '"
+        " || rubric_key || '/' || dimension_key",
+    ),
+    (
+        "shown_first",
+        "is_clicked AND clicked_level IS NULL",
+        "'shown_first ' || sf || ' is not ' || array_to_string(?::VARCHAR[], ' or ') || ', so value '"
+        " || trim(CAST(value AS VARCHAR)) || ' cannot be put in A/B terms'",
+    ),
+    (
+        "shown_first",
+        "sf IS NOT NULL AND sf_min <> sf_max",
+        "'rater ' || rater_key || ' saw task ' || task_key || ' in two orders: shown_first is ' || sf_min"
+        " || ' on some of its rows and ' || sf_max || ' on others'",
+    ),
+    (
+        "shown_first",
+        "sf <> stored",
+        "'shown_first ' || sf || ' contradicts ' || stored || ', stored for rater ' || rater_key || ' on task '"
+        " || task_key || ' by an earlier file'",
+    ),
+)
+
+
+def _apply_shown_first(con: duckdb.DuckDBPyConnection, file_name: str, problems: list[Problem]) -> Parsed:
+    """Check shown_first, put left/right values in A/B terms, and keep shown_first as submissions."""
+    _check_shown_first(con)
+    problems = problems + _shown_first_problems(con, file_name)
+    cols = ["coalesce(clicked_level, CAST(value AS VARCHAR)) AS value" if c == "value" else c for c in RATING_COLUMNS]
+    con.execute(f"CREATE TEMP TABLE {STAGE_CHECKED} AS SELECT {', '.join(cols)} FROM {SHOWN} WHERE sf_problem IS NULL")
+    submissions = _shown_first_submissions(con)
+    _drop(con, SHOWN)
+    return Parsed(format=NAME, staged_table=STAGE_CHECKED, submissions=submissions, problems=problems)
+
+
+def _check_shown_first(con: duckdb.DuckDBPyConnection) -> None:
+    """SHOWN: every staged row with its shown_first (sf), its left/right value in A/B terms and its first problem."""
+    levels = clicked_levels()
+    reason = "CASE " + " ".join(f"WHEN {cond} THEN {why}" for _, cond, why in SHOWN_FIRST_CHECKS) + " END"
+    field = "CASE " + " ".join(f"WHEN {cond} THEN '{f}'" for f, cond, _ in SHOWN_FIRST_CHECKS) + " END"
+    con.execute(
+        f"""CREATE TEMP TABLE {SHOWN} AS
+            WITH s AS (SELECT *, nullif(trim(CAST(shown_first AS VARCHAR)), '') AS sf, {CLICKED_KEY} AS clicked,
+                              nullif(trim(CAST(task_id AS VARCHAR)), '') AS task_key,
+                              nullif(trim(CAST(rater_id AS VARCHAR)), '') AS rater_key,
+                              coalesce(nullif(trim(CAST(rubric AS VARCHAR)), ''), 'unspecified') AS rubric_key,
+                              nullif(trim(CAST(dimension AS VARCHAR)), '') AS dimension_key
+                       FROM {STAGE}),
+                 k AS (SELECT unnest(?) AS clicked, unnest(?) AS sf, unnest(?) AS level),
+                 earlier AS (SELECT task_id, rater_id, rubric, min(shown_first) AS stored FROM submissions
+                             WHERE shown_first IS NOT NULL GROUP BY ALL),
+                 a AS (SELECT s.*, list_contains(?, s.clicked) AS is_clicked, k.level AS clicked_level,
+                              CASE WHEN d.is_comparison THEN ?::VARCHAR[]
+                                   WHEN len(d.targets) > 0 THEN d.targets END AS allowed,
+                              e.stored, min(s.sf) OVER w AS sf_min, max(s.sf) OVER w AS sf_max
+                       FROM s LEFT JOIN dimensions d ON d.rubric = s.rubric_key AND d.dimension = s.dimension_key
+                       LEFT JOIN k ON k.clicked = s.clicked AND k.sf = s.sf
+                       LEFT JOIN earlier e ON e.task_id = s.task_key AND e.rater_id = s.rater_key
+                            AND e.rubric = s.rubric_key
+                       WINDOW w AS (PARTITION BY s.task_key, s.rater_key, s.rubric_key))
+            SELECT *, {reason} AS sf_problem, {field} AS sf_field FROM a""",
+        [
+            [c for c, _ in levels],
+            [o for _, o in levels],
+            list(levels.values()),
+            clicked_spellings(),
+            list(OPTIONS),
+            list(OPTIONS),
+            list(OPTIONS),
+        ],
+    )
+
+
+def _shown_first_problems(con: duckdb.DuckDBPyConnection, file_name: str) -> list[Problem]:
+    """The rows SHOWN quarantines, each located by line (CSV, JSONL) or row (Parquet)."""
+    rows = con.execute(
+        f"""SELECT line, record, sf_field, coalesce(sf, CAST(value AS VARCHAR)), sf_problem FROM {SHOWN}
+            WHERE sf_problem IS NOT NULL ORDER BY line NULLS LAST, record"""
+    ).fetchall()
+    return [
+        Problem(
+            reason=f"{file_name}, {f'line {line}' if line is not None else record}, field {fld}: {why}",
+            line=line,
+            record=record,
+            field=fld,
+            raw_value=(raw or "")[:500],
+        )
+        for line, record, fld, raw, why in rows
+    ]
+
+
+def _shown_first_submissions(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """One submission per rubric, task and rater whose rows say which option came first (for position bias).
+
+    Ratings keep no submission id and the submission no duration, so times per submission still come from the
+    ratings (analytics/feedback.py) and are not counted twice."""
+    rows = con.execute(
+        f"""SELECT rubric_key, task_key, rater_key, any_value(sf),
+                   lower(coalesce(nullif(trim(CAST(any_value(role) AS VARCHAR)), ''), 'contractor'))
+            FROM {SHOWN} WHERE sf_problem IS NULL AND sf IS NOT NULL AND task_key IS NOT NULL
+              AND rater_key IS NOT NULL AND dimension_key IS NOT NULL
+            GROUP BY rubric_key, task_key, rater_key ORDER BY ALL"""
+    ).fetchall()
+    return [
+        {
+            "submission_id": f"{rubric}/{task}/{rater}",
+            "task_id": task,
+            "rubric": rubric,
+            "rater_id": rater,
+            "role": role,
+            "status": "rated",
+            "shown_first": shown_first,
+        }
+        for rubric, task, rater, shown_first, role in rows
+        if role in ROLES
+    ]
 
 
 def _kind(path: Path) -> str:
@@ -124,8 +318,9 @@ def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str) -> list[Problem
     ]
 
 
-def _parse_jsonl(path: Path, file_name: str) -> Parsed:
-    rows, problems = [], []
+def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> tuple[list[Problem], bool]:
+    """Stage a JSONL file's objects as STAGE; the lines that cannot be read, and whether any has shown_first."""
+    rows, problems, shown_first = [], [], []
     with open(path, "rb") as f:
         for n, raw in enumerate(f, start=1):
             try:  # decoded line by line, so that one line in another encoding is one problem, not a failed file
@@ -145,11 +340,19 @@ def _parse_jsonl(path: Path, file_name: str) -> Parsed:
                 problems.append(Problem(f"{file_name}, line {n}: expected a JSON object", n, raw_value=text[:500]))
                 continue
             rows.append({**{k: obj.get(k) for k in RATING_COLUMNS if k not in ("line", "record")}, "line": n})
+            shown_first.append(obj.get("shown_first"))
     if not rows and not problems:
         raise FileRejected(f"{file_name} holds no rows")
     if rows and not any(set(REQUIRED) <= {k for k, v in r.items() if v is not None} for r in rows):
         raise FileRejected(f"{file_name}: no line has the required fields {', '.join(REQUIRED)}")
-    return Parsed(format=NAME, ratings=ratings_frame(rows), problems=problems)
+    frame = ratings_frame(rows)
+    frame["shown_first"] = ratings_frame([{"value": v} for v in shown_first])["value"]
+    con.register("canonical_jsonl_rows", frame)
+    try:
+        con.execute(f"CREATE TEMP TABLE {STAGE} AS SELECT * FROM canonical_jsonl_rows")
+    finally:
+        con.unregister("canonical_jsonl_rows")
+    return problems, any(v is not None for v in shown_first)
 
 
 def _first_line(e: Exception) -> str:
