@@ -2,10 +2,15 @@
 
 The annotator is taken from the file name `preference_json_N_completed.json`. A Likert score of 0 is the
 document's default, "you have not yet annotated": missing, never a score, and the topic is incomplete.
+
+The document names no topic key (only reference, the three predictions, their Likert scores and the two best
+predictions), so a file without `topic` fields keys each topic by its reference text's hash, so that the same
+reference in two annotators' files is one task, or, without a reference, by its position in the file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -21,15 +26,26 @@ PREDICTIONS = ("first", "second", "third")
 BEST_KEYS = ("best_prediction_reference", "best_prediction_topic")
 FILE_NAME = re.compile(r"preference_json_(\d+)", re.IGNORECASE)
 LIKERT_KEY = re.compile(r"^(\w+)_prediction_likert$")
-LIKERT_KEY_IN_HEAD = re.compile(rb'"(first|second|third)_prediction_likert"\s*:')
+# Any key the document names for a topic (seeds/004), as it appears in the file's first bytes.
+DOCUMENTED_KEY_IN_HEAD = re.compile(
+    rb'"(?:(?:first|second|third)_prediction(?:_likert)?|best_prediction_(?:reference|topic))"\s*:'
+)
+REFERENCE_KEY_IN_HEAD = re.compile(rb'"reference"\s*:')
+REFERENCE_KEY = "ref-"  # task id of a topic keyed by its reference: ref- and 12 hex digits of its SHA-256
+POSITION_KEY = "topic-"  # task id of a topic keyed by its position in the file: topic-<n>
 # "Please do not use half scores (1.5, 2.5, etc)" (seeds/004).
 HALF_SCORE = "half scores are not allowed"
 KNOWN_KEYS = {"topic", "reference", "role", *(f"{p}_prediction" for p in PREDICTIONS)}
 
 
 def detect(head: bytes, file_name: str) -> bool:
-    """Whether the file is JSON holding topics with prediction Likert keys."""
-    return head.lstrip(b"\xef\xbb\xbf \r\n\t")[:1] in (b"[", b"{") and LIKERT_KEY_IN_HEAD.search(head) is not None
+    """Whether the file is JSON holding topics with the document's keys (or, named preference_json_N, with a
+    reference first: a long reference can push the other keys past the first bytes)."""
+    if head.lstrip(b"\xef\xbb\xbf \r\n\t")[:1] not in (b"[", b"{"):
+        return False
+    if DOCUMENTED_KEY_IN_HEAD.search(head) is not None:
+        return True
+    return FILE_NAME.search(file_name) is not None and REFERENCE_KEY_IN_HEAD.search(head) is not None
 
 
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
@@ -47,8 +63,9 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     tasks: list[dict] = []
     items: list[dict] = []
     subs: list[dict] = []
+    has_topics = any("topic" in r.obj for r in records)  # then every topic needs one
     for rec in records:
-        topic = text_or_none(rec.obj.get("topic"))
+        topic = text_or_none(rec.obj.get("topic")) if has_topics else topic_key(rec)
         if topic is None:
             problems.append(rec.problem(file_name, "topic", "missing required field topic; the topic is not used"))
             continue
@@ -71,7 +88,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
             {
                 "task_id": topic,
                 "rubric": RUBRIC,
-                "prompt": topic,
+                "prompt": topic if has_topics else None,
                 "context": text_or_none(rec.obj.get("reference")),
                 "metadata": None,
             }
@@ -109,6 +126,16 @@ def _annotator(file_name: str) -> str:
             "because the annotator number N is taken from the file name"
         )
     return f"annotator_{int(m.group(1))}"
+
+
+def topic_key(rec: Record) -> str:
+    """The task id of a topic in a file without topic fields: `ref-` and the first 12 hex digits of the SHA-256
+    of its reference text (stripped, UTF-8), else `topic-<n>`, n its position as messages name it."""
+    reference = text_or_none(rec.obj.get("reference"))
+    if reference is not None:
+        return REFERENCE_KEY + hashlib.sha256(reference.encode("utf-8")).hexdigest()[:12]
+    position = rec.line if rec.line is not None else int(rec.record.rsplit(" ", 1)[-1])
+    return f"{POSITION_KEY}{position}"
 
 
 def _topics(top: Any, records: list[Record]) -> list[Record]:
