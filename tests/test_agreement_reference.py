@@ -277,6 +277,26 @@ def test_irr_anxiety_rank_coded(load):
     assert co.cohen_kappa(t, "quadratic").value == pytest.approx(want["quadratic('squared')"], abs=tol)
 
 
+def test_irr_anxiety_rank_coded_through_a_declared_scale(tmp_path):
+    """irr_anxiety_kappa2_r2r3: declaring the observed levels with their ranks as values (6 -> 5) reproduces
+    R irr 0.84.1 kappa2's linear ('equal') and quadratic ('squared') figures through the store."""
+    from analytics.scales_file import parse_scales
+
+    case = _cases()["irr_anxiety_kappa2_r2r3"]
+    tol, want = _tol(case["published_precision"]), case["expected"]
+    path = tmp_path / "anxiety.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLS)
+        w.writerows(_units_by_raters(case["file"], ["rater2", "rater3"], {"rater3": "researcher"}))
+    levels = [{"label": str(x), "value": i + 1} for i, x in enumerate((1, 2, 3, 4, 6))]
+    declared = {"scales": [{"dimension": "score", "level": "ordinal", "levels": levels}]}
+    con = store.open_store(":memory:")
+    assert ingest_file(con, path, scales=parse_scales(json.dumps(declared), "ranks.json")).status == "loaded"
+    assert _rater(con, "rater2", "ordinal")["weighted_kappa"] == pytest.approx(want["linear('equal')"], abs=tol)
+    assert _rater(con, "rater2", "interval")["weighted_kappa"] == pytest.approx(want["quadratic('squared')"], abs=tol)
+
+
 def test_irr_anxiety_trap_full_scale_differs(load):
     """irr_anxiety_kappa2_r2r3 notes (trap): on the full 1-6 scale the weighted kappa is not irr's value.
 
