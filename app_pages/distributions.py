@@ -110,9 +110,15 @@ if comparison:
 
 st.subheader("Shift from researchers")
 st.caption(
-    "Each contractor against the researchers on the units both rated: mean level (1 = the scale's first level) "
-    "and the difference (contractor minus researcher, positive = later on the scale), and the total variation "
-    "distance between the two level distributions (0 = same, 1 = disjoint). Click a column to sort."
+    "Each contractor against the researchers on the units both rated (the Agreement page's pairing: the rater "
+    "filter chooses whose rows are shown, dates select the contractor's ratings, every researcher label counts): "
+    "mean level (1 = the scale's first level) and the difference (contractor minus researcher, positive = later "
+    "on the scale), and the total variation distance between the two level distributions (0 = same, "
+    "1 = disjoint), each with its 95% interval from resampling tasks, and n in tasks. "
+    "Ranked by the lower end of the total variation's interval (basic task bootstrap, which corrects the "
+    "distance's upward bias from few pairs): the smallest shift the data support, largest first. Contractors "
+    f"with fewer than {distributions.MIN_TASKS} tasks shared with researchers (small_n) come after the others, "
+    "whatever their figures: read their intervals, not their rank."
 )
 shift = data["shift"]
 if shift.empty:

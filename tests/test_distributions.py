@@ -104,13 +104,47 @@ def test_shift_from_researchers_on_same_units(store):
     abs_row = shift[(shift["contractor_id"] == "c1") & (shift["dimension"] == "usefulness")].iloc[0]
     assert abs_row["n_units"] == 2  # targets A and B are separate units
     assert abs_row["mean_difference"] == pytest.approx(((5 - 2) + (4 - 4)) / 2)
-    # Sorted by total variation, largest first.
-    assert shift["total_variation"].is_monotonic_decreasing
+    # n in tasks beside every row; two tasks are far below MIN_TASKS.
+    assert row["n_tasks"] == 2 and abs_row["n_tasks"] == 1
+    assert shift["small_n"].all()
+    assert shift["rank"].tolist() == list(range(1, len(shift) + 1))
 
 
 def test_shift_rater_filter_keeps_researcher_side(store):
     shift = dist.shift_from_researchers(store, AC, Filters(raters=("c2",), roles=("contractor",)))
     assert set(shift["contractor_id"]) == {"c2"}
+    # The one pairing: the rater filter chooses whose rows are shown (contractors); naming a researcher does
+    # not list every contractor paired with it.
+    assert dist.shift_from_researchers(store, AC, Filters(raters=("r1",))).empty
+
+
+def _shift_rows() -> list[tuple]:
+    """c_many: 40 tasks, one level later than r1 on 16 of them; c_few: 2 tasks at the opposite end of r1."""
+    levels = ["A much better", "A better", "Equally good", "B better", "B much better"]
+    rows = []
+    for i in range(40):
+        day = f"2026-03-{1 + i % 28:02d}"
+        rows.append((f"m{i}", "r1", "researcher", UC, "comparison", levels[1 + i % 3], day))
+        rows.append((f"m{i}", "c_many", "contractor", UC, "comparison", levels[1 + i % 3 + (i % 5 < 2)], day))
+    for i in range(2):
+        rows.append((f"f{i}", "r1", "researcher", UC, "comparison", "A much better", "2026-03-01"))
+        rows.append((f"f{i}", "c_few", "contractor", UC, "comparison", "B much better", "2026-03-01"))
+    return rows
+
+
+def test_shift_ranks_by_an_n_aware_bound_with_small_n_last(con):
+    _load(con, _shift_rows())
+    shift = dist.shift_from_researchers(con, AC).set_index("contractor_id")
+    many, few = shift.loc["c_many"], shift.loc["c_few"]
+    assert (many["n_tasks"], few["n_tasks"]) == (40, 2)
+    assert few["total_variation"] == pytest.approx(1.0)  # larger than c_many's ...
+    assert many["total_variation"] < few["total_variation"]
+    assert many["rank"] == 1 and few["rank"] == 2  # ... yet two tasks never top the table
+    assert bool(few["small_n"]) and not bool(many["small_n"])
+    # The ranking figure is the lower end of a task-bootstrap interval around the estimate.
+    assert 0 <= many["total_variation_ci_low"] < many["total_variation"] < many["total_variation_ci_high"]
+    assert many["mean_difference_ci_low"] > 0  # 16 of 40 tasks one level later: the interval excludes 0
+    assert many["mean_difference"] == pytest.approx(16 / 40)
 
 
 def test_wilson_interval_reference_values():

@@ -126,3 +126,32 @@ def test_downloads_offered(app_store):
         "Download position bias usefulness\\_comparison (CSV)",
         "Download shift from researchers (CSV)",
     ]
+
+
+def _shift_table(at: AppTest):
+    heads = [s.value for s in at.main.subheader]
+    assert "Shift from researchers" in heads
+    return next(d.value for d in at.dataframe if "total_variation" in d.value.columns)
+
+
+def test_shift_shows_n_in_tasks_and_ranks_small_n_last(app_store):
+    at = _app()
+    shift = _shift_table(at)
+    # Each contractor shares 6 tasks with r1: n in tasks beside the figures, every row flagged small_n.
+    assert {"rank", "n_tasks", "total_variation_ci_low", "mean_difference_ci_high", "small_n"} <= set(shift.columns)
+    assert set(shift["n_tasks"]) == {6}
+    assert shift["small_n"].all()
+    assert shift["rank"].tolist() == list(range(1, len(shift) + 1))
+    assert any("fewer than 30 tasks" in c.value for c in at.caption)
+
+
+def test_shift_rater_filter_chooses_whose_rows_are_shown(app_store):
+    at = _app()
+    at.sidebar.multiselect(key="f_raters").select("c2").run()
+    assert not at.exception, at.exception
+    assert set(_shift_table(at)["contractor_id"]) == {"c2"}
+    at.sidebar.multiselect(key="f_raters").unselect("c2").select("r1").run()
+    assert not at.exception, at.exception
+    # A researcher in the rater filter does not list every contractor paired with it (nor anything else).
+    assert all("total_variation" not in d.value.columns for d in at.dataframe)
+    assert any("No contractor rated a unit" in i.value for i in at.info)
