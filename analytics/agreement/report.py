@@ -389,49 +389,79 @@ def _pair_row(
     s: Scale, key: tuple, sig: pr.Signatures | None, tau, n_boot: int, seed: int, reference: str, stats: tuple
 ) -> tuple[dict, list]:
     """Base cells and coefficients of one group of pairs (a rater, a dimension, a pair of raters)."""
-    q = s.full_size
-    cells = sig.n_tasks @ sig.cells if sig is not None else np.zeros(q * q)
-    t = _to_levels(s, cells[None])
+    return _pair_rows(s, [key], [sig], [tau], [n_boot], seed, reference, stats)[0]
+
+
+def _boot_pairs(s: Scale, keys: list, sigs: list, boots: list[int], seed: int, wanted: list[str]) -> dict:
+    """(groups x n_boot) task-bootstrap samples of the `wanted` coefficients; groups are resampled each with
+    its own generator and computed in blocks (one vectorised call per block, bounded memory)."""
+    n_boot = max(boots, default=0)
+    used = [g for g, sig in enumerate(sigs) if sig is not None and sig.tasks and boots[g]]
+    out = {name: np.full((len(sigs), n_boot), np.nan) for name in wanted}
+    if not used or not n_boot:
+        return out
     compute = _pair_compute(s)
-    point = compute(t)
-    n = int(round(t.sum()))
-    n_tasks = sig.tasks if sig is not None else 0
+    block = max(1, iv.BOOT_BUDGET // (n_boot * s.full_size**2 * 8))
+    for start in range(0, len(used), block):
+        idx = used[start : start + block]
+        draws = np.concatenate(
+            [
+                iv.resample(sigs[g].cells, sigs[g].n_tasks, n_boot, iv.rng_for(seed, *[str(k) for k in keys[g]]))
+                for g in idx
+            ]
+        )
+        a = compute(_to_levels(s, draws))
+        for name in wanted:
+            out[name][idx] = a[name].reshape(len(idx), n_boot)
+    return out
+
+
+def _pair_rows(
+    s: Scale, keys: list, sigs: list, taus: list, boots: list[int], seed: int, reference: str, stats: tuple
+) -> list[tuple[dict, list]]:
+    """Base cells and coefficients of groups of pairs sharing one scale (vectorised over the groups)."""
+    q = s.full_size
+    cells = np.stack([sig.n_tasks @ sig.cells if sig is not None else np.zeros(q * q) for sig in sigs])
+    t = _to_levels(s, cells)
+    point = _pair_compute(s)(t)
     wanted = [name for name, _ in PAIR_CHECKS if name in stats]
-    boot: dict[str, np.ndarray] = {}
-    if n_boot and n_tasks:
-        rng = iv.rng_for(seed, *[str(k) for k in key])
-        a = compute(_to_levels(s, iv.resample(sig.cells, sig.n_tasks, n_boot, rng)))
-        boot = {name: a[name] for name in wanted}
-    one = _one_level(t[0].sum(axis=0) + t[0].sum(axis=1), s.levels)
-    no_pairs = f"no unit shared with {reference}" if n == 0 else None
-    coefs = []
-    for name, why in PAIR_CHECKS:
-        if name not in stats:
-            continue
-        value = float(point[name][0])
-        reason = no_pairs or (why.format(one=one) if why and math.isnan(value) else None)
-        applies = True
-        if name in ("weighted_kappa", "gwet_ac2") and s.weights == "none":
-            value, reason, applies = math.nan, "not applicable: nominal level, no weights", False
-        if name == "mean_difference" and not s.ordered:
-            value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
-        ci = iv.interval(name, value, boot.get(name), n_tasks, MIN_TASKS, n_boot)
-        coefs.append(_coef(name, value, n, n_tasks, ci, reason, applies))
-    n_item_pairs = 0
-    if tau is not None:
-        n_item_pairs, tau_coefs = _tau_coefs(tau, n_boot, seed, key)
-        coefs += [c for c in tau_coefs if c["statistic"] in stats]
-    base = {
-        **scale_cells(s),
-        "n": n,
-        "n_units": sig.n_units if sig is not None else 0,
-        "n_tasks": n_tasks,
-        "n_item_pairs": n_item_pairs,
-        "small_n": n_tasks < MIN_TASKS,
-        "kappa_paradox": _paradox(float(point["agreement"][0]), float(point["cohen_kappa"][0])),
-        "_note": s.note,
-    }
-    return base, coefs
+    boot = _boot_pairs(s, keys, sigs, boots, seed, wanted)
+    out = []
+    for g, (key, sig, tau, n_boot) in enumerate(zip(keys, sigs, taus, boots, strict=True)):
+        n = int(round(t[g].sum()))
+        n_tasks = sig.tasks if sig is not None else 0
+        one = _one_level(t[g].sum(axis=0) + t[g].sum(axis=1), s.levels)
+        no_pairs = f"no unit shared with {reference}" if n == 0 else None
+        coefs = []
+        for name, why in PAIR_CHECKS:
+            if name not in stats:
+                continue
+            value = float(point[name][g])
+            reason = no_pairs or (why.format(one=one) if why and math.isnan(value) else None)
+            applies = True
+            if name in ("weighted_kappa", "gwet_ac2") and s.weights == "none":
+                value, reason, applies = math.nan, "not applicable: nominal level, no weights", False
+            if name == "mean_difference" and not s.ordered:
+                value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
+            samples = boot[name][g, :n_boot] if n_boot else None
+            ci = iv.interval(name, value, samples, n_tasks, MIN_TASKS, n_boot)
+            coefs.append(_coef(name, value, n, n_tasks, ci, reason, applies))
+        n_item_pairs = 0
+        if tau is not None:
+            n_item_pairs, tau_coefs = _tau_coefs(tau, n_boot, seed, key)
+            coefs += [c for c in tau_coefs if c["statistic"] in stats]
+        base = {
+            **scale_cells(s),
+            "n": n,
+            "n_units": sig.n_units if sig is not None else 0,
+            "n_tasks": n_tasks,
+            "n_item_pairs": n_item_pairs,
+            "small_n": n_tasks < MIN_TASKS,
+            "kappa_paradox": _paradox(float(point["agreement"][g]), float(point["cohen_kappa"][g])),
+            "_note": s.note,
+        }
+        out.append((base, coefs))
+    return out
 
 
 def _tau_coefs(tau: tuple[np.ndarray, np.ndarray], n_boot: int, seed: int, key: tuple) -> tuple[int, list]:
@@ -484,21 +514,25 @@ def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot
     keys = set(ps.sigs) | {
         k for k in subjects[["rater_id", "rubric", "dimension"]].itertuples(index=False, name=None) if k[1:] in scale_of
     }
-    rows, long = [], []
+    by_scale: dict[tuple, list[tuple]] = {}
     for key in sorted(keys):
-        boots = n_boot if boot_raters is None or key[0] in boot_raters else 0
-        base, coefs = _pair_row(
-            scale_of[key[1:]],
-            key,
-            ps.sigs.get(key),
-            ps.taus.get(key),
+        by_scale.setdefault(key[1:], []).append(key)
+    rows, long = [], []
+    for scale_key, group in sorted(by_scale.items()):
+        boots = [n_boot if boot_raters is None or k[0] in boot_raters else 0 for k in group]
+        results = _pair_rows(
+            scale_of[scale_key],
+            group,
+            [ps.sigs.get(k) for k in group],
+            [ps.taus.get(k) for k in group],
             boots,
             seed,
             REFERENCE_NAME[comparison],
             RATER_STATS,
         )
-        rows.append(_wide({"rater_id": key[0], "role": roles.get(key[0], ""), **base}, coefs, RATER_STATS, boots))
-        long += _long(coefs, "rater", key[1], key[2], key[0])
+        for key, b, (base, coefs) in zip(group, boots, results, strict=True):
+            rows.append(_wide({"rater_id": key[0], "role": roles.get(key[0], ""), **base}, coefs, RATER_STATS, b))
+            long += _long(coefs, "rater", key[1], key[2], key[0])
     return rows, long
 
 
@@ -545,16 +579,28 @@ def pair_set_table(
 ) -> pd.DataFrame:
     """One row per group of a pairing (PAIR_SET_COLUMNS, plus the grain's rater columns)."""
     ps = pair_set(con, sides, grain, scale_of, queries)
+    by_scale: dict[tuple, list[tuple]] = {}
+    for key in sorted(ps.sigs):
+        by_scale.setdefault(key[-2:], []).append(key)
     rows = []
-    for key, sig in sorted(ps.sigs.items()):
-        s = scale_of[key[-2:]]
-        base, coefs = _pair_row(s, key, sig, None, n_boot, seed, REFERENCE_NAME[sides.name], PAIR_SET_STATS)
-        base.pop("n_item_pairs")
-        base.pop("kappa_paradox")
-        names = dict(zip(pr.GRAINS[grain], key, strict=True))
-        rows.append(
-            {**{k: v for k, v in names.items() if k.startswith("rater")}, **_wide(base, coefs, PAIR_SET_STATS, n_boot)}
+    for scale_key, group in sorted(by_scale.items()):
+        sigs = [ps.sigs[k] for k in group]
+        results = _pair_rows(
+            scale_of[scale_key],
+            group,
+            sigs,
+            [None] * len(group),
+            [n_boot] * len(group),
+            seed,
+            REFERENCE_NAME[sides.name],
+            PAIR_SET_STATS,
         )
+        for key, (base, coefs) in zip(group, results, strict=True):
+            base.pop("n_item_pairs")
+            base.pop("kappa_paradox")
+            names = dict(zip(pr.GRAINS[grain], key, strict=True))
+            rater_cols = {k: v for k, v in names.items() if k.startswith("rater")}
+            rows.append({**rater_cols, **_wide(base, coefs, PAIR_SET_STATS, n_boot)})
     lead = [k for k in pr.GRAINS[grain] if k.startswith("rater")]
     return _frame(rows, (*lead, *PAIR_SET_COLUMNS), ["rubric", "dimension", *lead])
 
