@@ -104,9 +104,14 @@ def filters_text(report: FeedbackReport) -> str:
 
 
 def period_text(report: FeedbackReport) -> str:
-    """The contractor's first and last rating dates and their number of ratings."""
-    first = "–" if _missing(report.first_rating) else f"{pd.Timestamp(report.first_rating):%Y-%m-%d}"
-    last = "–" if _missing(report.last_rating) else f"{pd.Timestamp(report.last_rating):%Y-%m-%d}"
+    """The contractor's first and last rating dates and their number of ratings ("no dates" when the files
+    gave none)."""
+    first = None if _missing(report.first_rating) else f"{pd.Timestamp(report.first_rating):%Y-%m-%d}"
+    last = None if _missing(report.last_rating) else f"{pd.Timestamp(report.last_rating):%Y-%m-%d}"
+    if first is None and last is None:
+        return f"{report.n_ratings:,} ratings, no dates"
+    if first is None or last is None:
+        return f"{report.n_ratings:,} ratings, dated {first or last}"
     return f"{report.n_ratings:,} ratings from {first} to {last}"
 
 

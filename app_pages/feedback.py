@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import feedback, report
+from analytics.agreement import MIN_TASKS
 from ui import charts, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import table
@@ -26,6 +27,7 @@ STATISTICS = {
 CARD_TABLE = [
     "dimension_label",
     "is_primary",
+    "n_tasks",
     "n",
     "exact_agreement",
     "exact_agreement_ci_low",
@@ -62,6 +64,12 @@ def load_team(version: tuple, filters) -> feedback.TeamFigures:
     return feedback.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric))
 
 
+@st.cache_data(max_entries=8, show_spinner="Choosing the contractor to review first...")
+def load_default(version: tuple, filters) -> str | None:
+    """The contractor the page opens on (analytics.feedback.default_contractor) for one filter and version."""
+    return feedback.default_contractor(state.cursor(), filters)
+
+
 @st.cache_data(max_entries=32, show_spinner="Building the feedback report...")
 def load_report(version: tuple, filters, contractor: str) -> dict:
     """One contractor's report and its three downloads."""
@@ -77,7 +85,8 @@ def load_report(version: tuple, filters, contractor: str) -> dict:
 
 
 def pick_contractor(contractors: list[str], filters) -> str:
-    """The contractor to report on: handed over by another page, else the sidebar's single rater, else chosen."""
+    """The contractor to report on: handed over by another page, else the sidebar's single rater, else the one
+    analytics.feedback.default_contractor picks (review first), until someone chooses another."""
     single = filters.raters[0] if len(filters.raters) == 1 and filters.raters[0] in contractors else None
     handed = st.session_state.pop(HANDOFF, None)
     if handed in contractors:
@@ -87,7 +96,11 @@ def pick_contractor(contractors: list[str], filters) -> str:
     st.session_state["fb_sidebar_single"] = single
     if st.session_state.get("fb_contractor") not in contractors:
         st.session_state.pop("fb_contractor", None)
-    return st.selectbox("Contractor", contractors, key="fb_contractor")
+        default = load_default(state.version(), filters.but(roles=(), dimensions=()))
+        if default in contractors:
+            st.session_state["fb_contractor"] = default
+    help_text = feedback.DEFAULT_RULE.format(min_tasks=MIN_TASKS)
+    return st.selectbox("Contractor", contractors, key="fb_contractor", help=help_text)
 
 
 def number_columns(df: pd.DataFrame) -> dict:
@@ -161,8 +174,9 @@ else:
         dimension_label=shown["dimension_label"] + shown["is_primary"].map({True: " (primary)", False: ""})
     )
     st.caption(
-        "Dot and line: this contractor's value and 95% interval (n = rating pairs with a researcher). "
-        "Grey tick: team median. Orange tick: researchers with each other. Small n (under 30 pairs): read the interval."
+        "Dot and line: this contractor's value and 95% interval (n_tasks = tasks shared with a researcher, "
+        "n = rating pairs). Grey tick: team median. Orange tick: researchers with each other. "
+        f"Small n (under {MIN_TASKS} tasks): read the interval."
     )
     st.altair_chart(fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")
     table(

@@ -26,6 +26,7 @@ def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.Lay
                     "ci_low": card[f"{statistic}_ci_low"],
                     "ci_high": card[f"{statistic}_ci_high"],
                     "n": card["n"],
+                    "n_tasks": card["n_tasks"],
                 }
             ),
             pd.DataFrame(
@@ -81,7 +82,8 @@ def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.Lay
                 alt.Tooltip("value:Q", format=".2f"),
                 alt.Tooltip("ci_low:Q", format=".2f"),
                 alt.Tooltip("ci_high:Q", format=".2f"),
-                "n",
+                alt.Tooltip("n_tasks:Q", title="tasks"),
+                alt.Tooltip("n:Q", title="pairs"),
             ],
         )
     )
