@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
+from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 
 
@@ -21,7 +22,9 @@ class Summary:
     contractors: int
     researchers: int
     rubrics: int
-    researcher_share: float | None  # share of rated tasks that also have a researcher label
+    researcher_share: float | None  # paired_tasks / contractor_tasks (None when no contractor task)
+    contractor_tasks: int  # tasks the contractors the filter shows rated (pairs.py's subject side)
+    paired_tasks: int  # of those, tasks where a researcher rated a same unit (the tasks agreement is measured on)
     incomplete_submissions: int
     quarantined_rows: int
     files_loaded: int
@@ -40,12 +43,8 @@ def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
             FROM ratings WHERE {where}""",
         params,
     ).fetchall()[0]
-    share = con.execute(
-        f"""SELECT avg(CAST(has_researcher AS DOUBLE)) FROM (
-                SELECT task_id, rubric, bool_or(role = 'researcher') AS has_researcher
-                FROM ratings WHERE {where} GROUP BY task_id, rubric)""",
-        params,
-    ).fetchall()[0][0]
+    contractor_tasks, paired_tasks = researcher_coverage(con, filters)
+    share = paired_tasks / contractor_tasks if contractor_tasks else None
     incomplete = con.execute(
         "SELECT count(*) FROM submissions WHERE status NOT IN ('rated') AND (? IS NULL OR rubric = ?)",
         [filters.rubric, filters.rubric],
@@ -59,13 +58,24 @@ def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
         contractors=int(r[3]),
         researchers=int(r[4]),
         rubrics=int(r[5]),
-        researcher_share=None if share is None else float(share),
+        researcher_share=share,
+        contractor_tasks=contractor_tasks,
+        paired_tasks=paired_tasks,
         incomplete_submissions=int(incomplete),
         quarantined_rows=int(quarantined),
         files_loaded=int(files),
         first_rating=r[6],
         last_rating=r[7],
     )
+
+
+def researcher_coverage(con: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[int, int]:
+    """Tasks the contractors rated and how many of them share a unit with a researcher, by the one pairing
+    (analytics.agreement.pairs, contractor_vs_researcher): the rater filter chooses which contractors, dates
+    select their ratings, researcher labels count whatever their date, the role filter does not apply."""
+    sides = pr.comparison_sides(filters, "contractor_vs_researcher")
+    df = pr.shared_tasks_query(sides).df(con)
+    return int(df["subject_tasks"].sum()), int(df["paired_tasks"].sum())
 
 
 def volume_by_rubric(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:

@@ -33,7 +33,13 @@ c[0].metric("Ratings", f"{s.ratings:,}")
 c[1].metric("Tasks", f"{s.tasks:,}")
 c[2].metric("Contractors", s.contractors)
 c[3].metric("Researchers", s.researchers)
-c[4].metric("Researcher-labelled tasks", "n/a" if s.researcher_share is None else f"{s.researcher_share:.0%}")
+c[4].metric(
+    "Researcher-labelled tasks",
+    "n/a" if s.researcher_share is None else f"{s.researcher_share:.0%}",
+    help=f"Of the {s.contractor_tasks:,} tasks the contractors rated, the {s.paired_tasks:,} where a researcher "
+    "rated a same unit (the tasks agreement is measured on; the Agreement page's pairing: the rater filter chooses "
+    "the contractors, dates their ratings, researcher labels count whatever their date).",
+)
 c[5].metric("Files loaded", s.files_loaded)
 c = st.columns(3)
 c[0].metric("Incomplete or skipped submissions", f"{s.incomplete_submissions:,}")

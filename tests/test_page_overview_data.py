@@ -59,3 +59,13 @@ def test_data_page_quarantine_browser_filters_by_file(app_store):
     q = at.dataframe[-1].value
     assert len(q) > 0 and set(q["file_name"]) == {names[1]}
     assert q["reason"].str.contains(names[1]).all()
+
+
+def test_researcher_share_follows_the_one_pairing(app_store):
+    at = app_test()
+    everyone = metric_values(at)["Researcher-labelled tasks"]
+    # One contractor in the rater filter: the share of its tasks a researcher also rated, not 0%.
+    at.sidebar.multiselect(key="f_raters").select("c06").run()
+    assert not at.exception, at.exception
+    share = metric_values(at)["Researcher-labelled tasks"]
+    assert share.endswith("%") and share != "0%", (everyone, share)
