@@ -91,13 +91,45 @@ def percentile(samples: np.ndarray) -> tuple[float, float, int]:
     return float(lo), float(hi), undefined
 
 
+def percentiles(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row-wise `percentile` of (groups x resamples) samples: low, high and undefined resamples per row.
+
+    Same as np.nanpercentile(..., method="linear") per row, without its per-row Python loop; a row of all-NaN
+    (no resamples) counts no undefined resamples."""
+    s = np.asarray(samples, dtype=float)
+    if s.ndim != 2 or s.shape[1] == 0:
+        n = len(s)
+        return np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=int)
+    finite = np.isfinite(s)
+    k = finite.sum(axis=1)
+    srt = np.sort(np.where(finite, s, np.nan), axis=1)  # NaN sort last
+    rows = np.arange(len(s))
+    bounds = []
+    for p in Z95:
+        pos = np.maximum(k - 1, 0) * p / 100
+        below = np.floor(pos).astype(int)
+        above = np.minimum(below + 1, np.maximum(k - 1, 0))
+        frac = pos - below
+        value = srt[rows, below] * (1 - frac) + np.where(frac > 0, srt[rows, above] * frac, 0.0)
+        bounds.append(np.where(k >= 2, value, np.nan))
+    drawn = ~np.isnan(s).all(axis=1)
+    return bounds[0], bounds[1], np.where(drawn, s.shape[1] - k, 0)
+
+
 def interval(
     name: str, value: float, samples: np.ndarray | None, n_tasks: int, min_tasks: int, n_boot: int
 ) -> Interval:
     """The reported interval of one coefficient from its bootstrap samples (see the module docstring)."""
+    lo, hi, undefined = percentile(samples) if samples is not None else (math.nan, math.nan, 0)
+    return interval_of(name, value, lo, hi, undefined, n_tasks, min_tasks, n_boot)
+
+
+def interval_of(
+    name: str, value: float, lo: float, hi: float, undefined: int, n_tasks: int, min_tasks: int, n_boot: int
+) -> Interval:
+    """The reported interval of one coefficient from its bootstrap percentile interval (NaN: none)."""
     if math.isnan(value) or n_boot == 0:
         return NO_INTERVAL
-    lo, hi, undefined = percentile(samples) if samples is not None else (math.nan, math.nan, 0)
     boot_ok = not math.isnan(lo)
     degenerate = boot_ok and hi - lo <= 1e-12
     if name in PROPORTIONS and (degenerate or not boot_ok or n_tasks < min_tasks):

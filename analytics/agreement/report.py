@@ -382,7 +382,9 @@ def _to_levels(s: Scale, cells: np.ndarray) -> np.ndarray:
     """(batch x full*full) cells as (batch x levels x levels) tables of this report's levels."""
     q = s.full_size
     t = cells.reshape(-1, q, q)
-    return np.einsum("ki,bkl,lj->bij", s.to_levels, t, s.to_levels)
+    if s.to_levels.shape == (q, q) and np.array_equal(s.to_levels, np.eye(q)):
+        return t  # exact levels: nothing to map
+    return s.to_levels.T @ t @ s.to_levels
 
 
 def _pair_row(
@@ -426,6 +428,7 @@ def _pair_rows(
     point = _pair_compute(s)(t)
     wanted = [name for name, _ in PAIR_CHECKS if name in stats]
     boot = _boot_pairs(s, keys, sigs, boots, seed, wanted)
+    bounds = {name: iv.percentiles(v) for name, v in boot.items()}
     out = []
     for g, (key, sig, tau, n_boot) in enumerate(zip(keys, sigs, taus, boots, strict=True)):
         n = int(round(t[g].sum()))
@@ -443,8 +446,8 @@ def _pair_rows(
                 value, reason, applies = math.nan, "not applicable: nominal level, no weights", False
             if name == "mean_difference" and not s.ordered:
                 value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
-            samples = boot[name][g, :n_boot] if n_boot else None
-            ci = iv.interval(name, value, samples, n_tasks, MIN_TASKS, n_boot)
+            lo, hi, undefined = (b[g] for b in bounds[name])
+            ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, MIN_TASKS, n_boot)
             coefs.append(_coef(name, value, n, n_tasks, ci, reason, applies))
         n_item_pairs = 0
         if tau is not None:
