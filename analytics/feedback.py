@@ -27,9 +27,11 @@ from analytics import agreement as ag
 from analytics import disagreements as dis
 from analytics import rubrics
 from analytics.agreement import intervals as iv
+from analytics.agreement import pairs as pr
 from analytics.agreement import team as tm
-from analytics.distributions import coarse_index_sql, dimensions
+from analytics.distributions import dimensions
 from analytics.filters import Filters
+from analytics.queries import Query
 from analytics.stamp import stamp
 
 NO_FILTERS = Filters()
@@ -269,39 +271,32 @@ def _dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...
 # --- agreement week by week ----------------------------------------------------------------------------------
 
 
-def _pairs_sql(where: str, group: str, coarse: bool) -> str:
-    """Contractor-researcher pairs on shared units grouped by `group`, with how many agree exactly (and, when
-    `coarse`, on the coarse scale: a join to each level's coarse position, computed once per scale level)."""
-    coarse_join = coarse_count = ""
-    if coarse:
-        coarse_join = f"""
-JOIN (SELECT d.rubric, d.dimension, i AS value_index, {coarse_index_sql("i")} AS k
-      FROM dimensions d, unnest(range(len(d.levels))) AS t(i)) lv
-  ON lv.rubric = c.rubric AND lv.dimension = c.dimension AND lv.value_index = c.value_index
-JOIN (SELECT d.rubric, d.dimension, i AS value_index, {coarse_index_sql("i")} AS k
-      FROM dimensions d, unnest(range(len(d.levels))) AS t(i)) lx
-  ON lx.rubric = c.rubric AND lx.dimension = c.dimension AND lx.value_index = x.value_index"""
-        coarse_count = ", count(*) FILTER (WHERE lv.k = lx.k) AS coarse_agree"
-    return f"""SELECT {group}, count(*) AS n_pairs, count(*) FILTER (WHERE c.value_index = x.value_index) AS agree{coarse_count}
-FROM ratings c
-JOIN ratings x ON x.task_id = c.task_id AND x.rubric = c.rubric AND x.dimension = c.dimension
-              AND x.target = c.target AND x.role = 'researcher' AND x.value_index IS NOT NULL{coarse_join}
-WHERE c.role = 'contractor' AND c.value_index IS NOT NULL AND c.submitted_at IS NOT NULL AND {where}
-GROUP BY ALL"""
+def weekly_pairs_query(sides: pr.Sides, by_task: bool) -> Query:
+    """Pairs of the one pairing per rater, rubric and week of the subject's rating (and task, `by_task`): how
+    many, how many agree exactly and how many on the coarse scale."""
+    head, params = pr.pair_ctes(sides, carry=("submitted_at",))
+    task = ", task_id" if by_task else ""
+    sql = f"""{head}
+SELECT rater_a AS rater_id, rubric, CAST(date_trunc('week', submitted_at_a) AS DATE) AS week{task},
+       count(*) AS n_pairs, count(*) FILTER (WHERE index_a = index_b) AS agree,
+       count(*) FILTER (WHERE d.coarse[index_a + 1] = d.coarse[index_b + 1]) AS coarse_agree
+FROM pairs JOIN dimensions d USING (rubric, dimension)
+WHERE submitted_at_a IS NOT NULL
+GROUP BY ALL
+ORDER BY ALL"""
+    return Query("weekly_pairs_by_task" if by_task else "weekly_pairs", sql, params)
 
 
 def _weekly_by_contractor(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """Per contractor, rubric and week (Monday): pairs with a researcher and how many agreed exactly."""
-    where, params = filters.where("c")
-    group = "c.rater_id, c.rubric, CAST(date_trunc('week', c.submitted_at) AS DATE) AS week"
-    return con.execute(_pairs_sql(where, group, coarse=False), params).df()
+    sides = pr.comparison_sides(team_filter(filters), "contractor_vs_researcher")
+    return weekly_pairs_query(sides, by_task=False).df(con)
 
 
 def _weekly_by_task(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> pd.DataFrame:
     """One contractor's pairs per rubric, week and task (the task is the unit the bootstrap resamples)."""
-    where, params = subject_filter(filters, contractor).where("c")
-    group = "c.rubric, CAST(date_trunc('week', c.submitted_at) AS DATE) AS week, c.task_id"
-    return con.execute(_pairs_sql(where, group, coarse=True), params).df()
+    sides = pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
+    return weekly_pairs_query(sides, by_task=True).df(con).drop(columns="rater_id")
 
 
 def weekly_agreement(
@@ -420,21 +415,17 @@ def levels_vs_researchers(
 ) -> pd.DataFrame:
     """Per dimension, every level in scale order with the contractor's and the researchers' counts and shares,
     over the pairs on units both rated (side is "contractor" or "researcher")."""
-    where, params = subject_filter(filters, contractor).where("c")
+    head, params = pr.pair_ctes(pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher"))
     df = con.execute(
-        f"""WITH p AS (SELECT c.rubric, c.dimension, c.value_index AS ci, x.value_index AS xi
-                       FROM ratings c JOIN ratings x
-                         ON x.task_id = c.task_id AND x.rubric = c.rubric AND x.dimension = c.dimension
-                        AND x.target = c.target AND x.role = 'researcher' AND x.value_index IS NOT NULL
-                       WHERE c.role = 'contractor' AND c.value_index IS NOT NULL AND {where}),
-                 counts AS (SELECT rubric, dimension, 'contractor' AS role, ci AS level_index, count(*) AS n
-                            FROM p GROUP BY ALL
+        f"""{head},
+                 counts AS (SELECT rubric, dimension, 'contractor' AS role, index_a AS level_index, count(*) AS n
+                            FROM pairs GROUP BY ALL
                             UNION ALL
-                            SELECT rubric, dimension, 'researcher', xi, count(*) FROM p GROUP BY ALL),
+                            SELECT rubric, dimension, 'researcher', index_b, count(*) FROM pairs GROUP BY ALL),
                  lv AS (SELECT d.rubric, d.dimension, coalesce(d.label, d.dimension) AS dimension_label,
                                unnest(d.levels) AS level, unnest(d.coarse) AS coarse,
                                generate_subscripts(d.levels, 1) - 1 AS level_index
-                        FROM dimensions d WHERE (rubric, dimension) IN (SELECT DISTINCT rubric, dimension FROM p)),
+                        FROM dimensions d WHERE (rubric, dimension) IN (SELECT DISTINCT rubric, dimension FROM pairs)),
                  grid AS (SELECT lv.*, role FROM lv CROSS JOIN (VALUES ('contractor'), ('researcher')) AS t(role))
             SELECT g.rubric, g.dimension, g.dimension_label, g.level_index, g.level, g.coarse, g.role,
                    coalesce(c.n, 0) AS n,

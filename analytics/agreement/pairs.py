@@ -117,6 +117,12 @@ def _side_ctes(sides: Sides, columns: str, join_dims: str = "", carry: tuple[str
     return sql, {**s_params, **r_params}
 
 
+def pair_ctes(sides: Sides, carry: tuple[str, ...] = ()) -> tuple[str, dict]:
+    """The pairing as SQL CTEs (`WITH s AS ..., r AS ..., pairs AS (...)`) and its named parameters, for a
+    query elsewhere that aggregates the pairs its own way (the pairing itself is only written here)."""
+    return _side_ctes(sides, "value_index", carry=carry)
+
+
 def pair_query(sides: Sides, grain: str, width: int) -> Query:
     """Per group of `grain` and task signature (sorted confusion cells, index_a * width + index_b): tasks, units."""
     keys = ", ".join(GRAINS[grain])
