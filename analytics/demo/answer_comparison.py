@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from analytics.demo import answer_notes, schedule
 from analytics.demo.answer_options import Option, build_pair
@@ -119,7 +120,7 @@ def submission(task: Task, rater: Rater, rng: random.Random) -> dict:
     when, week = schedule.submitted_at(task.week, rng, lag_days=2 if rater.role == "researcher" else 0)
     order = ["A", "B"] if rater.role == "researcher" or rng.random() < 0.5 else ["B", "A"]
     flag = _flagged(rater, task.question, week, rng)
-    rec = {
+    rec: dict[str, Any] = {
         "format": FORMAT,
         "submission_id": f"{task.task_id}-{rater.rater_id}",
         "task_id": task.task_id,
@@ -213,7 +214,8 @@ def simulate(
     rng = random.Random(f"{seed}-answer-comparison")
     contractors = [r for r in raters if r.role == "contractor"]
     researchers = [r for r in raters if r.role == "researcher"]
-    records, truth = [], {}
+    records: list[dict] = []
+    truth: dict = {}
     for task in make_tasks(rng, n_tasks):
         chosen = pick(rng, contractors, 2 if rng.random() < 0.45 else 3)
         if rng.random() < p_researcher:

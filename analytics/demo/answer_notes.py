@@ -47,8 +47,8 @@ def explanations(options: dict[str, Option], comparison: dict[str, str], rng: ra
         more, n, m = ("A", a.n_core, b.n_core) if a.n_core > b.n_core else ("B", b.n_core, a.n_core)
         out["core"] = phrases.EXPLAIN_CORE.format(opt=more, n=n, m=m)
     if rng.random() < 0.2:
-        opt = "A" if a.true["coherence"] >= b.true["coherence"] else "B"
-        out["coherence"] = phrases.EXPLAIN_COHERENCE.format(opt=opt)
+        better = "A" if a.true["coherence"] >= b.true["coherence"] else "B"
+        out["coherence"] = phrases.EXPLAIN_COHERENCE.format(opt=better)
     return out
 
 

@@ -47,7 +47,7 @@ def _compose(q: Question, z: float, rng: random.Random) -> list[tuple[str, str, 
     """Which sentences an answer of quality z uses, as (sentence, kind, source index) in answer order."""
     core = [(s, "core", i) for i, s in q.core if rng.random() < 0.2 + 0.7 * z]
     side = [(s, "side", i) for i, s in q.side if rng.random() < 0.15 + 0.6 * z]
-    body = core + side
+    body: list[tuple[str, str, int | None]] = [*core, *side]
     if rng.random() < 0.5 * (1 - z) ** 1.2:
         body.insert(rng.randrange(0, len(core) + 1), (q.unsupported[0], "unsup_core", None))
     if rng.random() < 0.35 * (1 - z):
@@ -61,7 +61,9 @@ def build_option(q: Question, z: float, answer_id: str, rng: random.Random) -> O
     """An answer of quality z (0..1) with numbered citations, citation errors and its true ratings."""
     p_cite_error = 0.25 * (1 - z)
     suspicious = next((s for s in q.sources if s[2] == SUSPICIOUS), ("Ask the community", "www.quora.com", SUSPICIOUS))
-    parts, sources, claims = [], [], []
+    parts: list[str] = []
+    sources: list[dict] = []
+    claims: list[dict] = []
     for sentence, kind, src in _compose(q, z, rng):
         relevance = {"core": "Core", "unsup_core": "Core", "irrelevant": "Irrelevant"}.get(kind, "Side")
         support = "No support" if src is None else _support(q.sources[src][2])

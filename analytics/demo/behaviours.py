@@ -9,6 +9,7 @@ noise that grows week by week. Planted behaviours sit on a few named contractors
 from __future__ import annotations
 
 import random
+from collections.abc import Set
 from dataclasses import asdict, dataclass
 
 N_CONTRACTORS = 40
@@ -163,7 +164,7 @@ def impression(rater: Rater, week: int, rng: random.Random) -> float:
     return rng.gauss(0, SHARED_NOISE * rater.noise_in(week))
 
 
-def pick(rng: random.Random, raters: list[Rater], k: int, exclude: set[str] = frozenset()) -> list[Rater]:
+def pick(rng: random.Random, raters: list[Rater], k: int, exclude: Set[str] = frozenset()) -> list[Rater]:
     """k distinct raters drawn with probability proportional to their activity."""
     pool = [r for r in raters if r.rater_id not in exclude]
     chosen: list[Rater] = []

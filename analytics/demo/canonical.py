@@ -8,6 +8,7 @@ loader must quarantine (off-scale value, half score, unknown dimension, ...), fo
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from analytics.demo import answer_comparison as ac
 from analytics.demo.answer_options import build_pair
@@ -113,7 +114,7 @@ def _plant_errors(rows: list[dict], rng: random.Random) -> tuple[list[dict], lis
         ("target", "C", "target not allowed for the dimension"),
     ]
     picks = rng.sample(range(len(rows)), len(spoil))
-    planted = []
+    planted: list[dict[str, Any]] = []
     for i, (fld, raw, what) in zip(picks, spoil, strict=True):
         rows[i] = {**rows[i], fld: raw}
         planted.append({"row": i, "field": fld, "value": raw, "problem": what})

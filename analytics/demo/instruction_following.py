@@ -9,6 +9,7 @@ groups that follow from their own ratings.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from analytics.demo import schedule
 from analytics.demo.behaviours import Rater, impression, perceive, pick, to_level
@@ -125,7 +126,7 @@ def submission(
 ) -> dict:
     """One rater's submission for an instruction and its outputs."""
     when, week = schedule.submitted_at(week0, rng, lag_days=2 if rater.role == "researcher" else 0)
-    rec = {
+    rec: dict[str, Any] = {
         "format": FORMAT,
         "submission_id": f"{task_id}-{rater.rater_id}",
         "task_id": task_id,
@@ -176,7 +177,8 @@ def simulate(raters: list[Rater], seed: int, n_tasks: int = N_TASKS) -> tuple[li
     rng = random.Random(f"{seed}-instruction-following")
     contractors = [r for r in raters if r.role == "contractor"]
     researchers = [r for r in raters if r.role == "researcher"]
-    records, truth = [], {}
+    records: list[dict] = []
+    truth: dict = {}
     for t in range(n_tasks):
         task_id = f"if-{t + 1:05d}"
         instr = rng.choice(INSTRUCTIONS)

@@ -10,6 +10,7 @@ justify the ranking by response id.
 from __future__ import annotations
 
 import random
+from typing import cast
 
 from analytics.demo import schedule
 from analytics.demo.behaviours import Rater, impression, perceive, pick, to_level
@@ -27,8 +28,8 @@ NON_CRITICAL = SCORED_DIMENSIONS[5:]
 
 def rank_bucket(ratings: dict[str, int | None]) -> int:
     """The rank bucket the ratings call for (seeds/003 bucket table): High = 4-5, Medium = 3, Low = 1-2."""
-    critical = [ratings[d] for d in CRITICAL]
-    non_critical = [ratings[d] for d in NON_CRITICAL if ratings.get(d) is not None]
+    critical = [cast(int, ratings[d]) for d in CRITICAL]  # always rated: only citation_correctness may be None
+    non_critical = [v for d in NON_CRITICAL if (v := ratings.get(d)) is not None]
     if all(v >= 4 for v in critical + non_critical):
         return 1
     if all(v >= 4 for v in critical) and all(v >= 3 for v in non_critical) and sum(v == 3 for v in non_critical) <= 2:
@@ -135,7 +136,8 @@ def simulate(raters: list[Rater], seed: int, n_tasks: int = N_TASKS) -> tuple[li
     normal = [c for c in CHATS if not c.reject]
     rejectable = [c for c in CHATS if c.reject]
     ids = rng.sample(range(10000, 99999), 2 * n_tasks)
-    records, truth = [], {}
+    records: list[dict] = []
+    truth: dict = {}
     for t in range(n_tasks):
         task_id = f"pr-{t + 1:05d}"
         chat = rng.choice(rejectable) if rng.random() < P_REJECTABLE else rng.choice(normal)
