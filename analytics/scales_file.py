@@ -107,7 +107,7 @@ def parse_scales(data: bytes | str, file_name: str) -> Scales:
     try:
         doc = json.loads(data)
     except ValueError as e:
-        where = f" at line {e.lineno}, column {e.colno}" if hasattr(e, "lineno") else ""
+        where = f" at line {e.lineno}, column {e.colno}" if isinstance(e, json.JSONDecodeError) else ""
         raise ScalesError(f"{name}: not valid JSON ({getattr(e, 'msg', e)}{where})") from e
     if not isinstance(doc, dict) or "scales" not in doc:
         raise ScalesError(f'{name}: expected a JSON object with a list "scales", e.g. {{"scales": [...]}}')
@@ -289,17 +289,20 @@ def apply_scales(con: duckdb.DuckDBPyConnection, scales: Scales) -> Declared:
     result = Declared(scales.file_name)
     for s in sorted(scales.scales, key=lambda s: s.rubric is None):
         if s.rubric is not None:
-            changed = _declare_for_rubric(con, s, scales.file_name, result)
+            changed = _declare_for_rubric(con, s, s.rubric, scales.file_name, result)
         else:
             changed = _declare_for_all(con, s, scales.file_name, result)
         (result.changed if changed else result.unchanged).append(_target(s))
     return result
 
 
-def _declare_for_rubric(con: duckdb.DuckDBPyConnection, s: DeclaredScale, file_name: str, result: Declared) -> bool:
-    """Declare one rubric's dimension; a different catalogue or declared scale refuses it. Whether it changed."""
-    earlier = _stored_declaration(con, s.rubric, s.dimension)
-    row = _dimension_row(con, s.rubric, s.dimension)
+def _declare_for_rubric(
+    con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str, file_name: str, result: Declared
+) -> bool:
+    """Declare one rubric's dimension (`rubric` is s.rubric); a different catalogue or declared scale refuses it.
+    Whether it changed."""
+    earlier = _stored_declaration(con, rubric, s.dimension)
+    row = _dimension_row(con, rubric, s.dimension)
     if row is not None and row["source"] == "catalogue":
         _refuse_if_different(s, row, "the catalogue's scale")
         return False
@@ -307,8 +310,8 @@ def _declare_for_rubric(con: duckdb.DuckDBPyConnection, s: DeclaredScale, file_n
         _refuse_if_different(s, earlier, f"the scale declared earlier (from {earlier['file_name']})")
         if row is not None and row["source"] == "declared":
             return False
-    _record_declaration(con, s, s.rubric, file_name)
-    result.ratings_reindexed += _replace_scale(con, s, s.rubric, row)
+    _record_declaration(con, s, rubric, file_name)
+    result.ratings_reindexed += _replace_scale(con, s, rubric, row)
     return True
 
 

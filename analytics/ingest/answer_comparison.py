@@ -85,7 +85,7 @@ def _read_submission(
         problems.append(rec.problem(file_name, "options", "expected an object keyed by option id A and B", options))
 
     order = o.get("display_order")
-    comparison = o.get("comparison") if isinstance(o.get("comparison"), dict) else {}
+    comparison = got if isinstance(got := o.get("comparison"), dict) else {}
     if o.get("comparison") is not None and not isinstance(o.get("comparison"), dict):
         problems.append(rec.problem(file_name, "comparison", "expected an object keyed by category", o["comparison"]))
     if order is None or order in (list(OPTION_IDS), list(reversed(OPTION_IDS))):
@@ -104,14 +104,14 @@ def _read_submission(
             if clicked is not None
         ]
 
-    flags = o.get("question_flags") if isinstance(o.get("question_flags"), dict) else {}
+    flags = got if isinstance(got := o.get("question_flags"), dict) else {}
     raised = [k for k, v in flags.items() if v is True]
     status = "flagged" if raised else ("rated" if rows else "incomplete")
     reason = ", ".join(raised) or None
     if status == "flagged" and rows:
         problems += withheld(rows, rec, file_name, status, reason)
         rows = []
-    explanations = o.get("explanations") if isinstance(o.get("explanations"), dict) else None
+    explanations = got if isinstance(got := o.get("explanations"), dict) else None
     details = {
         "task_kind": o.get("task_kind"),
         "display_order": order,
@@ -134,7 +134,7 @@ def _read_submission(
 
 def _absolute_rows(rec: Record, base: Common, oid: str, opt: dict) -> list[dict]:
     """The option's absolute ratings and its better-than-nothing judgment, with the option id as target."""
-    ratings = opt.get("ratings") if isinstance(opt.get("ratings"), dict) else {}
+    ratings = got if isinstance(got := opt.get("ratings"), dict) else {}
     rows = [base.rating(RUBRIC, cat, oid, v, rec) for cat, v in ratings.items() if v is not None]
     if opt.get("better_than_nothing") is not None:
         rows.append(base.rating(RUBRIC, "better_than_nothing", oid, opt["better_than_nothing"], rec))
@@ -154,7 +154,7 @@ def _comparison_rows(rec: Record, base: Common, comparison: dict, flip: bool) ->
 
 def _item(task_id: str, oid: str, opt: dict) -> dict[str, Any]:
     """The option as a task item: the answer and its sources (the rater's trustworthiness labels left out)."""
-    sources = opt.get("sources") if isinstance(opt.get("sources"), list) else []
+    sources = got if isinstance(got := opt.get("sources"), list) else []
     return {
         "task_id": task_id,
         "rubric": RUBRIC,
@@ -171,7 +171,7 @@ def _item(task_id: str, oid: str, opt: dict) -> dict[str, Any]:
 
 def _option_details(opt: dict) -> dict[str, Any]:
     """What the rater wrote about one option besides the ratings: claims, source labels, edits, notes."""
-    sources = opt.get("sources") if isinstance(opt.get("sources"), list) else []
+    sources = got if isinstance(got := opt.get("sources"), list) else []
     labels = [
         {"n": s.get("n"), "trustworthiness": s.get("trustworthiness")}
         for s in sources

@@ -85,7 +85,7 @@ class Parsed:
 def ratings_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Candidate rating rows as a DataFrame with every RATING_COLUMNS column, as text."""
     # Column by column from plain lists: mapping each cell through pandas took seconds per 100,000 rows.
-    data = {}
+    data: dict[str, pd.api.extensions.ExtensionArray | pd.Series] = {}
     for col in RATING_COLUMNS:
         values = [r.get(col) for r in rows]
         if col == "line":

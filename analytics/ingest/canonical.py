@@ -304,7 +304,8 @@ def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str) -> list[Problem
         rows = con.execute("SELECT line, column_name, error_type, csv_line, error_message FROM csv_rejects").fetchall()
     except duckdb.Error:
         return []
-    first_per_line = {}  # DuckDB may report one row several times (once per missing column): one row, one problem
+    # DuckDB may report one row several times (once per missing column): one row, one problem
+    first_per_line: dict[int, tuple] = {}
     for line, col, err_type, csv_line, msg in rows:
         first_per_line.setdefault(int(line), (col, err_type, csv_line, msg))
     return [
@@ -333,7 +334,7 @@ def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> 
                 continue
             try:
                 obj = json.loads(text)
-            except ValueError as e:
+            except json.JSONDecodeError as e:
                 problems.append(Problem(f"{file_name}, line {n}: not valid JSON ({e.msg})", n, raw_value=text[:500]))
                 continue
             if not isinstance(obj, dict):

@@ -116,7 +116,7 @@ def _output_rows(rec: Record, base: Common, oid: str, out: dict) -> list[dict]:
     rows = []
     if out.get("rating") is not None:
         rows.append(base.rating(RUBRIC, "rating", oid, out["rating"], rec))
-    labels = out.get("labels") if isinstance(out.get("labels"), dict) else {}
+    labels = got if isinstance(got := out.get("labels"), dict) else {}
     rubric = rubrics.RUBRICS[RUBRIC]
     for name, value in labels.items():
         missing = rubric.dimension(name).missing_values if rubric.has_dimension(name) else ()

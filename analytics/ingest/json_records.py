@@ -87,7 +87,7 @@ def read_document(path: Path, file_name: str, what: str, name_of: Callable[[dict
         ) from e
     try:
         top = json.loads(text)
-    except ValueError as e:
+    except json.JSONDecodeError as e:
         if first == b"{":
             return _read_lines(data, file_name, name_of)
         raise FileRejected(f"{file_name}, line {e.lineno}, column {e.colno}: not valid JSON ({e.msg})") from e
@@ -117,7 +117,7 @@ def _read_lines(data: bytes, file_name: str, name_of: Callable[[dict, int], str]
                 here.problem(file_name, None, f"not UTF-8 text (byte 0x{raw[e.start]:02x}); save the file as UTF-8")
             )
             continue
-        except ValueError as e:
+        except json.JSONDecodeError as e:
             problems.append(here.problem(file_name, None, f"not valid JSON ({e.msg})", raw.decode("utf-8", "replace")))
             continue
         if not isinstance(obj, dict):
@@ -204,10 +204,10 @@ def common_fields(
     """The shared fields of a record, or the problem that a required one is missing."""
     o = rec.obj
     task_key, rater_key = id_fields
-    for key in (task_key, rater_key):
-        if text_or_none(o.get(key)) is None:
-            return rec.problem(file_name, key, f"missing required field {key}; the record is not used")
-    task_id, rater_id = text_or_none(o[task_key]), text_or_none(o[rater_key])
+    task_id, rater_id = text_or_none(o.get(task_key)), text_or_none(o.get(rater_key))
+    if task_id is None or rater_id is None:
+        key = task_key if task_id is None else rater_key
+        return rec.problem(file_name, key, f"missing required field {key}; the record is not used")
     text_at, ts = timestamp(o.get("submitted_at"))
     duration_text = text_or_none(o.get("duration_s"))
     return Common(

@@ -322,8 +322,8 @@ def _input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
 def _submitted_ts_sql(con: duckdb.DuckDBPyConnection, source: str) -> str:
     """SQL for submitted_at as a UTC timestamp: a time with a zone (Z, +02:00, a TIMESTAMPTZ column) is converted,
     like the JSON formats do; one without a zone is kept as written. A plain cast to TIMESTAMP drops the offset."""
-    kind = con.execute(f"SELECT typeof(submitted_at) FROM {source} LIMIT 1").fetchall()
-    kind = kind[0][0] if kind else "VARCHAR"
+    first = con.execute(f"SELECT typeof(submitted_at) FROM {source} LIMIT 1").fetchall()
+    kind = first[0][0] if first else "VARCHAR"
     if kind == "TIMESTAMP WITH TIME ZONE":
         return "timezone('UTC', submitted_at)"
     if kind != "VARCHAR":

@@ -107,7 +107,7 @@ def _responses(rec: Record, task_id: str, file_name: str) -> tuple[dict[str, dic
 
 def _response_rows(rec: Record, base: Common, rid: str, resp: dict) -> list[dict]:
     """The response's 1-5 ratings (null is not rated) and its rank bucket, with the response id as target."""
-    ratings = resp.get("ratings") if isinstance(resp.get("ratings"), dict) else {}
+    ratings = got if isinstance(got := resp.get("ratings"), dict) else {}
     rows = [base.rating(RUBRIC, dim, rid, v, rec) for dim, v in ratings.items() if v is not None]
     if resp.get("rank") is not None:
         rows.append(base.rating(RUBRIC, "rank", rid, resp["rank"], rec))
@@ -120,8 +120,8 @@ def _status(rec: Record, has_ratings: bool, file_name: str) -> tuple[str, str | 
     action = text_or_none(o.get("action"))
     problems = []
     if action is not None and action not in ACTIONS:
-        reason = f"action {action} is not one of {', '.join(ACTIONS)}; taken from whether there are ratings"
-        problems.append(rec.problem(file_name, "action", reason, action, counts=False))
+        note = f"action {action} is not one of {', '.join(ACTIONS)}; taken from whether there are ratings"
+        problems.append(rec.problem(file_name, "action", note, action, counts=False))
         action = None
     status = ACTIONS[action] if action else ("rated" if has_ratings else "incomplete")
     reason = text_or_none(o.get("rejection_reason")) if status == "rejected" else text_or_none(o.get("skip_reason"))
@@ -159,7 +159,7 @@ def _submission(rec: Record, base: Common, status: str, reason: str | None, resp
 
 def _task(o: dict, task_id: str) -> dict[str, Any]:
     """The task row: the latest prompt, the conversation before it as readable context."""
-    conversation = o.get("conversation") if isinstance(o.get("conversation"), list) else []
+    conversation = got if isinstance(got := o.get("conversation"), list) else []
     turns = [f"{t.get('role', '?')}: {t.get('text', '')}" for t in conversation if isinstance(t, dict)]
     metadata = {"conversation": conversation or None, "facebook_post_task": o.get("facebook_post_task")}
     return {
