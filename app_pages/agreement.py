@@ -211,18 +211,25 @@ else:
 st.subheader("Rater x rater agreement")
 pair_stat = st.selectbox("Cell value", list(view.PAIRWISE_STATS), format_func=view.label, key="agr_pair_statistic")
 pm = view.pairs_for(load_pairwise(state.version(), filters, rubric, dimension, coarse, level), comparison)
-if pm.empty or pm[pair_stat].isna().all():
-    st.info(f"No pair of raters shares a unit on this dimension, or {view.label(pair_stat)} does not apply here.")
+if pm.empty:
+    st.info("No pair of raters shares a unit on this dimension under these filters.")
 else:
-    st.caption(
-        f"Each pair's {view.label(pair_stat)} (colour) over the units both rated (the number in the cell); "
-        f"fewer than {agreement.MIN_TASKS} shared tasks make a single pair's figure indicative only."
-    )
-    title = f"{view.label(pair_stat).capitalize()} on {labels.get(dimension, dimension)}, pair by pair"
-    rows, columns = ("rater_b", "rater_a") if comparison == "contractor_vs_researcher" else ("rater_a", "rater_b")
-    chart = charts.pairwise_heatmap(pm, pair_stat, view.label(pair_stat), title, rows, columns)
-    st.altair_chart(chart, width="content")
-    config = view.column_config(pm, "shared units")
+    n_pairs = len(pm) // 2 if comparison != "contractor_vs_researcher" else len(pm)
+    if pm[pair_stat].isna().all():
+        st.info(
+            f"{view.label(pair_stat).capitalize()} is undefined or does not apply for every one of the {n_pairs} "
+            "rater pairs below (the notes of the tables above say why); choose another cell value."
+        )
+    else:
+        st.caption(
+            f"Each pair's {view.label(pair_stat)} (colour) over the units both rated (the number in the cell); "
+            f"fewer than {agreement.MIN_TASKS} shared tasks make a single pair's figure indicative only."
+        )
+        title = f"{view.label(pair_stat).capitalize()} on {labels.get(dimension, dimension)}, pair by pair"
+        rows, columns = ("rater_b", "rater_a") if comparison == "contractor_vs_researcher" else ("rater_a", "rater_b")
+        chart = charts.pairwise_heatmap(pm, pair_stat, view.label(pair_stat), title, rows, columns)
+        st.altair_chart(chart, width="content")
+    config = view.column_config(pm, "shared pairs")
     table(pm, f"rater pairs {rubric} {dimension}", key="dl_pairs", column_config=config)
 
 # --- kappa paradox -----------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ CARD_TABLE = [
 
 @st.cache_data(max_entries=8, show_spinner="Computing the researchers' agreement with each other...")
 def load_ceiling(version: tuple, rubric: str | None):
-    """Each researcher's agreement with the others (all dates: it does not change with the date filter)."""
+    """The researcher ceiling per dimension (all dates: it does not change with the date filter)."""
     return feedback.researcher_figures(state.cursor(), rubric)
 
 
@@ -145,7 +145,8 @@ rep: feedback.FeedbackReport = data["report"]
 st.caption(
     md_escape(f"{report.period_text(rep)}. Covers {report.filters_text(rep)} (the sidebar's rubric and dates).")
     + " Other contractors appear only as the team median (the median of the other contractors' own figures); "
-    "the researcher ceiling is the median of each researcher's agreement with the other researchers (all dates)."
+    "the researcher ceiling is how well researchers agree with each other: every pair of researchers on the same "
+    "units, all dates."
 )
 stem = report.file_stem(rep)
 d1, d2, d3 = st.columns(3)

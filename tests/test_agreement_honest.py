@@ -407,3 +407,68 @@ def test_snow_rte_pooled_is_not_the_average_of_workers(tmp_path):
     assert per_worker == pytest.approx((tsv["response"] == tsv["gold"]).groupby(tsv["worker"]).mean().mean())
     assert per_worker == pytest.approx(0.8370, abs=5e-4)
     assert pooled["n_tasks"] == 800 and not math.isnan(pooled["cohen_kappa"])
+
+
+@pytest.mark.skipif(
+    not (SHARED / "real-data" / "snow2008").exists() and os.environ.get("CI") != "true",
+    reason="../shared/real-data is not beside this checkout",
+)
+def test_snow_wsd_sense_codes_declared_nominal(tmp_path):
+    """Snow et al. (2008) WSD: senses coded 1, 2, 3 are categories. Undeclared numbers are values (ordinal alpha
+    0.958, krippendorff 0.9.0); declared nominal with --scales the alpha is the nominal 0.937 (krippendorff)."""
+    import krippendorff
+
+    tsv = pd.read_csv(SHARED / "real-data" / "snow2008" / "wsd.standardized.tsv", sep="\t")
+    tsv.columns = ["annotation", "worker", "item", "response", "gold"]
+    rows = tsv.assign(task_id=tsv["item"], rater_id=tsv["worker"], role="contractor", value=tsv["response"])
+    path = tmp_path / "wsd.csv"
+    rows[["task_id", "rater_id", "role", "value"]].assign(rubric="wsd", dimension="sense").to_csv(path, index=False)
+    scales = tmp_path / "senses.json"
+    scales.write_text(json.dumps({"scales": [{"dimension": "sense", "level": "nominal", "levels": ["1", "2", "3"]}]}))
+    matrix = tsv.pivot_table(index="worker", columns="item", values="response", aggfunc="first").to_numpy(float)
+
+    def alpha(*extra: str) -> dict:
+        args = [sys.executable, "-m", "analytics", "agreement", str(path), "--json", "--n-boot", "0", *extra]
+        out = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)["dimensions"][0]
+
+    undeclared, declared = alpha(), alpha("--scales", str(scales))
+    want = {
+        lv: krippendorff.alpha(reliability_data=matrix, level_of_measurement=lv, value_domain=[1, 2, 3])
+        for lv in ("nominal", "ordinal")
+    }
+    assert undeclared["level"] == "ordinal" and undeclared["krippendorff_alpha"] == pytest.approx(want["ordinal"])
+    assert declared["level"] == "nominal" and declared["krippendorff_alpha"] == pytest.approx(want["nominal"])
+    assert want["nominal"] == pytest.approx(0.9372, abs=5e-4)
+
+
+def test_gwet_ac2_weights_by_value_on_a_gapped_scale():
+    """AC2 on a gapped scale uses weights on the values (Gwet 2014, ch. 3: linear weights on the category
+    values), so it differs from AC2 on positions."""
+    t = np.array([[3, 1, 0, 0], [1, 2, 1, 0], [0, 1, 2, 1], [0, 0, 1, 3.0]])
+    values = np.array([1, 2, 4, 5.0])
+    w = 1 - np.abs(values[:, None] - values[None, :]) / 4
+    p = t / t.sum()
+    pa = (w * p).sum()
+    pi = (p.sum(0) + p.sum(1)) / 2
+    pe = w.sum() / (4 * 3) * (pi * (1 - pi)).sum()
+    got = co.pair_gwet_ac(t, "linear", values).value
+    assert got == pytest.approx((pa - pe) / (1 - pe))
+    assert abs(got - co.pair_gwet_ac(t, "linear").value) > 1e-3
+
+
+def test_command_line_and_report_agree_on_every_rater_figure(demo_store):
+    """The JSON's raters[] are the report's rater rows, figure for figure (pages read the same report)."""
+    con = store.open_store(demo_store, read_only=True)
+    f = Filters(rubric="instruction_following")
+    payload = agreement.contract_payload(con, f, n_boot=200, seed=4)
+    report = agreement.agreement_report(con, f, n_boot=200, seed=4)
+    con.close()
+    rows = {(r["rater_id"], r["dimension"]): r for r in payload["raters"]}
+    assert len(rows) == len(report.raters)
+    for r in report.raters.to_dict("records"):
+        j = rows[(r["rater_id"], r["dimension"])]
+        for key in ("n", "n_tasks", "exact_agreement", "cohen_kappa", "cohen_kappa_ci_low", "weighted_kappa_ci_high"):
+            want = r[key]
+            assert (j[key] is None and pd.isna(want)) or j[key] == pytest.approx(want), (r["rater_id"], key)

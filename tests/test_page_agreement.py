@@ -310,3 +310,19 @@ def test_sidebar_filters_and_the_sql_behind_the_figures(app_store):
     report = agreement.agreement_report(con, Filters(rubric="article_likert"), "contractor_vs_researcher", n_boot=0)
     con.close()
     assert codes == [q.sql for q in report.queries]  # the SQL shown is the SQL that ran, in order
+
+
+def test_agreement_and_feedback_pages_show_one_ceiling_and_one_team_median(app_store):
+    """With one contractor selected, the Agreement page's researcher ceiling and team median are the Feedback
+    page's figures for that contractor (issue: 0.718 on one page, 0.710 on the other)."""
+    at = app_test(PAGE)
+    at.sidebar.multiselect(key="f_raters").select("c03").run()
+    assert not at.exception
+    m = metrics(at)
+    fb = app_test("app_pages/feedback.py")
+    fb.sidebar.multiselect(key="f_raters").select("c03").run()
+    assert not fb.exception
+    card = frame(fb, "ceiling_kappa")
+    primary = card[card["is_primary"].astype(bool)].iloc[0]
+    assert float(m["Researcher ceiling"]) == pytest.approx(primary["ceiling_kappa"], abs=5e-4)
+    assert float(m["Team median"]) == pytest.approx(primary["team_kappa"], abs=5e-4)
