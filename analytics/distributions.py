@@ -103,13 +103,15 @@ def level_distribution(con: duckdb.DuckDBPyConnection, rubric: str, filters: Fil
 def rater_levels(
     con: duckdb.DuckDBPyConnection, rubric: str, dimension: str, filters: Filters = NO_FILTERS
 ) -> pd.DataFrame:
-    """Per rater: every level of one dimension in scale order with the rater's count and share (long form)."""
+    """Per rater: every level of one dimension in scale order with the rater's count and share (long form);
+    missing ratings (no level) are not counted."""
     where, params = filters.but(rubric=rubric, dimensions=(dimension,)).where("r")
     return con.execute(
         f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ? AND dimension = ?),
                  lv AS (SELECT unnest(levels) AS level, generate_subscripts(levels, 1) - 1 AS level_index FROM d),
                  counts AS (SELECT r.rater_id, any_value(r.role) AS role, r.value_index, count(*) AS n
-                            FROM ratings r WHERE {where} GROUP BY r.rater_id, r.value_index),
+                            FROM ratings r WHERE r.value_index IS NOT NULL AND {where}
+                            GROUP BY r.rater_id, r.value_index),
                  raters AS (SELECT rater_id, any_value(role) AS role, CAST(sum(n) AS BIGINT) AS rater_total,
                                    sum(n * (value_index + 1)) / sum(n) AS mean_level
                             FROM counts GROUP BY rater_id)

@@ -236,3 +236,13 @@ def test_uncatalogued_rubric_uses_inferred_scale(con):
     assert df.loc[df["role"] == "contractor", "level"].tolist() == ["2", "10"]  # numeric order, not text order
     shift = dist.shift_from_researchers(con, "mine")
     assert shift.iloc[0]["mean_difference"] == pytest.approx(1.0)
+
+
+def test_rater_levels_leave_missing_ratings_out(con):
+    """A missing rating ("NA": kept, never a level) counts in no level, no total and no mean level."""
+    data = "task_id,rater_id,rubric,dimension,value\nt1,c1,study,score,1\nt2,c1,study,score,3\nt3,c1,study,score,NA\n"
+    result = ingest_bytes(con, data.encode(), "na.csv")
+    assert result.status == "loaded" and result.rows_missing == 1, result.errors
+    levels = dist.rater_levels(con, "study", "score")
+    assert set(levels["rater_total"]) == {2} and set(levels["mean_level"]) == {1.5}
+    assert levels["n"].sum() == 2
