@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from analytics import store
 from analytics.ingest import FORMATS
@@ -48,7 +49,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     results = [ingest_file(con, f, fmt=args.format, role=args.role).as_dict() for f in args.files]
     con.close()
     if args.json:
-        payload = {"files": results}
+        payload: dict[str, Any] = {"files": results}
         if declared:
             payload["scales"] = {"file": declared.file_name, "declared": declared.changed,
                                  "unchanged": declared.unchanged, "ratings_reindexed": declared.ratings_reindexed}  # fmt: skip
@@ -61,8 +62,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"{r['file']}: {r['status']} ({r['format']}), {r['rows_loaded']} loaded"
                 f"{f' ({m} missing)' if (m := r.get('rows_missing')) else ''}, {r['rows_quarantined']} quarantined"
             )
-            for e in r["errors"][:10]:
-                print(f"  - {e}")
+            for err in r["errors"][:10]:
+                print(f"  - {err}")
     return 0 if all(r["status"] != "rejected" for r in results) else 1
 
 

@@ -20,7 +20,8 @@ class Filters:
     def where(self, alias: str = "") -> tuple[str, list]:
         """A SQL condition on the ratings table (columns prefixed with `alias.`) and its bound parameters."""
         p = f"{alias}." if alias else ""
-        parts, params = ["TRUE"], []
+        parts: list[str] = ["TRUE"]
+        params: list = []
         if self.rubric:
             parts.append(f"{p}rubric = ?")
             params.append(self.rubric)

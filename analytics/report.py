@@ -12,6 +12,7 @@ import datetime as dt
 import html
 import math
 import re
+from typing import Any
 
 import pandas as pd
 
@@ -87,7 +88,7 @@ def fmt_ci(value: object, lo: object, hi: object, digits: int = 2) -> str:
     return f"{fmt(value, digits)} [{fmt(lo, digits)}, {fmt(hi, digits)}]"
 
 
-def _fmt_time(t: object) -> str:
+def _fmt_time(t: Any) -> str:
     """A timestamp to the minute ("–" when missing)."""
     return "–" if _missing(t) else f"{pd.Timestamp(t):%Y-%m-%d %H:%M}"
 
@@ -106,8 +107,9 @@ def filters_text(report: FeedbackReport) -> str:
 def period_text(report: FeedbackReport) -> str:
     """The contractor's first and last rating dates and their number of ratings ("no dates" when the files
     gave none)."""
-    first = None if _missing(report.first_rating) else f"{pd.Timestamp(report.first_rating):%Y-%m-%d}"
-    last = None if _missing(report.last_rating) else f"{pd.Timestamp(report.last_rating):%Y-%m-%d}"
+    first_at, last_at = report.first_rating, report.last_rating
+    first = None if first_at is None or _missing(first_at) else f"{pd.Timestamp(first_at):%Y-%m-%d}"
+    last = None if last_at is None or _missing(last_at) else f"{pd.Timestamp(last_at):%Y-%m-%d}"
     if first is None and last is None:
         return f"{report.n_ratings:,} ratings, no dates"
     if first is None or last is None:
@@ -273,14 +275,14 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     out += ["", "## Agreement with researchers, per dimension", "", md_escape(EXPLAIN)]
     rows = card_rows(report)
     for rubric, g in rows.groupby("rubric", sort=False):
-        out += ["", f"### {md_escape(rubric_title(rubric))}", ""]
+        out += ["", f"### {md_escape(rubric_title(str(rubric)))}", ""]
         out += _md_table(g.drop(columns="rubric"))
     if rows.empty:
         out += ["", "No unit shared with a researcher."]
     out += ["", "## Agreement week by week", "", md_escape(WEEKLY_EXPLAIN)]
     weekly = weekly_rows(report)
     for rubric, g in weekly.groupby("rubric", sort=False):
-        out += ["", f"### {md_escape(rubric_title(rubric))}", ""]
+        out += ["", f"### {md_escape(rubric_title(str(rubric)))}", ""]
         out += _md_table(g.drop(columns="rubric"))
     if not report.trend.empty:
         out += ["", "First against second half of your weeks (change with its 95% interval):", ""]
@@ -288,7 +290,7 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     out += ["", "## Levels you use, against researchers on the same units", ""]
     levels = level_summary(report.levels)
     for rubric, g in levels.groupby("rubric", sort=False):
-        out += [f"### {md_escape(rubric_title(rubric))}", ""]
+        out += [f"### {md_escape(rubric_title(str(rubric)))}", ""]
         out += [*_md_table(g.drop(columns="rubric")), ""]
     out += ["## Time per submission", ""]
     out += _md_table(duration_rows(report)) if not report.durations.empty else ["No durations were recorded."]
@@ -422,7 +424,8 @@ def weekly_svg(weekly: pd.DataFrame, width: int = 640, height: int = 190) -> str
         parts.append(
             f'<text x="{px(i):.1f}" y="{height - bottom + 14}" font-size="10" text-anchor="middle">{label}</text>'
         )
-    for i, r in w.iterrows():  # the interval of each week as a vertical band segment
+    # the interval of each week as a vertical band segment (w has a RangeIndex: i is the position)
+    for i, (_, r) in enumerate(w.iterrows()):
         if not _missing(r["ci_low"]):
             parts.append(
                 f'<line x1="{px(i):.1f}" y1="{py(r["ci_low"]):.1f}" x2="{px(i):.1f}" y2="{py(r["ci_high"]):.1f}" '
@@ -434,7 +437,7 @@ def weekly_svg(weekly: pd.DataFrame, width: int = 640, height: int = 190) -> str
         parts.append(f'<polyline points="{pts}" fill="none" stroke="{TEAM}" stroke-dasharray="4 3"/>')
     pts = " ".join(f"{px(i):.1f},{py(v):.1f}" for i, v in enumerate(w["exact_agreement"]))
     parts.append(f'<polyline points="{pts}" fill="none" stroke="{YOU}" stroke-width="2"/>')
-    for i, r in w.iterrows():
+    for i, (_, r) in enumerate(w.iterrows()):  # w has a RangeIndex: i is the position
         fill = "white" if r["small_n"] else YOU
         parts.append(
             f'<circle cx="{px(i):.1f}" cy="{py(r["exact_agreement"]):.1f}" r="3.5" fill="{fill}" stroke="{YOU}"/>'
@@ -479,7 +482,8 @@ def _levels_html(levels: pd.DataFrame) -> str:
     for (rubric, _, label), g in levels.groupby(["rubric", "dimension", "dimension_label"], sort=False):
         if rubric != current:
             out.append(
-                ("</div>" if current is not None else "") + f"<h3>{_e(rubric_title(rubric))}</h3><div class='dims'>"
+                ("</div>" if current is not None else "")
+                + f"<h3>{_e(rubric_title(str(rubric)))}</h3><div class='dims'>"
             )
             current = rubric
         n = int(g.loc[g["role"] == "contractor", "n"].sum())
