@@ -5,6 +5,8 @@ Every piece of submission text is shown with st.text (never parsed as markdown o
 
 from __future__ import annotations
 
+from typing import cast
+
 import pandas as pd
 import streamlit as st
 
@@ -89,10 +91,10 @@ def note_form(key: dis.CaseKey, existing: pd.DataFrame) -> None:
     case = "\x1f".join(key.params())
     if st.session_state.get("note_case") != case:  # a new case: load its saved note into the form
         st.session_state["note_case"] = case
-        note = existing.iloc[0] if not existing.empty else None
-        st.session_state["note_status"] = note["status"] if note is not None else dis.NOTE_STATUSES[0]
-        st.session_state["note_text"] = (note["note"] or "") if note is not None else ""
-        st.session_state["note_reviewer"] = (note["reviewer"] or "") if note is not None else ""
+        saved = existing.iloc[0] if not existing.empty else None
+        st.session_state["note_status"] = saved["status"] if saved is not None else dis.NOTE_STATUSES[0]
+        st.session_state["note_text"] = (saved["note"] or "") if saved is not None else ""
+        st.session_state["note_reviewer"] = (saved["reviewer"] or "") if saved is not None else ""
     if not existing.empty:
         n = existing.iloc[0]
         st.caption(md_escape(f"Saved {n['updated_at']:%Y-%m-%d %H:%M} by {n['reviewer'] or 'someone'}: {n['status']}"))
@@ -196,7 +198,7 @@ for col, rater, role in ((cc, key.contractor_id, "Contractor"), (rc, key.researc
     with col, st.container(border=True):
         st.markdown(f"**{role} {md_escape(rater)}**")
         if rater in subs.index:
-            rater_texts(subs.loc[rater])
+            rater_texts(cast(pd.Series, subs.loc[rater]))  # one submission per rater: the index is unique
         else:
             st.caption("No submission text was loaded for this rater.")
 others = subs[~subs["rater_id"].isin([key.contractor_id, key.researcher_id])]

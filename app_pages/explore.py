@@ -49,7 +49,7 @@ with tables:
     st.subheader("Tables")
     schema = load_schema(state.version())
     for name, columns in schema.groupby("table", sort=True):
-        with st.expander(name):
+        with st.expander(str(name)):
             st.dataframe(columns[["column", "type"]], hide_index=True, width="stretch")
 
 with editor:

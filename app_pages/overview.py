@@ -41,11 +41,11 @@ c[4].metric(
     "the contractors, dates their ratings, researcher labels count whatever their date).",
 )
 c[5].metric("Files loaded", s.files_loaded)
-c = st.columns(3)
-c[0].metric("Incomplete or skipped submissions", f"{s.incomplete_submissions:,}")
-c[1].metric("Quarantined rows", f"{s.quarantined_rows:,}", help="Rows that could not be used; see the Data page.")
+c2 = st.columns(3)
+c2[0].metric("Incomplete or skipped submissions", f"{s.incomplete_submissions:,}")
+c2[1].metric("Quarantined rows", f"{s.quarantined_rows:,}", help="Rows that could not be used; see the Data page.")
 if s.first_rating:
-    c[2].metric("Period", f"{s.first_rating:%d %b} – {s.last_rating:%d %b %Y}")
+    c2[2].metric("Period", f"{s.first_rating:%d %b} – {s.last_rating:%d %b %Y}")
 
 if s.ratings == 0:
     st.info("No ratings match these filters. Load files on the Data page or widen the filters.")

@@ -128,8 +128,8 @@ def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
 def _label(meta: pd.DataFrame, dimension: str) -> str:
     if dimension not in meta.index:
         return dimension
-    text = meta.loc[dimension, "label"]
-    return f"{text} (primary)" if bool(meta.loc[dimension, "is_primary"]) else str(text)
+    text = str(meta.loc[dimension, "label"])
+    return f"{text} (primary)" if bool(meta.loc[dimension, "is_primary"]) else text
 
 
 def coefficient_table(report) -> pd.DataFrame:
@@ -214,7 +214,7 @@ def confusion_frame(cm: pd.DataFrame) -> pd.DataFrame:
     """The confusion matrix for the heatmap: levels as text, each cell's share of its row, the level order."""
     levels = tuple(str(x) for x in cm["subject_level"].cat.categories)
     totals = cm.groupby("subject_level", observed=False)["n"].transform("sum")
-    return cm.assign(row_share=(cm["n"] / totals.where(totals > 0)).fillna(0.0), levels=[levels] * len(cm))
+    return cm.assign(row_share=(cm["n"] / totals.where(totals > 0)).fillna(0.0), levels=[levels] * len(cm))  # type: ignore[list-item]  # pandas-stubs: assign takes a list of any values
 
 
 def confusion_wide(cm: pd.DataFrame, subject: str, reference: str) -> pd.DataFrame:

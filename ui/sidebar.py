@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import streamlit as st
 
 from analytics import overview
@@ -41,7 +43,7 @@ def render() -> Filters:
         )
         roles = st.multiselect("Role", ROLES, key="f_roles", placeholder="All roles")
         raters = st.multiselect("Raters", opts["raters"], key="f_raters", placeholder="All raters")
-        dates = ()
+        dates: tuple[dt.date, ...] = ()
         if opts["date_min"] and opts["date_max"]:
             dates = st.date_input(
                 "Submitted between",
