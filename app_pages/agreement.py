@@ -58,7 +58,7 @@ if rubric is None:
 
 c = st.columns([2, 2, 2])
 comparison = c[0].selectbox(
-    "Comparison", list(view.COMPARISONS), format_func=view.COMPARISONS.get, key="agr_comparison"
+    "Comparison", list(view.COMPARISONS), format_func=view.COMPARISONS.__getitem__, key="agr_comparison"
 )
 scale = c[1].radio(
     "Scale",
@@ -96,7 +96,7 @@ if report.dimensions.empty:
     st.stop()
 
 labels = dict(zip(dims["dimension"], dims["label"], strict=True))
-used = [d for d in dims["dimension"] if d in set(report.dimensions["dimension"])]
+used: list[str] = [d for d in dims["dimension"] if d in set(report.dimensions["dimension"])]
 primary = [d for d in dims.loc[dims["is_primary"], "dimension"] if d in used]
 
 # --- per dimension -----------------------------------------------------------------------------------------
@@ -126,8 +126,8 @@ with st.expander("Every coefficient in long form (value, interval, n, why undefi
 
 # --- per rater ---------------------------------------------------------------------------------------------
 st.subheader(f"Each {subject.lower()} against {reference}")
-c = st.columns(2)
-dimension = c[0].selectbox(
+c2 = st.columns(2)
+dimension = c2[0].selectbox(
     "Dimension",
     used,
     index=used.index(primary[0]) if primary else 0,
@@ -138,7 +138,7 @@ stats = view.rater_statistics(report.raters, rubric, dimension)
 if not stats:
     st.info(f"No {subject.lower()} shares a unit with {reference} on this dimension.")
 else:
-    statistic = c[1].selectbox(
+    statistic = c2[1].selectbox(
         "Statistic", stats, index=view.default_statistic(stats), key="agr_statistic", format_func=view.label
     )
     ceiling_rows = report.ceiling if comparison != "researcher_vs_researcher" else None
@@ -147,7 +147,7 @@ else:
     m = st.columns(4)
     m[0].metric(f"{subjects.capitalize()} with a value", len(points))
     for i, row in enumerate(yard.itertuples(), start=1):
-        m[i].metric(row.reference, f"{row.value:.3f}", help=f"{view.label(statistic)}: {row.basis}")
+        m[i].metric(str(row.reference), f"{row.value:.3f}", help=f"{view.label(statistic)}: {row.basis}")
     few = int(points["small_n"].sum())
     m[3].metric(f"Fewer than {agreement.MIN_TASKS} tasks", few)
     if few:
@@ -249,10 +249,10 @@ if flagged:
         format_func=lambda d: labels.get(d, d),
     )
     diag = load_paradox(state.version(), filters, rubric, pdim, comparison)
-    m = st.columns(3)
-    m[0].metric("Percent agreement", f"{diag.percent_agreement:.1%}")
-    m[1].metric("Cohen's kappa", "undefined" if pd.isna(diag.kappa) else f"{diag.kappa:.3f}")
-    m[2].metric("Gwet's AC1", "undefined" if pd.isna(diag.gwet_ac1) else f"{diag.gwet_ac1:.3f}")
+    m3 = st.columns(3)
+    m3[0].metric("Percent agreement", f"{diag.percent_agreement:.1%}")
+    m3[1].metric("Cohen's kappa", "undefined" if pd.isna(diag.kappa) else f"{diag.kappa:.3f}")
+    m3[2].metric("Gwet's AC1", "undefined" if pd.isna(diag.gwet_ac1) else f"{diag.gwet_ac1:.3f}")
     st.info(md_escape(diag.sentence))
     marg = view.marginals_frame(diag, subjects.capitalize(), f"{ref_title}s")
     st.altair_chart(charts.paradox_marginals(marg, f"Level shares on {labels.get(pdim, pdim)}"), width="stretch")

@@ -169,7 +169,7 @@ else:
     rubric = (
         c1.selectbox("Rubric", rated, key="fb_rubric", format_func=sidebar.rubric_title) if len(rated) > 1 else rated[0]
     )
-    stat = c2.selectbox("Statistic", list(STATISTICS), key="fb_statistic", format_func=STATISTICS.get)
+    stat = c2.selectbox("Statistic", list(STATISTICS), key="fb_statistic", format_func=STATISTICS.__getitem__)
     shown = card[(card["rubric"] == rubric) & (card["n"] > 0)]
     shown = shown.assign(
         dimension_label=shown["dimension_label"] + shown["is_primary"].map({True: " (primary)", False: ""})
