@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import duckdb
 import numpy as np
@@ -326,7 +327,7 @@ def _weekly(by_task: pd.DataFrame, contractor: str, team: TeamFigures, n_boot: i
         rows.append(
             {
                 "rubric": rubric,
-                "week": pd.Timestamp(week),
+                "week": pd.Timestamp(cast(dt.date, week)),  # pandas-stubs types groupby keys as Hashable
                 "n_pairs": int(pairs.sum()),
                 "n_tasks": len(g),
                 "exact_agreement": value,
@@ -645,9 +646,9 @@ def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> 
     shifted = card[(card["mean_difference_ci_low"] > 0) | (card["mean_difference_ci_high"] < 0)]
     for rubric, g in shifted.groupby("rubric", sort=True):
         later = int((g["mean_difference"] > 0).sum())
-        top = g.loc[g["mean_difference"].abs().idxmax()]
+        top = g.loc[g["mean_difference"].abs().idxmax()]  # type: ignore[call-overload]  # pandas-stubs: idxmax is Hashable
         out.append(
-            f"{rubric_title(rubric)}: on {len(g)} dimension(s) your ratings differ from researchers' on the same "
+            f"{rubric_title(str(rubric))}: on {len(g)} dimension(s) your ratings differ from researchers' on the same "
             f"units in one direction (95% interval of the mean difference excludes 0): {later} later on the "
             f"scale, {len(g) - later} earlier; the largest is {top['dimension_label']} "
             f"({top['mean_difference']:+.2f} levels)."

@@ -93,7 +93,7 @@ def _fmt(v, ci: tuple | None = None) -> str:
 def contract_text(payload: dict) -> str:
     """The readable tables the command line prints without --json."""
     lines = ["Agreement among all raters, per dimension"]
-    dcols = ("rubric", "dimension", "level", "n_units", "n_tasks", "n_raters", "percent_agreement")
+    dcols: tuple[str, ...] = ("rubric", "dimension", "level", "n_units", "n_tasks", "n_raters", "percent_agreement")
     dcols += ("krippendorff_alpha", "fleiss_kappa", "fleiss_kappa_name", "gwet_ac1")
     lines += _text_table(payload["dimensions"], dcols, ("krippendorff_alpha",), payload["min_tasks"])
     pair_cols = ("n", "n_units", "n_tasks", "exact_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa")

@@ -11,6 +11,7 @@ describe the team); dates select ratings by when they were submitted.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -76,7 +77,7 @@ class TaskPatterns:
 
 def task_patterns(df: pd.DataFrame, q_of) -> dict[tuple[str, str], TaskPatterns]:
     """Decode a `task_patterns_query` result per dimension (values off the dimension's scale are dropped)."""
-    out = {}
+    out: dict[tuple[str, str], TaskPatterns] = {}
     for key, g in df.groupby(["rubric", "dimension"], sort=True) if not df.empty else []:
         q = q_of(key)
         if q is None:
@@ -96,5 +97,6 @@ def task_patterns(df: pd.DataFrame, q_of) -> dict[tuple[str, str], TaskPatterns]
             for p, k in row.items():
                 membership[i, p] = k
         counts = np.array(list(index), dtype=float).reshape(len(index), q)
-        out[key] = TaskPatterns(counts, membership, g["n_tasks"].to_numpy(float))
+        # pandas-stubs types groupby keys as Hashable; these are the two text columns (rubric, dimension)
+        out[cast(tuple[str, str], key)] = TaskPatterns(counts, membership, g["n_tasks"].to_numpy(float))
     return out

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import duckdb
 import numpy as np
@@ -336,7 +337,7 @@ def _multi_rater_table(con, filters: Filters, comparison: str, scale_of: dict, n
     totals = level_counts.groupby(["rubric", "dimension"]).agg(n_raters=("rater_id", "nunique"), n_ratings=("n", "sum"))
     rows, long = [], []
     for key, tp in sorted(patterns.items()):
-        t = totals.loc[key]
+        t = cast(pd.Series, totals.loc[key])  # a row: key is a whole (rubric, dimension) index key
         base, coefs = _multi_rater_row(scale_of[key], tp, int(t["n_raters"]), int(t["n_ratings"]), n_boot, seed)
         rows.append(_wide(base, coefs, DIMENSION_STATS, n_boot))
         long += _long(coefs, "dimension", key[0], key[1], None)
