@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --dev
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+.venv/bin/mypy
 E2E_REQUIRED=${E2E_REQUIRED:-1} .venv/bin/python -m pytest -q "$@"
