@@ -269,7 +269,6 @@ def shift_from_researchers(
     of the total variation's interval, largest first (the smallest shift the data support), so a contractor
     with one or two disagreeing units never tops the table; rows with fewer tasks follow in the same order."""
     sides = pr.comparison_sides(filters.but(rubric=rubric), "contractor_vs_researcher")
-    width = pr.scale_width(con)
     scale = {
         d: (label, n, ordered)
         for d, label, n, ordered in con.execute(
@@ -279,7 +278,7 @@ def shift_from_researchers(
         ).fetchall()
     }
     q_of = lambda key: scale[key[2]][1] if key[2] in scale and scale[key[2]][1] else None  # noqa: E731
-    sigs = pr.signatures(pr.pair_query(sides, "rater", width).df(con), "rater", width, q_of)
+    sigs = pr.pair_signatures(con, sides, "rater", q_of)
     rows = []
     for (contractor, _, dimension), sig in sigs.items():
         label, q, ordered = scale[dimension]

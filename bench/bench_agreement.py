@@ -247,7 +247,7 @@ def child_stat(db: str, name: str, comparison: str) -> dict:
     query = {
         "task_value_patterns": lambda: counts.task_patterns_query(counts.dimension_filter(Filters(), None)),
         "rater_level_counts": lambda: counts.rater_level_counts_query(sides.subject),
-        "pairs_by_rater": lambda: pairs.pair_query(sides, "rater", width),
+        "pairs_by_rater": lambda: pairs.pair_query(sides, "rater", width, pairs.multi_target(con)),
         "pairs_pooled": lambda: pairs.pair_query(pairs.pooled_sides(Filters()), "dimension", width),
         "ranking_pairs": lambda: pairs.ranking_query(sides, "rater"),
     }[name]()

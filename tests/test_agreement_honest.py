@@ -162,10 +162,9 @@ def test_store_intervals_resample_the_tasks_the_simulation_resamples():
     con = store_of(("sim.csv", canonical(rows)))
     got = agreement.rater_agreement(con, Filters(), n_boot=300, seed=3).set_index("rater_id").loc["c1"]
     assert got["n_tasks"] == 40 and got["n_units"] == 80 and got["n"] == 160
-    width = pr.scale_width(con)
-    q = pr.pair_query(pr.comparison_sides(Filters(), "contractor_vs_researcher"), "rater", width)
     scale = agreement.views.dimension_scale(con, "study", "d")
-    sig = pr.signatures(q.df(con), "rater", width, lambda _k: scale.full_size)[("c1", "study", "d")]
+    sides = pr.comparison_sides(Filters(), "contractor_vs_researcher")
+    sig = pr.pair_signatures(con, sides, "rater", lambda _k: scale.full_size)[("c1", "study", "d")]
     assert sig.tasks == 40
     direct = rp.pair_coefficients(scale, sig, 300, 3, ("c1", "study", "d")).set_index("statistic")
     assert got["cohen_kappa_ci_low"] == pytest.approx(direct.loc["cohen_kappa", "ci_low"])
@@ -472,3 +471,20 @@ def test_command_line_and_report_agree_on_every_rater_figure(demo_store):
         for key in ("n", "n_tasks", "exact_agreement", "cohen_kappa", "cohen_kappa_ci_low", "weighted_kappa_ci_high"):
             want = r[key]
             assert (j[key] is None and pd.isna(want)) or j[key] == pytest.approx(want), (r["rater_id"], key)
+
+
+def test_packed_counts_fall_back_to_lists_when_a_level_overflows():
+    """A 30-level scale packs 4 bits per level: 20 raters on one level of one unit overflow, and the figures
+    come from the exact list form instead (same as with few raters and no overflow)."""
+    rows = [("t1", "", f"c{i:02d}", "contractor", "score", "7") for i in range(20)]
+    rows += [("t1", "", "r1", "researcher", "score", "7"), ("t2", "", "c00", "contractor", "score", "30")]
+    rows += [("t2", "", "r1", "researcher", "score", "1")] + [
+        (f"t{i}", "", "c01", "contractor", "score", str(i)) for i in range(3, 31)
+    ]
+    con = store_of(("wide.csv", canonical(rows)))
+    assert pr.packing_bits(pr.scale_width(con)) == 4
+    dims = agreement.dimension_agreement(con, Filters(), "all_raters", n_boot=0).iloc[0]
+    assert dims["n_units"] == 2 and dims["n_ratings"] == 51
+    raters = agreement.rater_agreement(con, Filters(), "all_raters", n_boot=0).set_index("rater_id")
+    assert raters.loc["c05", "n"] == 20 and raters.loc["c05", "exact_agreement"] == 1.0  # 19 contractors + r1
+    assert raters.loc["c00", "n"] == 21 and raters.loc["c00", "n_tasks"] == 2

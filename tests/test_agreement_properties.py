@@ -421,7 +421,7 @@ def test_value_patterns_hold_any_number_of_ratings_per_level():
     rows = [("t1", "", f"r{j}", "contractor", 0) for j in range(70)] + [("t1", "", "x", "contractor", 9)]
     rows += [("t2", "", "r0", "contractor", 3), ("t2", "", "r1", "contractor", 3)]
     con = load(rows, 10)
-    (tp,) = counts.task_patterns(counts.task_patterns_query(Filters()).df(con), lambda _k: 10).values()
+    (tp,) = counts.task_patterns_for(con, Filters(), lambda _k: 10).values()
     got = {tuple(int(x) for x in c): int(n) for c, n in zip(tp.counts, tp.unit_weights, strict=True)}
     assert got == {(70, 0, 0, 0, 0, 0, 0, 0, 0, 1): 1, (0, 0, 0, 2, 0, 0, 0, 0, 0, 0): 1}
 

@@ -211,7 +211,7 @@ def test_fleiss1971_diagnoses_through_the_store(load):
     con = load(_units_by_raters(case["file"]))
     got = _dim(con, "nominal")
     assert got["fleiss_kappa"] == pytest.approx(case["expected"], abs=_tol(case["published_precision"]))
-    patterns = counts.task_patterns(counts.task_patterns_query(Filters()).df(con), lambda _k: 5)
+    patterns = counts.task_patterns_for(con, Filters(), lambda _k: 5)
     (tp,) = patterns.values()
     totals = tp.unit_weights @ tp.counts
     assert totals.tolist() == case["expected_other"]["category_totals"]

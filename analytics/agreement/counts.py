@@ -13,9 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
+import duckdb
 import numpy as np
 import pandas as pd
 
+from analytics.agreement import pairs as pr
+from analytics.agreement.pairs import MULTI
 from analytics.filters import Filters
 from analytics.queries import Query
 
@@ -25,10 +28,15 @@ def dimension_filter(filters: Filters, role: str | None) -> Filters:
     return filters.but(raters=(), roles=() if role is None else (role,))
 
 
-def task_patterns_query(filters: Filters) -> Query:
-    """Per dimension, each distinct task (the sorted value lists of its units) and how many tasks have it."""
+def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: int = 0) -> Query:
+    """Per dimension, each distinct task (its units' level counts) and how many tasks have it.
+
+    With `bits`, a unit's level counts are packed in one integer ($bits bits per level) and a task of a
+    dimension with one target is its one unit, so tasks are counted without listing them; otherwise a task is
+    the sorted value lists of its units."""
     where, params = filters.where_named()
-    sql = f"""WITH units AS (
+    if not bits:
+        sql = f"""WITH units AS (
     SELECT rubric, dimension, task_id, target, list(value_index ORDER BY value_index) AS vals
     FROM ratings
     WHERE value_index IS NOT NULL AND {where}
@@ -42,7 +50,47 @@ SELECT rubric, dimension, units, count(*) AS n_tasks
 FROM tasks
 GROUP BY ALL
 ORDER BY ALL"""
-    return Query("task_value_patterns", sql, params)
+        return Query("task_value_patterns", sql, params)
+    sql = f"""WITH units AS (
+    SELECT rubric, dimension, task_id, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {where}
+    GROUP BY rubric, dimension, task_id, target
+), tasks AS (
+    SELECT rubric, dimension, task_id, list((code, m) ORDER BY code) AS units
+    FROM units
+    WHERE {MULTI}
+    GROUP BY ALL
+)
+SELECT rubric, dimension, [(code, m)] AS units, count(*) AS n_tasks
+FROM units
+WHERE NOT {MULTI}
+GROUP BY rubric, dimension, code, m
+UNION ALL
+SELECT rubric, dimension, units, count(*) AS n_tasks
+FROM tasks
+GROUP BY ALL
+ORDER BY ALL"""
+    return Query("task_value_patterns", sql, {**params, "bits": bits, "multi": multi or []})
+
+
+def task_patterns_for(
+    con: duckdb.DuckDBPyConnection, filters: Filters, q_of, queries: list | None = None
+) -> dict[tuple[str, str], TaskPatterns]:
+    """Run `task_patterns_query` (packed where the scales allow, the list form when counts overflow) and
+    decode it; the queries that ran are appended to `queries`."""
+    width = pr.scale_width(con)
+    bits = pr.packing_bits(width)
+    multi_q = pr.multi_target_query()
+    query = task_patterns_query(filters, [r[0] for r in multi_q.rows(con)], bits)
+    try:
+        result = task_patterns(query.df(con), q_of, bits)
+    except pr.PackingOverflow:
+        query = task_patterns_query(filters)
+        result = task_patterns(query.df(con), q_of)
+    if queries is not None:
+        queries += [multi_q, query]
+    return result
 
 
 def rater_level_counts_query(filters: Filters) -> Query:
@@ -75,7 +123,7 @@ class TaskPatterns:
         return int(self.n_tasks.sum())
 
 
-def task_patterns(df: pd.DataFrame, q_of) -> dict[tuple[str, str], TaskPatterns]:
+def task_patterns(df: pd.DataFrame, q_of, bits: int = 0) -> dict[tuple[str, str], TaskPatterns]:
     """Decode a `task_patterns_query` result per dimension (values off the dimension's scale are dropped)."""
     out: dict[tuple[str, str], TaskPatterns] = {}
     for key, g in df.groupby(["rubric", "dimension"], sort=True) if not df.empty else []:
@@ -87,8 +135,12 @@ def task_patterns(df: pd.DataFrame, q_of) -> dict[tuple[str, str], TaskPatterns]
         for units in g["units"]:
             row: dict[int, int] = {}
             for vals in units:
-                v = np.asarray(vals, dtype=np.int64)
-                pattern = tuple(np.bincount(v[v < q], minlength=q)[:q].tolist())
+                if bits:  # (code, m): packed level counts and their number
+                    code, m = (vals[k] for k in vals) if isinstance(vals, dict) else vals
+                    pattern = tuple(int(x) for x in pr.unpack(int(code), int(m), bits, q))
+                else:
+                    v = np.asarray(vals, dtype=np.int64)
+                    pattern = tuple(np.bincount(v[v < q], minlength=q)[:q].tolist())
                 p = index.setdefault(pattern, len(index))
                 row[p] = row.get(p, 0) + 1
             rows.append(row)

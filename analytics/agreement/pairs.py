@@ -123,21 +123,115 @@ def pair_ctes(sides: Sides, carry: tuple[str, ...] = ()) -> tuple[str, dict]:
     return _side_ctes(sides, "value_index", carry=carry)
 
 
-def pair_query(sides: Sides, grain: str, width: int) -> Query:
-    """Per group of `grain` and task signature (sorted confusion cells, index_a * width + index_b): tasks, units."""
+MIN_BITS = 4  # packed level counts need at least this many bits per level (else the list form is used)
+
+
+def packing_bits(width: int) -> int:
+    """Bits per level when a unit's level counts are packed into one 126-bit integer (0: do not pack)."""
+    bits = 126 // max(width, 1)
+    return bits if bits >= MIN_BITS else 0
+
+
+def multi_target_query() -> Query:
+    """Dimensions with more than one target (where a task can hold several units of one rater)."""
+    return Query(
+        "multi_target_dimensions",
+        """SELECT rubric || chr(31) || dimension AS dimension_key
+FROM ratings
+WHERE value_index IS NOT NULL
+GROUP BY rubric, dimension
+HAVING min(target) <> max(target)
+ORDER BY ALL""",
+    )
+
+
+def multi_target(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Keys (rubric, chr(31), dimension) of the dimensions with more than one target."""
+    return [r[0] for r in multi_target_query().rows(con)]
+
+
+MULTI = "list_contains($multi, rubric || chr(31) || dimension)"
+
+
+def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = None, packed: bool = True) -> Query:
+    """Per group of `grain` and task signature, the number of tasks and units with it.
+
+    A signature is either `cells` (the sorted confusion cells index_a * width + index_b of the group's pairs on
+    the task) or, for the rater grain when level counts can be packed, `units` (per unit of the task: the
+    subject's level, the packed level counts of the unit's other reference ratings and their number). On
+    dimensions with one target, a task holds one unit, so tasks are counted without listing them one by one.
+    """
+    multi = [] if multi is None else multi
+    bits = packing_bits(width)
+    if grain == "rater" and bits and packed and not sides.symmetric:
+        return _packed_rater_query(sides, bits, multi)
     keys = ", ".join(GRAINS[grain])
     head, params = _side_ctes(sides, "value_index")
+    one_pair_per_task = grain == "rater_pair"  # one target: a pair of raters shares at most one unit per task
+    single = (
+        f"""
+SELECT {keys}, [index_a * $width + index_b] AS cells, count(*) AS n_tasks, count(*) AS n_units
+FROM pairs
+WHERE NOT {MULTI}
+GROUP BY {keys}, index_a, index_b
+UNION ALL"""
+        if one_pair_per_task
+        else ""
+    )
+    listed = f"WHERE {MULTI}" if one_pair_per_task else ""
     sql = f"""{head}, per_task AS (
     SELECT {keys}, task_id, list(index_a * $width + index_b ORDER BY index_a, index_b) AS cells,
            count(DISTINCT target) AS n_units
     FROM pairs
+    {listed}
     GROUP BY {keys}, task_id
-)
+){single}
 SELECT {keys}, cells, count(*) AS n_tasks, sum(n_units) AS n_units
 FROM per_task
 GROUP BY ALL
 ORDER BY ALL"""
-    return Query(f"pairs_{sides.name}_by_{grain}", sql, {**params, "width": width})
+    named = {**params, "width": width, **({"multi": multi} if one_pair_per_task else {})}
+    return Query(f"pairs_{sides.name}_by_{grain}", sql, named)
+
+
+def _packed_rater_query(sides: Sides, bits: int, multi: list[str]) -> Query:
+    """`pair_query` at the rater grain from each unit's packed reference level counts: no pair is formed, so
+    raters of one role against each other cost one pass instead of a self-join."""
+    s_where, s_params = sides.subject.where_named("", "s_")
+    r_where, r_params = sides.reference.where_named("", "r_")
+    sql = f"""WITH s AS (
+    SELECT task_id, rubric, dimension, target, rater_id, value_index, coalesce(({r_where}), false) AS is_reference
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {s_where}
+), u AS (
+    -- each unit's reference ratings: their number and their level counts packed, $bits bits per level
+    SELECT task_id, rubric, dimension, target, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {r_where}
+    GROUP BY ALL
+), j AS (
+    -- each subject rating with the unit's reference ratings other than its own
+    SELECT s.rater_id AS rater_a, rubric, dimension, task_id, s.value_index AS index_a,
+           u.code - CASE WHEN s.is_reference THEN CAST(1 AS HUGEINT) << ($bits * s.value_index) ELSE 0 END AS code,
+           u.m - CAST(s.is_reference AS INTEGER) AS m
+    FROM s JOIN u USING (task_id, rubric, dimension, target)
+), per_task AS (
+    SELECT rater_a, rubric, dimension, task_id, list((index_a, code, m) ORDER BY index_a, code) AS units,
+           count(*) AS n_units
+    FROM j
+    WHERE m > 0 AND {MULTI}
+    GROUP BY ALL
+)
+SELECT rater_a, rubric, dimension, [(index_a, code, m)] AS units, count(*) AS n_tasks, count(*) AS n_units
+FROM j
+WHERE m > 0 AND NOT {MULTI}
+GROUP BY rater_a, rubric, dimension, index_a, code, m
+UNION ALL
+SELECT rater_a, rubric, dimension, units, count(*) AS n_tasks, sum(n_units) AS n_units
+FROM per_task
+GROUP BY ALL
+ORDER BY ALL"""
+    return Query(f"pairs_{sides.name}_by_rater", sql, {**s_params, **r_params, "bits": bits, "multi": multi})
 
 
 def ranking_query(sides: Sides, grain: str) -> Query:
@@ -215,25 +309,65 @@ class Signatures:
         return (self.n_tasks @ self.cells).reshape(q, q)
 
 
+class PackingOverflow(RuntimeError):
+    """A unit holds more ratings of one level than its packed counts can: use the list form."""
+
+
+def unpack(code: int, m: int, bits: int, q: int) -> np.ndarray:
+    """The level counts packed in `code` (`bits` bits per level), checked against their number `m`."""
+    mask = (1 << bits) - 1
+    counts = np.array([(code >> (bits * k)) & mask for k in range(q)], dtype=float)
+    if counts.sum() != m:
+        raise PackingOverflow(f"packed level counts {counts.tolist()} do not add up to {m} ratings")
+    return counts
+
+
 def signatures(df: pd.DataFrame, grain: str, width: int, q_of) -> dict[tuple, Signatures]:
     """Decode a `pair_query` result into each group's Signatures (groups whose scale is unknown are left out)."""
     keys = list(GRAINS[grain])
     out: dict[tuple, Signatures] = {}
     if df.empty:
         return out
+    bits = packing_bits(width)
     for key, g in df.groupby(keys, sort=True):
         key = key if isinstance(key, tuple) else (key,)
         q = q_of(key)
         if q is None:
             continue
         cells = np.zeros((len(g), q * q))
-        for i, lst in enumerate(g["cells"]):
-            idx = np.asarray(lst, dtype=np.int64)
-            a, b = idx // width, idx % width
-            ok = (a < q) & (b < q)
-            np.add.at(cells[i], a[ok] * q + b[ok], 1.0)
+        if "units" in g.columns:
+            for i, units in enumerate(g["units"]):
+                for unit in units:
+                    a, code, m = (unit[k] for k in unit) if isinstance(unit, dict) else unit
+                    if a < q:
+                        cells[i, a * q : (a + 1) * q] += unpack(int(code), int(m), bits, q)
+        else:
+            for i, lst in enumerate(g["cells"]):
+                idx = np.asarray(lst, dtype=np.int64)
+                a, b = idx // width, idx % width
+                ok = (a < q) & (b < q)
+                np.add.at(cells[i], a[ok] * q + b[ok], 1.0)
         out[key] = Signatures(cells, g["n_tasks"].to_numpy(float), int(g["n_units"].sum()))
     return out
+
+
+def pair_signatures(
+    con: duckdb.DuckDBPyConnection, sides: Sides, grain: str, q_of, queries: list | None = None
+) -> dict[tuple, Signatures]:
+    """Run `pair_query` for `sides` at `grain` and decode it (the list form when packed counts overflow);
+    the queries that ran are appended to `queries`."""
+    width = scale_width(con)
+    multi_q = multi_target_query()
+    multi = [r[0] for r in multi_q.rows(con)]
+    query = pair_query(sides, grain, width, multi)
+    try:
+        result = signatures(query.df(con), grain, width, q_of)
+    except PackingOverflow:
+        query = pair_query(sides, grain, width, multi, packed=False)
+        result = signatures(query.df(con), grain, width, q_of)
+    if queries is not None:
+        queries += [multi_q, query]
+    return result
 
 
 def tau_signatures(df: pd.DataFrame, grain: str) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:

@@ -329,10 +329,10 @@ def _multi_rater_row(
 def _multi_rater_table(con, filters: Filters, comparison: str, scale_of: dict, n_boot: int, seed: int, queries):
     roles = COMPARISONS[comparison]
     f = ct.dimension_filter(filters, None if roles is None else roles[0])
-    q_patterns, q_levels = ct.task_patterns_query(f), ct.rater_level_counts_query(f)
-    queries += [q_patterns, q_levels]
     q_of = lambda key: scale_of[key].full_size if key in scale_of else None  # noqa: E731
-    patterns = ct.task_patterns(q_patterns.df(con), q_of)
+    patterns = ct.task_patterns_for(con, f, q_of, queries)
+    q_levels = ct.rater_level_counts_query(f)
+    queries.append(q_levels)
     level_counts = q_levels.df(con)
     totals = level_counts.groupby(["rubric", "dimension"]).agg(n_raters=("rater_id", "nunique"), n_ratings=("n", "sum"))
     rows, long = [], []
@@ -499,12 +499,12 @@ class PairSet:
 
 def pair_set(con, sides: pr.Sides, grain: str, scale_of: dict, queries: list) -> PairSet:
     """Run the pairing and ranking queries of `sides` at `grain` and decode their signatures."""
-    width = pr.scale_width(con)
-    q_pairs, q_ranks = pr.pair_query(sides, grain, width), pr.ranking_query(sides, grain)
-    queries += [q_pairs, q_ranks]
     scale_key = lambda key: key[-2:]  # noqa: E731  (every grain ends with rubric, dimension)
     q_of = lambda key: scale_of[scale_key(key)].full_size if scale_key(key) in scale_of else None  # noqa: E731
-    return PairSet(pr.signatures(q_pairs.df(con), grain, width, q_of), pr.tau_signatures(q_ranks.df(con), grain))
+    sigs = pr.pair_signatures(con, sides, grain, q_of, queries)
+    q_ranks = pr.ranking_query(sides, grain)
+    queries.append(q_ranks)
+    return PairSet(sigs, pr.tau_signatures(q_ranks.df(con), grain))
 
 
 def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot_raters=None):
