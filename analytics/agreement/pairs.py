@@ -20,6 +20,10 @@ Filter rules (written once, here; docs/agreement.md repeats them):
 Statistics come back per task "signature": the multiset of confusion cells a group (a rater, a dimension, a
 pair of raters) has on one task, with the number of tasks that share it. That is what task-level intervals
 resample (analytics/agreement/intervals.py), and summing signatures x tasks gives the confusion counts.
+
+At scale, two shapes keep this one pass over the ratings: per rater, a subject rating is met with its unit's
+reference level counts packed in one integer (so raters of one role against each other need no self-join),
+and on dimensions with one target a task is its one unit (so tasks are counted without listing them).
 """
 
 from __future__ import annotations
