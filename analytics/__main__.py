@@ -98,6 +98,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     missing = [f for f in [*args.files, *([args.scales] if args.scales else [])] if not Path(f).is_file()]
     if missing:
         return _fail(f"no such file: {missing[0]}")
+    if args.raw and not args.csv:
+        return _fail("--raw applies to the --csv file: give --csv PATH")
     if args.scales and not args.files:
         return _fail(
             "--scales applies to the FILEs given (the store is only read here); to declare scales for the store, "
@@ -123,8 +125,25 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed)
     except ValueError as e:
         return _fail(str(e))
+    if args.csv:
+        try:
+            _write_raters_csv(payload, args.csv, args.raw)
+        except OSError as e:
+            return _fail(f"cannot write {args.csv}: {e.strerror or e}")
     print(json.dumps(payload, indent=2) if args.json else agreement.contract_text(payload))
     return 0
+
+
+def _write_raters_csv(payload: dict, path: str, raw: bool) -> None:
+    """The payload's raters[] as CSV at `path` through the one writer (analytics.csv_out; neutralised for
+    spreadsheets unless `raw`): one column per key, the interval ends as their own numeric columns (the JSON's
+    ci95 pair is cohen_kappa_ci_low and cohen_kappa_ci_high)."""
+    import pandas as pd
+
+    from analytics import csv_out
+
+    rows = pd.DataFrame([{k: v for k, v in r.items() if k not in ("ci95", "ci95_of")} for r in payload["raters"]])
+    Path(path).write_bytes(csv_out.to_csv_bytes(rows, raw=raw))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -167,6 +186,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% intervals (0: none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--csv",
+        default=None,
+        metavar="PATH",
+        help="also write raters[] (each contractor against researchers) as CSV; cells a spreadsheet would run "
+        "as formulas get a leading apostrophe",
+    )
+    p.add_argument("--raw", action="store_true", help="with --csv: write cells exactly as they are")
     p.set_defaults(func=cmd_agreement)
     return parser
 

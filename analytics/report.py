@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from analytics import csv_out
 from analytics.feedback import FeedbackReport, rubric_title
 from analytics.stamp import stamp_line
 
@@ -552,22 +553,14 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
 # --- CSV -----------------------------------------------------------------------------------------------------
 
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _inert(value: object) -> object:
-    """Text a spreadsheet would run as a formula, prefixed with an apostrophe (OWASP CSV injection advice)."""
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
-
-
 def disagreements_csv(report: FeedbackReport) -> str:
-    """The listed disagreements as CSV (one row per case; text that a spreadsheet would read as a formula is
-    prefixed with an apostrophe), each row stamped with the dataset version, seed and code version."""
+    """The listed disagreements as CSV through the one writer (analytics.csv_out: one row per case, text that a
+    spreadsheet would read as a formula prefixed with an apostrophe), each row stamped with the dataset version, seed and code version."""
     s = report.stamp
     cases = report.disagreements.assign(
         stamp_dataset_version=s["dataset_version"], stamp_seed=s["seed"], stamp_code_version=s["code_version"]
     )
-    return cases.map(_inert).to_csv(index=False)
+    return csv_out.to_csv(cases)
 
 
 def file_stem(report: FeedbackReport) -> str:

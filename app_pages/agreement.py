@@ -12,7 +12,7 @@ from analytics.agreement import LEVELS, ScaleError, team
 from ui import agreement_view as view
 from ui import charts, sidebar, state
 from ui.tables import table
-from ui.text import md_escape
+from ui.text import md_escape, visible
 
 DEFAULT_LEVEL = "default"
 ALL = "all"
@@ -118,6 +118,7 @@ table(
     f"agreement per dimension {rubric}",
     key="dl_dimensions",
     height=36 * (len(per_dimension) + 1) + 4,
+    download=view.dimension_data(report, dims),
     column_order=[c for c in per_dimension.columns if c != "dimension"],
     column_config={"label": st.column_config.TextColumn("dimension", pinned=True)},
 )
@@ -132,7 +133,7 @@ dimension = c2[0].selectbox(
     used,
     index=used.index(primary[0]) if primary else 0,
     key="agr_dimension",
-    format_func=lambda d: labels.get(d, d),
+    format_func=lambda d: visible(labels.get(d, d)),
 )
 stats = view.rater_statistics(report.raters, rubric, dimension)
 if not stats:
@@ -182,7 +183,7 @@ rater_ids = sorted(report.raters.loc[report.raters["dimension"] == dimension, "r
 who = st.selectbox(
     subject,
     [ALL, *rater_ids],
-    format_func=lambda r: f"All {subjects}" if r == ALL else r,
+    format_func=lambda r: f"All {subjects}" if r == ALL else visible(r),
     key="agr_confusion_rater",
 )
 cm = load_confusion(state.version(), filters, rubric, dimension, comparison, None if who == ALL else who, coarse)
@@ -246,7 +247,7 @@ if flagged:
         flagged,
         index=flagged.index(dimension) if dimension in flagged else 0,
         key="agr_paradox_dimension",
-        format_func=lambda d: labels.get(d, d),
+        format_func=lambda d: visible(labels.get(d, d)),
     )
     diag = load_paradox(state.version(), filters, rubric, pdim, comparison)
     m3 = st.columns(3)
@@ -270,7 +271,7 @@ if not ranking_dims.empty or not ranking_raters.empty:
         "the rank correlation corrected for ties."
     )
     if not ranking_dims.empty:
-        table(ranking_dims, f"rankings {rubric}", key="dl_rankings")
+        table(ranking_dims, f"rankings {rubric}", key="dl_rankings", download=view.ranking_data(report, dims))
     if not ranking_raters.empty:
         table(
             ranking_raters,

@@ -11,7 +11,7 @@ from analytics.ingest.load import ingest_bytes, max_bytes
 from analytics.scales_file import ScalesError, declare_scales_upload, declared_scales
 from ui import charts, state
 from ui.tables import table
-from ui.text import md_escape
+from ui.text import md_escape, visible
 
 ROLE_CHOICES = {
     "As in the data (contractor unless a row says researcher)": None,
@@ -107,7 +107,7 @@ if by_field.empty:
 else:
     st.altair_chart(charts.quarantine_by_field(by_field), width="stretch")
     names = ["All files", *by_field["file_name"].drop_duplicates().tolist()]
-    chosen = st.selectbox("File", names, key="quarantine_file")
+    chosen = st.selectbox("File", names, key="quarantine_file", format_func=visible)
     q = overview.quarantine(con, None if chosen == "All files" else chosen)
     st.caption(f"{len(q):,} quarantined rows. Each keeps its file, line or record, field, raw value and reason.")
     table(q, "quarantine")

@@ -13,7 +13,7 @@ import streamlit as st
 from analytics import disagreements as dis
 from ui import charts, sidebar, state
 from ui.tables import table
-from ui.text import md_escape
+from ui.text import md_escape, visible
 
 MAX_CASES_LISTED = 500
 CASE_COLUMNS = [
@@ -125,6 +125,7 @@ contractors = c1.multiselect(
     all_contractors,
     key="dis_contractors",
     placeholder="All contractors",
+    format_func=visible,
 )
 severities = c2.multiselect("Severity", dis.SEVERITIES, key="dis_severities", placeholder="All severities")
 statuses = c3.multiselect("Review status", dis.NOTE_STATUSES, key="dis_statuses", placeholder="All statuses")
@@ -164,7 +165,7 @@ ids = [case_id(row) for _, row in listed.iterrows()]
 labels = {i: case_label(row) for i, (_, row) in zip(ids, listed.iterrows(), strict=True)}
 if len(cases) > MAX_CASES_LISTED:
     st.caption(f"The picker lists the {MAX_CASES_LISTED} most severe cases; narrow the filters to reach others.")
-chosen = st.selectbox("Case", ids, key="dis_case", format_func=lambda i: labels.get(i, i))
+chosen = st.selectbox("Case", ids, key="dis_case", format_func=lambda i: visible(labels.get(i, i)))
 row = listed.iloc[ids.index(chosen)]
 key = dis.CaseKey.from_row(row)
 detail = load_detail(state.version(), key.task_id, key.rubric)

@@ -8,7 +8,7 @@ import streamlit as st
 from analytics import distributions
 from ui import charts, sidebar, state
 from ui.tables import table
-from ui.text import md_escape
+from ui.text import md_escape, visible
 
 SMALL_N = 20  # below this many decided comparisons, the position-bias interval is too wide to read much into
 
@@ -69,7 +69,7 @@ dimension = st.selectbox(
     used,
     index=used.index(primary[0]) if primary and primary[0] in used else 0,
     key="dist_dimension",
-    format_func=lambda d: labels.get(d, d),
+    format_func=lambda d: visible(labels.get(d, d)),
 )
 raters = load_raters(state.version(), filters, rubric, dimension)
 st.altair_chart(charts.rater_level_heatmap(raters["long"], labels.get(dimension, dimension)), width="stretch")
@@ -96,7 +96,7 @@ if comparison:
             choices,
             index=choices.index(primary[0]) if primary and primary[0] in choices else 0,
             key="dist_bias_dimension",
-            format_func=lambda d: labels.get(d, d),
+            format_func=lambda d: visible(labels.get(d, d)),
         )
         shown = bias[bias["dimension"] == bias_dim]
         small = shown[(~shown["pooled"]) & (shown["n"] < SMALL_N)]

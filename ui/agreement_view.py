@@ -90,11 +90,9 @@ def notes_in_words(row: dict) -> str:
     return "; ".join(notes)
 
 
-def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
-    """One row per dimension in catalogue order: n, each applicable coefficient with its interval, notes."""
+def _dimension_rows(report, dims: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """The report's dimension rows in catalogue order, their n columns, and the applicable statistics."""
     d = report.dimensions
-    if d.empty:
-        return pd.DataFrame()
     rubric = d["rubric"].iloc[0]
     stats = applicable(report.coefficients, "dimension", DIMENSION_STATS, rubric)
     meta = dims.set_index("dimension")
@@ -112,6 +110,14 @@ def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
     if d["n_pairs"].notna().any():
         out["pairs"] = d["n_pairs"].astype("Int64")
     out["raters"] = d["n_raters"]
+    return d, out, stats
+
+
+def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
+    """One row per dimension in catalogue order: n, each applicable coefficient with its interval, notes."""
+    if report.dimensions.empty:
+        return pd.DataFrame()
+    d, out, stats = _dimension_rows(report, dims)
     absent = not_applicable(report.coefficients, "dimension")
     for s in stats:
         name = label(s)
@@ -121,6 +127,27 @@ def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
             NOT_APPLICABLE if (dim, s) in absent else with_interval(v, lo, hi)
             for dim, v, lo, hi in zip(d["dimension"], d[s], d[f"{s}_ci_low"], d[f"{s}_ci_high"], strict=True)
         ]
+    out["notes"] = [notes_in_words(r) for r in d.to_dict("records")]
+    return out.reset_index(drop=True)
+
+
+def dimension_data(report, dims: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `dimension_table` as data, for its download: each coefficient and its interval ends as three
+    numeric columns under the API's names (e.g. krippendorff_alpha, krippendorff_alpha_ci_low, _ci_high; empty
+    where undefined or not applicable to the scale, which `applies` and the notes tell apart)."""
+    if report.dimensions.empty:
+        return pd.DataFrame()
+    d, out, stats = _dimension_rows(report, dims)
+    absent = not_applicable(report.coefficients, "dimension")
+    for s in stats:
+        applies = [(dim, s) not in absent for dim in d["dimension"]]
+        for col in (s, f"{s}_ci_low", f"{s}_ci_high"):
+            out[col] = pd.to_numeric(d[col], errors="coerce").where(pd.Series(applies, index=d.index)).astype(float)
+        if not all(applies):
+            out[f"{s}_applies"] = applies
+    if "fleiss_kappa" in stats:
+        out["fleiss_kappa_name"] = d["fleiss_kappa_name"]
+    out["small_n"] = d["small_n"].astype(bool)
     out["notes"] = [notes_in_words(r) for r in d.to_dict("records")]
     return out.reset_index(drop=True)
 
@@ -242,19 +269,47 @@ def marginals_frame(diagnostic, subject: str, reference: str) -> pd.DataFrame:
     )
 
 
+def _ranking_rows(report) -> pd.DataFrame:
+    """The report's dimension-level ranking coefficients (empty when it has none)."""
+    c = report.coefficients
+    c = c[(c["scope"] == "dimension") & c["statistic"].isin(RANKING_STATS)]
+    return pd.DataFrame() if c.empty or c["value"].isna().all() else c
+
+
 def ranking_table(report, dims: pd.DataFrame) -> pd.DataFrame:
     """Pairwise preference agreement and Kendall's tau-b per ranking dimension, with item-pair n (empty when the
     report has none at dimension level)."""
-    c = report.coefficients
-    c = c[(c["scope"] == "dimension") & c["statistic"].isin(RANKING_STATS)]
-    if c.empty or c["value"].isna().all():
-        return pd.DataFrame()
+    c = _ranking_rows(report)
+    if c.empty:
+        return c
     meta = dims.set_index("dimension")
     rows = []
     for dimension, g in c.groupby("dimension", sort=False):
-        row = {"dimension": dimension, "label": _label(meta, dimension), "item pairs": int(g["n"].max())}
-        for r in g.itertuples():
-            row[label(r.statistic)] = with_interval(r.value, r.ci_low, r.ci_high)
+        row = {"dimension": dimension, "label": _label(meta, str(dimension)), "item pairs": int(g["n"].max())}
+        for r in g.to_dict("records"):
+            row[label(r["statistic"])] = with_interval(r["value"], r["ci_low"], r["ci_high"])
+        row["notes"] = "; ".join(x for x in g["reason"].dropna() if x)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ranking_data(report, dims: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `ranking_table` as data, for its download: each statistic and its interval ends as three
+    numeric columns (preference_agreement, preference_agreement_ci_low, preference_agreement_ci_high, ...)."""
+    c = _ranking_rows(report)
+    if c.empty:
+        return c
+    meta = dims.set_index("dimension")
+    rows = []
+    for dimension, g in c.groupby("dimension", sort=False):
+        row: dict[str, object] = {
+            "dimension": dimension,
+            "label": _label(meta, str(dimension)),
+            "n_item_pairs": int(g["n"].max()),
+        }
+        for r in g.to_dict("records"):
+            for suffix, column in (("", "value"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high")):
+                row[f"{r['statistic']}{suffix}"] = float("nan") if r[column] is None else float(r[column])
         row["notes"] = "; ".join(x for x in g["reason"].dropna() if x)
         rows.append(row)
     return pd.DataFrame(rows)

@@ -10,6 +10,7 @@ from analytics import overview
 from analytics.filters import Filters
 from analytics.rubrics import RUBRICS
 from ui import state
+from ui.text import visible
 
 ALL = "All rubrics"
 ROLES = ("contractor", "researcher")
@@ -26,8 +27,9 @@ def options() -> dict:
 
 
 def rubric_title(name: str) -> str:
-    """A rubric's display title from the catalogue (its name when uncatalogued)."""
-    return RUBRICS[name].title if name in RUBRICS else name
+    """A rubric's display title from the catalogue (its name when uncatalogued, hidden characters made
+    visible)."""
+    return visible(RUBRICS[name].title if name in RUBRICS else name)
 
 
 def render() -> Filters:
@@ -42,7 +44,7 @@ def render() -> Filters:
             format_func=lambda r: r if r == ALL else rubric_title(r),
         )
         roles = st.multiselect("Role", ROLES, key="f_roles", placeholder="All roles")
-        raters = st.multiselect("Raters", opts["raters"], key="f_raters", placeholder="All raters")
+        raters = st.multiselect("Raters", opts["raters"], key="f_raters", placeholder="All raters", format_func=visible)
         dates: tuple[dt.date, ...] = ()
         if opts["date_min"] and opts["date_max"]:
             dates = st.date_input(

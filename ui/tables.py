@@ -7,18 +7,51 @@ import re
 import pandas as pd
 import streamlit as st
 
-from ui.text import md_escape
+from analytics import csv_out
+from ui.text import md_escape, visible
+
+# Columns holding ids and file names: shown with control and bidirectional characters made visible.
+ID_COLUMNS = {"rubric", "dimension", "label", "dimension_label", "target", "file", "file_name", "rater_a", "rater_b"}
 
 
-def table(df: pd.DataFrame, name: str, key: str | None = None, height: int | None = None, **kwargs) -> None:
-    """Show a DataFrame (cells as plain text) with a CSV download button under it (`name` may hold data, e.g. a
-    dimension name: the button label is markdown, so it is escaped)."""
+def is_id_column(name: object) -> bool:
+    """Whether a table column holds ids or file names (by name: the ones above and any '..._id')."""
+    return isinstance(name, str) and (name in ID_COLUMNS or name.endswith("_id"))
+
+
+def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` with its id and file name columns' text passed through ui.text.visible (other cells as they are)."""
+    out = df
+    for i, c in enumerate(df.columns):
+        s = df.iloc[:, i]
+        if not is_id_column(c) or pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            continue
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            s = s.astype(object)
+        if out is df:
+            out = df.copy()
+        out.isetitem(i, s.map(lambda v: visible(v) if isinstance(v, str) else v).to_numpy())
+    return out
+
+
+def table(
+    df: pd.DataFrame,
+    name: str,
+    key: str | None = None,
+    height: int | None = None,
+    download: pd.DataFrame | None = None,
+    **kwargs,
+) -> None:
+    """Show a DataFrame (cells as plain text; ids with hidden characters made visible) with a CSV download
+    button under it. The download is `download` when given (the data behind a display table, e.g. numbers and
+    interval ends instead of "0.64 [0.58, 0.70]"), else `df`, written by analytics.csv_out (the one writer).
+    `name` may hold data, e.g. a dimension name: the button label is markdown, so it is escaped."""
     if height is not None:
         kwargs["height"] = height
-    st.dataframe(df, hide_index=True, width="stretch", **kwargs)
+    st.dataframe(visible_ids(df), hide_index=True, width="stretch", **kwargs)
     st.download_button(
         f"Download {md_escape(name)} (CSV)",
-        df.to_csv(index=False).encode("utf-8"),
+        csv_out.to_csv_bytes(df if download is None else download),
         file_name=f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)[:100]}.csv",
         mime="text/csv",
         key=key or f"download_{name}",

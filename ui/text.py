@@ -10,9 +10,21 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 # An invisible word joiner breaks the pattern: "http:\u2060//", "www\u2060.", "a@\u2060b".
 _AUTOLINK = re.compile(r"(?i)(?<=https:)|(?<=http:)|(?<=www)(?=\.)|(?<=@)")
 WORD_JOINER = "\u2060"
+# Characters that are invisible or reorder what follows them: C0 and C1 controls (and DEL), the bidirectional
+# marks, embeddings, overrides and isolates (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069), and the
+# zero-width characters that make two ids look alike (U+200B-U+200D, U+2060, U+FEFF). A rater id "c1\u202e2c"
+# shows as "c1c2" without this.
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+
+
+def visible(text: object, keep: str = "") -> str:
+    """Text with every control, bidirectional and zero-width character shown as its code point, e.g. "⟨U+202E⟩"
+    (characters in `keep` stay as they are): for ids and file names wherever they are shown."""
+    return _HIDDEN.sub(lambda m: m[0] if m[0] in keep else f"⟨U+{ord(m[0]):04X}⟩", str(text))
 
 
 def md_escape(text: object) -> str:
-    """Text with every markdown, HTML and LaTeX control character escaped and bare URLs kept from becoming
-    links, safe inside st.markdown."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, str(text)))
+    """Text with every markdown, HTML and LaTeX control character escaped, bare URLs kept from becoming links
+    and control, bidirectional and zero-width characters shown visibly (`visible`; line breaks kept), safe
+    inside st.markdown."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, visible(text, keep="\n")))
