@@ -46,8 +46,10 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]  # no stubs (pyarrow-stubs is not a dependency)
 
 MAX_ROWS = 10_000
+MAX_RESULT_BYTES = 32 * 2**20  # the result as Arrow data (text bytes, offsets, validity): what the page receives
 TIMEOUT_S = 15.0
 MAX_SQL_CHARS = 20_000
 OPERATOR_MEMORY = "4GB"
@@ -152,13 +154,18 @@ class QueryRefused(ValueError):
 
 @dataclass(frozen=True)
 class QueryResult:
-    """What a query returned: at most max_rows rows, whether more existed, the time it took, or an error."""
+    """What a query returned: at most max_rows rows, whether more existed, the time it took, or an error.
+
+    `truncated_by` says which cap cut the rows ("rows" or "bytes"); `peak_memory` is the worker's peak resident
+    memory in bytes when the query ran in a worker process (analytics/explore_worker.py), else 0."""
 
     columns: tuple[str, ...]
     frame: pd.DataFrame
     truncated: bool
     elapsed: float
     error: str | None = None
+    truncated_by: str | None = None
+    peak_memory: int = 0
 
     @property
     def ok(self) -> bool:
@@ -218,23 +225,82 @@ def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 
 
 def run_query(
-    con: duckdb.DuckDBPyConnection, sql: str, max_rows: int = MAX_ROWS, timeout_s: float = TIMEOUT_S
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    max_rows: int = MAX_ROWS,
+    timeout_s: float = TIMEOUT_S,
+    max_bytes: int = MAX_RESULT_BYTES,
 ) -> QueryResult:
-    """Check and run one read-only SELECT; never raises for a bad query, the result's error says why."""
+    """Check and run one read-only SELECT in this process; never raises for a bad query, the error says why.
+
+    In this process the time limit is DuckDB's interrupt, which is only checked between chunks, and memory is
+    the process's own: the page runs queries through analytics/explore_worker.py, which calls run_arrow() in a
+    process of its own that can be stopped for certain."""
     started = time.perf_counter()
+    table, meta = run_arrow(con, sql, max_rows, timeout_s, max_bytes)
+    if meta.get("error"):
+        return _failed(str(meta["error"]), started)
+    frame = to_frame(table)
+    return QueryResult(
+        tuple(str(c) for c in frame.columns),
+        frame,
+        bool(meta["truncated_by"]),
+        time.perf_counter() - started,
+        truncated_by=meta["truncated_by"],
+    )
+
+
+def to_frame(table: pa.Table) -> pd.DataFrame:
+    """A result as pandas, converted by DuckDB as `.df()` would (decimals as floats, lists as lists)."""
+    con = duckdb.connect()
+    try:
+        frame = con.from_arrow(table).df()
+    finally:
+        con.close()
+    return frame
+
+
+def run_arrow(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    max_rows: int = MAX_ROWS,
+    timeout_s: float = TIMEOUT_S,
+    max_bytes: int = MAX_RESULT_BYTES,
+    configured: bool = False,
+) -> tuple[pa.Table | None, dict]:
+    """Check and run one read-only SELECT: (the result as Arrow, {"error", "truncated_by"}); never raises.
+
+    `configured`: the instance was opened with its limits and extension settings locked (the worker's), so
+    layer 3 and 4 set nothing."""
     cur = con.cursor()
     try:
         try:
             check_query(cur, sql)
         except QueryRefused as e:
-            return _failed(str(e), started)
+            return None, {"error": str(e)}
         except duckdb.Error as e:
-            return _failed(_one_line(e), started)
+            return None, {"error": _one_line(e)}
         except (KeyError, TypeError) as e:  # a syntax tree of a shape this module does not know
-            return _failed(f"Refused: Explore could not check this query ({type(e).__name__}: {e}).", started)
-        return _execute(cur, sql, max_rows, timeout_s, started)
+            return None, {"error": f"Refused: Explore could not check this query ({type(e).__name__}: {e})."}
+        return _execute(cur, sql, max_rows, timeout_s, max_bytes, configured)
     finally:
         cur.close()
+
+
+def refusal(con: duckdb.DuckDBPyConnection, sql: str) -> str | None:
+    """Why check_query refuses `sql` in one line, or None when it passes (for a quick answer before a worker)."""
+    cur = con.cursor()
+    try:
+        check_query(cur, sql)
+    except QueryRefused as e:
+        return str(e)
+    except duckdb.Error as e:
+        return _one_line(e)
+    except (KeyError, TypeError) as e:
+        return f"Refused: Explore could not check this query ({type(e).__name__}: {e})."
+    finally:
+        cur.close()
+    return None
 
 
 def _failed(message: str, started: float) -> QueryResult:
@@ -410,8 +476,16 @@ def _harden_instance(cur: duckdb.DuckDBPyConnection) -> None:
     cur.execute("SET GLOBAL autoload_known_extensions = false")
 
 
-def _execute(cur: duckdb.DuckDBPyConnection, sql: str, max_rows: int, timeout_s: float, started: float) -> QueryResult:
-    """Layer 3: run in a read-only transaction, fetch at most max_rows + 1 rows, interrupt at the time limit."""
+def _execute(
+    cur: duckdb.DuckDBPyConnection,
+    sql: str,
+    max_rows: int,
+    timeout_s: float,
+    max_bytes: int = MAX_RESULT_BYTES,
+    configured: bool = False,
+) -> tuple[pa.Table | None, dict]:
+    """Layer 3: run in a read-only transaction, stream Arrow batches up to the row and byte caps, interrupt at the
+    time limit (between chunks only: a worker process adds the hard stop)."""
     timed_out = threading.Event()
 
     def stop() -> None:
@@ -421,43 +495,63 @@ def _execute(cur: duckdb.DuckDBPyConnection, sql: str, max_rows: int, timeout_s:
     timer = threading.Timer(timeout_s, stop)
     timer.daemon = True
     try:
-        _harden_instance(cur)
-        cur.execute(f"SET operator_memory_limit = '{OPERATOR_MEMORY}'")
+        if not configured:
+            _harden_instance(cur)
+            cur.execute(f"SET operator_memory_limit = '{OPERATOR_MEMORY}'")
         cur.execute("BEGIN TRANSACTION READ ONLY")
         timer.start()
-        cur.execute(sql)
-        frame, truncated = _fetch(cur, max_rows)
-        columns = tuple(str(c) for c in frame.columns)  # as in the frame: a repeated name gets a suffix
+        relation = cur.sql(sql)
+        if relation is None:  # not a query after all (layers 1 and 2 let only SELECTs through)
+            return None, {"error": "Refused: Explore runs one SELECT."}
+        table, truncated_by = _fetch(relation.to_arrow_reader(FETCH_ROWS), max_rows, max_bytes)
         timer.cancel()
-        if truncated:
-            cur.abort()
-    except (duckdb.Error, ValueError, TypeError, OverflowError) as e:  # pandas conversions raise the others
+    # pandas conversions raise ValueError and the like; Arrow's reader raises OSError (out of memory)
+    except (duckdb.Error, ValueError, TypeError, OverflowError, pa.ArrowException, OSError, MemoryError) as e:
         timer.cancel()
         if timed_out.is_set():
-            return _failed(
-                f"The query ran longer than {timeout_s:g} s and was stopped. "
-                "Narrow it (filters, fewer joins, LIMIT) and run it again.",
-                started,
-            )
-        return _failed(_one_line(e), started)
+            return None, {
+                "error": f"The query ran longer than {timeout_s:g} s and was stopped. "
+                "Narrow it (filters, fewer joins, LIMIT) and run it again."
+            }
+        return None, {"error": _one_line(e)}
     finally:
         timer.cancel()
         _rollback(cur)
-    return QueryResult(columns, frame, truncated, time.perf_counter() - started)
+    return table, {"error": None, "truncated_by": truncated_by}
 
 
-def _fetch(cur: duckdb.DuckDBPyConnection, max_rows: int) -> tuple[pd.DataFrame, bool]:
-    """Stream chunks until more than max_rows rows arrived or the result ends."""
-    chunks = [cur.fetch_df_chunk()]  # even when empty, it carries the column names and types
-    n = len(chunks[0])
-    while 0 < n <= max_rows:
-        chunk = cur.fetch_df_chunk()
-        if len(chunk) == 0:
+FETCH_ROWS = 2048  # rows per Arrow batch (DuckDB's vector size)
+
+
+def _fetch(reader: pa.RecordBatchReader, max_rows: int, max_bytes: int) -> tuple[pa.Table, str | None]:
+    """Read batches until more than max_rows rows or max_bytes bytes arrived or the result ends; keep what fits."""
+    schema = reader.schema
+    batches: list[pa.RecordBatch] = []
+    rows = size = 0
+    truncated_by = None
+    for batch in reader:
+        if rows + batch.num_rows > max_rows:
+            batch, truncated_by = batch.slice(0, max_rows - rows), "rows"
+        if size + batch.nbytes > max_bytes:
+            batch, truncated_by = _slice_to_bytes(batch, max_bytes - size), "bytes"
+        batches.append(batch)
+        rows, size = rows + batch.num_rows, size + batch.nbytes
+        if truncated_by:
             break
-        chunks.append(chunk)
-        n += len(chunk)
-    frame = pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
-    return frame.iloc[:max_rows].reset_index(drop=True), len(frame) > max_rows
+    reader.close()
+    return pa.Table.from_batches(batches, schema=schema), truncated_by
+
+
+def _slice_to_bytes(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
+    """The longest head of `batch` whose Arrow size is within `budget` bytes (binary search on the row count)."""
+    lo, hi = 0, batch.num_rows
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if batch.slice(0, mid).nbytes <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return batch.slice(0, lo)
 
 
 def _rollback(cur: duckdb.DuckDBPyConnection) -> None:

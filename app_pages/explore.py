@@ -1,14 +1,19 @@
 """Explore: ad hoc read-only SQL over the store's tables, with examples and the table list beside the editor.
 
-The sandbox (one SELECT, no files, no network, row and time limits) is analytics/explore.py; this page only
-collects the text, runs it and shows what came back. Error messages and cells are shown as plain text."""
+The sandbox (one SELECT, no files, no network) is analytics/explore.py; each query runs in a worker process
+under hard time, memory and result limits (analytics/explore_worker.py, docs/explore.md). This page collects
+the text, runs it and shows what came back. Error messages and cells are shown as plain text.
+
+A query stops when this session's script run is asked to stop or rerun: another click (Run again, a widget),
+leaving the page, or closing the tab (Streamlit asks the run to stop when the browser disconnects)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from analytics import explore
+from analytics import explore, explore_worker
 from ui import charts, state
 from ui.tables import table
 from ui.text import md_escape
@@ -36,10 +41,31 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype({c: str for c in nested}) if nested else frame
 
 
+def run_in_worker(sql: str, status) -> explore.QueryResult:
+    """Run the query in a worker; stop it when Streamlit asks this session's run to stop or rerun."""
+    ctx = get_script_run_ctx()
+    requests = getattr(ctx, "script_requests", None)
+
+    def cancelled() -> bool:
+        # ScriptRequests has no public getter; its state leaves CONTINUE on a rerun or stop request.
+        state_now = getattr(requests, "_state", None)
+        return state_now is not None and getattr(state_now, "name", "CONTINUE") != "CONTINUE"
+
+    return explore_worker.service().run(
+        state.cursor(),
+        sql,
+        session=getattr(ctx, "session_id", None),
+        cancelled=cancelled,
+        on_status=lambda message: status.info(message),
+    )
+
+
 st.title("Explore")
+service = explore_worker.service()
 st.caption(
-    f"Read-only SQL over the store's tables: one SELECT at a time, at most {explore.MAX_ROWS:,} rows shown, "
-    f"stopped after {explore.TIMEOUT_S:g} s. Files, the network and settings are out of reach; "
+    "Read-only SQL over the store's tables, one SELECT at a time: "
+    f"{explore_worker.describe(service.limits)}. A query also stops when you run another or leave the page. "
+    "Files, the network and settings are out of reach; the data is as of the last load (a read-only copy); "
     "the sidebar filters do not apply here."
 )
 st.session_state.setdefault("explore_sql", DEFAULT_SQL)
@@ -61,8 +87,10 @@ with editor:
     )
     sql = st.text_area("SQL", key="explore_sql", height=260)
     if st.button("Run", key="explore_run", type="primary"):
+        status = st.empty()
         with st.spinner("Running..."):
-            st.session_state["explore_result"] = explore.run_query(state.cursor(), sql)
+            st.session_state["explore_result"] = run_in_worker(sql, status)
+        status.empty()
 
 result: explore.QueryResult | None = st.session_state.get("explore_result")
 if result is not None:
@@ -70,7 +98,12 @@ if result is not None:
         st.error(md_escape(result.error))
     else:
         st.caption(f"{len(result.frame):,} rows, {len(result.columns)} columns in {result.elapsed:.2f} s")
-        if result.truncated:
+        if result.truncated_by == "bytes":
+            st.warning(
+                f"Only the first {len(result.frame):,} rows are shown: the result passed "
+                f"{explore_worker.describe_bytes(service.limits)}. Select fewer or shorter columns, or aggregate."
+            )
+        elif result.truncated:
             st.warning(
                 f"Only the first {explore.MAX_ROWS:,} rows are shown; the query returned more. "
                 "Aggregate, filter or add a LIMIT to see the rest."

@@ -315,9 +315,9 @@ def test_ingest_still_works_after_explore(loaded, tmp_path):
 def test_execution_layer_alone_refuses_writes(loaded):
     """Layer 3 without layers 1 and 2: the read-only transaction stops a write that got past the checks."""
     cur = loaded.cursor()
-    result = explore._execute(cur, "DELETE FROM ratings", 100, 5.0, 0.0)
+    table, meta = explore._execute(cur, "DELETE FROM ratings", 100, 5.0)
     cur.close()
-    assert "read-only" in result.error and "\n" not in result.error
+    assert table is None and "read-only" in meta["error"] and "\n" not in meta["error"]
     assert loaded.execute("SELECT count(*) FROM ratings").fetchall() == [(6,)]
 
 
