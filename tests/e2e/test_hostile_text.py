@@ -101,7 +101,7 @@ def test_every_page_keeps_hostile_text_inert(hostile_page, tmp_path):
     for name, data in names.items():
         (tmp_path / name).write_bytes(data)
         paths.append(str(tmp_path / name))
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(paths)
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(paths)
     page.get_by_role("button", name="Load files").click()
     expect(main).to_contain_text("rejected.csv was rejected, nothing was written")
     expect(main).to_contain_text(f"{hostile.FILE_STEM} new.csv (canonical): loaded")

@@ -42,7 +42,7 @@ def test_upload_shows_on_overview(app_page, tmp_path, external_requests):
     go_to(page, "Data")
     upload = tmp_path / "e2e_batch.csv"
     upload.write_text(UPLOAD)
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(upload))
+    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(upload))
     page.get_by_role("button", name="Load files").click()
     main = page.get_by_test_id("stMain")
     expect(main).to_contain_text("e2e_batch.csv (canonical): loaded, 4 rows loaded, 1 quarantined")
