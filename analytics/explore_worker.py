@@ -62,6 +62,8 @@ NICE = 10
 TICK_S = 0.05
 RSS_MARGIN = 256 * 2**20  # shared libraries count in RSS but not in RLIMIT_DATA
 HEADER_MAX = 1 << 20
+STARTUP_LIMIT_S = 60.0  # a worker that has not finished its imports by then is taken for broken
+READY = b"R"
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,7 @@ class ExploreService:
         self._sessions: dict[str, _Job] = {}
         self._spares: list[subprocess.Popen] = []
         self._filling = False
+        self.last_pid: int | None = None  # the last worker's process id (tests check that it has ended)
 
     @property
     def running(self) -> int:
@@ -324,6 +327,7 @@ class ExploreService:
     def _run_in_worker(self, snapshot: Path, sql: str, stopping: Callable[[], bool]) -> explore.QueryResult:
         limits = self.limits
         proc = self._take_worker()
+        self.last_pid = proc.pid
         request = {
             "snapshot": str(snapshot),
             "sql": sql,
@@ -334,7 +338,7 @@ class ExploreService:
         }
         reply: dict = {}
         reader = threading.Thread(target=_read_reply, args=(proc, limits.max_bytes, reply), daemon=True)
-        started = time.perf_counter()
+        started = taken = time.perf_counter()
         peak = 0
         stop: str | None = None
         try:
@@ -348,7 +352,12 @@ class ExploreService:
                 peak = max(peak, hwm, rss)
                 if not reader.is_alive():
                     break
-                if time.perf_counter() - started > limits.timeout_s:
+                ready = reply.get("ready_at")
+                if ready is None:  # a worker started just now is still importing: the clock has not started
+                    started = time.perf_counter()
+                    if time.perf_counter() - taken > STARTUP_LIMIT_S:
+                        stop = "crashed"
+                if ready is not None and time.perf_counter() - ready > limits.timeout_s:
                     stop = "time"
                 elif rss > limits.memory_bytes + RSS_MARGIN:
                     stop = "memory"
@@ -361,6 +370,7 @@ class ExploreService:
         finally:
             _end(proc)
             reader.join(5)
+        started = reply.get("ready_at", started)
         elapsed = time.perf_counter() - started
         header = reply.get("header") or {}
         peak = max(peak, int(header.get("peak_memory") or 0))
@@ -477,6 +487,9 @@ def _read_reply(proc: subprocess.Popen, max_bytes: int, reply: dict) -> None:
     """Read the worker's header and Arrow body, refusing a body beyond what the byte cap allows."""
     try:
         stream = proc.stdout
+        if _read_exact(stream, 1) != READY:
+            return
+        reply["ready_at"] = time.perf_counter()
         n = int.from_bytes(_read_exact(stream, 4), "big")
         if n > HEADER_MAX:
             return
@@ -515,6 +528,8 @@ def _worker_main() -> None:
     """One query: read the request, set the process limits, run, write header and Arrow IPC, exit."""
     import resource
 
+    sys.stdout.buffer.write(READY)  # imports done: the server starts the query's clock now
+    sys.stdout.buffer.flush()
     line = sys.stdin.buffer.readline()
     if not line:
         return  # the server closed the pipe: a spare that was never used

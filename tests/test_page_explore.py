@@ -104,3 +104,25 @@ def test_chart_builder_draws_the_result(app_store):
     assert spec["mark"]["type"] == "point"
     assert spec["encoding"]["x"]["field"] == "dimension" and spec["encoding"]["y"]["field"] == "n"
     assert spec["encoding"]["color"]["field"] == "role"
+
+
+def test_limits_are_shown_and_hold_on_the_page(app_store, monkeypatch):
+    """The caption states the limits; a slow query stops at the time limit; a wide one is cut at the byte cap."""
+    from analytics import explore_worker
+
+    svc = explore_worker.ExploreService(explore_worker.Limits(timeout_s=3.0, memory_bytes=2**30))
+    monkeypatch.setattr(explore_worker, "_SERVICE", svc)
+    try:
+        at = _app()
+        caption = " ".join(c.value for c in at.caption)
+        assert "stopped after 3 s or 1 GB of memory" in caption and "2 queries at once" in caption
+        assert "10,000 rows and 32 MB" in caption
+        slow = "SELECT levenshtein(repeat('a', 30000) || range::VARCHAR, repeat('b', 30000)) FROM range(100)"
+        at = _run(at, slow)
+        assert len(at.error) == 1 and "longer than 3 s" in at.error[0].value, at.error[0].value
+        at = _run(at, "SELECT repeat('x', 100000) AS s FROM range(10001)")
+        assert not at.error, at.error[0].value
+        assert any("passed 32 MB" in w.value for w in at.warning)
+        assert 0 < len(at.dataframe[-1].value) < 10_000
+    finally:
+        svc.close()

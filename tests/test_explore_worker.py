@@ -1,0 +1,213 @@
+"""Explore's hard limits: queries in a worker process are stopped at the time limit (within 2 s), held to the
+memory cap and the result's byte cap, wait for a slot beyond N at once, and stop when their session moves on."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from test_explore_sandbox import ESCAPES, MORE_CSV, _fill, _sql
+
+from analytics import explore, explore_worker, store
+from analytics.explore_worker import ExploreService, Limits
+from analytics.ingest.load import ingest_file
+
+GB = 2**30
+# A scalar function slow enough to run for minutes within one chunk (DuckDB checks interrupts between chunks).
+SLOW = "SELECT levenshtein(repeat('a', 30000) || range::VARCHAR, repeat('b', 30000)) AS d FROM range(1000)"
+# 10,001 strings of 100 kB: 1 GB of result (the query of the issue).
+WIDE = "SELECT repeat('x', 100000) AS s FROM range(10001)"
+# A first chunk of 2,048 strings of 1 MB: 2 GB before any result is read.
+HUGE = "SELECT repeat('x', 1000000) AS s FROM range(10001)"
+
+
+def _rss(pid: int) -> int:
+    return explore_worker._memory(pid)[0]
+
+
+def _alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in f)
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def loaded(con, tmp_path):
+    return _fill(con, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("explore_worker")
+    con = _fill(store.open_store(folder / "store.duckdb"), folder)
+    yield con, folder
+    con.close()
+
+
+@pytest.fixture
+def services():
+    made: list[ExploreService] = []
+
+    def make(**limits) -> ExploreService:
+        svc = ExploreService(Limits(**limits))
+        svc.warm_up()
+        made.append(svc)
+        return svc
+
+    yield make
+    for svc in made:
+        svc.close()
+
+
+def test_worker_returns_the_same_rows_as_the_sandbox(loaded, services):
+    svc = services()
+    sql = "SELECT rater_id, count(*) AS n, 1.5::DECIMAL(4, 2) AS d, [1, 2] AS l FROM ratings GROUP BY ALL ORDER BY ALL"
+    result = svc.run(loaded, sql)
+    assert result.ok, result.error
+    inline = explore.run_query(loaded, sql)
+    assert result.columns == inline.columns == ("rater_id", "n", "d", "l")
+    assert result.frame.astype(str).values.tolist() == inline.frame.astype(str).values.tolist()
+    assert 0 < result.peak_memory < GB
+    assert not _alive(svc.last_pid)
+
+
+@pytest.mark.parametrize("template", list(ESCAPES.values()), ids=list(ESCAPES))
+def test_escapes_are_refused_through_the_service(shared, template):
+    loaded, folder = shared
+    result = ExploreService().run(loaded, _sql(template, folder))
+    assert result.error and "\n" not in result.error and result.frame.empty
+    assert result.peak_memory == 0  # refused before any worker
+
+
+def test_worker_instance_reaches_no_file_and_no_setting(loaded, tmp_path):
+    snapshot = explore_worker.Snapshots().get(loaded)
+    con = explore_worker.open_snapshot(str(snapshot), GB)
+    try:
+        with pytest.raises(duckdb.Error, match="disabled"):
+            con.execute(f"SELECT * FROM read_csv('{tmp_path}/secret.csv')")
+        with pytest.raises(duckdb.Error):
+            con.execute("SET enable_external_access = true")
+        with pytest.raises(duckdb.Error, match="read-only"):
+            con.execute("DELETE FROM ratings")
+        # A view in the store that reads a file does not read it in the worker either.
+        with pytest.raises(duckdb.Error, match="disabled"):
+            con.execute("SELECT * FROM file_view")
+    finally:
+        con.close()
+
+
+def test_wide_result_is_cut_at_the_byte_cap(loaded, services):
+    svc = services(memory_bytes=GB)
+    before = _rss(os.getpid())
+    result = svc.run(loaded, WIDE)
+    assert result.ok and result.truncated and result.truncated_by == "bytes"
+    assert 0 < len(result.frame) < 10_000
+    assert len(result.frame) * 100_000 <= explore.MAX_RESULT_BYTES
+    assert result.peak_memory < GB + explore_worker.RSS_MARGIN
+    assert _rss(os.getpid()) - before < 512 * 2**20  # this process received the cut result only
+    assert not _alive(svc.last_pid)
+
+
+def test_memory_cap_holds_for_huge_strings(loaded, services):
+    svc = services(memory_bytes=GB)
+    result = svc.run(loaded, HUGE)
+    assert result.error and "more than 1 GB of memory" in result.error
+    assert 0 < result.peak_memory < GB + explore_worker.RSS_MARGIN
+    assert not _alive(svc.last_pid)  # ended, so its memory is back with the system
+    again = svc.run(loaded, "SELECT count(*) AS n FROM ratings")
+    assert again.frame["n"].tolist() == [6]
+
+
+def test_slow_scalar_function_stops_within_two_seconds_of_the_limit(loaded, services):
+    svc = services(timeout_s=1.0)
+    started = time.perf_counter()
+    result = svc.run(loaded, SLOW)
+    took = time.perf_counter() - started
+    assert result.error and "longer than 1 s" in result.error and "\n" not in result.error
+    # The query's clock starts when the worker is ready (a cold worker first imports for a second or two).
+    assert result.elapsed < 1.0 + 2.0, result.elapsed
+    assert took < 1.0 + 2.0 + 20.0, took
+    assert not _alive(svc.last_pid)
+
+
+def test_the_in_process_interrupt_does_not_stop_it(loaded):
+    """Why the worker exists: in this process, DuckDB's interrupt at 1 s waits for the chunk to end (two calls
+    of about 3.7 s each here), far past limit + 2 s."""
+    cur = loaded.cursor()
+    started = time.perf_counter()
+    explore._execute(cur, SLOW.replace("range(1000)", "range(2)"), 100, 1.0)
+    took = time.perf_counter() - started
+    cur.close()
+    assert took > 1.0 + 2.0, took
+
+
+def test_queries_beyond_n_wait_for_a_slot(loaded, services):
+    svc = services(max_concurrent=1, timeout_s=2.0)
+    ends: dict[str, float] = {}
+    messages: list[str] = []
+
+    def slow() -> None:
+        svc.run(loaded, SLOW)
+        ends["slow"] = time.perf_counter()
+
+    first = threading.Thread(target=slow)
+    first.start()
+    deadline = time.monotonic() + 10
+    while svc.running == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert svc.running == 1
+    result = svc.run(loaded, "SELECT 42 AS n", on_status=messages.append)
+    ends["quick"] = time.perf_counter()
+    first.join()
+    assert result.frame["n"].tolist() == [42]
+    assert messages and "Waiting for a free slot" in messages[0] and "at most 1 at once" in messages[0]
+    assert ends["quick"] > ends["slow"]
+
+
+def test_a_newer_query_of_the_same_session_stops_the_older(loaded, services):
+    svc = services(timeout_s=30.0)
+    out: dict = {}
+
+    def older() -> None:
+        started = time.perf_counter()
+        out["older"] = svc.run(loaded, SLOW, session="s1")
+        out["took"] = time.perf_counter() - started
+
+    thread = threading.Thread(target=older)
+    thread.start()
+    while svc.running == 0:
+        time.sleep(0.01)
+    time.sleep(0.5)
+    newer = svc.run(loaded, "SELECT 1 AS n", session="s1")
+    thread.join(10)
+    assert newer.frame["n"].tolist() == [1]
+    assert "newer query" in out["older"].error and out["took"] < 10
+
+
+def test_a_query_stops_when_its_session_moves_on(loaded, services):
+    svc = services(timeout_s=30.0)
+    asked = time.perf_counter() + 1.0
+    result = svc.run(loaded, SLOW, cancelled=lambda: time.perf_counter() > asked)
+    assert "stopped because the page changed" in result.error
+    assert time.perf_counter() - asked < 1.0
+    assert not _alive(svc.last_pid)
+
+
+def test_snapshot_follows_the_dataset_version(loaded, services, tmp_path):
+    svc = services()
+    assert svc.run(loaded, "SELECT count(*) AS n FROM ratings").frame["n"].tolist() == [6]
+    first = sorted(Path(tmp_path).glob("store.explore-v*.duckdb"))
+    more = tmp_path / "more.csv"
+    more.write_text(MORE_CSV)
+    assert ingest_file(loaded, more).rows_loaded == 1
+    assert svc.run(loaded, "SELECT count(*) AS n FROM ratings").frame["n"].tolist() == [7]
+    second = sorted(Path(tmp_path).glob("store.explore-v*.duckdb"))
+    assert len(first) == len(second) == 1 and first != second  # the old copy is gone
