@@ -12,7 +12,7 @@ Why a process (measured with DuckDB 2.0 on 2 cores; docs/explore.md and bench/be
   read-only ("Could not set lock on file"). So the worker reads a SNAPSHOT: a copy of the store file made once
   per dataset version, beside the store (`<stem>.explore-v<version>.duckdb`), which any number of workers open
   read-only. The copy is the file itself after a CHECKPOINT (0.2 s for 214 MB, 24M ratings), checked
-  unchanged during the copy; if writes keep landing, `COPY FROM DATABASE` in one transaction instead (30 s).
+  unchanged during the copy; if writes keep landing, `COPY FROM DATABASE` in one transaction instead (30-41 s).
 
 Each query, in `ExploreService.run`:
 
@@ -177,7 +177,7 @@ def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version
             with contextlib.suppress(OSError):
                 tmp.unlink()
             time.sleep(0.2)
-    # One transaction: consistent whatever else writes, but it rewrites every table (30 s at 24M ratings).
+    # One transaction: consistent whatever else writes, but it rewrites every table (30-41 s at 24M ratings).
     database = cur.execute("SELECT system.main.current_database()").fetchall()[0][0]
     cur.execute("ATTACH ? AS concord_explore_snapshot", [str(tmp)])
     try:
