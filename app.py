@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+import os
+
 import streamlit as st
 
-from analytics import first_run
+from analytics import first_run, store
 from analytics.ingest.load import ingest_file
 from ui import sidebar, state
 
@@ -19,12 +22,19 @@ PAGES = [
     st.Page("app_pages/explore.py", title="Explore"),
     st.Page("app_pages/data.py", title="Data"),
 ]
+UNEXPECTED = (
+    "This page could not be shown because of an unexpected error; the details are in the server's log. "
+    "Try another page or reload, and report it if it persists."
+)
+log = logging.getLogger("concord")
 
 
 def load_demo_if_empty() -> None:
-    """On first start with an empty store, load the bundled demo data with a progress bar."""
+    """On first start with an empty store, load the bundled demo data with a progress bar.
+
+    A store emptied by unloading its files (Data page) stays empty: it is not a first start."""
     con = state.cursor()
-    if not first_run.store_is_empty(con):
+    if not first_run.store_is_empty(con) or store.unloads(con):
         return
     with st.status("First start: loading the demo data into an empty store...", expanded=True) as status:
         st.write("Generating the demo inputs (seeded simulator)...")
@@ -37,7 +47,22 @@ def load_demo_if_empty() -> None:
     st.cache_data.clear()
 
 
-load_demo_if_empty()
+def run_guarded(run) -> None:
+    """Run a step of the page; an unexpected exception becomes one readable sentence (never a server path or a
+    traceback: those go to the server's log). A damaged store says what happened and what to do."""
+    try:
+        run()
+    except Exception as e:  # st.stop and st.rerun are BaseExceptions and pass through
+        log.exception("page failed")
+        if store.is_damage(e):
+            st.error(store.damaged_message(store.db_path(), "corrupt or truncated", "a part of it cannot be read"))
+        else:
+            st.error(UNEXPECTED)
+        if os.environ.get("PYTEST_CURRENT_TEST") and not os.environ.get("CONCORD_GUARD_UNDER_TEST"):
+            raise  # under the test suite a failing page still fails its test
+
+
+run_guarded(load_demo_if_empty)
 page = st.navigation(PAGES)
-sidebar.render()
-page.run()
+run_guarded(sidebar.render)
+run_guarded(page.run)

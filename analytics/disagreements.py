@@ -263,8 +263,8 @@ def sources_text(sources_json: str | None) -> str:
         return ""
     try:
         sources = json.loads(sources_json)
-    except ValueError:
-        return str(sources_json)
+    except (ValueError, RecursionError):
+        return str(sources_json)[:MAX_SHOWN_CHARS]
     if not isinstance(sources, list):
         return _plain(sources_json) or ""
     lines = []
@@ -288,29 +288,51 @@ def _plain(value: str | None) -> str | None:
         parsed = json.loads(value)
     except (TypeError, ValueError):
         return str(value)
+    except RecursionError:  # stored before ingest limited nesting (docs/limits.md): shown as the text it is
+        return str(value)[:MAX_SHOWN_CHARS]
     lines = _lines(parsed, 0)
     return "\n".join(lines) or None
 
 
+# Rendering stored JSON: levels shown before the rest is summarised, and the characters of unparsable text shown.
+MAX_SHOWN_DEPTH = 12
+MAX_SHOWN_CHARS = 20_000
+
+
 def _lines(obj: object, depth: int) -> list[str]:
-    """Nested JSON as indented "key: value" and "- item" lines, empty values left out."""
-    pad = "  " * depth
-    if isinstance(obj, dict):
-        out = []
-        for k, v in obj.items():
-            if v is None or v == [] or v == {}:
-                continue
-            if isinstance(v, dict | list):
-                out += [f"{pad}{k}:", *_lines(v, depth + 1)]
-            else:
-                out.append(f"{pad}{k}: {v}")
-        return out
-    if isinstance(obj, list):
-        out = []
-        for v in obj:
-            out += _lines(v, depth) if isinstance(v, dict | list) else [f"{pad}- {v}"]
-        return out
-    return [f"{pad}{obj}"]
+    """Nested JSON as indented "key: value" and "- item" lines, empty values left out.
+
+    Iterative (an explicit stack, not recursion) and cut at MAX_SHOWN_DEPTH levels, so no stored value, however
+    deep, can exhaust the stack of the page that shows it."""
+    out: list[str] = []
+    # Work items: ("line", text) to emit, or ("node", value, depth, list item?) to expand; last pushed runs first.
+    stack: list[tuple] = [("node", obj, depth)]
+    while stack:
+        item = stack.pop()
+        if item[0] == "line":
+            out.append(item[1])
+            continue
+        _, node, d = item
+        pad = "  " * d
+        if isinstance(node, dict | list) and d > depth + MAX_SHOWN_DEPTH:
+            out.append(f"{pad}(nested deeper than {MAX_SHOWN_DEPTH} levels, not shown)")
+            continue
+        todo: list[tuple] = []
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if v is None or v == [] or v == {}:
+                    continue
+                if isinstance(v, dict | list):
+                    todo += [("line", f"{pad}{k}:"), ("node", v, d + 1)]
+                else:
+                    todo.append(("line", f"{pad}{k}: {v}"))
+        elif isinstance(node, list):
+            for v in node:
+                todo.append(("node", v, d) if isinstance(v, dict | list) else ("line", f"{pad}- {v}"))
+        else:
+            todo.append(("line", f"{pad}{node}"))
+        stack.extend(reversed(todo))
+    return out
 
 
 def save_note(con: duckdb.DuckDBPyConnection, key: CaseKey, status: str, note: str = "", reviewer: str = "") -> None:

@@ -100,6 +100,19 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 PRIMARY KEY (rubric, dimension))""",
         ],
     ),
+    (
+        4,
+        [
+            # Files unloaded from the Data page (unload_file): the ingest_log row as it was, who and when. The
+            # ingest_log row itself goes, so the same content can be loaded again.
+            """CREATE TABLE unloads (
+                ingest_id INTEGER PRIMARY KEY, file_name VARCHAR NOT NULL, content_hash VARCHAR NOT NULL,
+                format VARCHAR NOT NULL, role_override VARCHAR, rows_read INTEGER NOT NULL,
+                rows_loaded INTEGER NOT NULL, rows_quarantined INTEGER NOT NULL, tasks INTEGER NOT NULL,
+                submissions INTEGER NOT NULL, loaded_at TIMESTAMP NOT NULL, unloaded_by VARCHAR,
+                unloaded_at TIMESTAMP NOT NULL DEFAULT current_timestamp)""",
+        ],
+    ),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
@@ -133,17 +146,59 @@ def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -
         except OSError as e:
             why = "a file is in the way" if isinstance(e, FileExistsError | NotADirectoryError) else e.strerror or e
             raise StoreError(f"The store {p} cannot be created: its folder cannot be made ({why}).") from e
+    had_wal = Path(f"{p}.wal").exists()  # replaying a write-ahead log adds blocks the file does not hold yet
     try:
         con = duckdb.connect(str(p), read_only=read_only)
     except duckdb.Error as e:
         raise StoreError(_explain_io_error(p, e)) from e
-    if not read_only:
-        try:
+    try:
+        if not had_wal:
+            _check_not_truncated(con, p)
+        if not read_only:
             migrate(con)
-        except duckdb.Error as e:  # e.g. its folder is read-only (no write-ahead log), or another program's tables
-            con.close()
-            raise StoreError(_explain_io_error(p, e)) from e
+    except duckdb.Error as e:  # e.g. its folder is read-only (no write-ahead log), or another program's tables
+        con.close()
+        raise StoreError(_explain_io_error(p, e)) from e
+    except StoreError:
+        con.close()
+        raise
     return con
+
+
+# What to do about a store that cannot be read: the one sentence the pages and the command line give.
+DAMAGED_HINT = "Restore it from a backup, or start a new store by setting CONCORD_DB (or --db) to another file."
+
+
+def damaged_message(p: Path, what: str, detail: str) -> str:
+    """The one message for a corrupt or truncated store: what happened and what to do."""
+    return f"The store {p} is not a readable DuckDB file ({what}): {detail.rstrip('.')}. {DAMAGED_HINT}"
+
+
+def _check_not_truncated(con: duckdb.DuckDBPyConnection, p: Path) -> None:
+    """StoreError when the file is shorter than the blocks DuckDB says are in use (a copy that stopped half way
+    opens, then fails on every query that reaches a missing block). Only without a write-ahead log at open; a
+    cut that spares that many bytes is caught where a query fails (is_damage, app.py)."""
+    if str(p) == ":memory:" or not p.is_file():
+        return
+    try:
+        # used_blocks, not total_blocks: free blocks at the end may already be cut from the file, used ones not.
+        row = con.execute("SELECT block_size, used_blocks FROM pragma_database_size() LIMIT 1").fetchall()
+    except duckdb.Error:
+        return
+    if not row or row[0][0] is None or row[0][1] is None:
+        return
+    expected = int(row[0][0]) * int(row[0][1])
+    size = p.stat().st_size
+    if size < expected:
+        raise StoreError(damaged_message(p, "truncated", f"the file is {size:,} bytes, its blocks need {expected:,}"))
+
+
+def is_damage(e: BaseException) -> bool:
+    """Whether an engine error means the store file is damaged (a missing or unreadable block)."""
+    text = str(e).lower()
+    return isinstance(e, duckdb.Error) and any(
+        m in text for m in ("could not read enough bytes", "corrupt", "checksum", "not a valid duckdb")
+    )
 
 
 def _first_line(e: Exception) -> str:
@@ -159,7 +214,7 @@ def _explain_io_error(p: Path, e: Exception) -> str:
         )
     corrupt = ("not a valid DuckDB", "corrupt", "checksum", "database file", "could not read enough bytes")
     if any(m.lower() in text.lower() for m in corrupt):
-        return f"The store {p} is not a readable DuckDB file (corrupt or another kind of file): {_first_line(e)}"
+        return damaged_message(p, "corrupt or another kind of file", _first_line(e))
     if any(m in text.lower() for m in ("permission denied", "operation not permitted", "read-only")):
         return (
             f"The store {p} cannot be written (permission denied or a read-only file system). "
@@ -222,3 +277,76 @@ def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Row counts of the main tables."""
     names = ("tasks", "task_items", "submissions", "ratings", "quarantine", "ingest_log")
     return {n: int(con.execute(f"SELECT count(*) FROM {n}").fetchall()[0][0]) for n in names}
+
+
+def next_ingest_id(con: duckdb.DuckDBPyConnection) -> int:
+    """The id of the next load: above every id used, also by files unloaded since."""
+    row = con.execute(
+        """SELECT greatest((SELECT coalesce(max(ingest_id), 0) FROM ingest_log),
+                           (SELECT coalesce(max(ingest_id), 0) FROM unloads)) + 1"""
+    ).fetchall()
+    return int(row[0][0])
+
+
+def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None) -> dict[str, int]:
+    """Remove one loaded file in one transaction: its ratings, submissions, quarantine rows, and the tasks and
+    task items it brought; the ingest_log row moves to `unloads` with who and when; the dataset version moves.
+
+    A task or item another loaded file also uses stays, now credited to the earliest such file. Review notes
+    and declared or inferred scales stay. Returns the rows removed per table; KeyError when no such load."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        found = con.execute("SELECT file_name FROM ingest_log WHERE ingest_id = ?", [ingest_id]).fetchall()
+        if not found:
+            raise KeyError(f"no loaded file has ingest id {ingest_id}")
+        removed = {}
+        for table in ("ratings", "quarantine"):
+            removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
+        # Submissions whose id a rating of another file names stay (credited to that file).
+        con.execute(
+            """UPDATE submissions s SET ingest_id = o.first_id
+               FROM (SELECT submission_id, min(ingest_id) AS first_id FROM ratings
+                     WHERE submission_id IS NOT NULL GROUP BY submission_id) o
+               WHERE s.ingest_id = ? AND o.submission_id = s.submission_id""",
+            [ingest_id],
+        )
+        removed["submissions"] = _delete(con, "submissions", "ingest_id = ?", [ingest_id])
+        # Tasks and items are shared by every file rating them: kept while another file's rows use them.
+        users = """SELECT task_id, rubric, min(ingest_id) AS first_id FROM (
+                       SELECT task_id, rubric, ingest_id FROM ratings
+                       UNION ALL SELECT task_id, rubric, ingest_id FROM submissions) GROUP BY ALL"""
+        for table in ("tasks", "task_items"):
+            con.execute(
+                f"""UPDATE {table} t SET ingest_id = o.first_id FROM ({users}) o
+                    WHERE t.ingest_id = ? AND o.task_id = t.task_id AND o.rubric = t.rubric""",
+                [ingest_id],
+            )
+            removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
+        con.execute(
+            """INSERT INTO unloads SELECT ingest_id, file_name, content_hash, format, role_override, rows_read,
+                      rows_loaded, rows_quarantined, tasks, submissions, loaded_at, ?, current_timestamp
+               FROM ingest_log WHERE ingest_id = ?""",
+            [(who or "").strip() or None, ingest_id],
+        )
+        con.execute("DELETE FROM ingest_log WHERE ingest_id = ?", [ingest_id])
+        bump_version(con)
+        con.execute("COMMIT")
+        return removed
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
+        raise
+
+
+def _delete(con: duckdb.DuckDBPyConnection, table: str, where: str, params: list) -> int:
+    return int(con.execute(f"DELETE FROM {table} WHERE {where}", params).fetchall()[0][0])
+
+
+def unloads(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """Unloaded files, newest first: (ingest_id, file_name, rows_loaded, loaded_at, unloaded_by, unloaded_at)."""
+    return con.execute(
+        """SELECT ingest_id, file_name, rows_loaded, loaded_at, unloaded_by, unloaded_at FROM unloads
+           ORDER BY unloaded_at DESC, ingest_id DESC"""
+    ).fetchall()

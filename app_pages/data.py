@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analytics import overview
+from analytics import overview, store
 from analytics.ingest import FORMATS
-from analytics.ingest.load import ingest_bytes, max_bytes
+from analytics.ingest.load import ingest_bytes
 from analytics.scales_file import ScalesError, declare_scales_upload, declared_scales
 from ui import charts, state
 from ui.tables import table
@@ -20,6 +20,9 @@ ROLE_CHOICES = {
 }
 
 st.title("Data")
+# The one upload limit: server.maxUploadSize in .streamlit/config.toml, shown, enforced by the browser, the server
+# and again here, with the command line named for larger files.
+UPLOAD_MB = int(st.get_option("server.maxUploadSize"))
 
 with st.form("upload", clear_on_submit=True):
     u1, u2 = st.columns([2, 1])
@@ -27,7 +30,9 @@ with st.form("upload", clear_on_submit=True):
         "Rating files (CSV, Parquet, JSON, JSONL; several at once)",
         accept_multiple_files=True,
         key="upload_files",
-        max_upload_size=max_bytes() // 2**20,
+        max_upload_size=UPLOAD_MB,
+        help=f"Up to {UPLOAD_MB} MB per file. Load larger files with the command line: "
+        "`python -m analytics ingest FILE` (docs/limits.md).",
     )
     scales_upload = u2.file_uploader(
         "Scales file (optional, JSON)",
@@ -60,7 +65,9 @@ elif submitted:
         for i, f in enumerate(files, start=1):
             bar.progress((i - 1) / len(files), text=f"Loading {md_escape(f.name)}...")
             role = ROLE_CHOICES[role_label]
-            results.append(ingest_bytes(state.cursor(), f.getvalue(), f.name, fmt=fmt, role=role))
+            results.append(
+                ingest_bytes(state.cursor(), f.getvalue(), f.name, fmt=fmt, role=role, upload_limit_mb=UPLOAD_MB)
+            )
         bar.progress(1.0, text="Done")
         st.session_state["last_results"] = [r.as_dict() for r in results]
     st.cache_data.clear()
@@ -92,7 +99,69 @@ if st.session_state.get("last_results"):
 
 con = state.cursor()
 st.subheader("Ingest log")
-table(overview.ingest_log(con), "ingest log")
+log = overview.ingest_log(con)
+table(log, "ingest log")
+
+
+def unload_section(log: pd.DataFrame) -> None:
+    """Unload one file, after a confirmation naming what goes; the ingest log keeps who did it and when."""
+    if st.session_state.get("unload_done"):
+        st.success(md_escape(st.session_state.pop("unload_done")))
+    if log.empty:
+        return
+    labels = {
+        int(i): f"#{i} {name} ({n:,} ratings, loaded {at:%Y-%m-%d %H:%M})"
+        for i, name, n, at in zip(log["ingest_id"], log["file_name"], log["rows_loaded"], log["loaded_at"], strict=True)
+    }
+    with st.expander("Unload a file"):
+        chosen = st.selectbox("File", list(labels), format_func=lambda i: labels[i], key="unload_pick")
+        if st.session_state.get("unload_confirm") != chosen:
+            if st.button("Unload this file...", key="unload_ask"):
+                st.session_state["unload_confirm"] = chosen
+                st.rerun()
+            return
+        row = log[log["ingest_id"] == chosen].iloc[0]
+        st.warning(
+            md_escape(
+                f"Unloading {row['file_name']} deletes its {int(row['rows_loaded']):,} ratings, "
+                f"{int(row['rows_quarantined']):,} quarantined rows, its submissions, and the tasks and items no "
+                "other file uses, in one transaction. Review notes and scales stay. This cannot be undone here; "
+                "the same file can be loaded again."
+            ),
+            icon=None,
+        )
+        if "unload_who" not in st.session_state:  # the name this session gave on review notes, if any
+            st.session_state["unload_who"] = st.session_state.get("note_reviewer", "")
+        who = st.text_input("Your name (kept in the ingest log)", key="unload_who")
+        b1, b2 = st.columns(2)
+        if b1.button("Yes, unload it", type="primary", key="unload_yes"):
+            try:
+                removed = store.unload_file(state.cursor(), int(chosen), who)
+            except KeyError:
+                st.session_state["unload_done"] = f"{row['file_name']} was already unloaded."
+            else:
+                st.session_state["unload_done"] = (
+                    f"Unloaded {row['file_name']}: {removed['ratings']:,} ratings, {removed['quarantine']:,} "
+                    f"quarantined rows, {removed['submissions']:,} submissions, {removed['tasks']:,} tasks removed."
+                )
+            st.session_state.pop("unload_confirm", None)
+            st.cache_data.clear()
+            st.rerun()
+        if b2.button("Cancel", key="unload_no"):
+            st.session_state.pop("unload_confirm", None)
+            st.rerun()
+
+
+unload_section(log)
+gone = store.unloads(con)
+if gone:
+    st.caption("Unloaded files (who unloaded them and when)")
+    table(
+        pd.DataFrame(
+            gone, columns=["ingest_id", "file_name", "rows_loaded", "loaded_at", "unloaded_by", "unloaded_at"]
+        ),
+        "unloaded files",
+    )
 
 scales = declared_scales(con)
 if not scales.empty:

@@ -11,6 +11,7 @@ reference in two annotators' files is one task, or, without a reference, by its 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import duckdb
 
 from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
-from analytics.ingest.json_records import Common, Record, read_document, text_or_none, unique
+from analytics.ingest.json_records import Common, Record, read_document, text_or_none, unique, within_limits
 
 NAME = "article_likert"
 RUBRIC = "article_likert"
@@ -51,14 +52,14 @@ def detect(head: bytes, file_name: str) -> bool:
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """Candidate Likert and best-prediction ratings, topics, predictions and one submission per topic."""
     doc = read_document(path, file_name, NAME, lambda obj, i: f"topic {i}")
-    records = _topics(doc.top, doc.records)
+    problems = list(doc.problems)
+    records = _topics(doc.top, doc.records, file_name, problems)
     if not any(LIKERT_KEY.match(str(k)) for r in records for k in r.obj):
         raise FileRejected(
             f"{file_name} is not in the {NAME} format: no topic has first_prediction_likert, second_prediction_likert "
             "or third_prediction_likert (see docs/formats.md, section 5)"
         )
     annotator = _annotator(file_name)
-    problems = list(doc.problems)
     rows: list[dict] = []
     tasks: list[dict] = []
     items: list[dict] = []
@@ -138,14 +139,20 @@ def topic_key(rec: Record) -> str:
     return f"{POSITION_KEY}{position}"
 
 
-def _topics(top: Any, records: list[Record]) -> list[Record]:
-    """The topic records: an array of topics as read, or an object keyed by topic id turned into topics."""
-    if not isinstance(top, dict) or "topic" in top or any(LIKERT_KEY.match(str(k)) for k in top):
+def _topics(top: Any, records: list[Record], file_name: str, problems: list[Problem]) -> list[Record]:
+    """The topic records: an array of topics as read, or an object keyed by topic id turned into topics.
+
+    A topic past a limit of docs/limits.md (nesting depth, field length) is left out with its problem."""
+    if not isinstance(top, dict):
         return records
+    if "topic" in top or any(LIKERT_KEY.match(str(k)) for k in top):
+        return [r for r in records if within_limits(r, file_name, problems) is not None]
     topics = []
     for i, (key, value) in enumerate(top.items(), start=1):
         obj = {"topic": key, **value} if isinstance(value, dict) else {"topic": key, "value": value}
-        topics.append(Record(obj, None, f"topic {i}"))
+        kept = within_limits(Record(obj, None, f"topic {i}"), file_name, problems)
+        if kept is not None:
+            topics.append(kept)
     return topics
 
 
@@ -162,6 +169,8 @@ def _topic_rows(rec: Record, base: Common, file_name: str) -> tuple[list[dict], 
             score = _number(value)
             if value is None or value == "" or score == 0:
                 missing.append(key)
+            elif score is not None and not math.isfinite(score):
+                problems.append(rec.problem(file_name, key, f"Likert score {value} is not a finite number", str(value)))
             elif score is not None and not score.is_integer():
                 kind = HALF_SCORE if (score * 2).is_integer() else "fractional scores are not allowed"
                 problems.append(

@@ -8,6 +8,7 @@ and the load itself are shared (analytics/ingest/load.py), so every format gets 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,15 +97,32 @@ def ratings_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _as_text(value: Any) -> str | None:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
+    if value is None or value is pd.NA or value is pd.NaT:
         return None
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"  # a NaN in the data is a value the load refuses with its reason, not a missing one
     if isinstance(value, bool):
         return "Yes" if value else "No"
     return str(value)
 
 
 def as_json(value: Any) -> str | None:
-    """A value as JSON text for a JSON column (None stays NULL)."""
+    """A value as JSON text for a JSON column (None stays NULL; NaN and infinity, which JSON cannot hold, as
+    text)."""
     if value is None:
         return None
-    return json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, default=str, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    """The value with non-finite numbers as their text (records are at most MAX_JSON_DEPTH deep here)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value

@@ -11,11 +11,14 @@ per task and rater so that position bias can be measured (analytics/distribution
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
 from analytics import rubrics
+from analytics.ingest import limits
 from analytics.ingest.base import RATING_COLUMNS, ROLES, FileRejected, Parsed, Problem, ratings_frame
 
 NAME = "canonical"
@@ -69,19 +72,12 @@ def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kin
         if kind == "parquet":
             rel = con.read_parquet(str(path), file_row_number=True)
         else:
-            con.execute("DROP TABLE IF EXISTS csv_rejects")
-            con.execute("DROP TABLE IF EXISTS csv_reject_scans")
-            rel = con.read_csv(
-                str(path),
-                all_varchar=True,
-                header=True,
-                store_rejects=True,
-                rejects_table="csv_rejects",
-                rejects_scan="csv_reject_scans",
-            )
+            rel, long_lines = _read_csv(con, path, file_name)
         raw = rel.columns
     except duckdb.Error as e:
-        raise FileRejected(f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e)}") from e
+        raise FileRejected(
+            f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e, path, file_name)}"
+        ) from e
     columns = [c.lstrip("\ufeff").strip() for c in raw]
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
@@ -110,12 +106,88 @@ def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kin
                     CAST(NULL AS VARCHAR) AS record FROM canonical_input"""
         )
     except duckdb.Error as e:
-        raise FileRejected(f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e)}") from e
-    problems = _csv_rejects(con, file_name)
+        raise FileRejected(
+            f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e, path, file_name)}"
+        ) from e
+    problems = _csv_rejects(con, file_name, long_lines)
     for r in sorted(p.line for p in problems if p.line):
         # Good rows after a rejected row sit one physical line further down.
         con.execute(f"UPDATE {STAGE} SET line = line + 1 WHERE line >= ?", [r])
     return problems, "shown_first" in columns
+
+
+def _read_csv(
+    con: duckdb.DuckDBPyConnection, path: Path, file_name: str
+) -> tuple[duckdb.DuckDBPyRelation, dict[int, int]]:
+    """The CSV as a relation, its malformed rows (also lines over MAX_LINE_BYTES) kept in csv_rejects.
+
+    The header is checked first, in Python: over MAX_COLUMNS columns or MAX_LINE_BYTES bytes refuses the file
+    before DuckDB's dialect sniffer (which took minutes on 100,000 columns). When the sniffer gives up (an
+    overlong line in its sample), the file is read again with the header's delimiter and standard quoting, so
+    that line is quarantined with its number instead of the whole file failing."""
+    with open(path, "rb") as f:
+        first = f.readline(limits.MAX_LINE_BYTES + 1)
+    if len(first) > limits.MAX_LINE_BYTES:
+        raise FileRejected(f"{file_name}, line 1 (header): {limits.line_too_long(len(first))}")
+    delimiter, n_columns = limits.csv_header(first)
+    if n_columns > limits.MAX_COLUMNS:
+        raise FileRejected(
+            f"{file_name}, line 1 (header): {n_columns:,} columns, over the limit of {limits.MAX_COLUMNS:,} "
+            f"({limits.DOCS})"
+        )
+    options: dict[str, Any] = {
+        "all_varchar": True,
+        "header": True,
+        "store_rejects": True,
+        "rejects_table": "csv_rejects",
+        "rejects_scan": "csv_reject_scans",
+        "max_line_size": limits.MAX_LINE_BYTES,
+    }
+    dialect: dict[str, Any] = {"delimiter": delimiter, "quotechar": '"', "escapechar": '"'}
+    for attempt in ("sniffed", "dialect", "short lines"):
+        con.execute("DROP TABLE IF EXISTS csv_rejects")
+        con.execute("DROP TABLE IF EXISTS csv_reject_scans")
+        try:
+            if attempt == "sniffed":
+                return con.read_csv(str(path), **options), {}
+            if attempt == "dialect":
+                return con.read_csv(str(path), **dialect, **options), {}
+            short, long_lines = _without_long_lines(path)
+            if not long_lines:
+                break
+            return con.read_csv(str(short), **dialect, **options), long_lines
+        except duckdb.Error as e:
+            error = e
+            if attempt == "sniffed" and "sniffing" not in str(e) and "line size" not in str(e).lower():
+                raise
+    raise error
+
+
+def _without_long_lines(path: Path) -> tuple[Path, dict[int, int]]:
+    """A copy of the file with each line over MAX_LINE_BYTES replaced by a one-field placeholder (which DuckDB
+    rejects at the same line number), and those lines' numbers and lengths. DuckDB reports an overlong line
+    near the start of a file as "Line: 1" and stops; this keeps the other lines and the real numbers."""
+    long_lines: dict[int, int] = {}
+    out_path = path.with_name(f"short-lines-{path.name}")
+    with open(path, "rb") as f, open(out_path, "wb") as out:
+        n = 0
+        while True:
+            line = f.readline(limits.MAX_LINE_BYTES + 2)
+            if not line:
+                break
+            n += 1
+            if len(line.rstrip(b"\r\n")) > limits.MAX_LINE_BYTES:
+                size = len(line.rstrip(b"\r\n"))
+                while not line.endswith(b"\n"):  # the rest of the overlong line
+                    line = f.readline(1 << 20)
+                    if not line:
+                        break
+                    size += len(line.rstrip(b"\r\n"))
+                long_lines[n] = size
+                out.write(b"-\n")
+            else:
+                out.write(line)
+    return out_path, long_lines
 
 
 def _drop(con: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -299,24 +371,31 @@ def _kind(path: Path) -> str:
     return "csv"
 
 
-def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str) -> list[Problem]:
+def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str, long_lines: dict[int, int]) -> list[Problem]:
+    """The rows DuckDB rejected, one problem per line, in line order; lines over MAX_LINE_BYTES say so."""
     try:
         rows = con.execute("SELECT line, column_name, error_type, csv_line, error_message FROM csv_rejects").fetchall()
     except duckdb.Error:
-        return []
+        rows = []
     # DuckDB may report one row several times (once per missing column): one row, one problem
     first_per_line: dict[int, tuple] = {}
     for line, col, err_type, csv_line, msg in rows:
         first_per_line.setdefault(int(line), (col, err_type, csv_line, msg))
-    return [
-        Problem(
-            reason=f"{file_name}, line {line}{f', field {col}' if col else ''}: malformed CSV row ({err_type.lower()}): {msg}",
+    problems = {
+        n: Problem(f"{file_name}, line {n}: {limits.line_too_long(size)}", n) for n, size in long_lines.items()
+    }  # the placeholders of these lines were rejected too: the reason is their length
+    for line, (col, err_type, csv_line, msg) in first_per_line.items():
+        if line in problems:
+            continue
+        size = re.search(r"Actual Size:\s*(\d+)", msg or "") if err_type == "LINE SIZE OVER MAXIMUM" else None
+        why = limits.line_too_long(int(size.group(1))) if size else f"malformed CSV row ({err_type.lower()}): {msg}"
+        problems[line] = Problem(
+            reason=f"{file_name}, line {line}{f', field {col}' if col and not size else ''}: {why}",
             line=line,
-            field=col,
+            field=None if size else col,
             raw_value=(csv_line or "")[:500],
         )
-        for line, (col, err_type, csv_line, msg) in sorted(first_per_line.items())
-    ]
+    return [problems[n] for n in sorted(problems)]
 
 
 def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> tuple[list[Problem], bool]:
@@ -324,6 +403,12 @@ def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> 
     rows, problems, shown_first = [], [], []
     with open(path, "rb") as f:
         for n, raw in enumerate(f, start=1):
+            if len(raw.rstrip(b"\r\n")) > limits.MAX_LINE_BYTES:
+                size = len(raw.rstrip(b"\r\n"))
+                problems.append(
+                    Problem(f"{file_name}, line {n}: {limits.line_too_long(size)}", n, raw_value=_head(raw))
+                )
+                continue
             try:  # decoded line by line, so that one line in another encoding is one problem, not a failed file
                 text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
             except UnicodeDecodeError as e:
@@ -337,8 +422,18 @@ def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> 
             except json.JSONDecodeError as e:
                 problems.append(Problem(f"{file_name}, line {n}: not valid JSON ({e.msg})", n, raw_value=text[:500]))
                 continue
+            except RecursionError:
+                reason = f"{file_name}, line {n}: {limits.too_deep_to_read()}"
+                problems.append(Problem(reason, n, raw_value=text[:500]))
+                continue
             if not isinstance(obj, dict):
                 problems.append(Problem(f"{file_name}, line {n}: expected a JSON object", n, raw_value=text[:500]))
+                continue
+            over = limits.json_problem(obj)
+            if over is not None:
+                fld, why = over
+                where = f"{file_name}, line {n}" + (f", field {fld}" if fld else "")
+                problems.append(Problem(f"{where}: {why}", n, field=fld, raw_value=text[:500]))
                 continue
             rows.append({**{k: obj.get(k) for k in RATING_COLUMNS if k not in ("line", "record")}, "line": n})
             shown_first.append(obj.get("shown_first"))
@@ -356,5 +451,12 @@ def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> 
     return problems, any(v is not None for v in shown_first)
 
 
-def _first_line(e: Exception) -> str:
-    return str(e).strip().splitlines()[0]
+def _head(raw: bytes) -> str:
+    """The first 500 characters of a raw line, for the quarantine's raw_value."""
+    return raw[:500].decode("utf-8", "replace")
+
+
+def _first_line(e: Exception, path: Path | None = None, file_name: str = "") -> str:
+    """The first line of an engine message, the server's path to the file replaced by the file's name."""
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return text.replace(str(path), file_name) if path is not None else text

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analytics.ingest import limits
 from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
 
 BOM = b"\xef\xbb\xbf"
@@ -91,16 +92,41 @@ def read_document(path: Path, file_name: str, what: str, name_of: Callable[[dict
         if first == b"{":
             return _read_lines(data, file_name, name_of)
         raise FileRejected(f"{file_name}, line {e.lineno}, column {e.colno}: not valid JSON ({e.msg})") from e
+    except RecursionError as e:  # one document nested past what the parser reads: no record can be told apart
+        if first == b"{" and b"\n" in data.strip():
+            return _read_lines(data, file_name, name_of)
+        raise FileRejected(f"{file_name}: {limits.too_deep_to_read()}") from e
     if isinstance(top, list):
-        records, problems = [], []
+        records: list[Record] = []
+        problems: list[Problem] = []
         for i, obj in enumerate(top, start=1):
             if isinstance(obj, dict):
-                records.append(Record(obj, None, name_of(obj, i)))
+                kept = within_limits(Record(obj, None, name_of(obj, i)), file_name, problems)
+                if kept is not None:
+                    records.append(kept)
             else:
                 rec = Record({}, None, f"record {i}")
-                problems.append(rec.problem(file_name, None, f"expected a JSON object, found {_kind(obj)}", obj))
+                problems.append(
+                    rec.problem(file_name, None, f"expected a JSON object, found {_kind(obj)}", _short_safe(obj))
+                )
         return Document(records, problems, top)
+    # One object: the caller checks its limits (it may be one record, or topics keyed by id: within_limits).
     return Document([Record(top, None, name_of(top, 1))], [], top)
+
+
+def within_limits(rec: Record, file_name: str, problems: list[Problem]) -> Record | None:
+    """The record, or None with its problem added when it breaks a limit of docs/limits.md (depth, field length)."""
+    over = limits.json_problem(rec.obj)
+    if over is None:
+        return rec
+    fld, why = over
+    problems.append(rec.problem(file_name, fld, why))
+    return None
+
+
+def _short_safe(value: Any) -> Any:
+    """A value for _short that cannot be too deep to serialise (containers are left out)."""
+    return None if limits.json_problem([value]) is not None else value
 
 
 def _read_lines(data: bytes, file_name: str, name_of: Callable[[dict, int], str]) -> Document:
@@ -110,6 +136,10 @@ def _read_lines(data: bytes, file_name: str, name_of: Callable[[dict, int], str]
         if not raw.strip():
             continue
         here = Record({}, n, f"line {n}")
+        if len(raw.rstrip(b"\r")) > limits.MAX_LINE_BYTES:
+            why = limits.line_too_long(len(raw.rstrip(b"\r")))
+            problems.append(here.problem(file_name, None, why, raw[:500].decode("utf-8", "replace")))
+            continue
         try:
             obj = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as e:
@@ -120,10 +150,17 @@ def _read_lines(data: bytes, file_name: str, name_of: Callable[[dict, int], str]
         except json.JSONDecodeError as e:
             problems.append(here.problem(file_name, None, f"not valid JSON ({e.msg})", raw.decode("utf-8", "replace")))
             continue
-        if not isinstance(obj, dict):
-            problems.append(here.problem(file_name, None, f"expected a JSON object, found {_kind(obj)}", obj))
+        except RecursionError:
+            problems.append(here.problem(file_name, None, limits.too_deep_to_read(), raw.decode("utf-8", "replace")))
             continue
-        records.append(Record(obj, n, name_of(obj, n)))
+        if not isinstance(obj, dict):
+            problems.append(
+                here.problem(file_name, None, f"expected a JSON object, found {_kind(obj)}", _short_safe(obj))
+            )
+            continue
+        kept = within_limits(Record(obj, n, name_of(obj, n)), file_name, problems)
+        if kept is not None:
+            records.append(kept)
     return Document(records, problems)
 
 
@@ -309,6 +346,8 @@ def parse_submissions(
     doc = read_document(path, file_name, fmt, submission_label)
     records, problems = check_format(doc, file_name, marker, fmt)
     problems = doc.problems + problems
+    if isinstance(doc.top, dict):  # a document of one submission: read_document left its limits to us
+        records = [r for r in records if within_limits(r, file_name, problems) is not None]
     rows: list[dict] = []
     tasks: list[dict] = []
     items: list[dict] = []

@@ -17,7 +17,7 @@ import duckdb
 import pandas as pd
 
 from analytics import rubrics, store
-from analytics.ingest import FORMATS, detect_format
+from analytics.ingest import FORMATS, detect_format, limits
 from analytics.ingest.base import (
     ITEM_COLUMNS,
     ROLES,
@@ -93,15 +93,31 @@ def ingest_bytes(
     fmt: str = "auto",
     role: str | None = None,
     scales: Scales | str | os.PathLike | None = None,
+    upload_limit_mb: int | None = None,
 ) -> IngestResult:
-    """Load an upload held in memory (writes it to a temp file so DuckDB can scan it)."""
+    """Load an upload held in memory (writes it to a temp file so DuckDB can scan it).
+
+    `upload_limit_mb` is the dashboard's upload limit (server.maxUploadSize): a larger upload is refused with a
+    message naming the command line, which takes files up to max_bytes()."""
     safe_name = Path(file_name.replace("\\", "/")).name
     safe_name = "upload" if safe_name in ("", ".", "..") else safe_name
+    if upload_limit_mb is not None and len(data) > upload_limit_mb * 2**20:
+        return IngestResult(
+            safe_name, fmt, "rejected", errors=[upload_too_large(safe_name, len(data), upload_limit_mb)]
+        )
     suffix = Path(safe_name).suffix
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / f"upload{suffix}"
         path.write_bytes(data)
-        return ingest_file(con, path, fmt=fmt, role=role, file_name=safe_name, scales=scales)
+        return _ingest_private(con, path, fmt, role, safe_name, scales)
+
+
+def upload_too_large(name: str, size: int, limit_mb: int) -> str:
+    """The message for an upload over the dashboard's limit, naming the command line for larger files."""
+    return (
+        f"{name} is {size / 2**20:.1f} MB, over the upload limit of {limit_mb} MB; load larger files with the "
+        f"command line: python -m analytics ingest FILE (docs/limits.md)"
+    )
 
 
 def ingest_file(
@@ -115,14 +131,90 @@ def ingest_file(
     """Load one file; never raises for bad input, the result says what went wrong.
 
     `scales` (a parsed scales file or its path) is declared in the same transaction as the file: a scales file
-    that cannot be read or contradicts a stored scale rejects the file whole."""
+    that cannot be read or contradicts a stored scale rejects the file whole.
+
+    The file is read once, into a private copy that is hashed on the way; the copy is what gets loaded, so the
+    recorded content hash is that of exactly the loaded bytes. A file that changes while it is copied is
+    refused (its size or modification time differs before and after)."""
     path = Path(path)
     name = file_name or path.name
+    try:
+        before = _signature(path)
+        if before[0] > max_bytes():
+            raise FileRejected(_too_large(name, before[0]))
+    except FileRejected as e:
+        return IngestResult(name, fmt, "rejected", errors=[str(e)])
+    except OSError as e:
+        return IngestResult(name, fmt, "rejected", errors=[f"{name} cannot be read: {e.strerror or e}"])
+    with tempfile.TemporaryDirectory(prefix="concord-ingest-") as d:
+        copy = Path(d) / f"copy{path.suffix}"
+        try:
+            digest = _copy_and_hash(path, copy)
+            after = _signature(path)
+        except OSError as e:
+            return IngestResult(name, fmt, "rejected", errors=[f"{name} cannot be read: {e.strerror or e}"])
+        if after != before or copy.stat().st_size != before[0]:
+            return IngestResult(
+                name,
+                fmt,
+                "rejected",
+                errors=[
+                    f"{name} changed while it was being loaded (its size or modification time differs); nothing "
+                    "was written. Load it again once it is complete."
+                ],
+            )
+        return _ingest_private(con, copy, fmt, role, name, scales, digest)
+
+
+def _signature(path: Path) -> tuple[int, int]:
+    """What tells a changed file: its size and modification time (nanoseconds)."""
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
+
+
+def _copy_and_hash(src: Path, dst: Path) -> str:
+    """Copy src to dst in one read, returning the SHA-256 of the bytes copied."""
+    digest = hashlib.sha256()
+    with open(src, "rb") as f, open(dst, "wb") as out:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+            out.write(chunk)
+    return digest.hexdigest()
+
+
+def _ingest_private(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    fmt: str,
+    role: str | None,
+    name: str,
+    scales: Scales | str | os.PathLike | None,
+    digest: str | None = None,
+) -> IngestResult:
+    """Load a file only this process holds (an upload's temp file or a private copy); `digest` if known."""
+    try:
+        return _ingest_checked(con, path, fmt, role, name, scales, digest)
+    finally:
+        try:
+            _drop_staging(con)  # also after a rejection: no staging copy stays on the connection
+        except duckdb.Error:
+            pass  # a store that fails here has already said why in the result
+
+
+def _ingest_checked(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    fmt: str,
+    role: str | None,
+    name: str,
+    scales: Scales | str | os.PathLike | None,
+    digest: str | None,
+) -> IngestResult:
     if role is not None and role not in ROLES:
         return IngestResult(name, fmt, "rejected", errors=[f"role must be one of {', '.join(ROLES)}, not {role!r}"])
     try:
         declared = _read_scales(scales)
-        data_hash, head = _check_file(path, name)
+        data_hash, head = _check_file(path, name, digest)
         fmt = _choose_format(fmt, head, name)
     except (FileRejected, ScalesError) as e:
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
@@ -163,24 +255,27 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
         pass
 
 
-def _check_file(path: Path, name: str) -> tuple[str, bytes]:
+def _too_large(name: str, size: int) -> str:
+    return f"{name} is {size / 2**20:.1f} MB, over the limit of {max_bytes() // 2**20} MB (CONCORD_MAX_UPLOAD_MB)"
+
+
+def _check_file(path: Path, name: str, known_digest: str | None = None) -> tuple[str, bytes]:
     """Refuse empty, oversized and binary files; return the content hash and the first bytes."""
     size = path.stat().st_size
     if size == 0:
         raise FileRejected(f"{name} is empty")
-    limit = max_bytes()
-    if size > limit:
-        raise FileRejected(
-            f"{name} is {size / 2**20:.1f} MB, over the limit of {limit // 2**20} MB (CONCORD_MAX_UPLOAD_MB)"
-        )
+    if size > max_bytes():
+        raise FileRejected(_too_large(name, size))
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         head = f.read(65536)
-        digest.update(head)
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
+        if known_digest is None:
+            digest.update(head)
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+    data_hash = known_digest or digest.hexdigest()
     if head.startswith(b"PAR1"):
-        return digest.hexdigest(), head
+        return data_hash, head
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # what spreadsheets save as "Unicode text"
         raise FileRejected(f"{name} is UTF-16 text; save it as UTF-8 (in Excel: CSV UTF-8)")
     for magic, what in BINARY_MAGIC.items():
@@ -199,7 +294,7 @@ def _check_file(path: Path, name: str) -> tuple[str, bytes]:
             ) from e
     if not head.strip(b"\xef\xbb\xbf \r\n\t"):
         raise FileRejected(f"{name} holds only white space")
-    return digest.hexdigest(), head
+    return data_hash, head
 
 
 def _choose_format(fmt: str, head: bytes, name: str) -> str:
@@ -214,7 +309,7 @@ def _choose_format(fmt: str, head: bytes, name: str) -> str:
 
 
 def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str, role: str | None) -> IngestResult:
-    ingest_id = int(con.execute("SELECT coalesce(max(ingest_id), 0) + 1 FROM ingest_log").fetchall()[0][0])
+    ingest_id = store.next_ingest_id(con)
     _input_view(con, parsed)
     combo_problems = _check_combos(con, role)
     row_problems = _find_duplicates(con)
@@ -278,18 +373,37 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
     )
 
 
+# Every temp table or view a load creates on its connection (load.py and the adapters): dropped after each load.
+STAGING = (
+    STAGE,
+    "stage_clean",
+    "stage_input",
+    "canonical_input",
+    "stage_combos",
+    "catalogue_rubrics",
+    "stage_dup_keys",
+    "stage_dups",
+    "stage_earlier",
+    "parsed_ratings_t",
+    "stage_canonical",
+    "stage_canonical_shown",
+    "stage_canonical_checked",
+    "csv_rejects",
+    "csv_reject_scans",
+)
+
+
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
-    for view in (STAGE, "stage_clean", "stage_input", "canonical_input"):
-        con.execute(f"DROP VIEW IF EXISTS {view}")
-    for table in (
-        "stage_combos",
-        "catalogue_rubrics",
-        "stage_dup_keys",
-        "stage_dups",
-        "stage_earlier",
-        "parsed_ratings_t",
-    ):
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+    """Drop the load's temp tables and views (each as what it is: DROP TABLE on a view is an error)."""
+    found = con.execute(
+        """SELECT 'VIEW', view_name FROM duckdb_views()  -- relation.create_view makes canonical_input in main
+           WHERE (temporary OR schema_name = 'main') AND NOT internal AND list_contains(?, view_name)
+           UNION ALL SELECT 'TABLE', table_name FROM duckdb_tables() WHERE temporary AND list_contains(?, table_name)
+           ORDER BY 1 DESC""",
+        [list(STAGING), list(STAGING)],
+    ).fetchall()
+    for kind, name in found:  # views first: they read the tables
+        con.execute(f"DROP {kind} IF EXISTS {name}")
 
 
 def _input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
@@ -351,18 +465,45 @@ ROW_CHECKS = (
     (
         "duration_s",
         "(s.duration IS NULL AND s.duration_s IS NOT NULL AND trim(CAST(s.duration_s AS VARCHAR)) <> '')"
-        " OR s.duration < 0",
-        "'duration_s ' || CAST(s.duration_s AS VARCHAR) || ' is not a non-negative number of seconds'",
+        " OR s.duration < 0 OR NOT isfinite(s.duration)",
+        "'duration_s ' || CAST(s.duration_s AS VARCHAR) || ' is not a non-negative number of seconds'"
+        " || CASE WHEN NOT isfinite(s.duration) THEN ' (NaN and infinity are not numbers of seconds)' ELSE '' END",
+    ),
+    # Field lengths (docs/limits.md): the text a row carries beyond its scale combination.
+    *(
+        (
+            col,
+            f"length(CAST(s.{col} AS VARCHAR)) > {limits.MAX_FIELD_CHARS}",
+            f"'{col} is ' || format('{{:,}}', length(CAST(s.{col} AS VARCHAR))) || ' characters long, over the limit"
+            f" of {limits.MAX_FIELD_CHARS:,} ({limits.DOCS})'",
+        )
+        for col in ("task_id", "rater_id", "comment", "submission_id")
     ),
 )
+
+NUMBER = "TRY_CAST(trim(raw_value) AS DOUBLE)"
 
 # Checks on a combination c (normalised values, c.is_missing when the value means missing) joined with its
 # stored dimension d, in order. A value that means missing (NA, N/A, null, the dimension's missing codes) is a
 # rating without a level: it loads with value_index NULL. An empty or absent value is no rating at all.
 DECLARE_HINT = "declare its scale in a scales file and load it with --scales PATH (or on the Data page)"
 COMBO_CHECKS = (
+    *(
+        (
+            fld,
+            f"length(c.raw_{fld}) > {limits.MAX_FIELD_CHARS}",
+            f"'{fld} is ' || format('{{:,}}', length(c.raw_{fld})) || ' characters long, over the limit of"
+            f" {limits.MAX_FIELD_CHARS:,} ({limits.DOCS})'",
+        )
+        for fld in ("role", "rubric", "dimension", "target", "value")
+    ),
     ("dimension", "c.dimension IS NULL", "'missing required field dimension'"),
     ("value", "c.value IS NULL", "'missing required field value'"),
+    (
+        "value",
+        f"NOT c.is_missing AND NOT isfinite({NUMBER.replace('raw_value', 'c.raw_value')})",
+        "'value ' || trim(c.raw_value) || ' is not a finite number (NaN and infinity are not ratings)'",
+    ),
     (
         "role",
         "c.role NOT IN ('contractor', 'researcher')",
@@ -411,7 +552,6 @@ def _case(checks: tuple, what: str) -> str:
 
 # A value in one spelling: numbers as the catalogue and scales files spell them (rubrics.canonical_number:
 # "3.0" -> "3", "2.50" -> "2.5"), other text trimmed; empty is NULL (no value).
-NUMBER = "TRY_CAST(trim(raw_value) AS DOUBLE)"
 VALUE_SQL = f"""CASE WHEN isfinite({NUMBER}) AND abs({NUMBER}) < 1e15 AND {NUMBER} = round({NUMBER})
                        THEN CAST(CAST({NUMBER} AS BIGINT) AS VARCHAR)
                      WHEN isfinite({NUMBER}) AND abs({NUMBER}) < 1e15 THEN CAST({NUMBER} AS VARCHAR)
@@ -488,11 +628,15 @@ def _declare_new_dimensions(con: duckdb.DuckDBPyConnection) -> None:
 def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
     """Give undeclared dimensions of rubrics the catalogue does not know a scale from their values (DESIGN.md)."""
     rows = con.execute(
-        """SELECT c.rubric, c.dimension, list(DISTINCT c.value), any_value(d.kind), any_value(d.levels),
+        f"""SELECT c.rubric, c.dimension, list(DISTINCT c.value), any_value(d.kind), any_value(d.levels),
                   any_value(d.level_values)
             FROM stage_combos c LEFT JOIN dimensions d ON d.rubric = c.rubric AND d.dimension = c.dimension
             WHERE c.dimension IS NOT NULL AND c.value IS NOT NULL AND coalesce(d.source, 'inferred') = 'inferred'
               AND c.rubric NOT IN (SELECT rubric FROM catalogue_rubrics)
+              AND coalesce(isfinite(TRY_CAST(trim(c.raw_value) AS DOUBLE)), true)
+              AND greatest(coalesce(length(c.raw_rubric), 0), coalesce(length(c.raw_dimension), 0),
+                           coalesce(length(c.raw_target), 0), coalesce(length(c.raw_value), 0),
+                           coalesce(length(c.raw_role), 0)) <= {limits.MAX_FIELD_CHARS}
             GROUP BY c.rubric, c.dimension"""
     ).fetchall()
     for rubric, dimension, values, kind, levels, level_values in rows:
