@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import math
 import re
 from typing import Any
 
@@ -18,6 +17,7 @@ import pandas as pd
 
 from analytics import csv_out
 from analytics.feedback import FeedbackReport, rubric_title
+from analytics.formatting import fmt, fmt_ci, is_missing
 from analytics.stamp import stamp_line
 
 # Every character that can start markup (quotes of submission text escape all of these).
@@ -62,36 +62,9 @@ def _md_chars(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, text))
 
 
-def _missing(x: object) -> bool:
-    """Whether a cell is empty (None, NaN, NaT or blank text)."""
-    if x is None or x is pd.NaT:
-        return True
-    if isinstance(x, float) and math.isnan(x):
-        return True
-    return isinstance(x, str) and not x.strip()
-
-
-def fmt(x: object, digits: int = 2) -> str:
-    """A number with `digits` decimals, "–" when undefined."""
-    if _missing(x):
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}"
-    return str(x)
-
-
-def fmt_ci(value: object, lo: object, hi: object, digits: int = 2) -> str:
-    """A value with its interval: "0.62 [0.41, 0.80]" (no brackets when the interval is undefined)."""
-    if _missing(value):
-        return "–"
-    if _missing(lo) or _missing(hi):
-        return fmt(value, digits)
-    return f"{fmt(value, digits)} [{fmt(lo, digits)}, {fmt(hi, digits)}]"
-
-
 def _fmt_time(t: Any) -> str:
     """A timestamp to the minute ("–" when missing)."""
-    return "–" if _missing(t) else f"{pd.Timestamp(t):%Y-%m-%d %H:%M}"
+    return "–" if is_missing(t) else f"{pd.Timestamp(t):%Y-%m-%d %H:%M}"
 
 
 def filters_text(report: FeedbackReport) -> str:
@@ -109,8 +82,8 @@ def period_text(report: FeedbackReport) -> str:
     """The contractor's first and last rating dates and their number of ratings ("no dates" when the files
     gave none)."""
     first_at, last_at = report.first_rating, report.last_rating
-    first = None if first_at is None or _missing(first_at) else f"{pd.Timestamp(first_at):%Y-%m-%d}"
-    last = None if last_at is None or _missing(last_at) else f"{pd.Timestamp(last_at):%Y-%m-%d}"
+    first = None if first_at is None or is_missing(first_at) else f"{pd.Timestamp(first_at):%Y-%m-%d}"
+    last = None if last_at is None or is_missing(last_at) else f"{pd.Timestamp(last_at):%Y-%m-%d}"
     if first is None and last is None:
         return f"{report.n_ratings:,} ratings, no dates"
     if first is None or last is None:
@@ -218,7 +191,7 @@ def trend_rows(report: FeedbackReport) -> pd.DataFrame:
 
 def case_heading(case: pd.Series) -> str:
     """One disagreement's heading (plain text): rank, severity, rubric, task, dimension and target."""
-    target = f", {case['target']}" if not _missing(case["target"]) else ""
+    target = f", {case['target']}" if not is_missing(case["target"]) else ""
     return (
         f"{case['rank']}. {case['severity']}: {rubric_title(case['rubric'])}, task {case['task_id']} "
         f"({case['dimension']}{target})"
@@ -235,8 +208,8 @@ def case_values(case: pd.Series, contractor: str) -> str:
 
 def note_line(case: pd.Series) -> str:
     """The review status, reviewer and date of a case (plain text)."""
-    who = f" by {case['reviewer']}" if not _missing(case["reviewer"]) else ""
-    when = f" on {_fmt_time(case['note_updated_at'])}" if not _missing(case["note_updated_at"]) else ""
+    who = f" by {case['reviewer']}" if not is_missing(case["reviewer"]) else ""
+    when = f" on {_fmt_time(case['note_updated_at'])}" if not is_missing(case["note_updated_at"]) else ""
     return f"Review: {case['status']}{who}{when}"
 
 
@@ -300,7 +273,7 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     for _, case in report.disagreements.iterrows():
         out += ["", f"### {md_escape(case_heading(case))}", "", md_escape(case_values(case, report.contractor_id))]
         for col, label in CASE_TEXTS:
-            if not _missing(case[col]):
+            if not is_missing(case[col]):
                 out += ["", f"{md_escape(label)}:", "", *_md_quote(case[col])]
         out += ["", md_escape(note_line(case))]
     if report.disagreements.empty:
@@ -363,17 +336,17 @@ def agreement_strip(row: pd.Series, width: int = 200, height: int = 20) -> str:
     for v in (0.5,):
         parts.append(f'<line x1="{_x(v, width)}" y1="3" x2="{_x(v, width)}" y2="{height - 3}" stroke="#ccc"/>')
     ceil, team = row["ceiling_exact_agreement"], row["team_exact_agreement"]
-    if not _missing(ceil):
+    if not is_missing(ceil):
         parts.append(f'<rect x="{_x(ceil, width) - 1.5:.1f}" y="1" width="3" height="{height - 2}" fill="{CEILING}"/>')
-    if not _missing(team):
+    if not is_missing(team):
         parts.append(f'<rect x="{_x(team, width) - 1.5:.1f}" y="1" width="3" height="{height - 2}" fill="{TEAM}"/>')
     value, lo, hi = row["exact_agreement"], row["exact_agreement_ci_low"], row["exact_agreement_ci_high"]
-    if not _missing(lo) and not _missing(hi):
+    if not is_missing(lo) and not is_missing(hi):
         parts.append(
             f'<line x1="{_x(lo, width):.1f}" y1="{height / 2}" x2="{_x(hi, width):.1f}" y2="{height / 2}" '
             f'stroke="{YOU}" stroke-width="2"/>'
         )
-    if not _missing(value):
+    if not is_missing(value):
         parts.append(f'<circle cx="{_x(value, width):.1f}" cy="{height / 2}" r="4.5" fill="{YOU}"/>')
     return "".join(parts) + "</svg>"
 
@@ -427,12 +400,12 @@ def weekly_svg(weekly: pd.DataFrame, width: int = 640, height: int = 190) -> str
         )
     # the interval of each week as a vertical band segment (w has a RangeIndex: i is the position)
     for i, (_, r) in enumerate(w.iterrows()):
-        if not _missing(r["ci_low"]):
+        if not is_missing(r["ci_low"]):
             parts.append(
                 f'<line x1="{px(i):.1f}" y1="{py(r["ci_low"]):.1f}" x2="{px(i):.1f}" y2="{py(r["ci_high"]):.1f}" '
                 f'stroke="{YOU}" stroke-opacity="0.3" stroke-width="10"/>'
             )
-    team = [(px(i), py(v)) for i, v in enumerate(w["team_exact_agreement"]) if not _missing(v)]
+    team = [(px(i), py(v)) for i, v in enumerate(w["team_exact_agreement"]) if not is_missing(v)]
     if len(team) > 1:
         pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in team)
         parts.append(f'<polyline points="{pts}" fill="none" stroke="{TEAM}" stroke-dasharray="4 3"/>')
@@ -513,7 +486,7 @@ def _cases_html(report: FeedbackReport) -> str:
     for _, case in report.disagreements.iterrows():
         body = [f"<h3>{_e(case_heading(case))}</h3><div>{_e(case_values(case, report.contractor_id))}</div>"]
         for col, label in CASE_TEXTS:
-            if not _missing(case[col]):
+            if not is_missing(case[col]):
                 body.append(f'<div class="muted">{_e(label)}</div><div class="text">{_e(case[col])}</div>')
         body.append(f"<div><b>{_e(note_line(case))}</b></div>")
         out.append(f'<div class="case">{"".join(body)}</div>')

@@ -6,12 +6,11 @@ rename, format and reshape them.
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import streamlit as st
 
 from analytics.agreement import DIMENSION_STATS, LABELS, MIN_TASKS, RATER_STATS, team
+from analytics.formatting import fmt_ci
 
 COMPARISONS = {
     "contractor_vs_researcher": "Contractors vs researchers",
@@ -46,11 +45,7 @@ def label(statistic: str) -> str:
 
 def with_interval(value: float, low: float, high: float) -> str:
     """'0.642 [0.58, 0.70]', the value alone without an interval, or a dash when undefined."""
-    if value is None or math.isnan(value):
-        return NOT_SHOWN
-    if low is None or math.isnan(low):
-        return f"{value:.3f}"
-    return f"{value:.3f} [{low:.2f}, {high:.2f}]"
+    return fmt_ci(value, low, high, 3, 2, missing=NOT_SHOWN)
 
 
 def _applies(coefficients: pd.DataFrame) -> pd.Series:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from analytics.agreement import report as rp
 from analytics.filters import Filters
+from analytics.formatting import fmt, fmt_ci
 from analytics.stamp import stamp
 
 # Statistics that do not apply to multi-rater value counts (they need a subject and a reference side).
@@ -80,14 +81,11 @@ def contract_payload(
 
 
 def _fmt(v, ci: tuple | None = None) -> str:
-    if v is None:
-        return "-"
+    """A cell of the text tables: numbers by analytics.formatting, with the interval where asked."""
     if isinstance(v, float):
-        text = f"{v:.3f}"
-        if ci and ci[0] is not None:
-            text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
-        return text
-    return str(v)
+        lo, hi = ci or (None, None)
+        return fmt_ci(v, lo, hi, 3, 2, missing="-")
+    return fmt(v, missing="-")
 
 
 def contract_text(payload: dict) -> str:
