@@ -339,19 +339,21 @@ def save_note(con: duckdb.DuckDBPyConnection, key: CaseKey, status: str, note: s
     """Record (or replace) the review note of one disagreement, and mark the data as changed."""
     if status not in NOTE_STATUSES:
         raise ValueError(f"review note status {status!r} is not one of {', '.join(NOTE_STATUSES)}")
-    con.execute("BEGIN TRANSACTION")
-    try:
-        con.execute(
-            """INSERT OR REPLACE INTO review_notes
-               (task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)""",
-            [*key.params(), status, note.strip() or None, reviewer.strip() or None],
-        )
-        store.bump_version(con)
-        con.execute("COMMIT")
-    except Exception:
-        con.execute("ROLLBACK")
-        raise
+    with store.WRITE_LOCK:  # writes queue (one writer at a time), so simultaneous saves never fail each other
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(
+                """INSERT OR REPLACE INTO review_notes
+                   (task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer,
+                    updated_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)""",
+                [*key.params(), status, note.strip() or None, reviewer.strip() or None],
+            )
+            store.bump_version(con)
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
 
 
 def notes_for(

@@ -269,18 +269,19 @@ def _levels_text(measure: str, levels: tuple[str, ...] | list[str], values: tupl
 
 def declare_scales(con: duckdb.DuckDBPyConnection, scales: Scales) -> Declared:
     """Declare a scales file's scales in the store as one transaction; ScalesError leaves the store unchanged."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        result = apply_scales(con, scales)
-        if result.changed:
-            store.bump_version(con)
-        con.execute("COMMIT")
-    except Exception:
+    with store.WRITE_LOCK:  # one writer at a time (analytics/store.py)
+        con.execute("BEGIN TRANSACTION")
         try:
-            con.execute("ROLLBACK")
-        except duckdb.TransactionException:  # DuckDB may already have aborted it
-            pass
-        raise
+            result = apply_scales(con, scales)
+            if result.changed:
+                store.bump_version(con)
+            con.execute("COMMIT")
+        except Exception:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.TransactionException:  # DuckDB may already have aborted it
+                pass
+            raise
     return result
 
 

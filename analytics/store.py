@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import duckdb
@@ -11,6 +12,12 @@ from analytics import rubrics
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DB = ROOT / "data" / "concord.duckdb"
+
+
+# One writer at a time in this process. The dashboard's sessions write through cursors of one connection, and
+# DuckDB's optimistic transactions would make concurrent writers fail each other ("Transaction conflict": a note
+# saved during an upload, two uploads at once); every write transaction takes this lock, so writes queue instead.
+WRITE_LOCK = threading.RLock()
 
 
 class StoreError(RuntimeError):
@@ -232,6 +239,13 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
     """Apply every migration the store has not seen yet, each in its own transaction."""
+    with WRITE_LOCK:
+        _migrate(con)
+    sync_catalogue(con)
+
+
+def _migrate(con: duckdb.DuckDBPyConnection) -> None:
+    """The migrations the store has not seen yet (under the write lock)."""
     current = schema_version(con)
     for version, statements in MIGRATIONS:
         if version <= current:
@@ -245,16 +259,16 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
         except Exception:
             con.execute("ROLLBACK")
             raise
-    sync_catalogue(con)
 
 
 def sync_catalogue(con: duckdb.DuckDBPyConnection) -> None:
     """Write the catalogued rubrics into the dimensions table (declared and inferred dimensions are left alone)."""
     rows = [(*row[:10], "catalogue", *row[10:]) for row in rubrics.catalogue_rows()]
-    con.execute("BEGIN TRANSACTION")
-    con.execute("DELETE FROM dimensions WHERE source = 'catalogue'")
-    con.executemany(insert_dimension_sql(), rows)
-    con.execute("COMMIT")
+    with WRITE_LOCK:
+        con.execute("BEGIN TRANSACTION")
+        con.execute("DELETE FROM dimensions WHERE source = 'catalogue'")
+        con.executemany(insert_dimension_sql(), rows)
+        con.execute("COMMIT")
 
 
 def insert_dimension_sql() -> str:
@@ -294,50 +308,51 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
 
     A task or item another loaded file also uses stays, now credited to the earliest such file. Review notes
     and declared or inferred scales stay. Returns the rows removed per table; KeyError when no such load."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        found = con.execute("SELECT file_name FROM ingest_log WHERE ingest_id = ?", [ingest_id]).fetchall()
-        if not found:
-            raise KeyError(f"no loaded file has ingest id {ingest_id}")
-        removed = {}
-        for table in ("ratings", "quarantine"):
-            removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
-        # Submissions whose id a rating of another file names stay (credited to that file).
-        con.execute(
-            """UPDATE submissions s SET ingest_id = o.first_id
-               FROM (SELECT submission_id, min(ingest_id) AS first_id FROM ratings
-                     WHERE submission_id IS NOT NULL GROUP BY submission_id) o
-               WHERE s.ingest_id = ? AND o.submission_id = s.submission_id""",
-            [ingest_id],
-        )
-        removed["submissions"] = _delete(con, "submissions", "ingest_id = ?", [ingest_id])
-        # Tasks and items are shared by every file rating them: kept while another file's rows use them.
-        users = """SELECT task_id, rubric, min(ingest_id) AS first_id FROM (
-                       SELECT task_id, rubric, ingest_id FROM ratings
-                       UNION ALL SELECT task_id, rubric, ingest_id FROM submissions) GROUP BY ALL"""
-        for table in ("tasks", "task_items"):
+    with WRITE_LOCK:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            found = con.execute("SELECT file_name FROM ingest_log WHERE ingest_id = ?", [ingest_id]).fetchall()
+            if not found:
+                raise KeyError(f"no loaded file has ingest id {ingest_id}")
+            removed = {}
+            for table in ("ratings", "quarantine"):
+                removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
+            # Submissions whose id a rating of another file names stay (credited to that file).
             con.execute(
-                f"""UPDATE {table} t SET ingest_id = o.first_id FROM ({users}) o
-                    WHERE t.ingest_id = ? AND o.task_id = t.task_id AND o.rubric = t.rubric""",
+                """UPDATE submissions s SET ingest_id = o.first_id
+                   FROM (SELECT submission_id, min(ingest_id) AS first_id FROM ratings
+                         WHERE submission_id IS NOT NULL GROUP BY submission_id) o
+                   WHERE s.ingest_id = ? AND o.submission_id = s.submission_id""",
                 [ingest_id],
             )
-            removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
-        con.execute(
-            """INSERT INTO unloads SELECT ingest_id, file_name, content_hash, format, role_override, rows_read,
-                      rows_loaded, rows_quarantined, tasks, submissions, loaded_at, ?, current_timestamp
-               FROM ingest_log WHERE ingest_id = ?""",
-            [(who or "").strip() or None, ingest_id],
-        )
-        con.execute("DELETE FROM ingest_log WHERE ingest_id = ?", [ingest_id])
-        bump_version(con)
-        con.execute("COMMIT")
-        return removed
-    except BaseException:
-        try:
-            con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
-        raise
+            removed["submissions"] = _delete(con, "submissions", "ingest_id = ?", [ingest_id])
+            # Tasks and items are shared by every file rating them: kept while another file's rows use them.
+            users = """SELECT task_id, rubric, min(ingest_id) AS first_id FROM (
+                           SELECT task_id, rubric, ingest_id FROM ratings
+                           UNION ALL SELECT task_id, rubric, ingest_id FROM submissions) GROUP BY ALL"""
+            for table in ("tasks", "task_items"):
+                con.execute(
+                    f"""UPDATE {table} t SET ingest_id = o.first_id FROM ({users}) o
+                        WHERE t.ingest_id = ? AND o.task_id = t.task_id AND o.rubric = t.rubric""",
+                    [ingest_id],
+                )
+                removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
+            con.execute(
+                """INSERT INTO unloads SELECT ingest_id, file_name, content_hash, format, role_override, rows_read,
+                          rows_loaded, rows_quarantined, tasks, submissions, loaded_at, ?, current_timestamp
+                   FROM ingest_log WHERE ingest_id = ?""",
+                [(who or "").strip() or None, ingest_id],
+            )
+            con.execute("DELETE FROM ingest_log WHERE ingest_id = ?", [ingest_id])
+            bump_version(con)
+            con.execute("COMMIT")
+            return removed
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            raise
 
 
 def _delete(con: duckdb.DuckDBPyConnection, table: str, where: str, params: list) -> int:

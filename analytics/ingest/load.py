@@ -218,26 +218,31 @@ def _ingest_checked(
         fmt = _choose_format(fmt, head, name)
     except (FileRejected, ScalesError) as e:
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
-    if con.execute("SELECT 1 FROM ingest_log WHERE content_hash = ?", [data_hash]).fetchall():
-        try:  # the file changes nothing, its scales may
-            note = [declare_scales(con, declared).message] if declared else []
-        except ScalesError as e:
+    with store.WRITE_LOCK:  # one writer at a time: uploads and note saves queue, never fail each other
+        if con.execute("SELECT 1 FROM ingest_log WHERE content_hash = ?", [data_hash]).fetchall():
+            try:  # the file changes nothing, its scales may
+                note = [declare_scales(con, declared).message] if declared else []
+            except ScalesError as e:
+                return IngestResult(name, fmt, "rejected", errors=[str(e)])
+            return IngestResult(
+                name, fmt, "already_loaded", errors=[f"{name}: the same content was loaded before", *note]
+            )
+        con.execute("BEGIN TRANSACTION")
+        try:
+            if declared:
+                apply_scales(con, declared)
+            parsed = FORMATS[fmt].parse(path, name, con)
+            result = _load(con, parsed, name, data_hash, role)
+            con.execute("COMMIT")
+            return result
+        except (FileRejected, ScalesError) as e:
+            _rollback(con)
             return IngestResult(name, fmt, "rejected", errors=[str(e)])
-        return IngestResult(name, fmt, "already_loaded", errors=[f"{name}: the same content was loaded before", *note])
-    con.execute("BEGIN TRANSACTION")
-    try:
-        if declared:
-            apply_scales(con, declared)
-        parsed = FORMATS[fmt].parse(path, name, con)
-        result = _load(con, parsed, name, data_hash, role)
-        con.execute("COMMIT")
-        return result
-    except (FileRejected, ScalesError) as e:
-        _rollback(con)
-        return IngestResult(name, fmt, "rejected", errors=[str(e)])
-    except Exception as e:  # any other failure: the transaction keeps the store as it was
-        _rollback(con)
-        return IngestResult(name, fmt, "rejected", errors=[f"{name}: could not be loaded ({type(e).__name__}: {e})"])
+        except Exception as e:  # any other failure: the transaction keeps the store as it was
+            _rollback(con)
+            return IngestResult(
+                name, fmt, "rejected", errors=[f"{name}: could not be loaded ({type(e).__name__}: {e})"]
+            )
 
 
 def _read_scales(scales: Scales | str | os.PathLike | None) -> Scales | None:
