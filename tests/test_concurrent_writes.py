@@ -54,7 +54,10 @@ def test_forty_simultaneous_note_saves_all_succeed(tmp_path):
     con = store.open_store(tmp_path / "s.duckdb")
     cursors = [con.cursor() for _ in range(40)]
     errors = _run(
-        [lambda c=c, i=i: dis.save_note(c, _key(i), "feedback given", f"note {i}", "lead") for i, c in enumerate(cursors)]
+        [
+            lambda c=c, i=i: dis.save_note(c, _key(i), "feedback given", f"note {i}", "lead")
+            for i, c in enumerate(cursors)
+        ]
     )
     assert errors == []
     assert con.execute("SELECT count(*) FROM review_notes").fetchall()[0][0] == 40
