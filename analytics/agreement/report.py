@@ -238,11 +238,11 @@ def _wide(base: dict, coefs: list[dict], stats: tuple[str, ...], n_boot: int) ->
 
 
 def _long(coefs: list[dict], scope: str, rubric: str, dimension: str, rater_id: str | None) -> list[dict]:
-    keep = [c for c in coefs]
+    """Coefficients as rows of the long `coefficients` frame (internal `_` keys left out)."""
     return [
         {"scope": scope, "rubric": rubric, "dimension": dimension, "rater_id": rater_id}
         | {k: v for k, v in c.items() if not k.startswith("_")}
-        for c in keep
+        for c in coefs
     ]
 
 
