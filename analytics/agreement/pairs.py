@@ -361,8 +361,11 @@ def pair_signatures(
     """Run `pair_query` for `sides` at `grain` and decode it (the list form when packed counts overflow);
     the queries that ran are appended to `queries`."""
     width = scale_width(con)
-    multi_q = multi_target_query()
-    multi = [r[0] for r in multi_q.rows(con)]
+    # Only the rater-pair grain and the packed rater grain count one-target dimensions apart; the others need no
+    # pass over the ratings to find the dimensions with several targets.
+    needs_multi = grain == "rater_pair" or (grain == "rater" and bool(packing_bits(width)) and not sides.symmetric)
+    multi_q = multi_target_query() if needs_multi else None
+    multi = [r[0] for r in multi_q.rows(con)] if multi_q else []
     query = pair_query(sides, grain, width, multi)
     try:
         result = signatures(query.df(con), grain, width, q_of)
@@ -370,7 +373,7 @@ def pair_signatures(
         query = pair_query(sides, grain, width, multi, packed=False)
         result = signatures(query.df(con), grain, width, q_of)
     if queries is not None:
-        queries += [multi_q, query]
+        queries += [q for q in (multi_q, query) if q is not None]
     return result
 
 

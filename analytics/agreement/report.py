@@ -548,6 +548,7 @@ def _pooled_table(con, filters, scale_of, n_boot, seed, queries):
     queries.append(q_levels)
     subjects = q_levels.df(con)
     ratings = subjects.groupby(["rubric", "dimension"])["n"].sum()
+    raters = subjects.groupby(["rubric", "dimension"])["rater_id"].nunique()
     rows, long = [], []
     for key, sig in sorted(ps.sigs.items()):
         base, coefs = _pair_row(
@@ -555,10 +556,9 @@ def _pooled_table(con, filters, scale_of, n_boot, seed, queries):
         )
         n_pairs = base.pop("n")
         base.pop("n_item_pairs")
-        raters = len({r for r, *k in _rater_keys(subjects) if tuple(k) == key})
         base.update(
             n_units_rated=math.nan,
-            n_raters=raters,
+            n_raters=int(raters.get(key, 0)),
             n_ratings=int(ratings.get(key, 0)),
             n_pairs=n_pairs,
             fleiss_kappa_name="Scott's pi",
@@ -566,10 +566,6 @@ def _pooled_table(con, filters, scale_of, n_boot, seed, queries):
         rows.append(_wide(base, coefs, DIMENSION_STATS, n_boot))
         long += _long(coefs, "dimension", key[0], key[1], None)
     return rows, long
-
-
-def _rater_keys(subjects: pd.DataFrame) -> list[tuple]:
-    return list(subjects[["rater_id", "rubric", "dimension"]].drop_duplicates().itertuples(index=False, name=None))
 
 
 def pair_set_table(
