@@ -25,9 +25,12 @@ def _read_scales(path: str | None):
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    """Load files (and a scales file's declarations) into the store and report one result per file."""
-    from analytics.ingest.load import ingest_file
-    from analytics.scales_file import ScalesError, declare_scales
+    """Load files (and a scales file's declarations) into the store and report one result per file.
+
+    When the running dashboard holds the store, the files are handed to it (analytics/handover.py) and the
+    result is the same."""
+    from analytics import handover
+    from analytics.scales_file import ScalesError
 
     if not args.files and not args.scales:
         return _fail("give at least one FILE to load, or --scales PATH to declare scales")
@@ -35,28 +38,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if missing:
         return _fail(f"no such file: {missing[0]}")
     try:
-        scales = _read_scales(args.scales)
-        con = store.open_store(args.db)
-    except (ScalesError, store.StoreError) as e:
+        _read_scales(args.scales)  # checked before anything is opened or handed over
+        payload = _ingest_here_or_hand_over(args)
+    except (ScalesError, store.StoreError, handover.HandoverError) as e:
         return _fail(str(e))
-    declared = None
-    if scales:
-        try:  # declared first, alone: a scales file the store refuses is bad input (exit 2), nothing is stored
-            declared = declare_scales(con, scales)
-        except ScalesError as e:
-            con.close()
-            return _fail(str(e))
-    results = [ingest_file(con, f, fmt=args.format, role=args.role).as_dict() for f in args.files]
-    con.close()
+    results = payload["files"]
+    declared = payload.get("scales")
     if args.json:
-        payload: dict[str, Any] = {"files": results}
         if declared:
-            payload["scales"] = {"file": declared.file_name, "declared": declared.changed,
-                                 "unchanged": declared.unchanged, "ratings_reindexed": declared.ratings_reindexed}  # fmt: skip
+            payload["scales"] = {k: v for k, v in declared.items() if k != "message"}
         print(json.dumps(payload, indent=2))
     else:
         if declared:
-            print(declared.message)
+            print(declared["message"])
         for r in results:
             print(
                 f"{r['file']}: {r['status']} ({r['format']}), {r['rows_loaded']} loaded"
@@ -65,6 +59,28 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             for err in r["errors"][:10]:
                 print(f"  - {err}")
     return 0 if all(r["status"] != "rejected" for r in results) else 1
+
+
+def _ingest_here_or_hand_over(args: argparse.Namespace) -> dict[str, Any]:
+    """The ingest payload: loaded in this process, or by the running dashboard when it holds the store."""
+    from analytics import handover
+
+    try:
+        con = store.open_store(args.db)
+    except store.StoreInUse:
+        pid = handover.writer_pid(store.db_path(args.db))
+        if pid is None:
+            raise
+        print(
+            f"The dashboard (process {pid}) holds {store.db_path(args.db)}: handing the files to it and waiting "
+            "for the result (uploads and note saves queue with it).",
+            file=sys.stderr,
+        )
+        return handover.hand_over(store.db_path(args.db), args.files, args.format, args.role, args.scales)
+    try:
+        return handover.ingest_job(con, args.files, args.format, args.role, args.scales)
+    finally:
+        con.close()
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

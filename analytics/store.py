@@ -24,6 +24,10 @@ class StoreError(RuntimeError):
     """The store cannot be opened or used; the message says why in words a user can act on."""
 
 
+class StoreInUse(StoreError):
+    """Another process (usually the running dashboard) holds the store read-write."""
+
+
 def db_path(path: str | os.PathLike | None = None) -> Path:
     """The store file: the argument, else $CONCORD_DB, else data/concord.duckdb."""
     return Path(path or os.environ.get("CONCORD_DB") or DEFAULT_DB)
@@ -157,7 +161,8 @@ def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -
     try:
         con = duckdb.connect(str(p), read_only=read_only)
     except duckdb.Error as e:
-        raise StoreError(_explain_io_error(p, e)) from e
+        message = _explain_io_error(p, e)
+        raise (StoreInUse if message.startswith(IN_USE.format(p=p)) else StoreError)(message) from e
     try:
         if not had_wal:
             _check_not_truncated(con, p)
@@ -212,13 +217,13 @@ def _first_line(e: Exception) -> str:
     return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
 
+IN_USE = "The store {p} is in use by another program (it holds the file lock)."
+
+
 def _explain_io_error(p: Path, e: Exception) -> str:
     text = str(e)
     if "could not set lock" in text.lower() or "conflicting lock" in text.lower():  # not "block": corruption
-        return (
-            f"The store {p} is in use by another program (it holds the file lock). "
-            "Close the other Concord process or choose another store with --db / CONCORD_DB."
-        )
+        return IN_USE.format(p=p) + " Close the other Concord process or choose another store with --db / CONCORD_DB."
     corrupt = ("not a valid DuckDB", "corrupt", "checksum", "database file", "could not read enough bytes")
     if any(m.lower() in text.lower() for m in corrupt):
         return damaged_message(p, "corrupt or another kind of file", _first_line(e))

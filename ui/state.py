@@ -5,12 +5,15 @@ from __future__ import annotations
 import duckdb
 import streamlit as st
 
-from analytics import store
+from analytics import handover, store
 
 
 @st.cache_resource(show_spinner=False)
 def _connection(path: str) -> duckdb.DuckDBPyConnection:
-    return store.open_store(path)
+    con = store.open_store(path)
+    # This process now holds the store read-write: command-line loads are handed to it (analytics/handover.py).
+    handover.serve(con.cursor, path)
+    return con
 
 
 def connection() -> duckdb.DuckDBPyConnection:

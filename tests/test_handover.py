@@ -1,0 +1,188 @@
+"""Command-line loads while the dashboard holds the store (issue: hardening round two, item 3).
+
+DuckDB lets one process hold a store read-write. Before the hand-over, `python -m analytics ingest` into the
+store a running dashboard held exited 2 "in use by another program"; now the files are handed to the dashboard's
+writer (analytics/handover.py) and the command line prints the same result as a direct load."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from analytics import handover, store
+from analytics.demo import write_demo
+from tests.conftest import ROOT, app_test
+
+DATA_PAGE = "app_pages/data.py"
+
+
+def cli(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run `python -m analytics ARGS --db DB` in its own process, as a scheduled load would."""
+    env = {**os.environ, "CONCORD_DB": str(db)}
+    env.pop("PYTEST_CURRENT_TEST", None)
+    return subprocess.run(
+        [sys.executable, "-m", "analytics", *args, "--db", str(db)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_inputs(tmp_path_factory) -> list[Path]:
+    """The demo's input files (canonical CSVs, JSONL, JSON)."""
+    d = tmp_path_factory.mktemp("handover-demo")
+    return [Path(f) for f in write_demo(d, seed=7)["files"]]
+
+
+@pytest.fixture
+def held(tmp_path, monkeypatch):
+    """A store held read-write by this process (as the dashboard holds it) with its inbox served."""
+    db = tmp_path / "held.duckdb"
+    monkeypatch.setenv("CONCORD_DB", str(db))
+    con = store.open_store(db)
+    server = handover.serve(con.cursor, db)
+    yield db, con
+    assert server is not None
+    server.stop.set()
+    con.close()
+
+
+def test_cli_load_into_a_store_the_dashboard_holds_is_handed_over(held, demo_inputs, tmp_path):
+    """Fails before: exit 2 "in use by another program". Now the dashboard loads it; same JSON as direct."""
+    db, con = held
+    files = [str(f) for f in demo_inputs if f.suffix in (".csv", ".jsonl")]
+    out = cli("ingest", *files, "--json", db=db)
+    assert out.returncode == 0, out.stderr
+    assert "handing the files to it" in out.stderr
+    handed = json.loads(out.stdout)
+    assert [r["status"] for r in handed["files"]] == ["loaded"] * len(files)
+    loaded = sum(r["rows_loaded"] for r in handed["files"])
+    assert con.execute("SELECT count(*) FROM ratings").fetchone()[0] == loaded > 0
+
+    direct = cli("ingest", *files, "--json", db=tmp_path / "direct.duckdb")  # nobody holds this one
+    assert direct.returncode == 0, direct.stderr
+    assert "handing" not in direct.stderr
+    assert json.loads(direct.stdout) == handed
+
+    again = cli("ingest", files[0], db=db)  # the text form, and the store's dedup, through the hand-over
+    assert again.returncode == 0, again.stderr
+    assert "already_loaded" in again.stdout
+
+
+def test_handed_over_scales_file_the_store_refuses_changes_nothing(held, demo_inputs, tmp_path):
+    """A scales file is checked before anything is handed over; one the store refuses exits 2, nothing stored."""
+    db, con = held
+    bad = tmp_path / "bad-scales.json"
+    bad.write_text("{not json")
+    out = cli("ingest", str(demo_inputs[0]), "--scales", str(bad), db=db)
+    assert out.returncode == 2 and "bad-scales.json" in out.stderr
+    contradicting = tmp_path / "contradicting.json"  # reorders a catalogue scale: the store refuses it
+    contradicting.write_text(
+        json.dumps(
+            {
+                "scales": [
+                    {
+                        "rubric": "answer_comparison",
+                        "dimension": "usefulness",
+                        "measure": "ordinal",
+                        "levels": ["Very good", "Good", "Neutral", "Bad", "Very bad"],
+                    }
+                ]
+            }
+        )  # fmt: skip
+    )
+    out = cli("ingest", str(demo_inputs[0]), "--scales", str(contradicting), db=db)
+    assert out.returncode == 2, out.stdout
+    assert "contradicting.json" in out.stderr
+    assert con.execute("SELECT count(*) FROM ingest_log").fetchone()[0] == 0
+
+
+def test_a_store_held_without_a_serving_dashboard_is_still_a_clear_error(tmp_path):
+    """Another program holding the file (no heartbeat in the inbox): exit 2 naming the cause, as before."""
+    db = tmp_path / "locked.duckdb"
+    store.open_store(db).close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, sys; c = duckdb.connect({str(db)!r}); print('ready', flush=True); sys.stdin.readline()",
+        ],  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        out = cli("ingest", __file__, db=db)
+        assert out.returncode == 2
+        assert "in use by another program" in out.stderr and "Traceback" not in out.stderr
+    finally:
+        holder.communicate("\n", timeout=30)
+
+
+def test_the_command_line_stops_waiting_when_the_dashboard_stops_answering(tmp_path, monkeypatch):
+    """A heartbeat that goes stale while waiting (the dashboard was stopped) ends the wait with what to do."""
+    monkeypatch.setattr(handover, "STALE_S", 0.6)
+    inbox = handover.Inbox.of(tmp_path / "s.duckdb")
+    handover._write_json(inbox.heartbeat, {"pid": 1, "at": time.time(), "busy": None})
+    started = time.monotonic()
+    with pytest.raises(handover.HandoverError, match="stopped answering.*already_loaded"):
+        handover.hand_over(tmp_path / "s.duckdb", [__file__])
+    assert time.monotonic() - started < 5
+    assert not list(inbox.requests.glob("*.json"))  # its request is withdrawn
+
+
+def test_handed_over_loads_queue_with_note_saves(held, demo_inputs):
+    """The dashboard's writer takes the one write lock: notes saved while a handed-over load runs all succeed."""
+    from analytics.disagreements import CaseKey, save_note
+
+    db, con = held
+    env = {**os.environ, "CONCORD_DB": str(db)}
+    load = subprocess.Popen(
+        [sys.executable, "-m", "analytics", "ingest", *[str(f) for f in demo_inputs], "--json", "--db", str(db)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    cur, saved = con.cursor(), 0
+    while load.poll() is None or saved < 20:  # notes keep coming for as long as the load runs
+        save_note(cur, CaseKey(f"t{saved}", "answer_comparison", "usefulness", "", "c1", "r1"), "feedback given")
+        saved += 1
+        time.sleep(0.02)
+    out, err = load.communicate(timeout=300)
+    assert load.returncode in (0, 1), err  # 1: the demo's deliberately broken file has rejected rows
+    assert "handing the files to it" in err
+    assert con.execute("SELECT count(*) FROM review_notes").fetchone()[0] == saved
+    statuses = {r["status"] for r in json.loads(out)["files"]}
+    assert "loaded" in statuses
+
+
+def test_the_dashboard_serves_its_store_and_shows_a_handed_over_file(app_store, demo_inputs, tmp_path):
+    """The app's connection starts the writer: a command-line load appears on the Data page's ingest log."""
+    at = app_test(DATA_PAGE)
+    assert not at.exception
+    assert handover.writer_pid(app_store) == os.getpid()
+    extra = tmp_path / "extra.csv"
+    extra.write_text(
+        "task_id,rater_id,role,rubric,dimension,target,value\n"
+        "handover-1,c99,contractor,answer_comparison,usefulness,A,Good\n"
+        "handover-1,r99,researcher,answer_comparison,usefulness,A,Bad\n"
+    )
+    out = cli("ingest", str(extra), db=app_store)
+    assert out.returncode == 0, out.stderr
+    assert "extra.csv: loaded" in out.stdout
+    at.run()
+    assert not at.exception
+    shown = " ".join(str(df.value.to_dict()) for df in at.dataframe)
+    assert "extra.csv" in shown
