@@ -106,6 +106,8 @@ def parse_scales(data: bytes | str, file_name: str) -> Scales:
             raise ScalesError(f"{name}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from e
     try:
         doc = json.loads(data)
+    except RecursionError as e:  # Python's JSON reader gives up near 1,000 levels; a scales file needs 4
+        raise ScalesError(f"{name}: nested too deeply to be a scales file") from e
     except ValueError as e:
         where = f" at line {e.lineno}, column {e.colno}" if isinstance(e, json.JSONDecodeError) else ""
         raise ScalesError(f"{name}: not valid JSON ({getattr(e, 'msg', e)}{where})") from e

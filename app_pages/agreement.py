@@ -160,7 +160,7 @@ else:
         f"{view.label(statistic).capitalize()} on {labels.get(dimension, dimension)}: "
         f"each {subject.lower()} against {reference}"
     )
-    st.altair_chart(charts.rater_intervals(points, yard, title, view.label(statistic)), width="stretch")
+    charts.show(st, charts.rater_intervals(points, yard, title, view.label(statistic)), width="stretch")
     st.caption(
         "Point: the rater's value; bar: its 95% interval (tasks resampled). Dashed rules: the team median (of "
         "the other raters' own figures) and, for contractors, the researcher ceiling (researcher pairs on the "
@@ -201,7 +201,8 @@ if pairs == 0:
     st.info("No shared units for this choice.")
 else:
     title = f"{labels.get(dimension, dimension)}: {subject.lower()} level vs {ref_title.lower()} level"
-    st.altair_chart(
+    charts.show(
+        st,
         charts.confusion_heatmap(view.confusion_frame(cm), title, f"{subject} level", f"{ref_title} level"),
         width="content",
     )
@@ -229,7 +230,7 @@ else:
         title = f"{view.label(pair_stat).capitalize()} on {labels.get(dimension, dimension)}, pair by pair"
         rows, columns = ("rater_b", "rater_a") if comparison == "contractor_vs_researcher" else ("rater_a", "rater_b")
         chart = charts.pairwise_heatmap(pm, pair_stat, view.label(pair_stat), title, rows, columns)
-        st.altair_chart(chart, width="content")
+        charts.show(st, chart, width="content")
     config = view.column_config(pm, "shared pairs")
     table(pm, f"rater pairs {rubric} {dimension}", key="dl_pairs", column_config=config)
 
@@ -256,7 +257,7 @@ if flagged:
     m3[2].metric("Gwet's AC1", "undefined" if pd.isna(diag.gwet_ac1) else f"{diag.gwet_ac1:.3f}")
     st.info(md_escape(diag.sentence))
     marg = view.marginals_frame(diag, subjects.capitalize(), f"{ref_title}s")
-    st.altair_chart(charts.paradox_marginals(marg, f"Level shares on {labels.get(pdim, pdim)}"), width="stretch")
+    charts.show(st, charts.paradox_marginals(marg, f"Level shares on {labels.get(pdim, pdim)}"), width="stretch")
     share = {"share": st.column_config.NumberColumn("share of ratings", format="percent")}
     table(marg, f"marginals {rubric} {pdim}", key="dl_marginals", column_config=share)
 

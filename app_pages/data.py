@@ -174,7 +174,7 @@ by_field = overview.quarantine_by_reason(con)
 if by_field.empty:
     st.success("Nothing is in quarantine.")
 else:
-    st.altair_chart(charts.quarantine_by_field(by_field), width="stretch")
+    charts.show(st, charts.quarantine_by_field(by_field), width="stretch")
     names = ["All files", *by_field["file_name"].drop_duplicates().tolist()]
     chosen = st.selectbox("File", names, key="quarantine_file", format_func=visible)
     q = overview.quarantine(con, None if chosen == "All files" else chosen)

@@ -13,7 +13,7 @@ import streamlit as st
 from analytics import disagreements as dis
 from ui import charts, sidebar, state
 from ui.tables import table
-from ui.text import md_escape, visible
+from ui.text import md_escape, show_text, text_block, visible
 
 MAX_CASES_LISTED = 500
 CASE_COLUMNS = [
@@ -61,14 +61,6 @@ def case_label(row: pd.Series) -> str:
         f"{row['rank']}. {row['severity']} · task {row['task_id']}{target} · {row['contractor_id']}: "
         f"{row['contractor_value']} vs {row['researcher_id']}: {row['researcher_value']} · {row['status']}"
     )
-
-
-def text_block(label: str, text: object) -> None:
-    """A caption and a piece of untrusted text shown as plain text (skipped when empty)."""
-    if text is None or (isinstance(text, float) and pd.isna(text)) or str(text).strip() == "":
-        return
-    st.caption(md_escape(label))
-    st.text(str(text))
 
 
 def rater_texts(sub: pd.Series, shown_first_label: bool = True) -> None:
@@ -157,7 +149,7 @@ if cases.empty:
 left, right = st.columns([1, 2])
 left.metric("Cases", f"{len(cases):,}")
 left.metric("Open", f"{int((cases['status'] == dis.NO_NOTE).sum()):,}")
-right.altair_chart(charts.severity_counts(dis.severity_counts(cases)), width="stretch")
+charts.show(right, charts.severity_counts(dis.severity_counts(cases)), width="stretch")
 table(cases[CASE_COLUMNS], "disagreements", key="dl_cases", height=280)
 
 listed = cases.head(MAX_CASES_LISTED)
@@ -181,12 +173,12 @@ subs = detail.submissions.set_index("rater_id", drop=False)
 q, r = st.columns(2)
 with q:
     st.markdown("**Question / instruction**")
-    st.text(detail.prompt or "(no task text was loaded for this task)")
+    show_text(detail.prompt or "(no task text was loaded for this task)")
     text_block("Context", detail.context)
     for _, item in detail.items.iterrows():
         with st.container(border=True):
             st.markdown(f"**{md_escape(item['label'])}**")
-            st.text(item["text"] or "(no text)")
+            show_text(item["text"] or "(no text)")
             text_block("Sources", item["sources"])
 with r:
     st.markdown("**Every rater's ratings**")

@@ -56,7 +56,7 @@ primary = dims.loc[dims["is_primary"], "dimension"].tolist()
 
 st.subheader("Levels per dimension")
 st.caption("Share of each role's ratings at each level, levels in scale order; hover a bar for its count.")
-st.altair_chart(charts.level_distribution(levels), width="content")
+charts.show(st, charts.level_distribution(levels), width="content")
 table(levels.drop(columns=["dimension_order"]), "level distribution", key="dl_levels")
 
 st.subheader("Raters by level")
@@ -72,7 +72,7 @@ dimension = st.selectbox(
     format_func=lambda d: visible(labels.get(d, d)),
 )
 raters = load_raters(state.version(), filters, rubric, dimension)
-st.altair_chart(charts.rater_level_heatmap(raters["long"], labels.get(dimension, dimension)), width="stretch")
+charts.show(st, charts.rater_level_heatmap(raters["long"], labels.get(dimension, dimension)), width="stretch")
 table(raters["wide"], f"raters by level {dimension}", key="dl_raters")
 
 comparison = dims.loc[dims["is_comparison"] & dims["dimension"].isin(used), "dimension"].tolist()
@@ -105,7 +105,7 @@ if comparison:
                 f"{len(small)} rater(s) decided fewer than {SMALL_N} comparisons here: "
                 "their intervals are wide; read the n before the share."
             )
-        st.altair_chart(charts.position_bias(shown, labels.get(bias_dim, bias_dim)), width="stretch")
+        charts.show(st, charts.position_bias(shown, labels.get(bias_dim, bias_dim)), width="stretch")
         table(shown, f"position bias {bias_dim}", key="dl_bias")
 
 st.subheader("Shift from researchers")

@@ -119,7 +119,8 @@ if result is not None:
             x = c[1].selectbox("x", cols, key="chart_x")
             y = c[2].selectbox("y", ["(count of rows)", *cols], index=min(2, len(cols)), key="chart_y")
             color = c[3].selectbox("Colour", ["(none)", *cols], key="chart_color")
-            st.altair_chart(
+            charts.show(
+                st,
                 charts.quick_chart(
                     data, x, None if y == "(count of rows)" else y, None if color == "(none)" else color, mark
                 ),

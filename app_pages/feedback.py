@@ -16,7 +16,7 @@ from analytics.agreement import MIN_TASKS
 from ui import charts, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import table
-from ui.text import md_escape, visible
+from ui.text import md_escape, show_text, text_block, visible
 
 HANDOFF = "feedback_for"  # set by other pages (Disagreements) before st.switch_page to this one
 STATISTICS = {
@@ -108,19 +108,11 @@ def number_columns(df: pd.DataFrame) -> dict:
     return {c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if pd.api.types.is_float_dtype(df[c])}
 
 
-def text_block(label: str, text: object) -> None:
-    """A caption and a piece of untrusted text shown as plain text (skipped when empty)."""
-    if text is None or (isinstance(text, float) and pd.isna(text)) or str(text).strip() == "":
-        return
-    st.caption(md_escape(label))
-    st.text(str(text))
-
-
 def show_case(case: pd.Series, contractor: str) -> None:
     """One disagreement: heading, both ratings, question, comments, explanation and the review, as text."""
     with st.container(border=True):
         st.markdown(f"**{md_escape(report.case_heading(case))}**")
-        st.text(report.case_values(case, contractor))
+        show_text(report.case_values(case, contractor))
         for col, label in report.CASE_TEXTS:
             text_block(label, case[col])
         st.caption(md_escape(report.note_line(case)))
@@ -179,7 +171,7 @@ else:
         "n = rating pairs). Grey tick: team median. Orange tick: researchers with each other. "
         f"Small n (under {MIN_TASKS} tasks): read the interval."
     )
-    st.altair_chart(fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")
+    charts.show(st, fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")
     table(
         card[card["rubric"] == rubric][CARD_TABLE],
         f"report card {contractor} {rubric}",
@@ -199,7 +191,7 @@ else:
         if len(weeks_rubrics) > 1
         else weeks_rubrics[0]
     )
-    st.altair_chart(fc.weekly_agreement(weekly[weekly["rubric"] == wr]), width="stretch")
+    charts.show(st, fc.weekly_agreement(weekly[weekly["rubric"] == wr]), width="stretch")
     week_table = weekly[weekly["rubric"] == wr].drop(columns="rubric")
     week_table = week_table.assign(week=pd.to_datetime(week_table["week"]).dt.strftime("%Y-%m-%d"))
     table(
@@ -224,7 +216,7 @@ else:
         else level_rubrics[0]
     )
     st.caption("contractor: this contractor; researcher: the researchers' ratings of the same units.")
-    st.altair_chart(charts.level_distribution(levels[levels["rubric"] == lr]), width="content")
+    charts.show(st, charts.level_distribution(levels[levels["rubric"] == lr]), width="content")
 
 st.subheader("Time per submission")
 if rep.durations.empty:

@@ -52,11 +52,11 @@ if s.ratings == 0:
     st.stop()
 
 left, right = st.columns(2)
-left.altair_chart(charts.volume_by_rubric(data["by_rubric"]), width="stretch")
+charts.show(left, charts.volume_by_rubric(data["by_rubric"]), width="stretch")
 if not data["status"].empty:
-    right.altair_chart(charts.submission_status(data["status"]), width="stretch")
+    charts.show(right, charts.submission_status(data["status"]), width="stretch")
 if not data["by_week"].empty:
-    st.altair_chart(charts.volume_by_week(data["by_week"]), width="stretch")
+    charts.show(st, charts.volume_by_week(data["by_week"]), width="stretch")
 
 st.subheader("Raters")
 table(data["raters"], "raters")

@@ -62,6 +62,21 @@ def test_a_100k_column_csv_is_refused_in_under_a_second(con):
     assert store.table_counts(con)["ingest_log"] == 0
 
 
+def test_a_parquet_file_past_the_column_limit_is_refused_from_its_footer(con, tmp_path):
+    """Parquet had no column limit (a CSV's header did): 5,000 columns are refused, nothing stored."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names = ["task_id", "rater_id", "rubric", "dimension", "value", *(f"c{i}" for i in range(4_996))]
+    pq.write_table(pa.table({n: ["x"] for n in names}), tmp_path / "wide.parquet")
+    r = ingest_file(con, tmp_path / "wide.parquet")
+    assert r.status == "rejected"
+    assert r.errors == [
+        f"wide.parquet (Parquet schema): 5,001 columns, over the limit of {limits.MAX_COLUMNS:,} (docs/limits.md)"
+    ]
+    assert store.table_counts(con)["ingest_log"] == 0
+
+
 def test_an_overlong_csv_line_is_quarantined_with_its_real_line_number(con):
     """Regression: a line over the limit inside the sniffer's sample failed the whole file, naming the server's
     temp path and no line."""

@@ -160,3 +160,24 @@ def test_an_id_with_a_bidi_override_is_shown_escaped(planted_store):
     at = app_test("app_pages/disagreements.py")
     options = at.multiselect(key="dis_contractors").options
     assert shown in options and not any("\u202e" in o for o in options)
+
+
+def _protos(node) -> list:
+    """Every element proto under an AppTest node (blocks recursed)."""
+    found = [node.proto] if getattr(node, "proto", None) is not None and not hasattr(node, "children") else []
+    for child in getattr(node, "children", {}).values():
+        found += _protos(child)
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_sends_a_raw_bidi_override_anywhere(planted_store, page):
+    """Charts' data and titles, plain text, tables, pickers: no element of any page carries a raw U+202E (the
+    id is shown as c⟨U+202E⟩99), checked on the serialised elements the browser would receive."""
+    at = app_test(page)
+    assert not at.exception, at.exception
+    if page.endswith("feedback.py"):
+        at = at.selectbox(key="fb_contractor").select(BIDI).run()
+    raw = "\u202e".encode()
+    sent = [p for p in _protos(at._tree) if raw in p.SerializeToString()]
+    assert not sent, [type(p).__name__ for p in sent]

@@ -446,3 +446,9 @@ def test_data_page_declares_an_uploaded_scales_file_alone_and_refuses_a_bad_one(
     con = store.open_store(app_store)
     assert con.execute("SELECT count(*) FROM ingest_log WHERE file_name = 'new.csv'").fetchall() == [(0,)]
     con.close()
+
+
+def test_a_scales_file_nested_thousands_deep_is_one_message_not_a_recursion_error():
+    """A 4 KB scales file nested 2,000 levels used to raise RecursionError out of the Data page's uploader."""
+    with pytest.raises(ScalesError, match="deep.json: nested too deeply"):
+        parse_scales(b"[" * 2000 + b"]" * 2000, "deep.json")

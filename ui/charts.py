@@ -5,6 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from ui.text import visible
+
 ROLE_COLORS = alt.Scale(domain=["contractor", "researcher"], range=["#4c78a8", "#f58518"])
 
 
@@ -347,3 +349,31 @@ def quick_chart(df: pd.DataFrame, x: str, y: str | None, color: str | None, mark
     if mark not in QUICK_MARKS:
         raise ValueError(f"mark must be one of {', '.join(QUICK_MARKS)}")
     return getattr(alt.Chart(df), f"mark_{mark}")().encode(**enc)
+
+
+def show(where, chart: alt.TopLevelMixin, width: str = "stretch") -> None:
+    """Draw `chart` in `where` (st or a column) with every text cell and title of its data made visible
+    (ui.text.visible: control, bidirectional and zero-width characters in ids shown as code points)."""
+    where.altair_chart(visible_chart(chart), width=width)
+
+
+def visible_chart(chart):
+    """`chart` (and its layers and concatenations) with text cells and string titles passed through visible."""
+    data = getattr(chart, "data", alt.Undefined)
+    if isinstance(data, pd.DataFrame):
+        text = [c for c in data.columns if data[c].dtype == object or isinstance(data[c].dtype, pd.StringDtype)]
+        if text:
+            chart.data = data.assign(
+                **{c: data[c].map(lambda v: visible(v) if isinstance(v, str) else v) for c in text}
+            )
+    if isinstance(getattr(chart, "title", None), str):
+        chart.title = visible(chart.title)
+    for part in ("layer", "hconcat", "vconcat", "concat"):
+        children = getattr(chart, part, alt.Undefined)
+        if isinstance(children, list):
+            for child in children:
+                visible_chart(child)
+    spec = getattr(chart, "spec", alt.Undefined)
+    if spec is not alt.Undefined and spec is not None:
+        visible_chart(spec)
+    return chart

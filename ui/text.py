@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
+import streamlit as st
+
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 # GFM turns bare URLs (http://, https://, www.) and e-mail addresses into links after backslash escapes are
 # resolved, so escaping ':' or '.' does not stop it (seen in the browser: tests/e2e/test_hostile_text.py).
@@ -28,3 +31,16 @@ def md_escape(text: object) -> str:
     and control, bidirectional and zero-width characters shown visibly (`visible`; line breaks kept), safe
     inside st.markdown."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, visible(text, keep="\n")))
+
+
+def show_text(text: object) -> None:
+    """Untrusted free text (a prompt, an answer, a comment) as plain text, hidden characters made visible."""
+    st.text(visible(text, keep="\n\t"))
+
+
+def text_block(label: str, text: object) -> None:
+    """A caption and a piece of untrusted text shown as plain text (skipped when empty)."""
+    if text is None or text is pd.NA or (isinstance(text, float) and text != text) or str(text).strip() == "":
+        return
+    st.caption(md_escape(label))
+    show_text(text)

@@ -70,6 +70,7 @@ def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kin
     """Stage a CSV (temp table) or Parquet (view) file as STAGE; its malformed rows, and whether it has shown_first."""
     try:
         if kind == "parquet":
+            _check_parquet_columns(path, file_name)
             rel = con.read_parquet(str(path), file_row_number=True)
         else:
             rel, long_lines = _read_csv(con, path, file_name)
@@ -114,6 +115,21 @@ def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kin
         # Good rows after a rejected row sit one physical line further down.
         con.execute(f"UPDATE {STAGE} SET line = line + 1 WHERE line >= ?", [r])
     return problems, "shown_first" in columns
+
+
+def _check_parquet_columns(path: Path, file_name: str) -> None:
+    """Refuse a Parquet file with more than MAX_COLUMNS columns, from its footer alone (no data is read)."""
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    try:
+        n_columns = len(pq.read_schema(path).names)
+    except Exception:  # noqa: BLE001 - not readable as Parquet: DuckDB's reader gives the message that follows
+        return
+    if n_columns > limits.MAX_COLUMNS:
+        raise FileRejected(
+            f"{file_name} (Parquet schema): {n_columns:,} columns, over the limit of {limits.MAX_COLUMNS:,} "
+            f"({limits.DOCS})"
+        )
 
 
 def _read_csv(
