@@ -5,6 +5,7 @@ Each test names the defect it guards against; every one failed on the code befor
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import math
@@ -488,3 +489,40 @@ def test_packed_counts_fall_back_to_lists_when_a_level_overflows():
     raters = agreement.rater_agreement(con, Filters(), "all_raters", n_boot=0).set_index("rater_id")
     assert raters.loc["c05", "n"] == 20 and raters.loc["c05", "exact_agreement"] == 1.0  # 19 contractors + r1
     assert raters.loc["c00", "n"] == 21 and raters.loc["c00", "n_tasks"] == 2
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        Filters(),
+        Filters(date_from=dt.date(2026, 3, 9), date_to=dt.date(2026, 3, 20)),
+        Filters(rubric="preference_ranking"),
+    ],
+    ids=["all", "dates", "preference_ranking"],
+)
+def test_packed_pairs_equal_the_listed_pairs(demo_store, filters):
+    """The packed per-rater form (each subject rating with its unit's packed reference counts) gives exactly
+    the signatures of listing every pair (the same tasks per confusion-cell multiset), for every comparison,
+    with dates selecting subjects only; on the demo, which has dimensions with several targets."""
+    con = store.open_store(demo_store, read_only=True)
+    width = pr.scale_width(con)
+    multi = pr.multi_target(con)
+    assert multi, "the demo has dimensions with several targets"
+    scale_of = rp.scales(con, Filters(), None, False, [])
+    q_of = lambda key: len(scale_of[key[-2:]].levels) if key[-2:] in scale_of else None  # noqa: E731
+    for comparison in pr.COMPARISONS:
+        sides = pr.comparison_sides(filters, comparison)
+        grain = "rater"
+        packed_q = pr.pair_query(sides, grain, width, multi)
+        assert "<<" in packed_q.sql  # the packed form ran
+        packed = pr.signatures(packed_q.df(con), grain, width, q_of)
+        listed = pr.signatures(pr.pair_query(sides, grain, width, multi, packed=False).df(con), grain, width, q_of)
+        assert packed.keys() == listed.keys() and packed, comparison
+        for key, sig in listed.items():
+            got = packed[key]
+            assert got.n_units == sig.n_units and got.tasks == sig.tasks, (comparison, key)
+            q = int(math.isqrt(sig.cells.shape[1]))
+            assert np.array_equal(got.table(q), sig.table(q)), (comparison, key)
+            as_set = lambda s: sorted(zip(map(tuple, s.cells.tolist()), s.n_tasks.tolist(), strict=True))  # noqa: E731
+            assert as_set(got) == as_set(sig), (comparison, key)
+    con.close()

@@ -51,12 +51,20 @@ FROM tasks
 GROUP BY ALL
 ORDER BY ALL"""
         return Query("task_value_patterns", sql, params)
-    sql = f"""WITH units AS (
+    units = f"""WITH units AS (
     SELECT rubric, dimension, task_id, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
     FROM ratings
     WHERE value_index IS NOT NULL AND {where}
     GROUP BY rubric, dimension, task_id, target
-), tasks AS (
+)"""
+    if not multi:  # every dimension has one target: a task is its one unit
+        sql = f"""{units}
+SELECT rubric, dimension, [(code, m)] AS units, count(*) AS n_tasks
+FROM units
+GROUP BY rubric, dimension, code, m
+ORDER BY ALL"""
+        return Query("task_value_patterns", sql, {**params, "bits": bits})
+    sql = f"""{units}, tasks AS (
     SELECT rubric, dimension, task_id, list((code, m) ORDER BY code) AS units
     FROM units
     WHERE {MULTI}
@@ -71,7 +79,7 @@ SELECT rubric, dimension, units, count(*) AS n_tasks
 FROM tasks
 GROUP BY ALL
 ORDER BY ALL"""
-    return Query("task_value_patterns", sql, {**params, "bits": bits, "multi": multi or []})
+    return Query("task_value_patterns", sql, {**params, "bits": bits, "multi": multi})
 
 
 def task_patterns_for(
