@@ -526,3 +526,16 @@ def test_packed_pairs_equal_the_listed_pairs(demo_store, filters):
             as_set = lambda s: sorted(zip(map(tuple, s.cells.tolist()), s.n_tasks.tolist(), strict=True))  # noqa: E731
             assert as_set(got) == as_set(sig), (comparison, key)
     con.close()
+
+
+@pytest.mark.parametrize("n_sigs, tasks_each", [(1, 7), (3, 2), (6, 40), (70, 3)])
+def test_distinct_resamples_are_the_resamples(n_sigs, tasks_each):
+    """Computing each distinct resample once gives exactly the tables of resampling every time (same
+    generator, same draws): one signature, few tasks (many repeats), and many signatures (no dedupe)."""
+    gen = np.random.default_rng(5)
+    sig = pr.Signatures(gen.integers(0, 3, size=(n_sigs, 9)).astype(float), np.full(n_sigs, float(tasks_each)), 1)
+    want = iv.resample(sig.cells, sig.n_tasks, 300, iv.rng_for(3, "k"))
+    uniq, inverse = rp._distinct_resamples(sig, 300, iv.rng_for(3, "k"))
+    assert np.array_equal(uniq[inverse], want)
+    if n_sigs <= 3:  # few tasks: far fewer distinct resamples than resamples, each computed once
+        assert len(uniq) <= 28

@@ -407,16 +407,32 @@ def _boot_pairs(s: Scale, keys: list, sigs: list, boots: list[int], seed: int, w
     block = max(1, iv.BOOT_BUDGET // (n_boot * s.full_size**2 * 8))
     for start in range(0, len(used), block):
         idx = used[start : start + block]
-        draws = np.concatenate(
-            [
-                iv.resample(sigs[g].cells, sigs[g].n_tasks, n_boot, iv.rng_for(seed, *[str(k) for k in keys[g]]))
-                for g in idx
-            ]
-        )
-        a = compute(_to_levels(s, draws))
+        tables, which, offset = [], [], 0
+        for g in idx:
+            uniq, inverse = _distinct_resamples(sigs[g], n_boot, iv.rng_for(seed, *[str(k) for k in keys[g]]))
+            tables.append(uniq)
+            which.append(inverse + offset)
+            offset += len(uniq)
+        a = compute(_to_levels(s, np.concatenate(tables)))
+        rows = np.concatenate(which)
         for name in wanted:
-            out[name][idx] = a[name].reshape(len(idx), n_boot)
+            out[name][idx] = a[name][rows].reshape(len(idx), n_boot)
     return out
+
+
+def _distinct_resamples(sig: pr.Signatures, n_boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A group's resampled confusion cells as (distinct tables, index of each resample's table): the same
+    resamples as iv.resample, with each distinct one computed once. A group of few tasks has few distinct
+    resamples (most pairs of raters share a handful of tasks), and a group of one signature has one."""
+    if len(sig.n_tasks) == 1:  # every resample draws all tasks from the one signature
+        return sig.n_tasks[0] * sig.cells[:1], np.zeros(n_boot, dtype=np.int64)
+    draws = iv.task_draws(sig.n_tasks, n_boot, rng)
+    radix = sig.tasks + 1  # each resample's task counts as one integer in base tasks + 1, when that fits
+    if len(sig.n_tasks) * math.log2(radix) >= 62:
+        return draws @ sig.cells, np.arange(n_boot)
+    codes = draws.astype(np.int64) @ (radix ** np.arange(len(sig.n_tasks), dtype=np.int64))
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    return draws[first] @ sig.cells, inverse
 
 
 def _pair_rows(
