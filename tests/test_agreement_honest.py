@@ -500,9 +500,11 @@ def test_packed_counts_fall_back_to_lists_when_a_level_overflows():
     ],
     ids=["all", "dates", "preference_ranking"],
 )
-def test_packed_pairs_equal_the_listed_pairs(demo_store, filters):
-    """The packed per-rater form (each subject rating with its unit's packed reference counts) gives exactly
-    the signatures of listing every pair (the same tasks per confusion-cell multiset), for every comparison,
+@pytest.mark.parametrize("grain", ["rater", "dimension"])
+def test_packed_pairs_equal_the_listed_pairs(demo_store, filters, grain):
+    """The packed forms (per rater: each subject rating with its unit's packed reference counts; per
+    dimension: the unit's subject, reference and both-sides counts, S x R minus B) give exactly the signatures
+    of listing every pair (the same tasks per confusion-cell multiset), for every comparison,
     with dates selecting subjects only; on the demo, which has dimensions with several targets."""
     con = store.open_store(demo_store, read_only=True)
     width = pr.scale_width(con)
@@ -512,7 +514,6 @@ def test_packed_pairs_equal_the_listed_pairs(demo_store, filters):
     q_of = lambda key: len(scale_of[key[-2:]].levels) if key[-2:] in scale_of else None  # noqa: E731
     for comparison in pr.COMPARISONS:
         sides = pr.comparison_sides(filters, comparison)
-        grain = "rater"
         packed_q = pr.pair_query(sides, grain, width, multi)
         assert "<<" in packed_q.sql  # the packed form ran
         packed = pr.signatures(packed_q.df(con), grain, width, q_of)

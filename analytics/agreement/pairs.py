@@ -22,7 +22,8 @@ pair of raters) has on one task, with the number of tasks that share it. That is
 resample (analytics/agreement/intervals.py), and summing signatures x tasks gives the confusion counts.
 
 At scale, two shapes keep this one pass over the ratings: per rater, a subject rating is met with its unit's
-reference level counts packed in one integer (so raters of one role against each other need no self-join),
+reference level counts packed in one integer (so raters of one role against each other need no self-join);
+per dimension, a unit's pairs follow from its packed subject and reference level counts (no pair is formed);
 and on dimensions with one target a task is its one unit (so tasks are counted without listing them).
 """
 
@@ -173,6 +174,8 @@ def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = N
     bits = packing_bits(width)
     if grain == "rater" and bits and packed and not sides.symmetric:
         return _packed_rater_query(sides, bits, multi)
+    if grain == "dimension" and bits and packed and not sides.symmetric:
+        return _packed_dimension_query(sides, bits, multi)
     keys = ", ".join(GRAINS[grain])
     head, params = _side_ctes(sides, "value_index")
     one_pair_per_task = grain == "rater_pair"  # one target: a pair of raters shares at most one unit per task
@@ -255,6 +258,57 @@ ORDER BY ALL"""
 ){tail}"""
     params = {**s_params, **r_params, "bits": bits, **({"multi": multi} if multi else {})}
     return Query(f"pairs_{sides.name}_by_rater", sql, params)
+
+
+def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
+    """`pair_query` at the dimension grain from packed level counts: per unit with a reference rating, its
+    subject ratings (S), its reference ratings (R) and the ratings on both sides (B). A unit's pairs are every
+    subject with every reference rating but itself, so its confusion cells are S x R minus B on the diagonal:
+    no pair is formed, and on a dimension with one target no task is listed."""
+    s_where, s_params = sides.subject.where_named("", "s_")
+    r_where, r_params = sides.reference.where_named("", "r_")
+    sides_of = "(cs, ms, cr, mr, cb, mb)"
+    single = f"""
+SELECT rubric, dimension, [{sides_of}] AS sides, count(*) AS n_tasks, count(*) AS n_units
+FROM units
+WHERE ms * mr > mb{{}}
+GROUP BY rubric, dimension, cs, ms, cr, mr, cb, mb"""
+    if multi:
+        tail = f""", per_task AS (
+    SELECT rubric, dimension, task_id, list({sides_of} ORDER BY cs, cr, cb) AS sides, count(*) AS n_units
+    FROM units
+    WHERE ms * mr > mb AND {MULTI}
+    GROUP BY ALL
+){single.format(f" AND NOT {MULTI}")}
+UNION ALL
+SELECT rubric, dimension, sides, count(*) AS n_tasks, sum(n_units) AS n_units
+FROM per_task
+GROUP BY ALL
+ORDER BY ALL"""
+    else:  # every dimension has one target: a task is its one unit
+        tail = f"""{single.format("")}
+ORDER BY ALL"""
+    one = "CAST(1 AS HUGEINT) << ($bits * s.value_index)"
+    sql = f"""WITH s AS (
+    SELECT task_id, rubric, dimension, target, value_index, coalesce(({r_where}), false) AS is_reference
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {s_where}
+), u AS (
+    -- each unit's reference ratings: their number and their level counts packed, $bits bits per level
+    SELECT task_id, rubric, dimension, target, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {r_where}
+    GROUP BY ALL
+), units AS (
+    -- each such unit's subject counts (S), reference counts (R) and the subject ratings among them (B)
+    SELECT rubric, dimension, task_id, sum({one}) AS cs, count(*) AS ms, any_value(u.code) AS cr,
+           any_value(u.m) AS mr, coalesce(sum({one}) FILTER (WHERE s.is_reference), 0) AS cb,
+           count(*) FILTER (WHERE s.is_reference) AS mb
+    FROM s JOIN u USING (task_id, rubric, dimension, target)
+    GROUP BY rubric, dimension, task_id, target
+){tail}"""
+    params = {**s_params, **r_params, "bits": bits, **({"multi": multi} if multi else {})}
+    return Query(f"pairs_{sides.name}_by_dimension", sql, params)
 
 
 def ranking_query(sides: Sides, grain: str) -> Query:
@@ -358,7 +412,13 @@ def signatures(df: pd.DataFrame, grain: str, width: int, q_of) -> dict[tuple, Si
         if q is None:
             continue
         cells = np.zeros((len(g), q * q))
-        if "units" in g.columns:
+        if "sides" in g.columns:
+            for i, units in enumerate(g["sides"]):
+                for unit in units:
+                    cs, ms, cr, mr, cb, mb = (unit[k] for k in unit) if isinstance(unit, dict) else unit
+                    subject, reference = unpack(int(cs), int(ms), bits, q), unpack(int(cr), int(mr), bits, q)
+                    cells[i] += (np.outer(subject, reference) - np.diag(unpack(int(cb), int(mb), bits, q))).ravel()
+        elif "units" in g.columns:
             for i, units in enumerate(g["units"]):
                 for unit in units:
                     a, code, m = (unit[k] for k in unit) if isinstance(unit, dict) else unit
@@ -371,7 +431,7 @@ def signatures(df: pd.DataFrame, grain: str, width: int, q_of) -> dict[tuple, Si
                 ok = (a < q) & (b < q)
                 np.add.at(cells[i], a[ok] * q + b[ok], 1.0)
         n_tasks = g["n_tasks"].to_numpy(float)
-        if "units" in g.columns:  # packed units that differ can give the same cells: one signature each, as listed
+        if "cells" not in g.columns:  # packed units that differ can give the same cells: one signature each
             cells, which = np.unique(cells, axis=0, return_inverse=True)
             n_tasks = np.bincount(which.ravel(), weights=n_tasks, minlength=len(cells))
         out[key] = Signatures(cells, n_tasks, int(g["n_units"].sum()))
@@ -386,7 +446,8 @@ def pair_signatures(
     width = scale_width(con)
     # Only the rater-pair grain and the packed rater grain count one-target dimensions apart; the others need no
     # pass over the ratings to find the dimensions with several targets.
-    needs_multi = grain == "rater_pair" or (grain == "rater" and bool(packing_bits(width)) and not sides.symmetric)
+    packs = grain in ("rater", "dimension") and bool(packing_bits(width)) and not sides.symmetric
+    needs_multi = grain == "rater_pair" or packs
     multi_q = multi_target_query() if needs_multi else None
     multi = [r[0] for r in multi_q.rows(con)] if multi_q else []
     query = pair_query(sides, grain, width, multi)
