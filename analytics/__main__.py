@@ -65,18 +65,24 @@ def _ingest_here_or_hand_over(args: argparse.Namespace) -> dict[str, Any]:
     """The ingest payload: loaded in this process, or by the running dashboard when it holds the store."""
     from analytics import handover
 
-    try:
-        con = store.open_store(args.db)
-    except store.StoreInUse:
-        pid = handover.writer_pid(store.db_path(args.db))
-        if pid is None:
-            raise
+    db = store.db_path(args.db)
+    # A serving dashboard gets the files even if the store could be opened: two processes writing one DuckDB
+    # file lose rows, and the file lock alone is not a sure sign (docs/limits.md).
+    pid = handover.writer_pid(db)
+    if pid is None:
+        try:
+            con = store.open_store(db)
+        except store.StoreInUse:
+            pid = handover.writer_pid(db)  # a dashboard that started serving meanwhile
+            if pid is None:
+                raise
+    if pid is not None:
         print(
-            f"The dashboard (process {pid}) holds {store.db_path(args.db)}: handing the files to it and waiting "
-            "for the result (uploads and note saves queue with it).",
+            f"The dashboard (process {pid}) holds {db}: handing the files to it and waiting for the result "
+            "(uploads and note saves queue with it).",
             file=sys.stderr,
         )
-        return handover.hand_over(store.db_path(args.db), args.files, args.format, args.role, args.scales)
+        return handover.hand_over(db, args.files, args.format, args.role, args.scales)
     try:
         return handover.ingest_job(con, args.files, args.format, args.role, args.scales)
     finally:

@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -156,6 +155,16 @@ def _snapshot_version(path: Path) -> int | None:
         con.close()
 
 
+def _copy_in_child(source: Path, target: Path) -> None:
+    """Copy the store file from another process. DuckDB holds its file with a POSIX lock, and the system
+    drops a process's POSIX locks on a file when that process closes ANY handle on it: a copy made here
+    (shutil.copyfile) unlocked the store, a command-line load then opened it too, and rows were lost when
+    both wrote. A child process's handles do not touch this process's locks."""
+    done = subprocess.run(["cp", "--", str(source), str(target)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise OSError(done.stderr.strip() or f"cp exited {done.returncode}")
+
+
 def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version: int, path: Path) -> Path:
     """Copy the file after a CHECKPOINT when nothing changed it meanwhile; else COPY FROM DATABASE."""
     tmp = path.with_name(path.name + ".tmp")
@@ -170,7 +179,7 @@ def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version
                 continue
             before = _file_state(source)
             if before[2] == 0:  # all committed data is in the main file
-                shutil.copyfile(source, tmp)
+                _copy_in_child(source, tmp)
                 if _file_state(source) == before and _snapshot_version(tmp) == version:
                     os.replace(tmp, path)
                     return path

@@ -186,3 +186,42 @@ def test_the_dashboard_serves_its_store_and_shows_a_handed_over_file(app_store, 
     assert not at.exception
     shown = " ".join(str(df.value.to_dict()) for df in at.dataframe)
     assert "extra.csv" in shown
+
+
+def test_the_store_stays_locked_after_an_explore_query(held):
+    """Fails before: Explore's snapshot copied the store file in the dashboard's process, closing a handle on
+    it, and the system dropped DuckDB's lock: a command-line load then opened the store itself and its rows
+    were lost when the dashboard next wrote (found by bench/bench_load.py)."""
+    from analytics.explore_worker import ExploreService
+
+    db, con = held
+    svc = ExploreService()
+    try:
+        result = svc.run(con.cursor(), "SELECT count(*) AS n FROM ratings")
+        assert result.error is None, result.error
+    finally:
+        svc.close()
+    probe = subprocess.run(
+        [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r})"], capture_output=True, text=True
+    )
+    assert probe.returncode != 0 and "lock" in probe.stderr.lower(), probe.stderr
+
+
+def test_a_serving_dashboard_gets_the_files_even_when_the_lock_is_gone(held, demo_inputs):
+    """The heartbeat, not the file lock, decides: with the lock dropped (a handle closed in the dashboard's
+    process), the command line still hands the files over instead of writing the store beside it."""
+    db, con = held
+    open(db, "rb").close()  # drops this process's POSIX lock on the store, as the old snapshot copy did
+    out = cli("ingest", str(demo_inputs[0]), "--json", db=db)
+    assert out.returncode == 0, out.stderr
+    assert "handing the files to it" in out.stderr
+    assert con.execute("SELECT count(*) FROM ingest_log").fetchone()[0] == 1
+
+
+def test_loading_the_store_file_itself_is_refused(con, tmp_path):
+    """Reading the open store file as input would close a handle on it (and drop its lock): refused."""
+    from analytics.ingest.load import ingest_file
+
+    path = con.execute("SELECT path FROM duckdb_databases() WHERE NOT internal").fetchone()[0]
+    r = ingest_file(con, path)
+    assert r.status == "rejected" and r.errors == ["store.duckdb is the store itself, not a file of ratings"]

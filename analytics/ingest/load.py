@@ -138,6 +138,8 @@ def ingest_file(
     refused (its size or modification time differs before and after)."""
     path = Path(path)
     name = file_name or path.name
+    if _is_an_open_store(con, path):
+        return IngestResult(name, fmt, "rejected", errors=[f"{name} is the store itself, not a file of ratings"])
     try:
         before = _signature(path)
         if before[0] > max_bytes():
@@ -164,6 +166,16 @@ def ingest_file(
                 ],
             )
         return _ingest_private(con, copy, fmt, role, name, scales, digest)
+
+
+def _is_an_open_store(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
+    """Whether `path` is a database file this connection has open. Reading it would also close a handle on
+    it, and the system then drops DuckDB's lock on the store (analytics/explore_worker.py, _copy_in_child)."""
+    rows = con.execute("SELECT path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL").fetchall()
+    try:
+        return any(os.path.exists(p) and os.path.samefile(path, p) for (p,) in rows)
+    except OSError:
+        return False
 
 
 def _signature(path: Path) -> tuple[int, int]:
