@@ -122,7 +122,8 @@ table(
     column_order=[c for c in per_dimension.columns if c != "dimension"],
     column_config={"label": st.column_config.TextColumn("dimension", pinned=True)},
 )
-with st.expander("Every coefficient in long form (value, interval, n, why undefined)"):
+# Shown on demand: a closed expander's table is still sent to the browser (16,000 rows for 200 raters).
+if st.toggle("Every coefficient in long form (value, interval, n, why undefined)", key="agr_long_form"):
     table(view.coefficient_table(report), f"agreement coefficients {rubric}", key="dl_coefficients")
 
 # --- per rater ---------------------------------------------------------------------------------------------
@@ -174,7 +175,7 @@ else:
         key="dl_raters",
         column_config=view.column_config(raters_shown),
     )
-    with st.expander(f"Every {subject.lower()} on every dimension"):
+    if st.toggle(f"Every {subject.lower()} on every dimension", key="agr_all_dimensions"):
         table(report.raters, f"{subjects} all dimensions {rubric}", key="dl_raters_all")
 
 # --- confusion matrix --------------------------------------------------------------------------------------

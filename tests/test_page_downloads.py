@@ -97,6 +97,9 @@ def _open_everything(csv_downloads: dict[str, bytes]) -> None:
                 "SELECT rater_id, comment, -1 - value_num AS negative, value FROM ratings WHERE rater_id LIKE '=%'"
             )
             at.button(key="explore_run").click().run()
+        elif page.endswith("agreement.py"):  # the tables shown on demand
+            at.toggle(key="agr_long_form").set_value(True)
+            at.toggle(key="agr_all_dimensions").set_value(True).run()
         elif page.endswith("disagreements.py"):
             at.multiselect(key="dis_contractors").select(CONTRACTOR).run()
         elif page.endswith("feedback.py"):
@@ -107,7 +110,8 @@ def _open_everything(csv_downloads: dict[str, bytes]) -> None:
 def test_every_download_is_neutralised_and_carries_numbers(planted_store, csv_downloads):
     _open_everything(csv_downloads)
     names = set(csv_downloads)
-    for expected in ("quarantine.csv", "ingest_log.csv", "raters.csv", "disagreements.csv", "query_result.csv"):
+    for expected in ("quarantine.csv", "ingest_log.csv", "raters.csv", "disagreements.csv", "query_result.csv",
+                     "agreement_coefficients_answer_comparison.csv"):  # fmt: skip
         assert expected in names, sorted(names)
     assert any(n.endswith("_disagreements.csv") for n in names), sorted(names)  # the Feedback CSV
     for name, data in csv_downloads.items():
