@@ -19,7 +19,8 @@ What it does, in order:
    Feedback and Data (with chance --filter-change, 0.2, also a random choice in the sidebar's Rubric filter, so
    views are not all of one cached default), asks for a run of it, times it until script_finished, scans every
    element for an st.exception, an st.error or the app's "could not be shown because of an unexpected error"
-   sentence, waits a think time (--think, 1-5 s) and moves on. An Explore user opens Explore, finds the SQL text area and the Run button in the
+   sentence, waits a think time (--think, 5-20 s: a person reads a page before the next click; 1-5 s is a
+   stress test of 20 people clicking without reading) and moves on. An Explore user opens Explore, finds the SQL text area and the Run button in the
    elements and runs ordinary queries (GROUP BY over ratings, a join with submissions) by sending the text
    area's value and the button's trigger; a query counts when its result (the "N rows, M columns" caption and
    a table after it) appears without an error.
@@ -755,7 +756,9 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--store", type=Path, help="where to create the store (must not exist); default a temp folder")
     p.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--think", type=float, nargs=2, default=(1.0, 5.0), metavar=("MIN", "MAX"), help="seconds")
+    p.add_argument(
+        "--think", type=float, nargs=2, default=(5.0, 20.0), metavar=("MIN", "MAX"), help="seconds between views"
+    )
     p.add_argument(
         "--filter-change", type=float, default=0.2, help="chance that a page view also picks a rubric in the sidebar"
     )
