@@ -30,6 +30,7 @@ and on dimensions with one target a task is its one unit (so tasks are counted w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import duckdb
 import numpy as np
@@ -400,42 +401,82 @@ def unpack(code: int, m: int, bits: int, q: int) -> np.ndarray:
 
 
 def signatures(df: pd.DataFrame, grain: str, width: int, q_of) -> dict[tuple, Signatures]:
-    """Decode a `pair_query` result into each group's Signatures (groups whose scale is unknown are left out)."""
+    """Decode a `pair_query` result into each group's Signatures (groups whose scale is unknown are left out).
+
+    Decoded per scale size at once (not group by group: pairs of raters are tens of thousands of groups)."""
     keys = list(GRAINS[grain])
     out: dict[tuple, Signatures] = {}
     if df.empty:
         return out
-    bits = packing_bits(width)
-    for key, g in df.groupby(keys, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        q = q_of(key)
-        if q is None:
+    form = next(c for c in ("sides", "units", "cells") if c in df.columns)
+    gid = df.groupby(keys, sort=True).ngroup().to_numpy()
+    order = np.argsort(gid, kind="stable")
+    df, gid = df.iloc[order].reset_index(drop=True), gid[order]
+    starts = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]])
+    ends = np.r_[starts[1:], len(df)]
+    group_keys = list(df.loc[starts, keys].itertuples(index=False, name=None))
+    qs = [q_of(k) for k in group_keys]
+    q_row = np.repeat([q or 0 for q in qs], ends - starts)
+    local = np.zeros(len(df), dtype=np.int64)  # a row's index among the rows of its scale size
+    decoded: dict[int, np.ndarray] = {}
+    for q in sorted({q for q in qs if q}):
+        rows = np.flatnonzero(q_row == q)
+        local[rows] = np.arange(len(rows))
+        decoded[q] = _decode(form, df[form].to_numpy()[rows], q, width)
+    n_tasks_all, n_units_all = df["n_tasks"].to_numpy(float), df["n_units"].to_numpy()
+    for key, q, start, end in zip(group_keys, qs, starts, ends, strict=True):
+        if not q:
             continue
-        cells = np.zeros((len(g), q * q))
-        if "sides" in g.columns:
-            for i, units in enumerate(g["sides"]):
-                for unit in units:
-                    cs, ms, cr, mr, cb, mb = (unit[k] for k in unit) if isinstance(unit, dict) else unit
-                    subject, reference = unpack(int(cs), int(ms), bits, q), unpack(int(cr), int(mr), bits, q)
-                    cells[i] += (np.outer(subject, reference) - np.diag(unpack(int(cb), int(mb), bits, q))).ravel()
-        elif "units" in g.columns:
-            for i, units in enumerate(g["units"]):
-                for unit in units:
-                    a, code, m = (unit[k] for k in unit) if isinstance(unit, dict) else unit
-                    if a < q:
-                        cells[i, a * q : (a + 1) * q] += unpack(int(code), int(m), bits, q)
-        else:
-            for i, lst in enumerate(g["cells"]):
-                idx = np.asarray(lst, dtype=np.int64)
-                a, b = idx // width, idx % width
-                ok = (a < q) & (b < q)
-                np.add.at(cells[i], a[ok] * q + b[ok], 1.0)
-        n_tasks = g["n_tasks"].to_numpy(float)
-        if "cells" not in g.columns:  # packed units that differ can give the same cells: one signature each
+        cells = decoded[q][local[start] : local[start] + (end - start)]
+        n_tasks = n_tasks_all[start:end]
+        if form != "cells":  # packed units that differ can give the same cells: one signature each
             cells, which = np.unique(cells, axis=0, return_inverse=True)
             n_tasks = np.bincount(which.ravel(), weights=n_tasks, minlength=len(cells))
-        out[key] = Signatures(cells, n_tasks, int(g["n_units"].sum()))
+        out[key] = Signatures(cells, n_tasks, int(n_units_all[start:end].sum()))
     return out
+
+
+def _decode(form: str, values: np.ndarray, q: int, width: int) -> np.ndarray:
+    """(rows x q*q) confusion cells of `pair_query` rows of one scale size, from their cells, units or sides."""
+    cells = np.zeros((len(values), q * q))
+    if form == "cells":
+        lens = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+        flat = np.fromiter(chain.from_iterable(values), dtype=np.int64, count=int(lens.sum()))
+        row = np.repeat(np.arange(len(values)), lens)
+        a, b = flat // width, flat % width
+        ok = (a < q) & (b < q)
+        np.add.at(cells, (row[ok], a[ok] * q + b[ok]), 1.0)
+        return cells
+    fields = [(i, *(u.values() if isinstance(u, dict) else u)) for i, units in enumerate(values) for u in units]
+    if not fields:
+        return cells
+    cols = list(zip(*fields, strict=True))
+    row = np.asarray(cols[0], dtype=np.int64)
+    bits = packing_bits(width)
+    if form == "units":  # (subject level, packed reference counts, their number)
+        a = np.asarray(cols[1], dtype=np.int64)
+        on = a < q
+        counts = _unpack_many(np.asarray(cols[2], dtype=object)[on], np.asarray(cols[3], dtype=np.int64)[on], bits, q)
+        np.add.at(cells, (row[on][:, None], a[on][:, None] * q + np.arange(q)[None, :]), counts)
+        return cells
+    subject, reference, both = (
+        _unpack_many(np.asarray(cols[i], dtype=object), np.asarray(cols[i + 1], dtype=np.int64), bits, q)
+        for i in (1, 3, 5)
+    )
+    pairs = subject[:, :, None] * reference[:, None, :]
+    pairs[:, np.arange(q), np.arange(q)] -= both
+    np.add.at(cells, row, pairs.reshape(len(row), q * q))
+    return cells
+
+
+def _unpack_many(codes: np.ndarray, m: np.ndarray, bits: int, q: int) -> np.ndarray:
+    """`unpack` of many packed level counts at once: (units x q) counts, checked against their numbers."""
+    mask = (1 << bits) - 1
+    counts = np.stack([((codes >> (bits * k)) & mask).astype(np.int64) for k in range(q)], axis=1).astype(float)
+    if len(codes) and not np.array_equal(counts.sum(axis=1), m.astype(float)):
+        bad = int(np.flatnonzero(counts.sum(axis=1) != m)[0])
+        raise PackingOverflow(f"packed level counts {counts[bad].tolist()} do not add up to {int(m[bad])} ratings")
+    return counts
 
 
 def pair_signatures(
