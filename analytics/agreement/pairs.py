@@ -213,33 +213,11 @@ ORDER BY ALL"""
     return Query(f"pairs_{sides.name}_by_{grain}", sql, named)
 
 
-def _packed_rater_query(sides: Sides, bits: int, multi: list[str]) -> Query:
-    """`pair_query` at the rater grain from each unit's packed reference level counts: no pair is formed, so
-    raters of one role against each other cost one pass instead of a self-join."""
+def _packed_sides(sides: Sides, bits: int) -> tuple[str, dict]:
+    """The CTEs both packed forms start from: subject ratings (s, with whether each is also a reference
+    rating) and each unit's reference ratings (u: their number m and level counts packed, $bits bits a level)."""
     s_where, s_params = sides.subject.where_named("", "s_")
     r_where, r_params = sides.reference.where_named("", "r_")
-    single = """
-SELECT rater_a, rubric, dimension, [(index_a, code, m)] AS units, count(*) AS n_tasks, count(*) AS n_units
-FROM j
-WHERE m > 0{}
-GROUP BY rater_a, rubric, dimension, index_a, code, m"""
-    if multi:
-        listed = f"""per_task AS (
-    SELECT rater_a, rubric, dimension, task_id, list((index_a, code, m) ORDER BY index_a, code) AS units,
-           count(*) AS n_units
-    FROM j
-    WHERE m > 0 AND {MULTI}
-    GROUP BY ALL
-)"""
-        tail = f""", {listed}{single.format(f" AND NOT {MULTI}")}
-UNION ALL
-SELECT rater_a, rubric, dimension, units, count(*) AS n_tasks, sum(n_units) AS n_units
-FROM per_task
-GROUP BY ALL
-ORDER BY ALL"""
-    else:  # every dimension has one target: a task is its one unit
-        tail = f"""{single.format("")}
-ORDER BY ALL"""
     sql = f"""WITH s AS (
     SELECT task_id, rubric, dimension, target, rater_id, value_index, coalesce(({r_where}), false) AS is_reference
     FROM ratings
@@ -250,15 +228,49 @@ ORDER BY ALL"""
     FROM ratings
     WHERE value_index IS NOT NULL AND {r_where}
     GROUP BY ALL
-), j AS (
+)"""
+    return sql, {**s_params, **r_params, "bits": bits}
+
+
+def _packed_tail(source: str, keys: str, packed: tuple[str, ...], name: str, has_pair: str, multi: list[str]) -> str:
+    """The SELECT of a packed form over `source` (one row per unit): per group of `keys`, each distinct unit
+    (`packed` columns, as the list `name`) with its tasks; on dimensions with several targets, a task's units
+    listed together. Units without a pair (`has_pair` false) are left out."""
+    fields = ", ".join(packed)
+    single = f"""
+SELECT {keys}, [({fields})] AS {name}, count(*) AS n_tasks, count(*) AS n_units
+FROM {source}
+WHERE {has_pair}{{}}
+GROUP BY {keys}, {fields}"""
+    if not multi:  # every dimension has one target: a task is its one unit
+        return f"""{single.format("")}
+ORDER BY ALL"""
+    return f""", per_task AS (
+    SELECT {keys}, task_id, list(({fields}) ORDER BY {fields}) AS {name}, count(*) AS n_units
+    FROM {source}
+    WHERE {has_pair} AND {MULTI}
+    GROUP BY ALL
+){single.format(f" AND NOT {MULTI}")}
+UNION ALL
+SELECT {keys}, {name}, count(*) AS n_tasks, sum(n_units) AS n_units
+FROM per_task
+GROUP BY ALL
+ORDER BY ALL"""
+
+
+def _packed_rater_query(sides: Sides, bits: int, multi: list[str]) -> Query:
+    """`pair_query` at the rater grain from each unit's packed reference level counts: no pair is formed, so
+    raters of one role against each other cost one pass instead of a self-join."""
+    head, params = _packed_sides(sides, bits)
+    tail = _packed_tail("j", "rater_a, rubric, dimension", ("index_a", "code", "m"), "units", "m > 0", multi)
+    sql = f"""{head}, j AS (
     -- each subject rating with the unit's reference ratings other than its own
     SELECT s.rater_id AS rater_a, rubric, dimension, task_id, s.value_index AS index_a,
            u.code - CASE WHEN s.is_reference THEN CAST(1 AS HUGEINT) << ($bits * s.value_index) ELSE 0 END AS code,
            u.m - CAST(s.is_reference AS INTEGER) AS m
     FROM s JOIN u USING (task_id, rubric, dimension, target)
 ){tail}"""
-    params = {**s_params, **r_params, "bits": bits, **({"multi": multi} if multi else {})}
-    return Query(f"pairs_{sides.name}_by_rater", sql, params)
+    return Query(f"pairs_{sides.name}_by_rater", sql, {**params, **({"multi": multi} if multi else {})})
 
 
 def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
@@ -266,41 +278,11 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     subject ratings (S), its reference ratings (R) and the ratings on both sides (B). A unit's pairs are every
     subject with every reference rating but itself, so its confusion cells are S x R minus B on the diagonal:
     no pair is formed, and on a dimension with one target no task is listed."""
-    s_where, s_params = sides.subject.where_named("", "s_")
-    r_where, r_params = sides.reference.where_named("", "r_")
-    sides_of = "(cs, ms, cr, mr, cb, mb)"
-    single = f"""
-SELECT rubric, dimension, [{sides_of}] AS sides, count(*) AS n_tasks, count(*) AS n_units
-FROM units
-WHERE ms * mr > mb{{}}
-GROUP BY rubric, dimension, cs, ms, cr, mr, cb, mb"""
-    if multi:
-        tail = f""", per_task AS (
-    SELECT rubric, dimension, task_id, list({sides_of} ORDER BY cs, cr, cb) AS sides, count(*) AS n_units
-    FROM units
-    WHERE ms * mr > mb AND {MULTI}
-    GROUP BY ALL
-){single.format(f" AND NOT {MULTI}")}
-UNION ALL
-SELECT rubric, dimension, sides, count(*) AS n_tasks, sum(n_units) AS n_units
-FROM per_task
-GROUP BY ALL
-ORDER BY ALL"""
-    else:  # every dimension has one target: a task is its one unit
-        tail = f"""{single.format("")}
-ORDER BY ALL"""
+    head, params = _packed_sides(sides, bits)
+    packed = ("cs", "ms", "cr", "mr", "cb", "mb")
+    tail = _packed_tail("units", "rubric, dimension", packed, "sides", "ms * mr > mb", multi)
     one = "CAST(1 AS HUGEINT) << ($bits * s.value_index)"
-    sql = f"""WITH s AS (
-    SELECT task_id, rubric, dimension, target, value_index, coalesce(({r_where}), false) AS is_reference
-    FROM ratings
-    WHERE value_index IS NOT NULL AND {s_where}
-), u AS (
-    -- each unit's reference ratings: their number and their level counts packed, $bits bits per level
-    SELECT task_id, rubric, dimension, target, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
-    FROM ratings
-    WHERE value_index IS NOT NULL AND {r_where}
-    GROUP BY ALL
-), units AS (
+    sql = f"""{head}, units AS (
     -- each such unit's subject counts (S), reference counts (R) and the subject ratings among them (B)
     SELECT rubric, dimension, task_id, sum({one}) AS cs, count(*) AS ms, any_value(u.code) AS cr,
            any_value(u.m) AS mr, coalesce(sum({one}) FILTER (WHERE s.is_reference), 0) AS cb,
@@ -308,8 +290,7 @@ ORDER BY ALL"""
     FROM s JOIN u USING (task_id, rubric, dimension, target)
     GROUP BY rubric, dimension, task_id, target
 ){tail}"""
-    params = {**s_params, **r_params, "bits": bits, **({"multi": multi} if multi else {})}
-    return Query(f"pairs_{sides.name}_by_dimension", sql, params)
+    return Query(f"pairs_{sides.name}_by_dimension", sql, {**params, **({"multi": multi} if multi else {})})
 
 
 def ranking_query(sides: Sides, grain: str) -> Query:
