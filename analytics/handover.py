@@ -184,9 +184,9 @@ class InboxServer:
                 scales=request.get("scales"),
             )
         except ScalesError as e:
-            return {"error": str(e), "exit_code": 2}
+            return {"error": str(e), "kind": "scales"}
         except Exception as e:  # a request must always get an answer, or the command line waits for nothing
-            return {"error": f"the dashboard could not load the files ({type(e).__name__}: {e})", "exit_code": 2}
+            return {"error": f"the dashboard could not load the files ({type(e).__name__}: {e})", "kind": "failure"}
         return {"payload": payload, "served_by": os.getpid()}
 
     def _forget_old_results(self) -> None:
@@ -270,8 +270,5 @@ def hand_over(
             raise HandoverError(f"no answer from the dashboard within {timeout_s:.0f} s")
         time.sleep(POLL_S)
     if "error" in result:
-        message = str(result["error"])
-        if message.startswith("the dashboard"):
-            raise HandoverError(message)
-        raise ScalesError(message)
+        raise (ScalesError if result.get("kind") == "scales" else HandoverError)(str(result["error"]))
     return dict(result["payload"])
