@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import cast
 
 import streamlit as st
 
@@ -47,12 +48,12 @@ def render() -> Filters:
         raters = st.multiselect("Raters", opts["raters"], key="f_raters", placeholder="All raters", format_func=visible)
         dates: tuple[dt.date, ...] = ()
         if opts["date_min"] and opts["date_max"]:
-            dates = st.date_input(
-                "Submitted between",
-                value=(opts["date_min"], opts["date_max"]),
-                min_value=opts["date_min"],
-                max_value=opts["date_max"],
-                key="f_dates",
+            follow_data_range(opts["date_min"], opts["date_max"])
+            dates = cast(  # a range: the session state holds a tuple (follow_data_range)
+                tuple[dt.date, ...],
+                st.date_input(
+                    "Submitted between", min_value=opts["date_min"], max_value=opts["date_max"], key="f_dates"
+                ),
             )
     date_from, date_to = (dates[0], dates[1]) if isinstance(dates, tuple) and len(dates) == 2 else (None, None)
     filters = Filters(
@@ -64,6 +65,18 @@ def render() -> Filters:
     )
     st.session_state["filters"] = filters
     return filters
+
+
+def follow_data_range(low: dt.date, high: dt.date) -> None:
+    """Keep the date filter on the data's whole range while the user has not narrowed it, also when files are
+    loaded (or unloaded) while this session is open; a narrowed range stays, clipped to the data."""
+    full, before = (low, high), st.session_state.get("f_dates_full")
+    chosen = st.session_state.get("f_dates")
+    if not isinstance(chosen, tuple | list) or not chosen or tuple(chosen) == before:
+        st.session_state["f_dates"] = full
+    else:  # a narrowed range, or the first date of one being picked
+        st.session_state["f_dates"] = tuple(min(max(d, low), high) for d in chosen)
+    st.session_state["f_dates_full"] = full
 
 
 def current() -> Filters:
