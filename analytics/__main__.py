@@ -98,15 +98,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for path in written["files"]:
         print(path)
     if args.load:
-        from analytics.ingest.load import ingest_file
+        from analytics import handover
 
+        files = [str(p) for p in written["files"]]
+        load = argparse.Namespace(db=args.db, files=files, format="auto", role=None, scales=None)
         try:
-            con = store.open_store(args.db)
-        except store.StoreError as e:
+            payload = _ingest_here_or_hand_over(load)
+        except (store.StoreError, handover.HandoverError) as e:
             return _fail(str(e))
-        for path in written["files"]:
-            r = ingest_file(con, path)
-            print(f"{Path(path).name}: {r.status}, {r.rows_loaded} loaded, {r.rows_quarantined} quarantined")
+        for r in payload["files"]:
+            print(f"{r['file']}: {r['status']}, {r['rows_loaded']} loaded, {r['rows_quarantined']} quarantined")
     return 0
 
 

@@ -264,3 +264,12 @@ def test_an_open_session_sees_files_loaded_after_it_opened(app_store):
         con.close()
     at.run()
     assert tuple(at.sidebar.date_input(key="f_dates").value) == narrowed
+
+
+def test_demo_load_is_handed_over_too(held, tmp_path):
+    """`demo --load` into a store the dashboard holds goes through the same hand-over as `ingest`."""
+    db, con = held
+    out = cli("demo", "--out", str(tmp_path / "demo"), "--load", db=db)
+    assert out.returncode == 0, out.stderr
+    assert "handing the files to it" in out.stderr and "answer_comparison.jsonl: loaded" in out.stdout
+    assert con.execute("SELECT count(*) FROM ingest_log").fetchone()[0] > 5
