@@ -84,9 +84,21 @@ def _ingest_here_or_hand_over(args: argparse.Namespace) -> dict[str, Any]:
         )
         return handover.hand_over(db, args.files, args.format, args.role, args.scales)
     try:
-        return handover.ingest_job(con, args.files, args.format, args.role, args.scales)
+        progress = _terminal_progress if sys.stderr.isatty() else None
+        return handover.ingest_job(con, args.files, args.format, args.role, args.scales, progress)
     finally:
         con.close()
+
+
+def _terminal_progress(path: str):
+    """Where one file's load progress goes on a terminal: one line on stderr, rewritten as the stages pass."""
+    name = Path(path).name
+
+    def show(share: float, stage: str) -> None:
+        end = "\n" if share >= 1.0 else ""
+        print(f"\r{name}: {stage} ({share:.0%})\033[K", end=end, file=sys.stderr, flush=True)
+
+    return show
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -26,7 +26,7 @@ from typing import Any
 import duckdb
 
 from analytics import store
-from analytics.ingest.load import ingest_file
+from analytics.ingest.load import Progress, ingest_file, quiet
 from analytics.scales_file import ScalesError, declare_scales, read_scales_file
 
 HEARTBEAT_S = 1.0  # how often the dashboard says it is alive
@@ -90,10 +90,12 @@ def ingest_job(
     fmt: str = "auto",
     role: str | None = None,
     scales: str | None = None,
+    progress: Callable[[str], Progress] | None = None,
 ) -> dict[str, Any]:
     """Declare a scales file (alone, first) then load each file: the command line's JSON payload.
 
-    ScalesError (a scales file that cannot be read or that the store refuses) leaves the store unchanged."""
+    ScalesError (a scales file that cannot be read or that the store refuses) leaves the store unchanged.
+    `progress`, given a file's name, returns where that file's progress goes."""
     payload: dict[str, Any] = {}
     if scales:
         declared = declare_scales(con, read_scales_file(scales))
@@ -104,7 +106,9 @@ def ingest_job(
             "ratings_reindexed": declared.ratings_reindexed,
             "message": declared.message,
         }
-    payload["files"] = [ingest_file(con, f, fmt=fmt, role=role).as_dict() for f in files]
+    payload["files"] = [
+        ingest_file(con, f, fmt=fmt, role=role, on_progress=progress(f) if progress else quiet).as_dict() for f in files
+    ]
     return payload
 
 

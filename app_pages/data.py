@@ -63,10 +63,22 @@ elif submitted:
         results = []
         bar = st.progress(0.0, text="Loading...")
         for i, f in enumerate(files, start=1):
-            bar.progress((i - 1) / len(files), text=f"Loading {md_escape(f.name)}...")
+
+            def show(share: float, stage: str, done: int = i - 1, name: str = md_escape(f.name)) -> None:
+                bar.progress(min(1.0, (done + share) / len(files)), text=f"{name}: {stage}...")
+
+            show(0.0, "starting")
             role = ROLE_CHOICES[role_label]
             results.append(
-                ingest_bytes(state.cursor(), f.getvalue(), f.name, fmt=fmt, role=role, upload_limit_mb=UPLOAD_MB)
+                ingest_bytes(
+                    state.cursor(),
+                    f.getvalue(),
+                    f.name,
+                    fmt=fmt,
+                    role=role,
+                    upload_limit_mb=UPLOAD_MB,
+                    on_progress=show,
+                )
             )
         bar.progress(1.0, text="Done")
         st.session_state["last_results"] = [r.as_dict() for r in results]

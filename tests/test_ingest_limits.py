@@ -459,3 +459,52 @@ def test_limits_are_documented():
         "docs/limits.md" in (ROOT / "docs" / "formats.md").read_text()
         or "limits.md" in (ROOT / "docs" / "formats.md").read_text()
     )
+
+
+def test_a_load_reports_its_progress_in_order(con, tmp_path):
+    """Long loads show progress (Data page bar, command line on a terminal): the stages come in order, the
+    share never goes back, and a loaded file ends at 1.0 with its status."""
+    path = tmp_path / "ok.csv"
+    path.write_bytes(HEADER + rows("t", 50))
+    seen: list[tuple[float, str]] = []
+    r = ingest_file(con, path, on_progress=lambda share, stage: seen.append((share, stage)))
+    assert r.status == "loaded"
+    shares = [s for s, _ in seen]
+    assert shares == sorted(shares) and shares[-1] == 1.0
+    assert [st for _, st in seen] == ["reading", "checking rows", "writing", "committing", "loaded"]
+    rejected: list[tuple[float, str]] = []
+    bad = tmp_path / "empty.csv"
+    bad.write_bytes(b"")
+    assert ingest_file(con, bad, on_progress=lambda s, st: rejected.append((s, st))).status == "rejected"
+    assert all(s < 1.0 for s, _ in rejected)
+
+
+def test_the_command_line_shows_progress_on_a_terminal(tmp_path):
+    """On a terminal `ingest` rewrites one line per file on stderr; piped (as here) it prints none."""
+    path = tmp_path / "ok.csv"
+    path.write_bytes(HEADER + rows("t", 20))
+    import os
+    import pty
+
+    main, terminal = pty.openpty()  # stderr is a terminal for the child
+    cmd = [sys.executable, "-m", "analytics", "ingest", str(path), "--db", str(tmp_path / "s.duckdb")]
+    done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=terminal, timeout=120, check=False)
+    os.close(terminal)
+    assert done.returncode == 0
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the terminal's other end is closed and drained
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    text = out.decode(errors="replace")
+    assert "ok.csv: reading (25%)" in text and "ok.csv: loaded (100%)" in text
+    piped = subprocess.run(
+        [sys.executable, "-m", "analytics", "ingest", str(path), "--db", str(tmp_path / "t.duckdb")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert piped.returncode == 0 and "(25%)" not in piped.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,15 @@ def max_bytes() -> int:
     if not raw.isdigit() or int(raw) == 0:
         raise ValueError(f"CONCORD_MAX_UPLOAD_MB must be a whole number of megabytes above 0, not {raw!r}")
     return int(raw) * 1024 * 1024
+
+
+# Called with the share of a file's load done (0..1) and the stage, e.g. (0.55, "checking rows"); the Data
+# page draws it as a progress bar, the command line prints it on a terminal.
+Progress = Callable[[float, str], None]
+
+
+def quiet(share: float, stage: str) -> None:
+    """No progress shown."""
 
 
 MAX_BYTES = max_bytes()  # the limit when this module was imported; checks call max_bytes()
@@ -94,6 +104,7 @@ def ingest_bytes(
     role: str | None = None,
     scales: Scales | str | os.PathLike | None = None,
     upload_limit_mb: int | None = None,
+    on_progress: Progress = quiet,
 ) -> IngestResult:
     """Load an upload held in memory (writes it to a temp file so DuckDB can scan it).
 
@@ -109,7 +120,7 @@ def ingest_bytes(
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / f"upload{suffix}"
         path.write_bytes(data)
-        return _ingest_private(con, path, fmt, role, safe_name, scales)
+        return _ingest_private(con, path, fmt, role, safe_name, scales, on_progress=on_progress)
 
 
 def upload_too_large(name: str, size: int, limit_mb: int) -> str:
@@ -127,6 +138,7 @@ def ingest_file(
     role: str | None = None,
     file_name: str | None = None,
     scales: Scales | str | os.PathLike | None = None,
+    on_progress: Progress = quiet,
 ) -> IngestResult:
     """Load one file; never raises for bad input, the result says what went wrong.
 
@@ -151,7 +163,7 @@ def ingest_file(
     with tempfile.TemporaryDirectory(prefix="concord-ingest-") as d:
         copy = Path(d) / f"copy{path.suffix}"
         try:
-            digest = _copy_and_hash(path, copy)
+            digest = _copy_and_hash(path, copy, lambda done: on_progress(0.25 * done / max(before[0], 1), "copying"))
             after = _signature(path)
         except OSError as e:
             return IngestResult(name, fmt, "rejected", errors=[f"{name} cannot be read: {e.strerror or e}"])
@@ -165,7 +177,7 @@ def ingest_file(
                     "was written. Load it again once it is complete."
                 ],
             )
-        return _ingest_private(con, copy, fmt, role, name, scales, digest)
+        return _ingest_private(con, copy, fmt, role, name, scales, digest, on_progress)
 
 
 def _is_an_open_store(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
@@ -184,13 +196,17 @@ def _signature(path: Path) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
-def _copy_and_hash(src: Path, dst: Path) -> str:
-    """Copy src to dst in one read, returning the SHA-256 of the bytes copied."""
+def _copy_and_hash(src: Path, dst: Path, copied: Callable[[int], None] = lambda n: None) -> str:
+    """Copy src to dst in one read, returning the SHA-256 of the bytes copied (`copied` hears the bytes done)."""
     digest = hashlib.sha256()
+    done = 0
     with open(src, "rb") as f, open(dst, "wb") as out:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
             out.write(chunk)
+            done += len(chunk)
+            if done % (64 << 20) < len(chunk):  # every 64 MB
+                copied(done)
     return digest.hexdigest()
 
 
@@ -202,10 +218,11 @@ def _ingest_private(
     name: str,
     scales: Scales | str | os.PathLike | None,
     digest: str | None = None,
+    on_progress: Progress = quiet,
 ) -> IngestResult:
     """Load a file only this process holds (an upload's temp file or a private copy); `digest` if known."""
     try:
-        return _ingest_checked(con, path, fmt, role, name, scales, digest)
+        return _ingest_checked(con, path, fmt, role, name, scales, digest, on_progress)
     finally:
         try:
             _drop_staging(con)  # also after a rejection: no staging copy stays on the connection
@@ -221,6 +238,7 @@ def _ingest_checked(
     name: str,
     scales: Scales | str | os.PathLike | None,
     digest: str | None,
+    on_progress: Progress,
 ) -> IngestResult:
     if role is not None and role not in ROLES:
         return IngestResult(name, fmt, "rejected", errors=[f"role must be one of {', '.join(ROLES)}, not {role!r}"])
@@ -243,9 +261,13 @@ def _ingest_checked(
         try:
             if declared:
                 apply_scales(con, declared)
+            on_progress(0.25, "reading")
             parsed = FORMATS[fmt].parse(path, name, con)
-            result = _load(con, parsed, name, data_hash, role)
+            on_progress(0.55, "checking rows")
+            result = _load(con, parsed, name, data_hash, role, on_progress)
+            on_progress(0.95, "committing")
             con.execute("COMMIT")
+            on_progress(1.0, result.status)
             return result
         except (FileRejected, ScalesError) as e:
             _rollback(con)
@@ -325,7 +347,9 @@ def _choose_format(fmt: str, head: bytes, name: str) -> str:
     return fmt
 
 
-def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str, role: str | None) -> IngestResult:
+def _load(
+    con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str, role: str | None, on_progress: Progress
+) -> IngestResult:
     ingest_id = store.next_ingest_id(con)
     _input_view(con, parsed)
     combo_problems = _check_combos(con, role)
@@ -334,6 +358,7 @@ def _load(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: 
     has_dups = _has_duplicates(con)
     # A file whose rows have no problem of their own needs no per-row checks while it is inserted.
     source = STAGE if row_problems or has_dups else "stage_clean"
+    on_progress(0.75, "writing")
     loaded = int(
         con.execute(
             f"""INSERT INTO ratings
