@@ -126,10 +126,7 @@ def _check_parquet_columns(path: Path, file_name: str) -> None:
     except Exception:  # noqa: BLE001 - not readable as Parquet: DuckDB's reader gives the message that follows
         return
     if n_columns > limits.MAX_COLUMNS:
-        raise FileRejected(
-            f"{file_name} (Parquet schema): {n_columns:,} columns, over the limit of {limits.MAX_COLUMNS:,} "
-            f"({limits.DOCS})"
-        )
+        raise FileRejected(f"{file_name} (Parquet schema): {limits.too_many_columns(n_columns)}")
 
 
 def _read_csv(
@@ -147,10 +144,7 @@ def _read_csv(
         raise FileRejected(f"{file_name}, line 1 (header): {limits.line_too_long(len(first))}")
     delimiter, n_columns = limits.csv_header(first)
     if n_columns > limits.MAX_COLUMNS:
-        raise FileRejected(
-            f"{file_name}, line 1 (header): {n_columns:,} columns, over the limit of {limits.MAX_COLUMNS:,} "
-            f"({limits.DOCS})"
-        )
+        raise FileRejected(f"{file_name}, line 1 (header): {limits.too_many_columns(n_columns)}")
     options: dict[str, Any] = {
         "all_varchar": True,
         "header": True,

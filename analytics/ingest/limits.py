@@ -57,6 +57,11 @@ def line_too_long(n_bytes: int) -> str:
     return f"the line is {n_bytes:,} bytes long, over the limit of {MAX_LINE_BYTES:,} bytes ({DOCS})"
 
 
+def too_many_columns(n_columns: int) -> str:
+    """The reason for a CSV header or Parquet schema with more than MAX_COLUMNS columns."""
+    return f"{n_columns:,} columns, over the limit of {MAX_COLUMNS:,} ({DOCS})"
+
+
 def too_deep_to_read() -> str:
     """The reason for JSON nested so deep that the parser gave up (Python's JSON reader stops near 1,000)."""
     return f"nested far more than {MAX_JSON_DEPTH} levels deep, over the limit ({DOCS})"
