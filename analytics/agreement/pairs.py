@@ -374,11 +374,7 @@ class PackingOverflow(RuntimeError):
 
 def unpack(code: int, m: int, bits: int, q: int) -> np.ndarray:
     """The level counts packed in `code` (`bits` bits per level), checked against their number `m`."""
-    mask = (1 << bits) - 1
-    counts = np.array([(code >> (bits * k)) & mask for k in range(q)], dtype=float)
-    if counts.sum() != m:
-        raise PackingOverflow(f"packed level counts {counts.tolist()} do not add up to {m} ratings")
-    return counts
+    return unpack_many(np.array([code], dtype=object), np.array([m], dtype=np.int64), bits, q)[0]
 
 
 def signatures(df: pd.DataFrame, grain: str, width: int, q_of) -> dict[tuple, Signatures]:
@@ -437,11 +433,11 @@ def _decode(form: str, values: np.ndarray, q: int, width: int) -> np.ndarray:
     if form == "units":  # (subject level, packed reference counts, their number)
         a = np.asarray(cols[1], dtype=np.int64)
         on = a < q
-        counts = _unpack_many(np.asarray(cols[2], dtype=object)[on], np.asarray(cols[3], dtype=np.int64)[on], bits, q)
+        counts = unpack_many(np.asarray(cols[2], dtype=object)[on], np.asarray(cols[3], dtype=np.int64)[on], bits, q)
         np.add.at(cells, (row[on][:, None], a[on][:, None] * q + np.arange(q)[None, :]), counts)
         return cells
     subject, reference, both = (
-        _unpack_many(np.asarray(cols[i], dtype=object), np.asarray(cols[i + 1], dtype=np.int64), bits, q)
+        unpack_many(np.asarray(cols[i], dtype=object), np.asarray(cols[i + 1], dtype=np.int64), bits, q)
         for i in (1, 3, 5)
     )
     pairs = subject[:, :, None] * reference[:, None, :]
@@ -450,8 +446,9 @@ def _decode(form: str, values: np.ndarray, q: int, width: int) -> np.ndarray:
     return cells
 
 
-def _unpack_many(codes: np.ndarray, m: np.ndarray, bits: int, q: int) -> np.ndarray:
-    """`unpack` of many packed level counts at once: (units x q) counts, checked against their numbers."""
+def unpack_many(codes: np.ndarray, m: np.ndarray, bits: int, q: int) -> np.ndarray:
+    """The level counts packed in each of `codes` (`bits` bits per level) as (units x q), checked against their
+    numbers `m` (PackingOverflow when a unit holds more ratings of one level than the bits can count)."""
     mask = (1 << bits) - 1
     counts = np.stack([((codes >> (bits * k)) & mask).astype(np.int64) for k in range(q)], axis=1).astype(float)
     if len(codes) and not np.array_equal(counts.sum(axis=1), m.astype(float)):
@@ -466,8 +463,8 @@ def pair_signatures(
     """Run `pair_query` for `sides` at `grain` and decode it (the list form when packed counts overflow);
     the queries that ran are appended to `queries`."""
     width = scale_width(con)
-    # Only the rater-pair grain and the packed rater grain count one-target dimensions apart; the others need no
-    # pass over the ratings to find the dimensions with several targets.
+    # Only the rater-pair grain and the packed rater and dimension grains count one-target dimensions apart; the
+    # others need no pass over the ratings to find the dimensions with several targets.
     packs = grain in ("rater", "dimension") and bool(packing_bits(width)) and not sides.symmetric
     needs_multi = grain == "rater_pair" or packs
     multi_q = multi_target_query() if needs_multi else None
