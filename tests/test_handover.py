@@ -227,13 +227,20 @@ def test_loading_the_store_file_itself_is_refused(con, tmp_path):
     assert r.status == "rejected" and r.errors == ["store.duckdb is the store itself, not a file of ratings"]
 
 
-def _later_ratings(day: str) -> bytes:
-    """Two ratings of a new unit submitted on `day` (after everything in the demo)."""
-    return (
+def _load_later_ratings(db: Path, day: str, name: str) -> None:
+    """Load two ratings of a new unit submitted on `day` (after everything in the demo) into the store `db`."""
+    from analytics.ingest.load import ingest_bytes
+
+    data = (
         "task_id,rater_id,role,rubric,dimension,target,value,submitted_at\n"
         f"late-1,c98,contractor,answer_comparison,usefulness,A,Good,{day} 10:00\n"
         f"late-1,r98,researcher,answer_comparison,usefulness,A,Bad,{day} 11:00\n"
     ).encode()
+    con = store.open_store(db)
+    try:
+        assert ingest_bytes(con, data, name).status == "loaded"
+    finally:
+        con.close()
 
 
 def test_an_open_session_sees_files_loaded_after_it_opened(app_store):
@@ -242,26 +249,16 @@ def test_an_open_session_sees_files_loaded_after_it_opened(app_store):
     follows the data while the user has not narrowed it; a narrowed range stays."""
     import datetime as dt
 
-    from analytics.ingest.load import ingest_bytes
-
     at = app_test()
     assert not at.exception
     first = at.sidebar.date_input(key="f_dates").value
-    con = store.open_store(app_store)
-    try:
-        assert ingest_bytes(con, _later_ratings("2027-02-01"), "later.csv").status == "loaded"
-    finally:
-        con.close()
+    _load_later_ratings(app_store, "2027-02-01", "later.csv")
     at.run()
     assert not at.exception
     assert tuple(at.sidebar.date_input(key="f_dates").value) == (first[0], dt.date(2027, 2, 1))
     narrowed = (first[0], first[0] + dt.timedelta(days=7))
     at.sidebar.date_input(key="f_dates").set_value(narrowed).run()
-    con = store.open_store(app_store)
-    try:
-        assert ingest_bytes(con, _later_ratings("2027-03-01"), "even-later.csv").status == "loaded"
-    finally:
-        con.close()
+    _load_later_ratings(app_store, "2027-03-01", "even-later.csv")
     at.run()
     assert tuple(at.sidebar.date_input(key="f_dates").value) == narrowed
 
