@@ -123,7 +123,6 @@ class InboxServer:
         self.db = Path(db).resolve()
         self.inbox = Inbox.of(self.db)
         self.stop = threading.Event()
-        self.busy: str | None = None
 
     def start(self) -> InboxServer:
         """Create the inbox and start both threads (daemons: they end with the process or the store file)."""
@@ -140,7 +139,7 @@ class InboxServer:
         return not self.stop.is_set() and self.db.exists() and store.db_path().resolve() == self.db
 
     def _beat(self) -> None:
-        _write_json(self.inbox.heartbeat, {"pid": os.getpid(), "at": time.time(), "busy": self.busy})
+        _write_json(self.inbox.heartbeat, {"pid": os.getpid(), "at": time.time()})
 
     def _heartbeat_loop(self) -> None:
         while self._alive():
@@ -167,14 +166,10 @@ class InboxServer:
             path.unlink(missing_ok=True)
             if request is None or not isinstance(request.get("id"), str):
                 continue
-            self.busy = request["id"]
-            try:
-                result = self.answer(request)
-            finally:
-                self.busy = None
-            _write_json(self.inbox.results / f"{request['id']}.json", result)
+            _write_json(self.inbox.results / f"{request['id']}.json", self.answer(request))
             done += 1
-        self._forget_old_results()
+        if done:  # results nobody collected go when the next ones are written, not on every poll
+            self._forget_old_results()
         return done
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:

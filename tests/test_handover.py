@@ -133,7 +133,7 @@ def test_the_command_line_stops_waiting_when_the_dashboard_stops_answering(tmp_p
     """A heartbeat that goes stale while waiting (the dashboard was stopped) ends the wait with what to do."""
     monkeypatch.setattr(handover, "STALE_S", 0.6)
     inbox = handover.Inbox.of(tmp_path / "s.duckdb")
-    handover._write_json(inbox.heartbeat, {"pid": 1, "at": time.time(), "busy": None})
+    handover._write_json(inbox.heartbeat, {"pid": 1, "at": time.time()})
     started = time.monotonic()
     with pytest.raises(handover.HandoverError, match="stopped answering.*already_loaded"):
         handover.hand_over(tmp_path / "s.duckdb", [__file__])
