@@ -160,11 +160,9 @@ def _one_group_interval(pairs, labels: list[int], rater: str, dimension: str, re
 
 
 def child_naive(db: str, kappa_resamples: int, alpha_resamples: int, dump: str) -> dict:
-    """The naive computation, stage by stage, with its bootstraps on a few resamples (extrapolated by the parent)."""
+    """The naive computation on a store, stage by stage, with its bootstraps on a few resamples (extrapolated
+    by the parent)."""
     import duckdb
-    import krippendorff
-    import numpy as np
-    import pandas as pd
 
     stages: dict[str, float] = {}
     t = time.perf_counter()
@@ -175,6 +173,35 @@ def child_naive(db: str, kappa_resamples: int, alpha_resamples: int, dump: str) 
     q = {d: n for d, n in con.execute("SELECT dimension, len(levels) FROM dimensions").fetchall()}
     con.close()
     stages["fetch ratings into pandas"] = time.perf_counter() - t
+    return naive_on_frame(df, q, stages, kappa_resamples, alpha_resamples, dump)
+
+
+def child_naive_file(parquet: str, kappa_resamples: int, alpha_resamples: int, dump: str) -> dict:
+    """The naive computation on a canonical Parquet file of bench/generate.py (either shape), as a user's script
+    would read it: pandas, and the level order of the generator's scales written into the script."""
+    import pandas as pd
+
+    sys.path.insert(0, str(HERE))
+    from generate import COMPARISON_LEVELS, LEVELS
+
+    stages: dict[str, float] = {}
+    t = time.perf_counter()
+    df = pd.read_parquet(parquet, columns=["task_id", "target", "rater_id", "role", "dimension", "value"])
+    order = {level: i for scale in (LEVELS, COMPARISON_LEVELS) for i, level in enumerate(scale)}
+    df["unit"] = df["task_id"] + "/" + df["target"]
+    df["value_index"] = df["value"].map(order)
+    df = df[["unit", "rater_id", "role", "dimension", "value_index"]]
+    q = dict.fromkeys(df["dimension"].unique(), len(LEVELS))  # every scale of the generator has 5 levels
+    stages["read the Parquet file into pandas"] = time.perf_counter() - t
+    return naive_on_frame(df, q, stages, kappa_resamples, alpha_resamples, dump)
+
+
+def naive_on_frame(df, q: dict, stages: dict, kappa_resamples: int, alpha_resamples: int, dump: str) -> dict:
+    """The naive computation on ratings in pandas (unit, rater_id, role, dimension, value_index) with `q` levels
+    per dimension; `stages` already holds the time to get them."""
+    import krippendorff
+    import numpy as np
+    import pandas as pd
 
     t = time.perf_counter()
     matrices, alphas = {}, []
@@ -259,7 +286,13 @@ def child_stat(db: str, name: str, comparison: str) -> dict:
     return {"seconds": seconds, "rows": len(df), "peak_mb": peak_mb(), "baseline_mb": baseline}
 
 
-CHILDREN = {"ingest": child_ingest, "engine": child_engine, "naive": child_naive, "stat": child_stat}
+CHILDREN = {
+    "ingest": child_ingest,
+    "engine": child_engine,
+    "naive": child_naive,
+    "naive_file": child_naive_file,
+    "stat": child_stat,
+}
 
 
 # --- parent ------------------------------------------------------------------------------------------------
@@ -400,15 +433,22 @@ def breakdown(db: str) -> list[dict]:
     return rows
 
 
+def naive_totals(r: dict, kappa_resamples: int, alpha_resamples: int) -> tuple[float, float, float, float]:
+    """From a naive child's stages: seconds of the point estimates, of the kappa and alpha bootstraps
+    extrapolated to N_BOOT resamples, and the total with intervals."""
+    st = r["stages"]
+    kb = st[f"kappa bootstrap, {kappa_resamples} resamples"] * N_BOOT / kappa_resamples
+    ab = st[f"alpha bootstrap, {alpha_resamples} resamples"] * N_BOOT / alpha_resamples
+    point = sum(v for k, v in st.items() if "bootstrap" not in k)
+    return point, kb, ab, point + kb + ab
+
+
 def naive_section(db: str, d: str, engine_dump: str, full: dict, engine_point: dict, args) -> dict:
     """Run and print the naive approach at this size; return its figures."""
     nd = os.path.join(d, "naive")
     r = run_child("naive", db, args.kappa_resamples, args.alpha_resamples, nd)
     st = r["stages"]
-    kb = st[f"kappa bootstrap, {args.kappa_resamples} resamples"] * N_BOOT / args.kappa_resamples
-    ab = st[f"alpha bootstrap, {args.alpha_resamples} resamples"] * N_BOOT / args.alpha_resamples
-    point = sum(v for k, v in st.items() if "bootstrap" not in k)
-    total = point + kb + ab
+    point, kb, ab, total = naive_totals(r, args.kappa_resamples, args.alpha_resamples)
     print(
         f"  naive ({r['pairs']:,} contractor-researcher pairs, {r['kappa_groups']} contractor x dimension groups, "
         f"{r['dimensions']} dimensions), peak {r['peak_mb']:.0f} MB, {load_text(r)}:"
