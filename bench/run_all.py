@@ -1,0 +1,521 @@
+"""Every benchmark of issue #11 in one run, each figure beside its reference measured in the same run.
+
+    .venv/bin/python bench/run_all.py --tasks 1000000            # an hour or more at 1M tasks; writes bench/RESULTS.md
+    .venv/bin/python bench/run_all.py --tasks 20000 --cli-tasks 20000 --repeat 1 --results /tmp/results_test.md
+
+What runs (each measurement in a child process of its own, so its peak RSS is its own):
+
+- ingest: the Parquet and the CSV file of --tasks tasks loaded into a new store with `ingest_file`, beside
+  DuckDB's own `CREATE TABLE AS SELECT * FROM read_parquet/read_csv` of the same file (bench_ingest.py's
+  `measure` and `reference`). Targets: Parquet <= 2x DuckDB's, CSV <= 2.5x and peak < 4 GB.
+- floor: the one-pass floor, `SELECT rubric, dimension, task_id, count(*) FROM ratings GROUP BY ALL` over the
+  store of --tasks tasks (once to warm up, then timed): the reference of every page.
+- pages: Overview, Agreement, Distributions, Disagreements and Feedback through AppTest, the rerun after the
+  sidebar's date range changes (bench_pages.py's `apptest`; one child per page). Target: <= the floor.
+- cli: `python -m analytics agreement FILE --json` (whole process, 1,000-resample intervals) on the Parquet file
+  of --cli-tasks tasks, beside the naive pandas + scikit-learn + krippendorff script on the same file
+  (bench_agreement.py's naive child; its 1,000-resample bootstraps extrapolated from a few resamples). Target:
+  the command line >= 10x faster than the naive script at 300k tasks.
+- agreement: the full agreement (`python -m analytics agreement --db STORE --json`) on the store of --tasks tasks,
+  whole process and in-process (`contract_payload` alone, after the store is open). Target: <= 1.5 s at 1M.
+
+Data: bench/generate.py, generated under bench/data/ when missing, of --shape (default full: comparison
+dimensions, both answers, two researchers on some tasks, 17 weeks of dates; the flat shape has no comparison
+dimension, so the Disagreements page would be empty). The store is built in --store-dir (kept and reused when
+given; a temporary directory otherwise). Times are medians of --repeat runs.
+
+The results replace the section between `<!-- run_all:begin -->` and `<!-- run_all:end -->` of --results
+(default bench/RESULTS.md; inserted before the first section when the markers are missing); the rest of the file
+is left as it is. The load test (bench_load.py, a real server for minutes) is not part of this run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(HERE), str(ROOT)]
+
+import bench_agreement  # noqa: E402
+import bench_ingest  # noqa: E402
+import bench_pages  # noqa: E402
+
+BEGIN, END = "<!-- run_all:begin -->", "<!-- run_all:end -->"
+STEPS = ("ingest", "floor", "pages", "cli", "naive", "agreement")
+PAGES = {
+    "Overview": "app_pages/overview.py",
+    "Agreement": "app_pages/agreement.py",
+    "Distributions": "app_pages/distributions.py",
+    "Disagreements": "app_pages/disagreements.py",
+    "Feedback": "app_pages/feedback.py",
+}
+FLOOR_SQL = "SELECT rubric, dimension, task_id, count(*) FROM ratings GROUP BY ALL"
+RUBRIC = "answer_comparison"  # the benchmark data's only rubric
+MB_LIMIT = 4096
+
+
+@dataclass
+class Figure:
+    """One row of the table: a measurement, its reference from the same run, the #11 target and the verdict."""
+
+    name: str
+    data: str
+    seconds: float | None
+    runs: list[float] = field(default_factory=list)
+    peak_mb: float | None = None
+    ref_name: str = ""
+    ref_seconds: float | None = None
+    ref_runs: list[float] = field(default_factory=list)
+    ref_peak_mb: float | None = None
+    target: str = ""
+    met: bool | None = None  # None: no target, or nothing to judge it against
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        """The figure over its reference."""
+        if self.seconds is None or not self.ref_seconds:
+            return None
+        return self.seconds / self.ref_seconds
+
+
+# --- child processes ---------------------------------------------------------------------------------------
+
+
+def child_store_facts(db: str) -> dict:
+    """Ratings in the store, the Feedback page's contractor, and the Disagreements page's cases after the date
+    change (to show that page is not timed on an empty result)."""
+    from analytics import disagreements, store
+    from analytics.filters import Filters
+
+    con = store.open_store(db, read_only=True)
+    ratings = con.execute("SELECT count(*) FROM ratings").fetchall()[0][0]
+    contractor = bench_pages.contractor_with_pairs(con)
+    cases = len(disagreements.disagreements(con, RUBRIC, Filters(date_from=bench_pages.CHANGED_FROM)))
+    con.close()
+    return {"ratings": ratings, "contractor": contractor, "cases": cases}
+
+
+def child_floor(db: str, repeat: int) -> dict:
+    """The one-pass floor over the store: one warm-up run, then `repeat` timed runs (all groups aggregated)."""
+    import duckdb
+
+    con = duckdb.connect(db, read_only=True)
+    query = f"SELECT count(*), sum(n) FROM ({FLOOR_SQL.replace('count(*)', 'count(*) AS n', 1)})"
+    groups = con.execute(query).fetchall()[0]
+    runs = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        con.execute(query).fetchall()
+        runs.append(time.perf_counter() - t)
+    con.close()
+    return {"runs": runs, "groups": groups[0], "ratings": groups[1]}
+
+
+def child_page(db: str, page: str, contractor: str, repeat: int) -> dict:
+    """One page through AppTest: the rerun after a sidebar date change, `repeat` times (bench_pages.apptest)."""
+    os.environ["CONCORD_DB"] = db
+    os.environ["CONCORD_DEMO_DIR"] = str(Path(db).parent / "no-demo")
+    results = [bench_pages.apptest(page, contractor) for _ in range(repeat)]
+    return {"runs": [changed for _, changed in results], "warm": [warm for warm, _ in results]}
+
+
+def child_machine() -> dict:
+    """Cores, memory, CPU model, Python and DuckDB versions (bench_pages.machine, which imports DuckDB)."""
+    return {"machine": bench_pages.machine()}
+
+
+def child_agreement(db: str) -> dict:
+    """The command line's full agreement computation in-process: `contract_payload` on the open store."""
+    from analytics import agreement, store
+    from analytics.filters import Filters
+
+    con = store.open_store(db, read_only=True)
+    t = time.perf_counter()
+    payload = agreement.contract_payload(con, Filters(), None, False, 1000, 0)
+    seconds = time.perf_counter() - t
+    con.close()
+    return {"seconds": seconds, "rows": {k: len(v) for k, v in payload.items() if isinstance(v, list)}}
+
+
+CHILDREN = {
+    "ingest": bench_agreement.child_ingest,
+    "store_facts": child_store_facts,
+    "floor": child_floor,
+    "page": child_page,
+    "agreement": child_agreement,
+    "machine": child_machine,
+}
+
+
+def run(cmd: list[str]) -> dict:
+    """Run a command to its end; its wall time, peak RSS (of that process alone), load average around it and,
+    when it printed a JSON line last, that object.
+
+    Linux carries the peak RSS of the process image a child replaced over exec, and a child started with vfork
+    (as subprocess does) replaced its parent's: so a child's peak is at least this process's peak. This process
+    therefore stays small (no DuckDB, no pandas, no data generated here)."""
+    before = os.getloadavg()[0]
+    t = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{shlex.join(cmd)} failed ({proc.returncode}):\n{stderr[-3000:]}")
+    result: dict = {}
+    lines = stdout.strip().splitlines()
+    if lines and lines[-1].startswith("{"):
+        result = json.loads(lines[-1])
+    result.update(
+        wall=wall, peak_mb=usage.ru_maxrss / 1024, load=[before, os.getloadavg()[0]], stdout_bytes=len(stdout)
+    )
+    return result
+
+
+def child(kind: str, *args) -> dict:
+    """One of CHILDREN in a fresh Python process."""
+    return run([sys.executable, str(Path(__file__).resolve()), "--child", kind, json.dumps(args)])
+
+
+# --- measurements ------------------------------------------------------------------------------------------
+
+
+def data_files(n: int, shape: str) -> dict[str, Path]:
+    """The Parquet and CSV files of n tasks of `shape`, generated when missing (by bench/generate.py in a child
+    process, like everything heavy here: a child's peak RSS starts at its parent's peak, see `run`)."""
+    stem = f"ratings_{n}" + ("_full" if shape == "full" else "")
+    paths = {k: HERE / "data" / f"{stem}.{k}" for k in ("parquet", "csv")}
+    if not all(p.exists() for p in paths.values()):
+        print(f"generating {n:,} tasks ({shape} shape) ...", flush=True)
+        run([sys.executable, str(HERE / "generate.py"), "--tasks", str(n), "--shape", shape])
+    return paths
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def tasks_text(n: int) -> str:
+    return f"{n / 1e6:g}M" if n >= 1_000_000 and n % 100_000 == 0 else f"{n / 1000:g}k" if n >= 1000 else str(n)
+
+
+def measure_ingest(paths: dict[str, Path], data: str, repeat: int) -> list[Figure]:
+    """Concord's load of each file beside DuckDB's own, `repeat` times each, alternating."""
+    figures = []
+    for fmt, path in paths.items():
+        ours, ref = [], []
+        for _ in range(repeat):
+            ref.append(bench_ingest.reference(path, fmt))
+            ours.append(bench_ingest.measure(path))
+            print(f"  ingest {fmt}: {ours[-1]['seconds']:.2f} s, DuckDB {ref[-1]['seconds']:.2f} s", flush=True)
+        reader = "read_parquet" if fmt == "parquet" else "read_csv"
+        f = Figure(
+            name=f"{'Parquet' if fmt == 'parquet' else 'CSV'} load into a new store (`ingest_file`)",
+            data=f"{data}, {ours[0]['rows']:,} ratings, {path.stat().st_size / 1e6:.0f} MB {fmt}",
+            seconds=median([r["seconds"] for r in ours]),
+            runs=[r["seconds"] for r in ours],
+            peak_mb=max(r["peak_mb"] for r in ours),
+            ref_name=f"DuckDB `CREATE TABLE AS SELECT * FROM {reader}(file)`",
+            ref_seconds=median([r["seconds"] for r in ref]),
+            ref_runs=[r["seconds"] for r in ref],
+            ref_peak_mb=max(r["peak_mb"] for r in ref),
+        )
+        if fmt == "parquet":
+            f.target = "<= 2x DuckDB's"
+            f.met = f.ratio is not None and f.ratio <= 2
+        else:
+            f.target = f"<= 2.5x DuckDB's, peak < {MB_LIMIT // 1024} GB"
+            f.met = f.ratio is not None and f.ratio <= 2.5 and (f.peak_mb or 0) < MB_LIMIT
+        if any(r["status"] != "loaded" or r["quarantined"] for r in ours):
+            f.note = f"status {ours[0]['status']}, {ours[0]['quarantined']} quarantined"
+        figures.append(f)
+    return figures
+
+
+def measure_floor(db: str, data: str, repeat: int) -> Figure:
+    r = child("floor", db, repeat)
+    print(f"  floor: {median(r['runs']):.2f} s", flush=True)
+    return Figure(
+        name="One-pass floor: `" + FLOOR_SQL + "` (reference of the pages)",
+        data=f"{data}, {r['groups']:,} groups",
+        seconds=median(r["runs"]),
+        runs=r["runs"],
+        peak_mb=r["peak_mb"],
+        note="one warm-up run first",
+    )
+
+
+def against_floor(f: Figure, floor: Figure) -> None:
+    """Make the one-pass floor `f`'s reference."""
+    f.ref_name, f.ref_seconds, f.ref_runs, f.ref_peak_mb = "one-pass floor", floor.seconds, floor.runs, floor.peak_mb
+
+
+def measure_pages(db: str, data: str, facts: dict, floor: Figure | None, repeat: int) -> list[Figure]:
+    figures = []
+    for page, path in PAGES.items():
+        r = child("page", db, path, facts["contractor"], repeat)
+        print(f"  page {page}: {median(r['runs']):.2f} s", flush=True)
+        f = Figure(
+            name=f"{page} page: AppTest rerun after a sidebar date change",
+            data=data,
+            seconds=median(r["runs"]),
+            runs=r["runs"],
+            peak_mb=r["peak_mb"],
+            target="<= the one-pass floor",
+            note=f"warm rerun {median(r['warm']):.2f} s",
+        )
+        if page == "Disagreements":
+            f.note += f"; {facts['cases']:,} cases listed"
+        if page == "Feedback":
+            f.note += f"; contractor {facts['contractor']}"
+        if floor is not None:
+            against_floor(f, floor)
+            f.met = f.ratio is not None and f.ratio <= 1
+        figures.append(f)
+    return figures
+
+
+def measure_cli(parquet: Path, data: str, repeat: int, naive: bool, args: argparse.Namespace) -> Figure:
+    cmd = [sys.executable, "-m", "analytics", "agreement", str(parquet), "--json"]
+    runs = [run(cmd) for _ in range(repeat)]
+    print(f"  cli on {parquet.name}: {median([r['wall'] for r in runs]):.2f} s", flush=True)
+    f = Figure(
+        name="`python -m analytics agreement FILE --json`, whole process, 1,000-resample intervals",
+        data=data,
+        seconds=median([r["wall"] for r in runs]),
+        runs=[r["wall"] for r in runs],
+        peak_mb=max(r["peak_mb"] for r in runs),
+        target=">= 10x faster than the naive script at 300k tasks (ratio <= 0.1)",
+    )
+    if naive:
+        with tempfile.TemporaryDirectory() as d:
+            k, a = args.naive_kappa_resamples, args.naive_alpha_resamples
+            r = bench_agreement.run_child("naive_file", str(parquet), k, a, os.path.join(d, "naive"))
+        point, _, _, total = bench_agreement.naive_totals(r, k, a)
+        print(f"  naive on {parquet.name}: {point:.1f} s point estimates, {total:.0f} s with intervals", flush=True)
+        f.ref_name = "naive pandas + scikit-learn + krippendorff script, with intervals"
+        f.ref_seconds, f.ref_peak_mb = total, r["peak_mb"]
+        f.met = f.ratio is not None and f.ratio <= 0.1
+        f.note = (
+            f"naive: point estimates {point:.1f} s measured, bootstraps extrapolated from {k} kappa and {a} alpha "
+            f"resamples to 1,000; the naive script computes far fewer figures"
+        )
+    return f
+
+
+def measure_agreement(db: str, data: str, floor: Figure | None, repeat: int) -> list[Figure]:
+    whole = [run([sys.executable, "-m", "analytics", "agreement", "--db", db, "--json"]) for _ in range(repeat)]
+    inproc = [child("agreement", db) for _ in range(repeat)]
+    print(
+        f"  agreement on the store: whole {median([r['wall'] for r in whole]):.2f} s, "
+        f"in-process {median([r['seconds'] for r in inproc]):.2f} s",
+        flush=True,
+    )
+    figures = []
+    for name, rs, key in (
+        ("Full agreement `python -m analytics agreement --db STORE --json`, whole process", whole, "wall"),
+        ("Full agreement in-process (`contract_payload` after the store is open)", inproc, "seconds"),
+    ):
+        f = Figure(
+            name=name,
+            data=data,
+            seconds=median([r[key] for r in rs]),
+            runs=[r[key] for r in rs],
+            peak_mb=max(r["peak_mb"] for r in rs),
+            target="<= 1.5 s at 1M tasks",
+        )
+        f.met = f.seconds is not None and f.seconds <= 1.5
+        if floor is not None:
+            against_floor(f, floor)
+        figures.append(f)
+    return figures
+
+
+# --- results -----------------------------------------------------------------------------------------------
+
+
+def _s(x: float | None) -> str:
+    return "" if x is None else f"{x:.2f} s" if x < 100 else f"{x:.0f} s"
+
+
+def _mb(x: float | None) -> str:
+    return "" if x is None else f"{x:,.0f} MB"
+
+
+def _runs(xs: list[float]) -> str:
+    return f" ({', '.join(f'{x:.2f}' for x in xs)})" if len(xs) > 1 else ""
+
+
+def render(figures: list[Figure], meta: dict) -> str:
+    """The generated section of RESULTS.md, markers included."""
+    load = meta["load_before"], meta["load_after"]
+    lines = [
+        BEGIN,
+        "## All benchmarks in one run (bench/run_all.py)",
+        "",
+        "Generated by `bench/run_all.py`: everything between the `run_all` markers is replaced by its next run;",
+        "the sections below it are written by hand. Each measurement ran in a child process of its own (peak = its",
+        "`ru_maxrss`); times are medians of the runs in brackets; every reference was measured in the same run.",
+        "",
+        f"Command: `{meta['command']}`",
+        "",
+        f"Date: {meta['date']}; the run took {meta['minutes']:.1f} min. Machine: {meta['machine']}. Load average",
+        f"(1, 5, 15 min) before {load[0]}, after {load[1]}.",
+        "",
+        f"Data: {meta['data']}",
+        "",
+        "| measurement | data | figure | reference (same run) | ratio | #11 target | result | peak memory (figure / reference) | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for f in figures:
+        ref = f"{f.ref_name}: {_s(f.ref_seconds)}{_runs(f.ref_runs)}" if f.ref_name else ""
+        ratio = (
+            "" if f.ratio is None else f"{f.ratio:.2f}x" if f.ratio >= 0.1 else f"{f.ratio:.3f}x (1/{1 / f.ratio:.0f})"
+        )
+        result = "" if not f.target else "not judged" if f.met is None else "met" if f.met else "**missed**"
+        peak = _mb(f.peak_mb) + (f" / {_mb(f.ref_peak_mb)}" if f.ref_peak_mb is not None else "")
+        row = [f.name, f.data, f"{_s(f.seconds)}{_runs(f.runs)}", ref, ratio, f.target, result, peak, f.note]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
+    if meta.get("skipped"):
+        lines += ["", f"Not run this time (`--skip`): {', '.join(meta['skipped'])}."]
+    lines += [END]
+    return "\n".join(lines) + "\n"
+
+
+def write_section(path: Path, section: str) -> None:
+    """Put `section` (markers included) in place of the marked section of `path`, keeping the rest of the file;
+    without markers, insert it before the file's first `## ` heading (or at its end); create the file if needed."""
+    text = path.read_text() if path.exists() else ""
+    start, end = text.find(BEGIN), text.find(END)
+    if start != -1 and end > start:
+        after = text[end + len(END) :]
+        new = text[:start] + section.rstrip("\n") + after
+    else:
+        at = text.find("\n## ")
+        if at == -1:
+            new = text + ("\n" if text and not text.endswith("\n\n") else "") + section
+        else:
+            new = text[: at + 1] + section + "\n" + text[at + 1 :]
+    path.write_text(new)
+
+
+def write_results(path: Path, figures: list[Figure], meta: dict) -> None:
+    """Render the figures and write them into the marked section of `path`."""
+    write_section(path, render(figures, meta))
+
+
+# --- main --------------------------------------------------------------------------------------------------
+
+
+def loadavg() -> str:
+    return "(" + ", ".join(f"{x:.1f}" for x in os.getloadavg()) + ")"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--tasks", type=int, default=1_000_000, help="size of the ingest files and of the store")
+    p.add_argument("--cli-tasks", type=int, default=300_000, help="size of the command line's (and naive) file")
+    p.add_argument("--shape", choices=["full", "flat"], default="full", help="bench/generate.py shape of all data")
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (the naive script runs once)")
+    p.add_argument("--skip", default="", help=f"comma-separated steps not to run, of: {', '.join(STEPS)}")
+    p.add_argument("--results", default=str(HERE / "RESULTS.md"), help="the file whose marked section is replaced")
+    p.add_argument("--store-dir", default=None, help="build the store here and keep it (reused by later runs)")
+    p.add_argument("--naive-kappa-resamples", type=int, default=3, help="naive kappa resamples actually run")
+    p.add_argument("--naive-alpha-resamples", type=int, default=2, help="naive alpha resamples actually run")
+    args = p.parse_args(argv)
+    args.skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    unknown = args.skip - set(STEPS)
+    if unknown:
+        p.error(f"unknown --skip step(s) {', '.join(sorted(unknown))}; choose from {', '.join(STEPS)}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    start = time.perf_counter()
+    meta = {
+        "command": shlex.join([".venv/bin/python", "bench/run_all.py", *sys.argv[1:]]),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": child("machine")["machine"],
+        "load_before": loadavg(),
+        "skipped": [s for s in STEPS if s in args.skip],
+    }
+    print(f"{meta['machine']}; load average {meta['load_before']}", flush=True)
+    steps = set(STEPS) - args.skip
+    shape = f"{args.shape} shape"
+    figures: list[Figure] = []
+    facts: dict = {}
+    described = []
+
+    if steps & {"ingest", "floor", "pages", "agreement"}:
+        files = data_files(args.tasks, args.shape)
+        data = f"{tasks_text(args.tasks)} tasks, {shape}"
+        if "ingest" in steps:
+            print("ingest", flush=True)
+            figures += measure_ingest(files, data, args.repeat)
+        if steps & {"floor", "pages", "agreement"}:
+            with tempfile.TemporaryDirectory() as tmp:
+                d = Path(args.store_dir or tmp)
+                d.mkdir(parents=True, exist_ok=True)
+                db = str(d / f"run_all_{args.tasks}_{args.shape}.duckdb")
+                built = child("ingest", db, str(files["parquet"]))
+                facts = child("store_facts", db)
+                print(f"store {db}: {built['status']}, {facts['ratings']:,} ratings", flush=True)
+                described.append(
+                    f"the store holds {tasks_text(args.tasks)} tasks of the {shape} ({facts['ratings']:,} ratings; "
+                    f"{files['parquet'].name} loaded with `ingest_file`)"
+                )
+                store_data = f"{tasks_text(args.tasks)}-task store, {shape}"
+                floor = measure_floor(db, store_data, args.repeat) if "floor" in steps else None
+                if floor is not None:
+                    figures.append(floor)
+                if "pages" in steps:
+                    print("pages", flush=True)
+                    figures += measure_pages(db, store_data, facts, floor, args.repeat)
+                if "agreement" in steps:
+                    print("agreement on the store", flush=True)
+                    figures += measure_agreement(db, store_data, floor, args.repeat)
+        if "ingest" in steps:
+            described.append(f"ingest read {files['parquet'].name} and {files['csv'].name} (bench/generate.py)")
+    if "cli" in steps:
+        print("command line on a file", flush=True)
+        cli_file = data_files(args.cli_tasks, args.shape)["parquet"]
+        data = f"{tasks_text(args.cli_tasks)} tasks, {shape} ({cli_file.name})"
+        described.append(f"the command line and the naive script read {cli_file.name}")
+        figures.append(measure_cli(cli_file, data, args.repeat, "naive" not in args.skip, args))
+    if "pages" in steps:
+        described.append(
+            f"pages: the sidebar's date range start moved to {bench_pages.CHANGED_FROM} (every page loader misses its "
+            "cache)"
+        )
+    meta["data"] = "; ".join(described) + "."
+    meta["load_after"] = loadavg()
+    meta["minutes"] = (time.perf_counter() - start) / 60
+    write_results(Path(args.results), figures, meta)
+    print(render(figures, meta))
+    print("json: " + json.dumps({"meta": meta, "figures": [asdict(f) for f in figures]}, default=str))
+    print(f"wrote {args.results}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        print(json.dumps(CHILDREN[sys.argv[2]](*json.loads(sys.argv[3]))))
+    else:
+        main()
