@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import rubrics
+from analytics import keys, rubrics
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DB = ROOT / "data" / "concord.duckdb"
@@ -124,6 +124,9 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 unloaded_at TIMESTAMP NOT NULL DEFAULT current_timestamp)""",
         ],
     ),
+    # Integer keys of tasks, raters, dimensions and targets on every rating (analytics/keys.py): the ratings
+    # table is rebuilt with them, so a store loaded before keys existed gets them once, when it is opened.
+    (5, keys.migration_statements()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from analytics import agreement, store
+from analytics import agreement, keys, store
 from analytics.agreement import counts
 from analytics.filters import Filters
 
@@ -53,10 +53,11 @@ def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | N
     df = pd.DataFrame(rows, columns=["task_id", "target", "rater_id", "role", "value_index"])
     df["value"] = (df["value_index"] + 1).astype(str)
     con.register("new_rows", df)
-    con.execute(
-        """INSERT INTO ratings (task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
-                                ingest_id)
-           SELECT task_id, rater_id, role, ?, ?, target, value, value_index, value_index + 1, 1 FROM new_rows""",
+    keys.insert_ratings(
+        con,
+        """(SELECT task_id, rater_id, role, ? AS rubric, ? AS dimension, target, value, value_index,
+                   value_index + 1 AS value_num, NULL::TIMESTAMP AS submitted_at, NULL::DOUBLE AS duration_s,
+                   NULL AS comment, NULL AS submission_id, 1 AS ingest_id FROM new_rows)""",
         [RUBRIC, DIM],
     )
     con.unregister("new_rows")

@@ -22,6 +22,12 @@ from analytics.agreement.pairs import MULTI
 from analytics.filters import Filters
 from analytics.queries import Query
 
+# The last SELECT of the pattern queries: groups keyed by dim_key, named (analytics/keys.py).
+_NAMED = """
+SELECT rubric, dimension, units, n_tasks
+FROM grouped JOIN dimension_keys USING (dim_key)
+ORDER BY ALL"""
+
 
 def dimension_filter(filters: Filters, role: str | None) -> Filters:
     """The ratings a dimension's multi-rater figures use: the filter without raters, with the comparison's role."""
@@ -37,48 +43,48 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
     where, params = filters.where_named()
     if not bits:
         sql = f"""WITH units AS (
-    SELECT rubric, dimension, task_id, target, list(value_index ORDER BY value_index) AS vals
+    SELECT dim_key, task_key, target_key, list(value_index ORDER BY value_index) AS vals
     FROM ratings
     WHERE value_index IS NOT NULL AND {where}
     GROUP BY ALL
 ), tasks AS (
-    SELECT rubric, dimension, task_id, list(vals ORDER BY vals) AS units
+    SELECT dim_key, task_key, list(vals ORDER BY vals) AS units
     FROM units
     GROUP BY ALL
-)
-SELECT rubric, dimension, units, count(*) AS n_tasks
-FROM tasks
-GROUP BY ALL
-ORDER BY ALL"""
+), grouped AS (
+    SELECT dim_key, units, count(*) AS n_tasks
+    FROM tasks
+    GROUP BY ALL
+){_NAMED}"""
         return Query("task_value_patterns", sql, params)
     units = f"""WITH units AS (
-    SELECT rubric, dimension, task_id, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+    SELECT dim_key, task_key, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
     FROM ratings
     WHERE value_index IS NOT NULL AND {where}
-    GROUP BY rubric, dimension, task_id, target
+    GROUP BY dim_key, task_key, target_key
 )"""
     if not multi:  # every dimension has one target: a task is its one unit
-        sql = f"""{units}
-SELECT rubric, dimension, [(code, m)] AS units, count(*) AS n_tasks
-FROM units
-GROUP BY rubric, dimension, code, m
-ORDER BY ALL"""
+        sql = f"""{units}, grouped AS (
+    SELECT dim_key, [(code, m)] AS units, count(*) AS n_tasks
+    FROM units
+    GROUP BY dim_key, code, m
+){_NAMED}"""
         return Query("task_value_patterns", sql, {**params, "bits": bits})
     sql = f"""{units}, tasks AS (
-    SELECT rubric, dimension, task_id, list((code, m) ORDER BY code) AS units
+    SELECT dim_key, task_key, list((code, m) ORDER BY code) AS units
     FROM units
     WHERE {MULTI}
     GROUP BY ALL
-)
-SELECT rubric, dimension, [(code, m)] AS units, count(*) AS n_tasks
-FROM units
-WHERE NOT {MULTI}
-GROUP BY rubric, dimension, code, m
-UNION ALL
-SELECT rubric, dimension, units, count(*) AS n_tasks
-FROM tasks
-GROUP BY ALL
-ORDER BY ALL"""
+), grouped AS (
+    SELECT dim_key, [(code, m)] AS units, count(*) AS n_tasks
+    FROM units
+    WHERE NOT {MULTI}
+    GROUP BY dim_key, code, m
+    UNION ALL
+    SELECT dim_key, units, count(*) AS n_tasks
+    FROM tasks
+    GROUP BY ALL
+){_NAMED}"""
     return Query("task_value_patterns", sql, {**params, "bits": bits, "multi": multi})
 
 
@@ -104,10 +110,14 @@ def task_patterns_for(
 def rater_level_counts_query(filters: Filters) -> Query:
     """Per dimension x rater (and role), how many ratings fell on each level (rater marginals, totals)."""
     where, params = filters.where_named()
-    sql = f"""SELECT rubric, dimension, rater_id, role, value_index, count(*) AS n
-FROM ratings
-WHERE value_index IS NOT NULL AND {where}
-GROUP BY ALL
+    sql = f"""WITH grouped AS (
+    SELECT dim_key, rater_key, role, value_index, count(*) AS n
+    FROM ratings
+    WHERE value_index IS NOT NULL AND {where}
+    GROUP BY ALL
+)
+SELECT rubric, dimension, rater_id, role, value_index, n
+FROM grouped JOIN dimension_keys USING (dim_key) JOIN rater_keys USING (rater_key)
 ORDER BY ALL"""
     return Query("rater_level_counts", sql, params)
 

@@ -52,6 +52,13 @@ GRAINS = {
     "dimension": ("rubric", "dimension"),
     "rater_pair": ("rater_a", "rater_b", "rubric", "dimension"),
 }
+# The same grains on the ratings' integer keys (analytics/keys.py): queries group by these and name them last.
+KEYED_GRAINS = {
+    "rater": ("rater_a", "dim_key"),
+    "dimension": ("dim_key",),
+    "rater_pair": ("rater_a", "rater_b", "dim_key"),
+}
+UNIT_KEYS = "task_key, dim_key, target_key"  # a unit on the keys: the join of every pairing
 TAU_COLUMNS = ("concordant", "discordant", "tied_subject", "tied_reference", "tied_both")
 
 
@@ -107,17 +114,17 @@ def _side_ctes(sides: Sides, columns: str, join_dims: str = "", carry: tuple[str
     columns = ", ".join([columns, *carry])
     carried = "".join(f", s.{c} AS {c}_a, r.{c} AS {c}_b" for c in carry)
     sql = f"""WITH s AS (
-    SELECT task_id, rubric, dimension, target, rater_id, {columns}
+    SELECT {UNIT_KEYS}, task_id, rubric, dimension, target, rater_id, {columns}
     FROM ratings{join_dims}
     WHERE value_index IS NOT NULL AND {s_where}
 ), r AS (
-    SELECT task_id, rubric, dimension, target, rater_id, {columns}
+    SELECT {UNIT_KEYS}, rater_id, {columns}
     FROM ratings{join_dims}
     WHERE value_index IS NOT NULL AND {r_where}
 ), pairs AS (
-    SELECT s.rater_id AS rater_a, r.rater_id AS rater_b, task_id, rubric, dimension, target,
+    SELECT s.rater_id AS rater_a, r.rater_id AS rater_b, task_id, rubric, dimension, target, {UNIT_KEYS},
            s.value_index AS index_a, r.value_index AS index_b{carried}
-    FROM s JOIN r USING (task_id, rubric, dimension, target)
+    FROM s JOIN r USING ({UNIT_KEYS})
     WHERE s.rater_id {op} r.rater_id
 )"""
     return sql, {**s_params, **r_params}
@@ -143,10 +150,9 @@ def multi_target_query() -> Query:
     return Query(
         "multi_target_dimensions",
         """SELECT rubric || chr(31) || dimension AS dimension_key
-FROM ratings
-WHERE value_index IS NOT NULL
-GROUP BY rubric, dimension
-HAVING min(target) <> max(target)
+FROM (SELECT dim_key FROM ratings WHERE value_index IS NOT NULL
+      GROUP BY dim_key HAVING min(target_key) <> max(target_key))
+JOIN dimension_keys USING (dim_key)
 ORDER BY ALL""",
     )
 
@@ -156,11 +162,22 @@ def multi_target(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in multi_target_query().rows(con)]
 
 
-# A condition on (rubric, dimension): one of the dimensions with several targets ($multi). A semi-join on a
-# tiny table, applied to pairs: `list_contains($multi, rubric || chr(31) || dimension)` was pushed into the
-# scan and built a string per rating (3 of the 5 s of the per-rater query at 1M tasks).
-MULTI = """(rubric, dimension) IN (
-    SELECT split_part(k, chr(31), 1), split_part(k, chr(31), 2) FROM unnest($multi) AS m(k))"""
+# A condition on dim_key: one of the dimensions with several targets ($multi). A semi-join on a tiny table,
+# applied to pairs: `list_contains($multi, rubric || chr(31) || dimension)` was pushed into the scan and built a
+# string per rating (3 of the 5 s of the per-rater query at 1M tasks).
+MULTI = """dim_key IN (
+    SELECT dim_key FROM dimension_keys WHERE list_contains($multi, rubric || chr(31) || dimension))"""
+
+
+def _named(grain: str, fields: str, source: str = "grouped", rater_key: bool = False) -> str:
+    """The final SELECT of a keyed query: `source`'s groups with their names (dimension keys to rubric and
+    dimension; with `rater_key`, the subject's rater key to rater_a), then `fields`, in a stable order."""
+    names = ", ".join(GRAINS[grain])
+    raters = " JOIN (SELECT rater_key, rater_id AS rater_a FROM rater_keys) USING (rater_key)" if rater_key else ""
+    return f"""
+SELECT {names}, {fields}
+FROM {source} JOIN dimension_keys USING (dim_key){raters}
+ORDER BY ALL"""
 
 
 def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = None, packed: bool = True) -> Query:
@@ -177,38 +194,39 @@ def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = N
         return _packed_rater_query(sides, bits, multi)
     if grain == "dimension" and bits and packed and not sides.symmetric:
         return _packed_dimension_query(sides, bits, multi)
-    keys = ", ".join(GRAINS[grain])
+    keys = ", ".join(KEYED_GRAINS[grain])
     head, params = _side_ctes(sides, "value_index")
     one_pair_per_task = grain == "rater_pair"  # one target: a pair of raters shares at most one unit per task
+    fields = "cells, n_tasks, n_units"
     if one_pair_per_task and not multi:
-        sql = f"""{head}
-SELECT {keys}, [index_a * $width + index_b] AS cells, count(*) AS n_tasks, count(*) AS n_units
-FROM pairs
-GROUP BY {keys}, index_a, index_b
-ORDER BY ALL"""
+        sql = f"""{head}, grouped AS (
+    SELECT {keys}, [index_a * $width + index_b] AS cells, count(*) AS n_tasks, count(*) AS n_units
+    FROM pairs
+    GROUP BY {keys}, index_a, index_b
+){_named(grain, fields)}"""
         return Query(f"pairs_{sides.name}_by_{grain}", sql, {**params, "width": width})
     single = (
         f"""
-SELECT {keys}, [index_a * $width + index_b] AS cells, count(*) AS n_tasks, count(*) AS n_units
-FROM pairs
-WHERE NOT {MULTI}
-GROUP BY {keys}, index_a, index_b
-UNION ALL"""
+    SELECT {keys}, [index_a * $width + index_b] AS cells, count(*) AS n_tasks, count(*) AS n_units
+    FROM pairs
+    WHERE NOT {MULTI}
+    GROUP BY {keys}, index_a, index_b
+    UNION ALL"""
         if one_pair_per_task
         else ""
     )
     listed = f"WHERE {MULTI}" if one_pair_per_task else ""
     sql = f"""{head}, per_task AS (
-    SELECT {keys}, task_id, list(index_a * $width + index_b ORDER BY index_a, index_b) AS cells,
-           count(DISTINCT target) AS n_units
+    SELECT {keys}, task_key, list(index_a * $width + index_b ORDER BY index_a, index_b) AS cells,
+           count(DISTINCT target_key) AS n_units
     FROM pairs
     {listed}
-    GROUP BY {keys}, task_id
-){single}
-SELECT {keys}, cells, count(*) AS n_tasks, sum(n_units) AS n_units
-FROM per_task
-GROUP BY ALL
-ORDER BY ALL"""
+    GROUP BY {keys}, task_key
+), grouped AS ({single}
+    SELECT {keys}, cells, count(*) AS n_tasks, sum(n_units) AS n_units
+    FROM per_task
+    GROUP BY ALL
+){_named(grain, fields)}"""
     named = {**params, "width": width, **({"multi": multi} if one_pair_per_task else {})}
     return Query(f"pairs_{sides.name}_by_{grain}", sql, named)
 
@@ -219,12 +237,12 @@ def _packed_sides(sides: Sides, bits: int) -> tuple[str, dict]:
     s_where, s_params = sides.subject.where_named("", "s_")
     r_where, r_params = sides.reference.where_named("", "r_")
     sql = f"""WITH s AS (
-    SELECT task_id, rubric, dimension, target, rater_id, value_index, coalesce(({r_where}), false) AS is_reference
+    SELECT {UNIT_KEYS}, rater_key, value_index, coalesce(({r_where}), false) AS is_reference
     FROM ratings
     WHERE value_index IS NOT NULL AND {s_where}
 ), u AS (
     -- each unit's reference ratings: their number and their level counts packed, $bits bits per level
-    SELECT task_id, rubric, dimension, target, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+    SELECT {UNIT_KEYS}, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
     FROM ratings
     WHERE value_index IS NOT NULL AND {r_where}
     GROUP BY ALL
@@ -233,43 +251,43 @@ def _packed_sides(sides: Sides, bits: int) -> tuple[str, dict]:
 
 
 def _packed_tail(source: str, keys: str, packed: tuple[str, ...], name: str, has_pair: str, multi: list[str]) -> str:
-    """The SELECT of a packed form over `source` (one row per unit): per group of `keys`, each distinct unit
-    (`packed` columns, as the list `name`) with its tasks; on dimensions with several targets, a task's units
-    listed together. Units without a pair (`has_pair` false) are left out."""
+    """The CTE `grouped` of a packed form over `source` (one row per unit): per group of `keys`, each distinct
+    unit (`packed` columns, as the list `name`) with its tasks; on dimensions with several targets, a task's
+    units listed together. Units without a pair (`has_pair` false) are left out."""
     fields = ", ".join(packed)
     single = f"""
-SELECT {keys}, [({fields})] AS {name}, count(*) AS n_tasks, count(*) AS n_units
-FROM {source}
-WHERE {has_pair}{{}}
-GROUP BY {keys}, {fields}"""
+    SELECT {keys}, [({fields})] AS {name}, count(*) AS n_tasks, count(*) AS n_units
+    FROM {source}
+    WHERE {has_pair}{{}}
+    GROUP BY {keys}, {fields}"""
     if not multi:  # every dimension has one target: a task is its one unit
-        return f"""{single.format("")}
-ORDER BY ALL"""
+        return f""", grouped AS ({single.format("")}
+)"""
     return f""", per_task AS (
-    SELECT {keys}, task_id, list(({fields}) ORDER BY {fields}) AS {name}, count(*) AS n_units
+    SELECT {keys}, task_key, list(({fields}) ORDER BY {fields}) AS {name}, count(*) AS n_units
     FROM {source}
     WHERE {has_pair} AND {MULTI}
     GROUP BY ALL
-){single.format(f" AND NOT {MULTI}")}
-UNION ALL
-SELECT {keys}, {name}, count(*) AS n_tasks, sum(n_units) AS n_units
-FROM per_task
-GROUP BY ALL
-ORDER BY ALL"""
+), grouped AS ({single.format(f" AND NOT {MULTI}")}
+    UNION ALL
+    SELECT {keys}, {name}, count(*) AS n_tasks, sum(n_units) AS n_units
+    FROM per_task
+    GROUP BY ALL
+)"""
 
 
 def _packed_rater_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     """`pair_query` at the rater grain from each unit's packed reference level counts: no pair is formed, so
     raters of one role against each other cost one pass instead of a self-join."""
     head, params = _packed_sides(sides, bits)
-    tail = _packed_tail("j", "rater_a, rubric, dimension", ("index_a", "code", "m"), "units", "m > 0", multi)
+    tail = _packed_tail("j", "rater_key, dim_key", ("index_a", "code", "m"), "units", "m > 0", multi)
     sql = f"""{head}, j AS (
     -- each subject rating with the unit's reference ratings other than its own
-    SELECT s.rater_id AS rater_a, rubric, dimension, task_id, s.value_index AS index_a,
+    SELECT s.rater_key, dim_key, task_key, s.value_index AS index_a,
            u.code - CASE WHEN s.is_reference THEN CAST(1 AS HUGEINT) << ($bits * s.value_index) ELSE 0 END AS code,
            u.m - CAST(s.is_reference AS INTEGER) AS m
-    FROM s JOIN u USING (task_id, rubric, dimension, target)
-){tail}"""
+    FROM s JOIN u USING ({UNIT_KEYS})
+){tail}{_named("rater", "units, n_tasks, n_units", rater_key=True)}"""
     return Query(f"pairs_{sides.name}_by_rater", sql, {**params, **({"multi": multi} if multi else {})})
 
 
@@ -280,16 +298,16 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     no pair is formed, and on a dimension with one target no task is listed."""
     head, params = _packed_sides(sides, bits)
     packed = ("cs", "ms", "cr", "mr", "cb", "mb")
-    tail = _packed_tail("units", "rubric, dimension", packed, "sides", "ms * mr > mb", multi)
+    tail = _packed_tail("units", "dim_key", packed, "sides", "ms * mr > mb", multi)
     one = "CAST(1 AS HUGEINT) << ($bits * s.value_index)"
     sql = f"""{head}, units AS (
     -- each such unit's subject counts (S), reference counts (R) and the subject ratings among them (B)
-    SELECT rubric, dimension, task_id, sum({one}) AS cs, count(*) AS ms, any_value(u.code) AS cr,
+    SELECT dim_key, task_key, sum({one}) AS cs, count(*) AS ms, any_value(u.code) AS cr,
            any_value(u.m) AS mr, coalesce(sum({one}) FILTER (WHERE s.is_reference), 0) AS cb,
            count(*) FILTER (WHERE s.is_reference) AS mb
-    FROM s JOIN u USING (task_id, rubric, dimension, target)
-    GROUP BY rubric, dimension, task_id, target
-){tail}"""
+    FROM s JOIN u USING ({UNIT_KEYS})
+    GROUP BY {UNIT_KEYS}
+){tail}{_named("dimension", "sides, n_tasks, n_units")}"""
     return Query(f"pairs_{sides.name}_by_dimension", sql, {**params, **({"multi": multi} if multi else {})})
 
 
@@ -299,16 +317,16 @@ def ranking_query(sides: Sides, grain: str) -> Query:
     join = " JOIN (SELECT rubric, dimension FROM dimensions WHERE kind = 'ranking') USING (rubric, dimension)"
     head, params = _side_ctes(sides, "value_index", join)
     sql = f"""{head}, item_pairs AS (
-    SELECT {keys}, a.task_id,
+    SELECT {keys}, a.task_key,
            count(*) FILTER (WHERE sign(a.index_a - b.index_a) * sign(a.index_b - b.index_b) > 0) AS concordant,
            count(*) FILTER (WHERE sign(a.index_a - b.index_a) * sign(a.index_b - b.index_b) < 0) AS discordant,
            count(*) FILTER (WHERE a.index_a = b.index_a AND a.index_b <> b.index_b) AS tied_subject,
            count(*) FILTER (WHERE a.index_a <> b.index_a AND a.index_b = b.index_b) AS tied_reference,
            count(*) FILTER (WHERE a.index_a = b.index_a AND a.index_b = b.index_b) AS tied_both
     FROM pairs a JOIN pairs b
-      ON a.rater_a = b.rater_a AND a.rater_b = b.rater_b AND a.task_id = b.task_id
-     AND a.rubric = b.rubric AND a.dimension = b.dimension AND a.target < b.target
-    GROUP BY {keys}, a.task_id
+      ON a.rater_a = b.rater_a AND a.rater_b = b.rater_b AND a.task_key = b.task_key
+     AND a.dim_key = b.dim_key AND a.target_key < b.target_key
+    GROUP BY {keys}, a.task_key
 )
 SELECT {", ".join(GRAINS[grain])}, {", ".join(TAU_COLUMNS)}, count(*) AS n_tasks
 FROM item_pairs
@@ -320,7 +338,7 @@ ORDER BY ALL"""
 def unit_pairs_query(sides: Sides) -> Query:
     """Every pair itself (one row per pair of ratings), for drilling into cases on a few units."""
     head, params = _side_ctes(sides, "value_index")
-    return Query(f"pair_rows_{sides.name}", f"{head}\nSELECT * FROM pairs ORDER BY ALL", params)
+    return Query(f"pair_rows_{sides.name}", f"{head}\nSELECT * EXCLUDE ({UNIT_KEYS}) FROM pairs ORDER BY ALL", params)
 
 
 CASE_COLUMNS = ("value", "submitted_at")
@@ -332,7 +350,8 @@ def case_pairs_query(sides: Sides, disagreeing: bool = True) -> Query:
     (index_a <> index_b). The Disagreements case list and the Feedback report's cases read it."""
     head, params = _side_ctes(sides, "value_index", carry=CASE_COLUMNS)
     where = " WHERE index_a <> index_b" if disagreeing else ""
-    return Query(f"case_pairs_{sides.name}", f"{head}\nSELECT * FROM pairs{where} ORDER BY ALL", params)
+    sql = f"{head}\nSELECT * EXCLUDE ({UNIT_KEYS}) FROM pairs{where} ORDER BY ALL"
+    return Query(f"case_pairs_{sides.name}", sql, params)
 
 
 def shared_tasks_query(sides: Sides) -> Query:
@@ -340,9 +359,9 @@ def shared_tasks_query(sides: Sides) -> Query:
     reference side on some unit (`paired_tasks`), per rubric, under the filter rules above."""
     head, params = _side_ctes(sides, "value_index")
     sql = f"""{head}, rated AS (
-    SELECT rubric, count(DISTINCT task_id) AS subject_tasks FROM s GROUP BY rubric
+    SELECT rubric, count(DISTINCT task_key) AS subject_tasks FROM s GROUP BY rubric
 ), paired AS (
-    SELECT rubric, count(DISTINCT task_id) AS paired_tasks FROM pairs GROUP BY rubric
+    SELECT rubric, count(DISTINCT task_key) AS paired_tasks FROM pairs GROUP BY rubric
 )
 SELECT rubric, subject_tasks, coalesce(paired_tasks, 0) AS paired_tasks
 FROM rated LEFT JOIN paired USING (rubric)

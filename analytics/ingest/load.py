@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from analytics import rubrics, store
+from analytics import keys, rubrics, store
 from analytics.ingest import FORMATS, detect_format, limits
 from analytics.ingest.base import (
     ITEM_COLUMNS,
@@ -359,14 +359,19 @@ def _load(
     # A file whose rows have no problem of their own needs no per-row checks while it is inserted.
     source = STAGE if row_problems or has_dups else "stage_clean"
     on_progress(0.75, "writing")
-    loaded = int(
-        con.execute(
-            f"""INSERT INTO ratings
-                SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
-                       submitted_ts, duration, comment, submission_id, ?
-                FROM {source} WHERE problem IS NULL""",
-            [ingest_id],
-        ).fetchall()[0][0]
+    # Keys for new ids come from the input's ids and the few value combinations (no further pass over the rows).
+    loaded = keys.insert_ratings(
+        con,
+        f"""(SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
+                    submitted_ts AS submitted_at, duration AS duration_s, comment, submission_id, ? AS ingest_id
+             FROM {source} WHERE problem IS NULL)""",
+        [ingest_id],
+        sources={
+            "task_keys": "stage_input",
+            "rater_keys": "stage_input",
+            "dimension_keys": "stage_combos",
+            "target_keys": "stage_combos",
+        },
     )
     bad = 0
     if combo_problems or row_problems or has_dups:  # skip a second pass over a clean file

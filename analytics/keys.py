@@ -1,0 +1,115 @@
+"""Integer keys of tasks, raters, dimensions and targets: the one way rating rows enter the store.
+
+Heavy queries join and group ratings by unit (task, rubric, dimension, target). On text ids that costs a hash
+and a comparison of strings per rating; each id is therefore given a dense integer key once, when its first
+rating is loaded, and the ratings carry the keys (task_key, rater_key, dim_key, target_key) beside the ids.
+Key tables only grow: an unloaded file's keys stay, unused, and come back if its ids are loaded again.
+DuckDB ENUM types cannot grow, hence tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key table: the integer key column and the id columns it stands for."""
+
+    table: str
+    key: str
+    ids: tuple[str, ...]
+
+
+KEYS = (
+    Key("task_keys", "task_key", ("task_id",)),
+    Key("rater_keys", "rater_key", ("rater_id",)),
+    Key("dimension_keys", "dim_key", ("rubric", "dimension")),
+    Key("target_keys", "target_key", ("target",)),
+)
+
+# The ratings table's own columns, in order (migration 1); the key columns follow them (migration 5).
+RATING_COLUMNS = (
+    "task_id",
+    "rater_id",
+    "role",
+    "rubric",
+    "dimension",
+    "target",
+    "value",
+    "value_index",
+    "value_num",
+    "submitted_at",
+    "duration_s",
+    "comment",
+    "submission_id",
+    "ingest_id",
+)
+KEY_COLUMNS = tuple(k.key for k in KEYS)
+
+
+def create_statements() -> list[str]:
+    """DDL of the key tables (migration 5)."""
+    return [
+        f"CREATE TABLE {k.table} ({k.key} INTEGER NOT NULL, {', '.join(f'{c} VARCHAR NOT NULL' for c in k.ids)})"
+        for k in KEYS
+    ]
+
+
+def register_statements(sources: dict[str, str] | str) -> list[str]:
+    """SQL adding a key for every id that has none, in `sources` (per key table, a table, view or subquery with
+    its id columns; one string for all); new keys follow the largest key in use, in the ids' order."""
+    out = []
+    for k in KEYS:
+        source = sources if isinstance(sources, str) else sources[k.table]
+        ids = ", ".join(k.ids)
+        present = " AND ".join(f"{c} IS NOT NULL" for c in k.ids)
+        out.append(
+            f"""INSERT INTO {k.table}
+SELECT (SELECT coalesce(max({k.key}), 0) FROM {k.table}) + row_number() OVER (ORDER BY {ids}), {ids}
+FROM (SELECT DISTINCT {ids} FROM {source} WHERE {present}) AS new_ids
+ANTI JOIN {k.table} USING ({ids})"""
+        )
+    return out
+
+
+def keyed_select(rows: str) -> str:
+    """SELECT of `rows` (a relation with the rating columns by RATING_COLUMNS' names) with their keys, for
+    INSERT INTO ratings. Left joins: an id without a key gives a NULL key, which the NOT NULL key columns
+    refuse (an error, never a lost row)."""
+    joins = "".join(f"\nLEFT JOIN {k.table} USING ({', '.join(k.ids)})" for k in KEYS)
+    return f"""SELECT {", ".join(RATING_COLUMNS)}, {", ".join(KEY_COLUMNS)}
+FROM {rows} AS src{joins}"""
+
+
+def insert_ratings(
+    con: duckdb.DuckDBPyConnection, rows: str, params: list | None = None, sources: dict[str, str] | None = None
+) -> int:
+    """Insert `rows` (a relation with the rating columns by name, `params` bound) into ratings with their keys,
+    first registering the ids of `sources` (default: of `rows`); return the rows inserted. Inside the load's
+    transaction; `sources` lets a load register ids from small tables it already has instead of rescanning."""
+    for sql in register_statements(sources or rows):
+        con.execute(sql, [] if sources else params or [])
+    return int(con.execute(f"INSERT INTO ratings {keyed_select(rows)}", params or []).fetchall()[0][0])
+
+
+def migration_statements() -> list[str]:
+    """Migration 5: key tables filled from the ratings already stored, and the ratings table rebuilt with keys."""
+    fill = register_statements("ratings")
+    keyed = keyed_select(f"(SELECT {', '.join(RATING_COLUMNS)} FROM ratings)")
+    return [
+        *create_statements(),
+        *fill,
+        """CREATE TABLE ratings_keyed (
+                task_id VARCHAR NOT NULL, rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL,
+                rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL, target VARCHAR NOT NULL DEFAULT '',
+                value VARCHAR NOT NULL, value_index INTEGER, value_num DOUBLE, submitted_at TIMESTAMP,
+                duration_s DOUBLE, comment VARCHAR, submission_id VARCHAR, ingest_id INTEGER NOT NULL,
+                task_key INTEGER NOT NULL, rater_key INTEGER NOT NULL, dim_key INTEGER NOT NULL,
+                target_key INTEGER NOT NULL)""",
+        f"INSERT INTO ratings_keyed {keyed}",
+        "DROP TABLE ratings",
+        "ALTER TABLE ratings_keyed RENAME TO ratings",
+    ]
