@@ -24,3 +24,29 @@ class Query:
     def rows(self, con: duckdb.DuckDBPyConnection) -> list[tuple]:
         """Run the query and fetch its rows."""
         return con.execute(self.sql, self.params).fetchall()
+
+
+class QueryLog(list):
+    """The queries one computation ran, in order. `df` runs a query once per log: the same text with the same
+    parameters again reuses the first result (a report's tables often need one statistic under one filter)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._results: dict[tuple[str, str], pd.DataFrame] = {}
+
+    def df(self, con: duckdb.DuckDBPyConnection, query: Query) -> pd.DataFrame:
+        """The query's result, run and logged on first use."""
+        key = (query.sql, repr(sorted(query.params.items())))
+        if key not in self._results:
+            self._results[key] = query.df(con)
+            self.append(query)
+        return self._results[key]
+
+
+def run(con: duckdb.DuckDBPyConnection, query: Query, queries: list | None) -> pd.DataFrame:
+    """Run `query` and log it in `queries` (once per QueryLog, reusing its result; None: not logged)."""
+    if isinstance(queries, QueryLog):
+        return queries.df(con, query)
+    if queries is not None:
+        queries.append(query)
+    return query.df(con)

@@ -133,6 +133,32 @@ def test_task_bootstrap_covers_95_percent_with_several_targets_and_two_researche
     assert unit_hits / runs < 0.92  # the defect this replaces: too narrow when pairs share a task
 
 
+def test_delta_method_covers_95_percent_from_delta_min_tasks():
+    """Groups of DELTA_MIN_TASKS tasks or more get the delta method's interval over tasks (no resampling): with
+    several targets per task and two researcher labels per unit it covers the model's true kappa and exact
+    agreement 93-97% of the time, like the bootstrap at 120 tasks above, and its width is the bootstrap's."""
+    truth = co.pair_arrays(_population_table(), np.arange(1, Q + 1), "nominal")
+    want = {"cohen_kappa": float(truth["cohen_kappa"][0]), "exact_agreement": float(truth["agreement"][0])}
+    s = nominal_scale(Q)
+    rng = np.random.default_rng(11)
+    hits = {k: 0 for k in want}
+    runs = 600
+    for i in range(runs):
+        sig = _signatures(_simulate(iv.DELTA_MIN_TASKS, rng))
+        got = rp.pair_coefficients(s, sig, n_boot=1000, seed=i).set_index("statistic")
+        assert set(got.loc[list(want), "ci_method"]) == {iv.DELTA}
+        for k in want:
+            hits[k] += got.loc[k, "ci_low"] <= want[k] <= got.loc[k, "ci_high"]
+        if i < 5:  # the percentile interval of 2,000 task resamples has about the same ends
+            boot = iv.resample(sig.cells, sig.n_tasks, 2000, np.random.default_rng(i))
+            kappa = co.pair_arrays(boot.reshape(-1, Q, Q), np.arange(1, Q + 1), "nominal")["cohen_kappa"]
+            lo, hi = np.percentile(kappa, [2.5, 97.5])
+            assert got.loc["cohen_kappa", "ci_low"] == pytest.approx(lo, abs=0.01)
+            assert got.loc["cohen_kappa", "ci_high"] == pytest.approx(hi, abs=0.01)
+    for k, h in hits.items():
+        assert 0.93 <= h / runs <= 0.97, (k, h / runs)
+
+
 def test_multi_rater_intervals_resample_tasks():
     """Alpha's interval resamples tasks: a dimension whose units sit two per task gets a wider interval than
     the same units one per task (the within-task correlation is kept), and the point value is the same."""

@@ -17,6 +17,7 @@ import pandas as pd
 from analytics.agreement import report as rp
 from analytics.filters import Filters
 from analytics.formatting import fmt, fmt_ci
+from analytics.queries import QueryLog
 from analytics.stamp import stamp
 
 # Statistics that do not apply to multi-rater value counts (they need a subject and a reference side).
@@ -48,11 +49,12 @@ def contract_payload(
     seed: int = 0,
 ) -> dict:
     """The `agreement --json` object (DESIGN.md, command line)."""
-    dims = rp.dimension_agreement(con, filters, "all_raters", coarse, level, n_boot, seed)
-    raters = rp.rater_agreement(con, filters, "contractor_vs_researcher", coarse, level, n_boot, seed)
-    pooled = rp.pooled_table(con, filters, coarse, level, n_boot, seed)
-    ceiling = rp.ceiling_table(con, filters, coarse, level, n_boot, seed)
-    pairs = rp.rater_pairs_table(con, filters, coarse, level, n_boot, seed)
+    log = QueryLog()  # one log: a statistic the tables share (dimensions with several targets, level counts) runs once
+    dims = rp.dimension_agreement(con, filters, "all_raters", coarse, level, n_boot, seed, log)
+    raters = rp.rater_agreement(con, filters, "contractor_vs_researcher", coarse, level, n_boot, seed, log)
+    pooled = rp.pooled_table(con, filters, coarse, level, n_boot, seed, log)
+    ceiling = rp.ceiling_table(con, filters, coarse, level, n_boot, seed, log)
+    pairs = rp.rater_pairs_table(con, filters, coarse, level, n_boot, seed, log)
     rater_rows = records(raters)
     for row in rater_rows:
         row["ci95"] = [row[f"{CONTRACT_CI}_ci_low"], row[f"{CONTRACT_CI}_ci_high"]]

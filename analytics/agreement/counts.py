@@ -20,7 +20,7 @@ import pandas as pd
 from analytics.agreement import pairs as pr
 from analytics.agreement.pairs import MULTI
 from analytics.filters import Filters
-from analytics.queries import Query
+from analytics.queries import Query, run
 
 # The last SELECT of the pattern queries: groups keyed by dim_key, named (analytics/keys.py).
 _NAMED = """
@@ -95,15 +95,15 @@ def task_patterns_for(
     decode it; the queries that ran are appended to `queries`."""
     width = pr.scale_width(con)
     bits = pr.packing_bits(width)
-    multi_q = pr.multi_target_query()
-    query = task_patterns_query(filters, [r[0] for r in multi_q.rows(con)], bits)
+    multi = pr.multi_target(con, queries)
+    query = task_patterns_query(filters, multi, bits)
     try:
         result = task_patterns(query.df(con), q_of, bits)
     except pr.PackingOverflow:
         query = task_patterns_query(filters)
         result = task_patterns(query.df(con), q_of)
     if queries is not None:
-        queries += [multi_q, query]
+        queries.append(query)
     return result
 
 
@@ -120,6 +120,11 @@ SELECT rubric, dimension, rater_id, role, value_index, n
 FROM grouped JOIN dimension_keys USING (dim_key) JOIN rater_keys USING (rater_key)
 ORDER BY ALL"""
     return Query("rater_level_counts", sql, params)
+
+
+def rater_level_counts(con: duckdb.DuckDBPyConnection, filters: Filters, queries: list) -> pd.DataFrame:
+    """Run `rater_level_counts_query` (once per QueryLog: a report's tables ask for it under one filter)."""
+    return run(con, rater_level_counts_query(filters), queries)
 
 
 @dataclass(frozen=True)

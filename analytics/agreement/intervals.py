@@ -28,6 +28,7 @@ import numpy as np
 Z95 = (2.5, 97.5)
 Z = 1.959963984540054
 BOOT_BUDGET = 4_000_000  # most numbers held at once by one bootstrap batch (32 MB of float64)
+BOOTSTRAP, DELTA = "task bootstrap", "task delta method"  # how an interval was made
 PROPORTIONS = ("percent_agreement", "exact_agreement", "coarse_agreement", "preference_agreement")
 
 
@@ -125,9 +126,18 @@ def interval(
 
 
 def interval_of(
-    name: str, value: float, lo: float, hi: float, undefined: int, n_tasks: int, min_tasks: int, n_boot: int
+    name: str,
+    value: float,
+    lo: float,
+    hi: float,
+    undefined: int,
+    n_tasks: int,
+    min_tasks: int,
+    n_boot: int,
+    method: str = BOOTSTRAP,
 ) -> Interval:
-    """The reported interval of one coefficient from its bootstrap percentile interval (NaN: none)."""
+    """The reported interval of one coefficient from its bootstrap percentile interval, or the delta method's
+    with `method` DELTA (NaN: none)."""
     if math.isnan(value) or n_boot == 0:
         return NO_INTERVAL
     boot_ok = not math.isnan(lo)
@@ -135,17 +145,53 @@ def interval_of(
     if name in PROPORTIONS and (degenerate or not boot_ok or n_tasks < min_tasks):
         wlo, whi = wilson(value, n_tasks)
         if boot_ok and not degenerate:
-            return Interval(min(lo, wlo), max(hi, whi), "task bootstrap + Wilson (tasks)", undefined)
+            return Interval(min(lo, wlo), max(hi, whi), f"{method} + Wilson (tasks)", undefined)
         return Interval(wlo, whi, "Wilson (tasks)", undefined)
     if not boot_ok:
         return Interval(math.nan, math.nan, "", undefined, "too few defined resamples for an interval")
     if degenerate:
         why = f"every resample of the {n_tasks} task(s) gives the same value: too little variation for an interval"
         return Interval(math.nan, math.nan, "", undefined, why)
-    return Interval(lo, hi, "task bootstrap", undefined)
+    return Interval(lo, hi, method, undefined)
 
 
 MIN_BOOT_TASKS = 2  # below two tasks every resample is the same task: no bootstrap
+
+# From this many tasks a group of pairs gets the delta-method interval instead of resampling: at this size the
+# bootstrap's percentile interval and the normal one agree (coverage tested in tests/test_agreement_honest.py),
+# and 1,000 resamples of every rater cost seconds that the linearisation does not.
+DELTA_MIN_TASKS = 500
+
+
+def delta_bounds(
+    compute, cells: list[np.ndarray], n_tasks: list[np.ndarray], shape: tuple[int, ...], names: list[str]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per group, the 95% normal interval of each coefficient in `names` by the delta method over tasks.
+
+    A coefficient is a smooth function f of the mean per-task vector m (confusion cells); with tasks as the
+    independent clusters, Var f(m) ~ g' Cov(x) g / T, g the gradient of f at m (forward differences), Cov(x) the
+    covariance of the tasks' vectors (signatures x_i, n_i tasks each). Groups are (signatures x d) `cells` with
+    their task counts; `compute` maps (batch x *shape) arrays to a dict of coefficient arrays."""
+    d = int(np.prod(shape))
+    means = np.stack([n @ c / n.sum() for c, n in zip(cells, n_tasks, strict=True)])  # (groups x d)
+    steps = 1e-6 * np.maximum(means.sum(axis=1), 1e-12)
+    probes = np.repeat(means[:, None, :], d + 1, axis=1)  # row 0: m itself; row 1 + j: m + h e_j
+    probes[:, 1:, :] += steps[:, None, None] * np.eye(d)[None]
+    values = compute(probes.reshape(-1, *shape))
+    out = {}
+    for name in names:
+        f = np.asarray(values[name], dtype=float).reshape(len(cells), d + 1)
+        grad = (f[:, 1:] - f[:, :1]) / steps[:, None]
+        lo, hi = np.full(len(cells), np.nan), np.full(len(cells), np.nan)
+        for g, (c, n) in enumerate(zip(cells, n_tasks, strict=True)):
+            t = n.sum()
+            if t < 2 or not np.isfinite(f[g, 0]) or not np.isfinite(grad[g]).all():
+                continue
+            dev = (c - means[g]) @ grad[g]  # each signature's linearised deviation
+            se = math.sqrt(float(n @ dev**2) / (t * (t - 1)))
+            lo[g], hi[g] = f[g, 0] - Z * se, f[g, 0] + Z * se
+        out[name] = (lo, hi)
+    return out
 
 
 def ratio_samples(num: np.ndarray, den: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:

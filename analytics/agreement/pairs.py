@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from analytics.filters import Filters
-from analytics.queries import Query
+from analytics.queries import Query, run
 
 UNIT = ("task_id", "rubric", "dimension", "target")
 COMPARISONS: dict[str, tuple[str, str] | None] = {
@@ -157,9 +157,9 @@ ORDER BY ALL""",
     )
 
 
-def multi_target(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Keys (rubric, chr(31), dimension) of the dimensions with more than one target."""
-    return [r[0] for r in multi_target_query().rows(con)]
+def multi_target(con: duckdb.DuckDBPyConnection, queries: list | None = None) -> list[str]:
+    """Keys (rubric, chr(31), dimension) of the dimensions with more than one target (logged in `queries`)."""
+    return run(con, multi_target_query(), queries)["dimension_key"].tolist()
 
 
 # A condition on dim_key: one of the dimensions with several targets ($multi). A semi-join on a tiny table,
@@ -486,8 +486,7 @@ def pair_signatures(
     # others need no pass over the ratings to find the dimensions with several targets.
     packs = grain in ("rater", "dimension") and bool(packing_bits(width)) and not sides.symmetric
     needs_multi = grain == "rater_pair" or packs
-    multi_q = multi_target_query() if needs_multi else None
-    multi = [r[0] for r in multi_q.rows(con)] if multi_q else []
+    multi = multi_target(con, queries) if needs_multi else []
     query = pair_query(sides, grain, width, multi)
     try:
         result = signatures(query.df(con), grain, width, q_of)
@@ -495,7 +494,7 @@ def pair_signatures(
         query = pair_query(sides, grain, width, multi, packed=False)
         result = signatures(query.df(con), grain, width, q_of)
     if queries is not None:
-        queries += [q for q in (multi_q, query) if q is not None]
+        queries.append(query)
     return result
 
 

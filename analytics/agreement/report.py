@@ -36,7 +36,7 @@ from analytics.agreement import intervals as iv
 from analytics.agreement import pairs as pr
 from analytics.agreement.scales import Scale, scale_cells, scales
 from analytics.filters import Filters
-from analytics.queries import Query
+from analytics.queries import Query, QueryLog
 
 COMPARISONS = pr.COMPARISONS
 NO_FILTER = Filters()  # frozen, so a safe default argument
@@ -331,9 +331,7 @@ def _multi_rater_table(con, filters: Filters, comparison: str, scale_of: dict, n
     f = ct.dimension_filter(filters, None if roles is None else roles[0])
     q_of = lambda key: scale_of[key].full_size if key in scale_of else None  # noqa: E731
     patterns = ct.task_patterns_for(con, f, q_of, queries)
-    q_levels = ct.rater_level_counts_query(f)
-    queries.append(q_levels)
-    level_counts = q_levels.df(con)
+    level_counts = ct.rater_level_counts(con, f, queries)
     totals = level_counts.groupby(["rubric", "dimension"]).agg(n_raters=("rater_id", "nunique"), n_ratings=("n", "sum"))
     rows, long = [], []
     for key, tp in sorted(patterns.items()):
@@ -360,6 +358,10 @@ PAIR_CHECKS = (
     ("brennan_prediger", "the scale has a single level"),
     ("mean_difference", None),
 )
+
+
+# Where a coefficient's values lie (a normal interval is clipped to it); the others are at most 1.
+RANGES = {name: (0.0, 1.0) for name in iv.PROPORTIONS} | {"mean_difference": (-np.inf, np.inf)}
 
 
 def _pair_compute(s: Scale):
@@ -444,8 +446,22 @@ def _pair_rows(
     t = _to_levels(s, cells)
     point = _pair_compute(s)(t)
     wanted = [name for name, _ in PAIR_CHECKS if name in stats]
-    boot = _boot_pairs(s, keys, sigs, boots, seed, wanted)
+    # Groups of many tasks get the delta method's interval, the others task-bootstrap percentiles.
+    delta = [g for g, sig in enumerate(sigs) if boots[g] and sig is not None and sig.tasks >= iv.DELTA_MIN_TASKS]
+    resampled = [0 if g in set(delta) else b for g, b in enumerate(boots)]
+    boot = _boot_pairs(s, keys, sigs, resampled, seed, wanted)
     bounds = {name: iv.percentiles(v) for name, v in boot.items()}
+    if delta:
+        normal = iv.delta_bounds(
+            lambda tables: _pair_compute(s)(_to_levels(s, tables)),
+            [sigs[g].cells for g in delta],
+            [sigs[g].n_tasks for g in delta],
+            (q, q),
+            wanted,
+        )
+        for name, (lo, hi) in normal.items():
+            low, high = (np.clip(x, *RANGES.get(name, (-np.inf, 1.0))) for x in (lo, hi))
+            bounds[name][0][delta], bounds[name][1][delta], bounds[name][2][delta] = low, high, 0
     out = []
     for g, (key, sig, tau, n_boot) in enumerate(zip(keys, sigs, taus, boots, strict=True)):
         n = int(round(t[g].sum()))
@@ -464,7 +480,8 @@ def _pair_rows(
             if name == "mean_difference" and not s.ordered:
                 value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
             lo, hi, undefined = (b[g] for b in bounds[name])
-            ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, MIN_TASKS, n_boot)
+            method = iv.DELTA if g in delta else iv.BOOTSTRAP
+            ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, MIN_TASKS, n_boot, method)
             coefs.append(_coef(name, value, n, n_tasks, ci, reason, applies))
         n_item_pairs = 0
         if tau is not None:
@@ -527,9 +544,7 @@ def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot
     """Rows of every subject rater (RATER_COLUMNS); intervals only for `boot_raters` (None: everyone)."""
     sides = pr.comparison_sides(filters, comparison)
     ps = pair_set(con, sides, "rater", scale_of, queries)
-    q_levels = ct.rater_level_counts_query(sides.subject)
-    queries.append(q_levels)
-    subjects = q_levels.df(con)
+    subjects = ct.rater_level_counts(con, sides.subject, queries)
     roles = subjects.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
     keys = set(ps.sigs) | {
         k for k in subjects[["rater_id", "rubric", "dimension"]].itertuples(index=False, name=None) if k[1:] in scale_of
@@ -560,9 +575,7 @@ def _pooled_table(con, filters, scale_of, n_boot, seed, queries):
     """Per dimension, every contractor-researcher pair on a shared unit counted once (DIMENSION_COLUMNS)."""
     sides = pr.pooled_sides(filters)
     ps = pair_set(con, sides, "dimension", scale_of, queries)
-    q_levels = ct.rater_level_counts_query(sides.subject)
-    queries.append(q_levels)
-    subjects = q_levels.df(con)
+    subjects = ct.rater_level_counts(con, sides.subject, queries)
     ratings = subjects.groupby(["rubric", "dimension"])["n"].sum()
     raters = subjects.groupby(["rubric", "dimension"])["rater_id"].nunique()
     rows, long = [], []
@@ -646,10 +659,11 @@ def dimension_agreement(
     level: str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
+    queries: list | None = None,
 ) -> pd.DataFrame:
     """Agreement per rubric dimension (DIMENSION_COLUMNS) for one comparison (the rater filter does not apply)."""
     _check_args(comparison, level, n_boot)
-    queries: list[Query] = []
+    queries = QueryLog() if queries is None else queries
     scale_of = scales(con, filters, level, coarse, queries)
     return _dimension_rows(con, filters, comparison, scale_of, n_boot, seed, queries)[0]
 
@@ -662,10 +676,11 @@ def rater_agreement(
     level: str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
+    queries: list | None = None,
 ) -> pd.DataFrame:
     """Agreement of each rater the filter selects with the comparison's reference side, per dimension."""
     _check_args(comparison, level, n_boot)
-    queries: list[Query] = []
+    queries = QueryLog() if queries is None else queries
     scale_of = scales(con, filters, level, coarse, queries)
     rows, _ = _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries)
     return _frame(rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
@@ -681,7 +696,7 @@ def ceiling_table(
     queries: list | None = None,
 ) -> pd.DataFrame:
     """The researcher ceiling per dimension: every pair of researchers on a shared unit once, all dates."""
-    queries = [] if queries is None else queries
+    queries = QueryLog() if queries is None else queries
     scale_of = scales(con, filters, level, coarse, queries)
     return pair_set_table(con, pr.ceiling_sides(filters), "dimension", scale_of, n_boot, seed, queries)
 
@@ -697,7 +712,7 @@ def rater_pairs_table(
 ) -> pd.DataFrame:
     """Each pair of raters (rater_a < rater_b) per dimension on their shared units; with a rater filter, the
     pairs that include a selected rater."""
-    queries = [] if queries is None else queries
+    queries = QueryLog() if queries is None else queries
     scale_of = scales(con, filters, level, coarse, queries)
     out = pair_set_table(con, pr.rater_pair_sides(filters), "rater_pair", scale_of, n_boot, seed, queries)
     if filters.raters and len(out):
@@ -716,7 +731,7 @@ def pooled_table(
 ) -> pd.DataFrame:
     """All contractors against researchers per dimension, every pair on a shared unit counted once
     (PAIR_SET_COLUMNS; the same pairs as the contractor_vs_researcher dimension table)."""
-    queries = [] if queries is None else queries
+    queries = QueryLog() if queries is None else queries
     scale_of = scales(con, filters, level, coarse, queries)
     return pair_set_table(con, pr.pooled_sides(filters), "dimension", scale_of, n_boot, seed, queries)
 
@@ -733,7 +748,7 @@ def agreement_report(
     """Per-dimension and per-rater agreement for one comparison, the team's rows, the researcher ceiling, with
     intervals, notes and the SQL that ran."""
     _check_args(comparison, level, n_boot)
-    queries: list[Query] = []
+    queries: list[Query] = QueryLog()
     scale_of = scales(con, filters, level, coarse, queries)
     dims, dlong = _dimension_rows(con, filters, comparison, scale_of, n_boot, seed, queries)
     team_rows, rlong = _rater_table(

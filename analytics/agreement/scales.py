@@ -21,7 +21,7 @@ import pandas as pd
 
 from analytics.agreement import coefficients as co
 from analytics.filters import Filters
-from analytics.queries import Query
+from analytics.queries import Query, run
 from analytics.rubrics import DEFAULT_LEVEL
 
 DECLARE_HINT = (
@@ -147,11 +147,8 @@ def scales(
     con: duckdb.DuckDBPyConnection, filters: Filters, level: str | None, coarse: bool, queries: list | None = None
 ) -> dict[tuple[str, str], Scale]:
     """The Scale of every dimension in the filter's rubric (and dimensions), keyed by (rubric, dimension)."""
-    q = scales_query(filters)
-    if queries is not None:
-        queries.append(q)
     out = {}
-    for _, row in q.df(con).iterrows():
+    for _, row in run(con, scales_query(filters), queries).iterrows():
         if filters.dimensions and row["dimension"] not in filters.dimensions:
             continue
         out[(row["rubric"], row["dimension"])] = build_scale(row, level, coarse)
