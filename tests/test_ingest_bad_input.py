@@ -374,3 +374,55 @@ def test_a_failure_half_way_leaves_the_store_as_it_was(seeded, monkeypatch, data
     assert stored_counts(seeded) == before
     monkeypatch.undo()
     assert ingest_bytes(seeded, data, file_name).status == "loaded"  # nothing was half-written that blocks a retry
+
+
+def with_comment(task: str, value: str = "A better", comment: str = "ok", rater: str = "c1") -> str:
+    """One canonical CSV line with a comment (quoted when it spans lines)."""
+    quoted = '"' + comment.replace('"', '""') + '"' if "\n" in comment or "," in comment else comment
+    return f"{task},{rater},contractor,answer_comparison,usefulness_comparison,comparison,{value},{quoted}\n"
+
+
+def quarantined_lines(con) -> list[tuple]:
+    return con.execute("SELECT line, field FROM quarantine ORDER BY line").fetchall()
+
+
+def test_csv_lines_count_the_lines_inside_quoted_multiline_fields(con):
+    # The line of a row or rejected row is its line in the file, as an editor shows it: a quoted comment
+    # spanning three lines moves every later row down by two.
+    data = (
+        CSV_HEADER.replace("value\n", "value,comment\n")
+        + with_comment("t1", comment="first\nsecond\nthird")  # lines 2-4
+        + with_comment("t2")  # line 5
+        + "t3,c1,contractor,answer_comparison,usefulness_comparison,comparison,A better,x,EXTRA\n"  # line 6
+        + with_comment("t4", comment="one\ntwo")  # lines 7-8
+        + with_comment("t5", value="C better")  # line 9: not on the scale
+        + "t6,c1,contractor,answer_comparison,usefulness_comparison\n"  # line 10: too few columns
+        + with_comment("t2", rater="c1", comment="again")  # line 11: t2 twice
+    ).encode()
+    result = ingest_bytes(con, data, "multiline.csv")
+    assert (result.status, result.rows_loaded, result.rows_quarantined) == ("loaded", 2, 5), result.errors
+    assert quarantined_lines(con) == [(5, "rater_id"), (6, None), (9, "value"), (10, "target"), (11, "rater_id")]
+    assert any("multiline.csv, line 5, field rater_id" in e and "(lines 5, 11)" in e for e in result.errors)
+    assert any("multiline.csv, line 6:" in e and "too many columns" in e for e in result.errors), result.errors
+    assert con.execute("SELECT comment FROM ratings WHERE task_id = 't1'").fetchall() == [("first\nsecond\nthird",)]
+
+
+def test_csv_lines_stay_right_past_rejected_rows_in_a_large_file(con):
+    # Large enough for DuckDB to read the file in parallel blocks: rows are numbered as they stream past, and
+    # the rejected rows (which DuckDB drops from the scan) shift the rows after them.
+    n = 600_000
+    bad = {
+        2_000: "t,c1,contractor,answer_comparison,usefulness_comparison,comparison,A better,x,EXTRA\n",
+        250_000: with_comment("tv", value="C better"),
+        400_000: "t,c1\n",
+        599_000: with_comment("t5"),  # the same unit as line 7 (t5)
+    }
+    rows = [CSV_HEADER.replace("value\n", "value,comment\n"), with_comment("t0", comment="two\nlines")]
+    rows += [bad.get(line, with_comment(f"t{line}")) for line in range(4, n + 1)]
+    data = "".join(rows).encode()
+    assert len(data) > 40 * 2**20
+    result = ingest_bytes(con, data, "large.csv")
+    assert (result.rows_loaded, result.rows_quarantined) == (n - 2 - 5, 5), result.errors
+    assert [line for line, _ in quarantined_lines(con)] == [5, 2_000, 250_000, 400_000, 599_000]
+    assert quarantined_lines(con)[2] == (250_000, "value")
+    assert any("large.csv, line 5, field rater_id" in e and "(lines 5, 599000)" in e for e in result.errors)

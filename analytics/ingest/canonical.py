@@ -1,7 +1,11 @@
 """Canonical long ratings: CSV, Parquet or JSONL with one rating per row (DESIGN.md, canonical data).
 
-CSV and Parquet are read by DuckDB straight into a staging table, so tens of millions of rows never pass
-through Python. JSONL is read line by line so that a malformed line is quarantined with its line number.
+CSV and Parquet are staged as views over DuckDB's readers, so tens of millions of rows never pass through
+Python and are never copied before the checks: the load scans the file a few times instead (a CSV scan of
+25M ratings costs seconds, a copy of them gigabytes). A CSV row's line number is computed as it streams
+past (a running count of the physical lines, which also counts the lines inside quoted multi-line fields),
+shifted past the rejected lines that DuckDB's rejects table names. JSONL is read line by line so that a
+malformed line is quarantined with its line number.
 
 The optional `shown_first` column names the option a rater saw first (on the left). Comparisons entered as
 clicked ("Left better", ...) are put in the catalogue's A/B terms with it, and it is kept as one submission
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,21 +64,23 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
         _drop(con, name)
     if kind == "jsonl":
         problems, has_shown_first = _parse_jsonl(path, file_name, con)
+        check_shown_first = has_shown_first or _has_clicked(con)
     else:
-        problems, has_shown_first = _stage_table(path, file_name, con, kind)
-    if not has_shown_first and not _has_clicked(con):
+        problems, check_shown_first = _stage_table(path, file_name, con, kind)
+    if not check_shown_first:
         return Parsed(format=NAME, staged_table=STAGE, problems=problems)
     return _apply_shown_first(con, file_name, problems)
 
 
 def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kind: str) -> tuple[list[Problem], bool]:
-    """Stage a CSV (temp table) or Parquet (view) file as STAGE; its malformed rows, and whether it has shown_first."""
+    """Stage a CSV or Parquet file as the view STAGE; its malformed rows, and whether the shown_first checks
+    must run (it has shown_first or a left/right value)."""
     try:
         if kind == "parquet":
             _check_parquet_columns(path, file_name)
             rel = con.read_parquet(str(path), file_row_number=True)
         else:
-            rel, long_lines = _read_csv(con, path, file_name)
+            rel, long_lines, read_path = _read_csv(con, path, file_name)
         raw = rel.columns
     except duckdb.Error as e:
         raise FileRejected(
@@ -92,29 +99,147 @@ def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kin
         if col in ("line", "record", "submission_id"):
             continue
         # Columns keep their own types here (a Parquet timestamp stays a timestamp); load.py casts what it needs.
-        quoted = '"' + raw[columns.index(col)].replace('"', '""') + '"' if col in columns else None
+        quoted = _quote(raw[columns.index(col)]) if col in columns else None
         pick.append(f"{quoted} AS {col}" if quoted else f"CAST(NULL AS VARCHAR) AS {col}")
     select = ", ".join(pick) + ", CAST(NULL AS VARCHAR) AS submission_id"
-    try:
-        if kind == "parquet":
-            con.execute(
-                f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, CAST(NULL AS BIGINT) AS line,
-                        'row ' || CAST(file_row_number + 1 AS VARCHAR) AS record FROM canonical_input"""
-            )
-            return [], "shown_first" in columns
+    if kind == "parquet":
         con.execute(
-            f"""CREATE TEMP TABLE {STAGE} AS SELECT {select}, row_number() OVER () + 1 AS line,
-                    CAST(NULL AS VARCHAR) AS record FROM canonical_input"""
+            f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, CAST(NULL AS BIGINT) AS line,
+                    'row ' || CAST(file_row_number + 1 AS VARCHAR) AS record FROM canonical_input"""
         )
+        return [], "shown_first" in columns or _has_clicked(con)
+    try:
+        multiline, clicked = _scan_csv(con, select, [_quote(c) for c in raw], read_path)
     except duckdb.Error as e:
         raise FileRejected(
             f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e, path, file_name)}"
         ) from e
-    problems = _csv_rejects(con, file_name, long_lines)
-    for r in sorted(p.line for p in problems if p.line):
-        # Good rows after a rejected row sit one physical line further down.
-        con.execute(f"UPDATE {STAGE} SET line = line + 1 WHERE line >= ?", [r])
-    return problems, "shown_first" in columns
+    rejected = _rejected_lines(con, read_path, multiline)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, {_line_sql(rejected)} AS line,
+                CAST(NULL AS VARCHAR) AS record
+            FROM (SELECT *, {_position_sql([_quote(c) for c in raw], multiline)} AS {POSITION} FROM canonical_input)"""
+    )
+    problems = _csv_rejects(con, file_name, long_lines, {r.duckdb_line: r.line for r in rejected})
+    return problems, "shown_first" in columns or clicked
+
+
+# The column of a CSV row's physical line counted as if no line had been rejected (named so that no CSV header
+# is likely to hold it).
+POSITION = "__concord_position"
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _newlines_sql(quoted: list[str]) -> str:
+    """SQL for the line breaks inside a CSV row's fields (quoted multi-line fields): extra physical lines."""
+    return " + ".join(f"coalesce(length({q}) - length(replace({q}, chr(10), '')), 0)" for q in quoted)
+
+
+def _scan_csv(con: duckdb.DuckDBPyConnection, select: str, quoted: list[str], path: Path) -> tuple[bool, bool]:
+    """One pass over the CSV (which also fills csv_rejects): whether any field holds a line break, and whether
+    any value is a left/right spelling (the shown_first checks then run).
+
+    Only a quoted field can hold a line break: a file without quote characters is not searched for them
+    (reading every field costs more than the scan itself). Values are checked once per distinct value."""
+    breaks = " OR ".join(f"contains({q}, chr(10))" for q in quoted) if _has_quotes(path) else "false"
+    row = con.execute(
+        f"""SELECT coalesce(bool_or(breaks), false), coalesce(bool_or(list_contains(?, {CLICKED_KEY})), false)
+            FROM (SELECT value, bool_or({breaks}) AS breaks
+                  FROM (SELECT {select}, {", ".join(quoted)} FROM canonical_input) GROUP BY value)""",
+        [clicked_spellings()],
+    ).fetchall()[0]
+    return bool(row[0]), bool(row[1])
+
+
+def _has_quotes(path: Path) -> bool:
+    """Whether the file holds a character DuckDB's sniffer may take as the quote (" or ')."""
+    with open(path, "rb") as f:
+        return any(b'"' in chunk or b"'" in chunk for chunk in iter(lambda: f.read(1 << 22), b""))
+
+
+def _position_sql(quoted: list[str], multiline: bool) -> str:
+    """SQL for a row's physical line if no line were rejected: the header is line 1, and a row after a quoted
+    multi-line field sits further down by that field's line breaks. Streams: a running count, no copy."""
+    if not multiline:
+        return "row_number() OVER () + 1"
+    height = f"1 + {_newlines_sql(quoted)}"
+    return f"2 + sum({height}) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - ({height})"
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A CSV row DuckDB rejected: the line DuckDB names (it does not count line breaks inside quoted fields),
+    its physical line and how many lines it spans."""
+
+    duckdb_line: int
+    line: int
+    height: int
+
+
+def _rejected_lines(con: duckdb.DuckDBPyConnection, read_path: Path, multiline: bool) -> list[Rejected]:
+    """The rejected rows in line order. DuckDB's line is the physical one unless a quoted field before it holds
+    a line break; then the physical line is counted from the row's byte offset in the file that was read."""
+    try:
+        rows = con.execute(
+            """SELECT line, min(line_byte_position), any_value(csv_line) FROM csv_rejects
+               GROUP BY line ORDER BY line"""
+        ).fetchall()
+    except duckdb.Error:
+        return []
+    heights = [1 + (text or "").count("\n") for _, _, text in rows]
+    if not multiline and all(h == 1 for h in heights):
+        return [Rejected(int(n), int(n), 1) for n, _, _ in rows]
+    lines = _lines_at(read_path, [int(pos) - 1 if pos else None for _, pos, _ in rows])
+    return [
+        Rejected(int(n), physical if physical is not None else int(n), h)
+        for (n, _, _), physical, h in zip(rows, lines, heights, strict=True)
+    ]
+
+
+def _lines_at(path: Path, offsets: list[int | None]) -> list[int | None]:
+    """The line (1-based) holding each byte offset of the file, in one pass over it."""
+    order = sorted((o, i) for i, o in enumerate(offsets) if o is not None)
+    out: list[int | None] = [None] * len(offsets)
+    breaks, start, k = 0, 0, 0
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 22), b""):
+            end = start + len(chunk)
+            while k < len(order) and order[k][0] < end:
+                offset, i = order[k]
+                out[i] = breaks + chunk.count(b"\n", 0, max(offset - start, 0)) + 1
+                k += 1
+            if k == len(order):
+                break
+            breaks += chunk.count(b"\n")
+            start = end
+    return out
+
+
+def _line_sql(rejected: list[Rejected]) -> str:
+    """SQL for a row's physical line: its position shifted past the rejected rows before it.
+
+    A rejected row at physical line P spanning h lines moves every later row down by h. In positions (lines
+    counted without rejected rows) the i-th rejected row sits at P_i minus the heights of those before it; a
+    row at or after that position is shifted by the heights of the rejected rows up to it. The shift is a step
+    function of the position, written as a balanced CASE (a binary search: log2(rejected) comparisons a row)."""
+    if not rejected:
+        return POSITION
+    starts, shifts, shift = [], [0], 0
+    for r in rejected:
+        starts.append(r.line - shift)
+        shift += r.height
+        shifts.append(shift)
+
+    def step(lo: int, hi: int) -> str:  # the shift of a row with between lo and hi rejected rows before it
+        if lo == hi:
+            return str(shifts[lo])
+        mid = (lo + hi + 1) // 2
+        return f"CASE WHEN {POSITION} < {starts[mid - 1]} THEN {step(lo, mid - 1)} ELSE {step(mid, hi)} END"
+
+    return f"{POSITION} + {step(0, len(rejected))}"
 
 
 def _check_parquet_columns(path: Path, file_name: str) -> None:
@@ -131,8 +256,9 @@ def _check_parquet_columns(path: Path, file_name: str) -> None:
 
 def _read_csv(
     con: duckdb.DuckDBPyConnection, path: Path, file_name: str
-) -> tuple[duckdb.DuckDBPyRelation, dict[int, int]]:
-    """The CSV as a relation, its malformed rows (also lines over MAX_LINE_BYTES) kept in csv_rejects.
+) -> tuple[duckdb.DuckDBPyRelation, dict[int, int], Path]:
+    """The CSV as a relation, the lines over MAX_LINE_BYTES and the file read (the file, or a copy without
+    those lines); its malformed rows (also the overlong lines) go to csv_rejects when it is scanned.
 
     The header is checked first, in Python: over MAX_COLUMNS columns or MAX_LINE_BYTES bytes refuses the file
     before DuckDB's dialect sniffer (which took minutes on 100,000 columns). When the sniffer gives up (an
@@ -159,13 +285,13 @@ def _read_csv(
         con.execute("DROP TABLE IF EXISTS csv_reject_scans")
         try:
             if attempt == "sniffed":
-                return con.read_csv(str(path), **options), {}
+                return con.read_csv(str(path), **options), {}, path
             if attempt == "dialect":
-                return con.read_csv(str(path), **dialect, **options), {}
+                return con.read_csv(str(path), **dialect, **options), {}, path
             short, long_lines = _without_long_lines(path)
             if not long_lines:
                 break
-            return con.read_csv(str(short), **dialect, **options), long_lines
+            return con.read_csv(str(short), **dialect, **options), long_lines, short
         except duckdb.Error as e:
             error = e
             if attempt == "sniffed" and "sniffing" not in str(e) and "line size" not in str(e).lower():
@@ -381,8 +507,12 @@ def _kind(path: Path) -> str:
     return "csv"
 
 
-def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str, long_lines: dict[int, int]) -> list[Problem]:
-    """The rows DuckDB rejected, one problem per line, in line order; lines over MAX_LINE_BYTES say so."""
+def _csv_rejects(
+    con: duckdb.DuckDBPyConnection, file_name: str, long_lines: dict[int, int], physical: dict[int, int]
+) -> list[Problem]:
+    """The rows DuckDB rejected, one problem per line, in line order; lines over MAX_LINE_BYTES say so.
+
+    `physical` maps DuckDB's line of a rejected row to its line in the file (_rejected_lines)."""
     try:
         rows = con.execute("SELECT line, column_name, error_type, csv_line, error_message FROM csv_rejects").fetchall()
     except duckdb.Error:
@@ -390,7 +520,7 @@ def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str, long_lines: dic
     # DuckDB may report one row several times (once per missing column): one row, one problem
     first_per_line: dict[int, tuple] = {}
     for line, col, err_type, csv_line, msg in rows:
-        first_per_line.setdefault(int(line), (col, err_type, csv_line, msg))
+        first_per_line.setdefault(physical.get(int(line), int(line)), (col, err_type, csv_line, msg))
     problems = {
         n: Problem(f"{file_name}, line {n}: {limits.line_too_long(size)}", n) for n, size in long_lines.items()
     }  # the placeholders of these lines were rejected too: the reason is their length
