@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import keys, rubrics
+from analytics import keys, reference_pairs, rubrics
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DB = ROOT / "data" / "concord.duckdb"
@@ -127,6 +127,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # Integer keys of tasks, raters, dimensions and targets on every rating (analytics/keys.py): the ratings
     # table is rebuilt with them, so a store loaded before keys existed gets them once, when it is opened.
     (5, keys.migration_statements()),
+    # Contractor-researcher pairs kept at ingest (analytics/reference_pairs.py), filled from the stored ratings.
+    (6, reference_pairs.migration_statements()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
@@ -167,6 +169,8 @@ def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -
         message = _explain_io_error(p, e)
         raise (StoreInUse if message.startswith(IN_USE.format(p=p)) else StoreError)(message) from e
     try:
+        # DuckDB's own progress bar would write over the command line's output (and a long migration's wait).
+        con.execute("SET enable_progress_bar = false")
         if not had_wal:
             _check_not_truncated(con, p)
         if not read_only:
@@ -322,7 +326,7 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
             found = con.execute("SELECT file_name FROM ingest_log WHERE ingest_id = ?", [ingest_id]).fetchall()
             if not found:
                 raise KeyError(f"no loaded file has ingest id {ingest_id}")
-            removed = {}
+            removed = {"reference_pairs": reference_pairs.remove_load(con, ingest_id)}
             for table in ("ratings", "quarantine"):
                 removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
             # Submissions whose id a rating of another file names stay (credited to that file).

@@ -36,6 +36,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from analytics import reference_pairs as rp
 from analytics.filters import Filters
 from analytics.queries import Query, run
 
@@ -250,6 +251,28 @@ def _packed_sides(sides: Sides, bits: int) -> tuple[str, dict]:
     return sql, {**s_params, **r_params, "bits": bits}
 
 
+def _reads_reference_pairs(sides: Sides) -> bool:
+    """Whether `sides` are contractors against researchers (every researcher label of the filter's rubric and
+    dimensions, any date): the pairs kept at ingest in reference_pairs (analytics/reference_pairs.py)."""
+    reference = Filters(rubric=sides.subject.rubric, dimensions=sides.subject.dimensions, roles=(rp.REFERENCE_ROLE,))
+    return not sides.symmetric and sides.subject.roles == (rp.SUBJECT_ROLE,) and sides.reference == reference
+
+
+def _kept_pairs(sides: Sides, bits: int) -> tuple[str, dict]:
+    """The CTE p of the packed forms over the kept pairs: each subject rating the filter selects that has a
+    pair, with its unit's reference labels (their number m and level counts packed, $bits bits a level)."""
+    s_where, s_params = sides.subject.where_named("", "s_")
+    sql = f"""WITH p AS (
+    -- contractor ratings with their unit's researcher labels, from the pairs kept at ingest
+    SELECT {UNIT_KEYS}, rater_key, value_index, count(*) AS m,
+           sum(CAST(1 AS HUGEINT) << ($bits * reference_index)) AS code
+    FROM reference_pairs
+    WHERE {s_where}
+    GROUP BY {UNIT_KEYS}, rater_key, value_index
+)"""
+    return sql, {**s_params, "bits": bits}
+
+
 def _packed_tail(source: str, keys: str, packed: tuple[str, ...], name: str, has_pair: str, multi: list[str]) -> str:
     """The CTE `grouped` of a packed form over `source` (one row per unit): per group of `keys`, each distinct
     unit (`packed` columns, as the list `name`) with its tasks; on dimensions with several targets, a task's
@@ -279,15 +302,22 @@ def _packed_tail(source: str, keys: str, packed: tuple[str, ...], name: str, has
 def _packed_rater_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     """`pair_query` at the rater grain from each unit's packed reference level counts: no pair is formed, so
     raters of one role against each other cost one pass instead of a self-join."""
-    head, params = _packed_sides(sides, bits)
     tail = _packed_tail("j", "rater_key, dim_key", ("index_a", "code", "m"), "units", "m > 0", multi)
+    named = _named("rater", "units, n_tasks, n_units", rater_key=True)
+    if _reads_reference_pairs(sides):
+        head, params = _kept_pairs(sides, bits)
+        sql = f"""{head}, j AS (
+    SELECT rater_key, dim_key, task_key, value_index AS index_a, code, m FROM p
+){tail}{named}"""
+        return Query(f"pairs_{sides.name}_by_rater", sql, {**params, **({"multi": multi} if multi else {})})
+    head, params = _packed_sides(sides, bits)
     sql = f"""{head}, j AS (
     -- each subject rating with the unit's reference ratings other than its own
     SELECT s.rater_key, dim_key, task_key, s.value_index AS index_a,
            u.code - CASE WHEN s.is_reference THEN CAST(1 AS HUGEINT) << ($bits * s.value_index) ELSE 0 END AS code,
            u.m - CAST(s.is_reference AS INTEGER) AS m
     FROM s JOIN u USING ({UNIT_KEYS})
-){tail}{_named("rater", "units, n_tasks, n_units", rater_key=True)}"""
+){tail}{named}"""
     return Query(f"pairs_{sides.name}_by_rater", sql, {**params, **({"multi": multi} if multi else {})})
 
 
@@ -296,9 +326,19 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     subject ratings (S), its reference ratings (R) and the ratings on both sides (B). A unit's pairs are every
     subject with every reference rating but itself, so its confusion cells are S x R minus B on the diagonal:
     no pair is formed, and on a dimension with one target no task is listed."""
-    head, params = _packed_sides(sides, bits)
     packed = ("cs", "ms", "cr", "mr", "cb", "mb")
     tail = _packed_tail("units", "dim_key", packed, "sides", "ms * mr > mb", multi)
+    named = _named("dimension", "sides, n_tasks, n_units")
+    if _reads_reference_pairs(sides):  # no rating is on both sides: B is empty
+        head, params = _kept_pairs(sides, bits)
+        sql = f"""{head}, units AS (
+    SELECT dim_key, task_key, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS cs, count(*) AS ms,
+           any_value(code) AS cr, any_value(m) AS mr, CAST(0 AS HUGEINT) AS cb, 0 AS mb
+    FROM p
+    GROUP BY {UNIT_KEYS}
+){tail}{named}"""
+        return Query(f"pairs_{sides.name}_by_dimension", sql, {**params, **({"multi": multi} if multi else {})})
+    head, params = _packed_sides(sides, bits)
     one = "CAST(1 AS HUGEINT) << ($bits * s.value_index)"
     sql = f"""{head}, units AS (
     -- each such unit's subject counts (S), reference counts (R) and the subject ratings among them (B)
@@ -307,7 +347,7 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
            count(*) FILTER (WHERE s.is_reference) AS mb
     FROM s JOIN u USING ({UNIT_KEYS})
     GROUP BY {UNIT_KEYS}
-){tail}{_named("dimension", "sides, n_tasks, n_units")}"""
+){tail}{named}"""
     return Query(f"pairs_{sides.name}_by_dimension", sql, {**params, **({"multi": multi} if multi else {})})
 
 

@@ -430,7 +430,11 @@ def _distinct_resamples(sig: pr.Signatures, n_boot: int, rng: np.random.Generato
         return sig.n_tasks[0] * sig.cells[:1], np.zeros(n_boot, dtype=np.int64)
     draws = iv.task_draws(sig.n_tasks, n_boot, rng)
     radix = sig.tasks + 1  # each resample's task counts as one integer in base tasks + 1, when that fits
-    if len(sig.n_tasks) * math.log2(radix) >= 62:
+    k = len(sig.n_tasks)
+    # Distinct resamples possible: multisets of T tasks over k signatures, C(T + k - 1, k - 1). Where that is
+    # far above n_boot, almost every resample differs and looking for repeats costs more than it saves.
+    log_outcomes = math.lgamma(sig.tasks + k) - math.lgamma(k) - math.lgamma(sig.tasks + 1)
+    if k * math.log2(radix) >= 62 or log_outcomes > math.log(4 * n_boot):
         return draws @ sig.cells, np.arange(n_boot)
     codes = draws.astype(np.int64) @ (radix ** np.arange(len(sig.n_tasks), dtype=np.int64))
     _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from analytics import keys, rubrics, store
+from analytics import keys, reference_pairs, rubrics, store
 from analytics.ingest import FORMATS, detect_format, limits
 from analytics.ingest.base import (
     ITEM_COLUMNS,
@@ -373,6 +373,7 @@ def _load(
             "target_keys": "stage_combos",
         },
     )
+    reference_pairs.add_load(con, ingest_id)
     bad = 0
     if combo_problems or row_problems or has_dups:  # skip a second pass over a clean file
         # Every reason starts with where it is, so each message stands on its own.

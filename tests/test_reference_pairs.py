@@ -1,0 +1,122 @@
+"""The contractor-researcher pairs kept at ingest (analytics/reference_pairs.py): whatever order files arrive and
+leave in, the kept pairs are exactly the pairs the ratings make, and the figures read from them equal the
+figures of pairing the ratings themselves."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analytics import agreement, store
+from analytics.agreement import pairs as pr
+from analytics.filters import Filters
+from analytics.ingest.load import ingest_bytes
+
+RNG = np.random.default_rng(7)
+LEVELS = ["1", "2", "3", "4"]
+
+
+def csv(rows: list[tuple]) -> bytes:
+    """A canonical CSV of (task_id, target, rater_id, role, dimension, value, submitted_at) rows, rubric 'study'."""
+    cols = ["task_id", "target", "rater_id", "role", "dimension", "value", "submitted_at"]
+    buf = io.StringIO()
+    pd.DataFrame(rows, columns=cols).assign(rubric="study").to_csv(buf, index=False)
+    return buf.getvalue().encode()
+
+
+def ratings(role: str, raters: list[str], tasks: range, day: int) -> list[tuple]:
+    """Random ratings of two dimensions (one of them with targets A and B) by each rater on each task."""
+    rows = []
+    for t in tasks:
+        for r in raters:
+            date = f"2026-03-{day + t % 3:02d}"
+            rows.append((f"t{t}", "", r, role, "clarity", str(RNG.choice(LEVELS)), date))
+            for target in ("A", "B"):
+                rows.append((f"t{t}", target, r, role, "quality", str(RNG.choice(LEVELS)), date))
+    return rows
+
+
+FILES = {
+    "researchers.csv": csv(ratings("researcher", ["r1", "r2"], range(0, 30, 2), 2)),
+    "contractors_1.csv": csv(ratings("contractor", ["c1", "c2"], range(0, 20), 3)),
+    "contractors_2.csv": csv(ratings("contractor", ["c3"], range(10, 40), 9)),
+    "researcher_late.csv": csv(ratings("researcher", ["r3"], range(15, 35), 20)),
+}
+
+
+def kept_equals_listed(con) -> None:
+    """Kept pairs are the self-join's pairs; the figures from them equal the listed pairs' signatures."""
+    kept = con.execute(
+        "SELECT task_key, dim_key, target_key, rater_key, reference_key FROM reference_pairs ORDER BY ALL"
+    ).fetchall()
+    joined = con.execute(
+        """SELECT s.task_key, s.dim_key, s.target_key, s.rater_key, r.rater_key FROM ratings s
+           JOIN ratings r USING (task_key, dim_key, target_key)
+           WHERE s.role = 'contractor' AND r.role = 'researcher' AND s.value_index IS NOT NULL
+             AND r.value_index IS NOT NULL ORDER BY ALL"""
+    ).fetchall()
+    assert kept == joined
+    width = pr.scale_width(con)
+    multi = pr.multi_target(con)
+    q_of = lambda key: len(LEVELS)  # noqa: E731
+    for filters in (Filters(), Filters(raters=("c1", "c3")), Filters(date_from=pd.Timestamp("2026-03-10").date())):
+        for comparison in ("contractor_vs_researcher",):
+            for grain in ("rater", "dimension"):
+                sides = pr.comparison_sides(filters, comparison)
+                kept_q = pr.pair_query(sides, grain, width, multi)
+                assert "reference_pairs" in kept_q.sql
+                got = pr.signatures(kept_q.df(con), grain, width, q_of)
+                listed_q = pr.pair_query(sides, grain, width, multi, packed=False)
+                want = pr.signatures(listed_q.df(con), grain, width, q_of)
+                assert got.keys() == want.keys(), (filters, grain)
+                for key, sig in want.items():
+                    q = int(math.isqrt(sig.cells.shape[1]))
+                    assert got[key].tasks == sig.tasks and got[key].n_units == sig.n_units, key
+                    assert np.array_equal(got[key].table(q), sig.table(q)), key
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["researchers.csv", "contractors_1.csv", "contractors_2.csv", "researcher_late.csv"],
+        ["contractors_1.csv", "researcher_late.csv", "contractors_2.csv", "researchers.csv"],
+    ],
+    ids=["researchers first", "researchers last"],
+)
+def test_kept_pairs_follow_loads_and_unloads_in_any_order(order):
+    con = store.open_store(":memory:")
+    for name in order:
+        assert ingest_bytes(con, FILES[name], name).status == "loaded"
+        kept_equals_listed(con)
+    ids = dict(con.execute("SELECT file_name, ingest_id FROM ingest_log").fetchall())
+    for name in ("researchers.csv", "contractors_2.csv"):
+        removed = store.unload_file(con, ids[name], "test")
+        assert removed["reference_pairs"] > 0
+        kept_equals_listed(con)
+    assert ingest_bytes(con, FILES["researchers.csv"], "researchers.csv").status == "loaded"
+    kept_equals_listed(con)
+
+
+def test_quarantined_ratings_make_no_pairs():
+    con = store.open_store(":memory:")
+    ingest_bytes(con, FILES["researchers.csv"], "researchers.csv")
+    twice = [("t0", "", "c9", "contractor", "clarity", "1", "2026-03-04")] * 2  # a duplicate: both copies quarantined
+    result = ingest_bytes(con, csv(ratings("contractor", ["c8"], range(0, 4), 3) + twice), "contractors_dup.csv")
+    assert result.status == "loaded" and result.rows_quarantined == 2
+    kept_equals_listed(con)
+    raters = {r[0] for r in con.execute("SELECT DISTINCT rater_id FROM reference_pairs").fetchall()}
+    assert raters == {"c8"}
+
+
+def test_the_report_reads_kept_pairs_and_shows_that_sql():
+    con = store.open_store(":memory:")
+    for name in FILES:
+        ingest_bytes(con, FILES[name], name)
+    report = agreement.agreement_report(con, Filters(), "contractor_vs_researcher", n_boot=0)
+    shown = [q.sql for q in report.queries if q.name.startswith("pairs_")]
+    assert any("FROM reference_pairs" in sql for sql in shown)
+    assert set(report.raters["rater_id"]) == {"c1", "c2", "c3"}
