@@ -35,13 +35,18 @@ class Summary:
 def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
     """Headline counts over the filtered ratings, plus store-wide incomplete and quarantine counts."""
     where, params = filters.where()
+    # A task is (task_id, rubric): tasks are counted per rubric (on the integer task key) and summed; raters
+    # on their keys, over one small group per rater and role.
     r = con.execute(
-        f"""SELECT count(*), count(DISTINCT (task_id, rubric)), count(DISTINCT rater_id),
-                   count(DISTINCT rater_id) FILTER (WHERE role = 'contractor'),
-                   count(DISTINCT rater_id) FILTER (WHERE role = 'researcher'),
-                   count(DISTINCT rubric), min(submitted_at), max(submitted_at)
-            FROM ratings WHERE {where}""",
-        params,
+        f"""WITH t AS (SELECT rubric, count(DISTINCT task_key) AS tasks FROM ratings WHERE {where} GROUP BY rubric),
+                 k AS (SELECT rater_key, role, count(*) AS n, min(submitted_at) AS lo, max(submitted_at) AS hi
+                       FROM ratings WHERE {where} GROUP BY rater_key, role)
+            SELECT coalesce((SELECT sum(n) FROM k), 0), coalesce((SELECT sum(tasks) FROM t), 0),
+                   count(DISTINCT rater_key), count(DISTINCT rater_key) FILTER (WHERE role = 'contractor'),
+                   count(DISTINCT rater_key) FILTER (WHERE role = 'researcher'), (SELECT count(*) FROM t),
+                   min(lo), max(hi)
+            FROM k""",
+        params + params,
     ).fetchall()[0]
     contractor_tasks, paired_tasks = researcher_coverage(con, filters)
     share = paired_tasks / contractor_tasks if contractor_tasks else None
@@ -82,8 +87,8 @@ def volume_by_rubric(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.Dat
     """Ratings, tasks and raters per rubric and role."""
     where, params = filters.where()
     return con.execute(
-        f"""SELECT rubric, role, count(*) AS ratings, count(DISTINCT task_id) AS tasks,
-                   count(DISTINCT rater_id) AS raters
+        f"""SELECT rubric, role, count(*) AS ratings, count(DISTINCT task_key) AS tasks,
+                   count(DISTINCT rater_key) AS raters
             FROM ratings WHERE {where} GROUP BY rubric, role ORDER BY rubric, role""",
         params,
     ).df()
@@ -93,10 +98,11 @@ def volume_by_week(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataF
     """Ratings per ISO week, rubric and role (undated ratings are left out)."""
     where, params = filters.where()
     return con.execute(
-        f"""SELECT CAST(date_trunc('week', submitted_at) AS DATE) AS week, rubric, role, count(*) AS ratings,
-                   count(DISTINCT task_id) AS tasks
-            FROM ratings WHERE {where} AND submitted_at IS NOT NULL
-            GROUP BY ALL ORDER BY week, rubric, role""",
+        f"""WITH per_task AS (SELECT CAST(date_trunc('week', submitted_at) AS DATE) AS week, rubric, role, task_key,
+                                     count(*) AS n
+                              FROM ratings WHERE {where} AND submitted_at IS NOT NULL GROUP BY ALL)
+            SELECT week, rubric, role, CAST(sum(n) AS BIGINT) AS ratings, count(*) AS tasks
+            FROM per_task GROUP BY week, rubric, role ORDER BY week, rubric, role""",
         params,
     ).df()
 
@@ -105,13 +111,18 @@ def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """One row per rater: role, rubrics, tasks and ratings, first and last activity, median time per submission."""
     where, params = filters.where()
     return con.execute(
-        f"""WITH r AS (SELECT * FROM ratings WHERE {where}),
-                 per_task AS (SELECT rater_id, task_id, rubric, max(duration_s) AS duration_s FROM r GROUP BY ALL)
-            SELECT r.rater_id, any_value(r.role) AS role, string_agg(DISTINCT r.rubric, ', ') AS rubrics,
-                   count(DISTINCT (r.task_id, r.rubric)) AS tasks, count(*) AS ratings,
-                   min(r.submitted_at) AS first_rating, max(r.submitted_at) AS last_rating,
-                   (SELECT median(p.duration_s) FROM per_task p WHERE p.rater_id = r.rater_id) AS median_duration_s
-            FROM r GROUP BY r.rater_id ORDER BY role, r.rater_id""",
+        f"""WITH per_task AS (SELECT rater_key, task_key, rubric, any_value(role) AS role, count(*) AS ratings,
+                                     min(submitted_at) AS first_rating, max(submitted_at) AS last_rating,
+                                     max(duration_s) AS duration_s
+                              FROM ratings WHERE {where} GROUP BY rater_key, task_key, rubric),
+                 per_rater AS (SELECT rater_key, any_value(role) AS role,
+                                      string_agg(DISTINCT rubric, ', ' ORDER BY rubric) AS rubrics,
+                                      count(*) AS tasks, CAST(sum(ratings) AS BIGINT) AS ratings,
+                                      min(first_rating) AS first_rating, max(last_rating) AS last_rating,
+                                      median(duration_s) AS median_duration_s
+                               FROM per_task GROUP BY rater_key)
+            SELECT rater_id, role, rubrics, tasks, ratings, first_rating, last_rating, median_duration_s
+            FROM per_rater JOIN rater_keys USING (rater_key) ORDER BY role, rater_id""",
         params,
     ).df()
 
@@ -127,7 +138,13 @@ def submission_status(con: duckdb.DuckDBPyConnection, rubric: str | None) -> pd.
 
 def filter_options(con: duckdb.DuckDBPyConnection) -> dict:
     """Values the shared sidebar offers: rubrics, raters with their role, and the date range."""
-    rubrics = [r[0] for r in con.execute("SELECT DISTINCT rubric FROM ratings ORDER BY rubric").fetchall()]
+    rubrics = [
+        r[0]
+        for r in con.execute(
+            """SELECT DISTINCT rubric FROM dimension_keys
+               WHERE dim_key IN (SELECT DISTINCT dim_key FROM ratings) ORDER BY rubric"""
+        ).fetchall()
+    ]
     raters = con.execute("SELECT rater_id, any_value(role) FROM ratings GROUP BY rater_id ORDER BY rater_id").fetchall()
     lo, hi = con.execute("SELECT min(submitted_at), max(submitted_at) FROM ratings").fetchall()[0]
     return {
