@@ -19,16 +19,17 @@ CREATE = """CREATE TABLE reference_pairs (
     rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL,
     rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL, submitted_at TIMESTAMP,
     value_index INTEGER NOT NULL, ingest_a INTEGER NOT NULL,
-    reference_key INTEGER NOT NULL, reference_index INTEGER NOT NULL, ingest_b INTEGER NOT NULL)"""
+    reference_key INTEGER NOT NULL, reference_index INTEGER NOT NULL, reference_submitted_at TIMESTAMP,
+    ingest_b INTEGER NOT NULL)"""
 
 
 def _insert(subject: str, reference: str) -> str:
     """INSERT of the pairs of `subject` ratings with `reference` ratings (two conditions on the ratings table)."""
     return f"""INSERT INTO reference_pairs
 SELECT s.task_key, s.dim_key, s.target_key, s.rater_key, s.rater_id, s.role, s.rubric, s.dimension,
-       s.submitted_at, s.value_index, s.ingest_id, r.rater_key, r.value_index, r.ingest_id
+       s.submitted_at, s.value_index, s.ingest_id, r.rater_key, r.value_index, r.submitted_at, r.ingest_id
 FROM (SELECT * FROM ratings WHERE role = '{SUBJECT_ROLE}' AND value_index IS NOT NULL AND {subject}) s
-JOIN (SELECT task_key, dim_key, target_key, rater_key, value_index, ingest_id FROM ratings
+JOIN (SELECT task_key, dim_key, target_key, rater_key, value_index, submitted_at, ingest_id FROM ratings
       WHERE role = '{REFERENCE_ROLE}' AND value_index IS NOT NULL AND {reference}) r
   USING (task_key, dim_key, target_key)"""
 

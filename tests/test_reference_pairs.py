@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import math
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from analytics import agreement, store
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
+from analytics.queries import Query
 
 RNG = np.random.default_rng(7)
 LEVELS = ["1", "2", "3", "4"]
@@ -70,7 +72,9 @@ def kept_equals_listed(con) -> None:
                 kept_q = pr.pair_query(sides, grain, width, multi)
                 assert "reference_pairs" in kept_q.sql
                 got = pr.signatures(kept_q.df(con), grain, width, q_of)
-                listed_q = pr.pair_query(sides, grain, width, multi, packed=False)
+                with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # the self-join
+                    listed_q = pr.pair_query(sides, grain, width, multi, packed=False)
+                assert "reference_pairs" not in listed_q.sql
                 want = pr.signatures(listed_q.df(con), grain, width, q_of)
                 assert got.keys() == want.keys(), (filters, grain)
                 for key, sig in want.items():
@@ -110,6 +114,27 @@ def test_quarantined_ratings_make_no_pairs():
     kept_equals_listed(con)
     raters = {r[0] for r in con.execute("SELECT DISTINCT rater_id FROM reference_pairs").fetchall()}
     assert raters == {"c8"}
+
+
+def pairs_queries(sides: pr.Sides) -> list[Query]:
+    """The queries over the pairing other modules build: every pair, pairs with submission times, shared tasks."""
+    head, params = pr.pair_ctes(sides, carry=("submitted_at",))
+    carried = Query("carried", f"{head}\nSELECT * FROM pairs ORDER BY ALL", params)
+    return [pr.unit_pairs_query(sides), pr.shared_tasks_query(sides), carried]
+
+
+def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_join():
+    """pair_ctes, unit_pairs_query and shared_tasks_query read the kept pairs; their rows are the self-join's."""
+    con = store.open_store(":memory:")
+    for name in FILES:
+        ingest_bytes(con, FILES[name], name)
+    for filters in (Filters(), Filters(raters=("c2",), date_to=pd.Timestamp("2026-03-12").date())):
+        sides = pr.comparison_sides(filters, "contractor_vs_researcher")
+        with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):
+            self_joins = pairs_queries(sides)
+        for kept, self_join in zip(pairs_queries(sides), self_joins, strict=True):
+            assert "reference_pairs" in kept.sql and "reference_pairs" not in self_join.sql, kept.name
+            pd.testing.assert_frame_equal(kept.df(con), self_join.df(con), check_dtype=False)
 
 
 def test_the_report_reads_kept_pairs_and_shows_that_sql():

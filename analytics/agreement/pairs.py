@@ -114,11 +114,14 @@ def _side_ctes(sides: Sides, columns: str, join_dims: str = "", carry: tuple[str
     op = "<" if sides.symmetric else "<>"
     columns = ", ".join([columns, *carry])
     carried = "".join(f", s.{c} AS {c}_a, r.{c} AS {c}_b" for c in carry)
-    sql = f"""WITH s AS (
+    subjects = f"""WITH s AS (
     SELECT {UNIT_KEYS}, task_id, rubric, dimension, target, rater_id, {columns}
     FROM ratings{join_dims}
     WHERE value_index IS NOT NULL AND {s_where}
-), r AS (
+)"""
+    if not join_dims and set(carry) <= set(KEPT_CARRY) and _reads_reference_pairs(sides):
+        return subjects + _kept_pairs_cte(sides, carry), s_params
+    sql = f"""{subjects}, r AS (
     SELECT {UNIT_KEYS}, rater_id, {columns}
     FROM ratings{join_dims}
     WHERE value_index IS NOT NULL AND {r_where}
@@ -129,6 +132,27 @@ def _side_ctes(sides: Sides, columns: str, join_dims: str = "", carry: tuple[str
     WHERE s.rater_id {op} r.rater_id
 )"""
     return sql, {**s_params, **r_params}
+
+
+# Rating columns the kept pairs hold for both sides (analytics/reference_pairs.py).
+KEPT_CARRY = {"submitted_at": ("submitted_at", "reference_submitted_at")}
+
+
+def _kept_pairs_cte(sides: Sides, carry: tuple[str, ...]) -> str:
+    """The pairs CTE of contractors against researchers from the pairs kept at ingest (same columns as the
+    self-join's; the subject filter reads the kept subject columns)."""
+    where, _ = sides.subject.where_named("p", "s_")
+    carried = "".join(f", p.{KEPT_CARRY[c][0]} AS {c}_a, p.{KEPT_CARRY[c][1]} AS {c}_b" for c in carry)
+    return f""", pairs AS (
+    -- contractor-researcher pairs kept at ingest (reference_pairs), named by the key tables
+    SELECT p.rater_id AS rater_a, k.rater_b, t.task_id, p.rubric, p.dimension, g.target, {UNIT_KEYS},
+           p.value_index AS index_a, p.reference_index AS index_b{carried}
+    FROM reference_pairs p
+    JOIN task_keys t USING (task_key)
+    JOIN target_keys g USING (target_key)
+    JOIN (SELECT rater_key AS reference_key, rater_id AS rater_b FROM rater_keys) k USING (reference_key)
+    WHERE {where}
+)"""
 
 
 def pair_ctes(sides: Sides, carry: tuple[str, ...] = ()) -> tuple[str, dict]:
