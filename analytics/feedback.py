@@ -275,14 +275,21 @@ def _dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...
 def weekly_pairs_query(sides: pr.Sides, by_task: bool) -> Query:
     """Pairs of the one pairing per rater, rubric and week of the subject's rating (and task, `by_task`): how
     many, how many agree exactly and how many on the coarse scale."""
-    head, params = pr.pair_ctes(sides, carry=("submitted_at",))
-    task = ", task_id" if by_task else ""
-    sql = f"""{head}
-SELECT rater_a AS rater_id, rubric, CAST(date_trunc('week', submitted_at_a) AS DATE) AS week{task},
-       count(*) AS n_pairs, count(*) FILTER (WHERE index_a = index_b) AS agree,
-       count(*) FILTER (WHERE d.coarse[index_a + 1] = d.coarse[index_b + 1]) AS coarse_agree
-FROM pairs JOIN dimensions d USING (rubric, dimension)
-WHERE submitted_at_a IS NOT NULL
+    head, params = pr.pair_ctes(sides, carry=("submitted_at", "rater_key"))
+    task_key, task_id, tasks = (", task_key", ", task_id", " JOIN task_keys USING (task_key)") if by_task else ("",) * 3
+    # Pairs are counted per rater, dimension and week on the integer keys, then named and summed per rubric.
+    sql = f"""{head}, grouped AS (
+    SELECT rater_key_a AS rater_key, dim_key, CAST(date_trunc('week', submitted_at_a) AS DATE) AS week{task_key},
+           count(*) AS n_pairs, count(*) FILTER (WHERE index_a = index_b) AS agree,
+           count(*) FILTER (WHERE d.coarse[index_a + 1] = d.coarse[index_b + 1]) AS coarse_agree
+    FROM pairs JOIN (SELECT dim_key, coarse FROM dimension_keys JOIN dimensions USING (rubric, dimension)) d
+         USING (dim_key)
+    WHERE submitted_at_a IS NOT NULL
+    GROUP BY ALL
+)
+SELECT rater_id, rubric, week{task_id}, CAST(sum(n_pairs) AS BIGINT) AS n_pairs,
+       CAST(sum(agree) AS BIGINT) AS agree, CAST(sum(coarse_agree) AS BIGINT) AS coarse_agree
+FROM grouped JOIN rater_keys USING (rater_key) JOIN dimension_keys USING (dim_key){tasks}
 GROUP BY ALL
 ORDER BY ALL"""
     return Query("weekly_pairs_by_task" if by_task else "weekly_pairs", sql, params)
@@ -419,19 +426,21 @@ def levels_vs_researchers(
     head, params = pr.pair_ctes(pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher"))
     df = con.execute(
         f"""{head},
-                 counts AS (SELECT rubric, dimension, 'contractor' AS role, index_a AS level_index, count(*) AS n
-                            FROM pairs GROUP BY ALL
+                 cells AS MATERIALIZED (SELECT dim_key, index_a, index_b, count(*) AS n FROM pairs GROUP BY ALL),
+                 counts AS (SELECT dim_key, 'contractor' AS role, index_a AS level_index, sum(n) AS n
+                            FROM cells GROUP BY ALL
                             UNION ALL
-                            SELECT rubric, dimension, 'researcher', index_b, count(*) FROM pairs GROUP BY ALL),
-                 lv AS (SELECT d.rubric, d.dimension, coalesce(d.label, d.dimension) AS dimension_label,
+                            SELECT dim_key, 'researcher', index_b, sum(n) FROM cells GROUP BY ALL),
+                 lv AS (SELECT k.dim_key, d.rubric, d.dimension, coalesce(d.label, d.dimension) AS dimension_label,
                                unnest(d.levels) AS level, unnest(d.coarse) AS coarse,
                                generate_subscripts(d.levels, 1) - 1 AS level_index
-                        FROM dimensions d WHERE (rubric, dimension) IN (SELECT DISTINCT rubric, dimension FROM pairs)),
+                        FROM dimensions d JOIN dimension_keys k USING (rubric, dimension)
+                        WHERE k.dim_key IN (SELECT dim_key FROM cells)),
                  grid AS (SELECT lv.*, role FROM lv CROSS JOIN (VALUES ('contractor'), ('researcher')) AS t(role))
             SELECT g.rubric, g.dimension, g.dimension_label, g.level_index, g.level, g.coarse, g.role,
-                   coalesce(c.n, 0) AS n,
+                   CAST(coalesce(c.n, 0) AS BIGINT) AS n,
                    coalesce(c.n, 0) / sum(coalesce(c.n, 0)) OVER (PARTITION BY g.rubric, g.dimension, g.role) AS share
-            FROM grid g LEFT JOIN counts c USING (rubric, dimension, role, level_index)
+            FROM grid g LEFT JOIN counts c USING (dim_key, role, level_index)
             ORDER BY g.rubric, g.dimension, g.role, g.level_index""",
         params,
     ).df()
@@ -533,9 +542,11 @@ def _durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame
         f"""WITH s AS (SELECT rater_id, rubric, duration_s FROM submissions
                        WHERE role = 'contractor' AND duration_s IS NOT NULL AND {where}
                        UNION ALL
-                       SELECT rater_id, rubric, max(duration_s) FROM ratings
-                       WHERE role = 'contractor' AND submission_id IS NULL AND duration_s IS NOT NULL AND {where}
-                       GROUP BY task_id, rubric, rater_id)
+                       SELECT rater_id, rubric, duration_s
+                       FROM (SELECT rater_key, rubric, max(duration_s) AS duration_s FROM ratings
+                             WHERE role = 'contractor' AND submission_id IS NULL AND duration_s IS NOT NULL AND {where}
+                             GROUP BY task_key, rubric, rater_key)
+                       JOIN rater_keys USING (rater_key))
             SELECT rater_id, rubric, count(*) AS submissions, median(duration_s) AS median_s,
                    quantile_cont(duration_s, 0.25) AS q1_s, quantile_cont(duration_s, 0.75) AS q3_s
             FROM s GROUP BY ALL ORDER BY ALL""",
