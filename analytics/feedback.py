@@ -275,11 +275,13 @@ def _dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...
 def weekly_pairs_query(sides: pr.Sides, by_task: bool) -> Query:
     """Pairs of the one pairing per rater, rubric and week of the subject's rating (and task, `by_task`): how
     many, how many agree exactly and how many on the coarse scale."""
-    head, params = pr.pair_ctes(sides, carry=("submitted_at", "rater_key"))
+    head, params = pr.pair_ctes(sides, carry=("submitted_at",))
     task_key, task_id, tasks = (", task_key", ", task_id", " JOIN task_keys USING (task_key)") if by_task else ("",) * 3
-    # Pairs are counted per rater, dimension and week on the integer keys, then named and summed per rubric.
+    # Pairs are counted per rater, dimension and week (on the integer dimension and task keys), then named and
+    # summed per rubric. Only submitted_at is carried: contractors against researchers then read the pairs kept
+    # at ingest (pairs.KEPT_CARRY), and the rater is their rater_a.
     sql = f"""{head}, grouped AS (
-    SELECT rater_key_a AS rater_key, dim_key, CAST(date_trunc('week', submitted_at_a) AS DATE) AS week{task_key},
+    SELECT rater_a AS rater_id, dim_key, CAST(date_trunc('week', submitted_at_a) AS DATE) AS week{task_key},
            count(*) AS n_pairs, count(*) FILTER (WHERE index_a = index_b) AS agree,
            count(*) FILTER (WHERE d.coarse[index_a + 1] = d.coarse[index_b + 1]) AS coarse_agree
     FROM pairs JOIN (SELECT dim_key, coarse FROM dimension_keys JOIN dimensions USING (rubric, dimension)) d
@@ -289,7 +291,7 @@ def weekly_pairs_query(sides: pr.Sides, by_task: bool) -> Query:
 )
 SELECT rater_id, rubric, week{task_id}, CAST(sum(n_pairs) AS BIGINT) AS n_pairs,
        CAST(sum(agree) AS BIGINT) AS agree, CAST(sum(coarse_agree) AS BIGINT) AS coarse_agree
-FROM grouped JOIN rater_keys USING (rater_key) JOIN dimension_keys USING (dim_key){tasks}
+FROM grouped JOIN dimension_keys USING (dim_key){tasks}
 GROUP BY ALL
 ORDER BY ALL"""
     return Query("weekly_pairs_by_task" if by_task else "weekly_pairs", sql, params)
