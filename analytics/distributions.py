@@ -81,15 +81,16 @@ def level_distribution(con: duckdb.DuckDBPyConnection, rubric: str, filters: Fil
     roles = [r for r in ROLES if not filters.roles or r in filters.roles]
     return con.execute(
         f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ?),
-                 lv AS (SELECT dimension, coalesce(label, dimension) AS dimension_label,
+                 lv AS (SELECT dimension, k.dim_key, coalesce(label, dimension) AS dimension_label,
                                list_position(?, dimension) AS dimension_order,
                                unnest(levels) AS level, unnest(coarse) AS coarse,
-                               generate_subscripts(levels, 1) - 1 AS level_index FROM d),
-                 counts AS (SELECT r.dimension, r.role, r.value_index, count(*) AS n FROM ratings r
+                               generate_subscripts(levels, 1) - 1 AS level_index
+                        FROM d LEFT JOIN dimension_keys k USING (rubric, dimension)),
+                 counts AS (SELECT r.dim_key, r.role, r.value_index, count(*) AS n FROM ratings r
                             WHERE {where} GROUP BY ALL),
                  grid AS (SELECT lv.*, role FROM lv CROSS JOIN unnest(?) AS t(role)),
                  joined AS (SELECT g.*, coalesce(c.n, 0) AS n FROM grid g LEFT JOIN counts c
-                            ON c.dimension = g.dimension AND c.role = g.role AND c.value_index = g.level_index)
+                            ON c.dim_key = g.dim_key AND c.role = g.role AND c.value_index = g.level_index)
             SELECT dimension, dimension_label, dimension_order, level_index, level, coarse, role, n,
                    n / nullif(sum(n) OVER (PARTITION BY dimension, role), 0) AS share,
                    CAST(sum(n) OVER (PARTITION BY dimension, role) AS BIGINT) AS role_total
@@ -109,17 +110,17 @@ def rater_levels(
     return con.execute(
         f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ? AND dimension = ?),
                  lv AS (SELECT unnest(levels) AS level, generate_subscripts(levels, 1) - 1 AS level_index FROM d),
-                 counts AS (SELECT r.rater_id, any_value(r.role) AS role, r.value_index, count(*) AS n
+                 counts AS (SELECT r.rater_key, any_value(r.role) AS role, r.value_index, count(*) AS n
                             FROM ratings r WHERE r.value_index IS NOT NULL AND {where}
-                            GROUP BY r.rater_id, r.value_index),
-                 raters AS (SELECT rater_id, any_value(role) AS role, CAST(sum(n) AS BIGINT) AS rater_total,
+                            GROUP BY r.rater_key, r.value_index),
+                 raters AS (SELECT rater_key, any_value(role) AS role, CAST(sum(n) AS BIGINT) AS rater_total,
                                    sum(n * (value_index + 1)) / sum(n) AS mean_level
-                            FROM counts GROUP BY rater_id)
-            SELECT raters.rater_id, raters.role, lv.level_index, lv.level, coalesce(c.n, 0) AS n,
+                            FROM counts GROUP BY rater_key)
+            SELECT k.rater_id, raters.role, lv.level_index, lv.level, coalesce(c.n, 0) AS n,
                    coalesce(c.n, 0) / raters.rater_total AS share, raters.rater_total, raters.mean_level
-            FROM raters CROSS JOIN lv
-            LEFT JOIN counts c ON c.rater_id = raters.rater_id AND c.value_index = lv.level_index
-            ORDER BY raters.role, raters.rater_id, lv.level_index""",
+            FROM raters JOIN rater_keys k USING (rater_key) CROSS JOIN lv
+            LEFT JOIN counts c ON c.rater_key = raters.rater_key AND c.value_index = lv.level_index
+            ORDER BY raters.role, k.rater_id, lv.level_index""",
         [rubric, dimension, *params],
     ).df()
 
