@@ -193,23 +193,44 @@ def damaged_message(p: Path, what: str, detail: str) -> str:
     return f"The store {p} is not a readable DuckDB file ({what}): {detail.rstrip('.')}. {DAMAGED_HINT}"
 
 
+HEADER_BYTES = 3 * 4096  # DuckDB's file header before block 0
+
+
 def _check_not_truncated(con: duckdb.DuckDBPyConnection, p: Path) -> None:
-    """StoreError when the file is shorter than the blocks DuckDB says are in use (a copy that stopped half way
-    opens, then fails on every query that reaches a missing block). Only without a write-ahead log at open; a
-    cut that spares that many bytes is caught where a query fails (is_damage, app.py)."""
+    """StoreError when the file is shorter than the blocks it holds (a copy that stopped half way opens, then
+    fails on every query that reaches a missing block). Only without a write-ahead log at open."""
     if str(p) == ":memory:" or not p.is_file():
         return
     try:
-        # used_blocks, not total_blocks: free blocks at the end may already be cut from the file, used ones not.
-        row = con.execute("SELECT block_size, used_blocks FROM pragma_database_size() LIMIT 1").fetchall()
+        row = con.execute("SELECT block_size, total_blocks, used_blocks FROM pragma_database_size() LIMIT 1").fetchall()
     except duckdb.Error:
         return
-    if not row or row[0][0] is None or row[0][1] is None:
+    if not row or any(v is None for v in row[0]):
         return
-    expected = int(row[0][0]) * int(row[0][1])
+    block, total, used = (int(v) for v in row[0])
     size = p.stat().st_size
-    if size < expected:
-        raise StoreError(damaged_message(p, "truncated", f"the file is {size:,} bytes, its blocks need {expected:,}"))
+    # A whole file holds every block (a free last block may already be cut off); fewer bytes than the blocks in
+    # use is certainly a cut. In between, free blocks may sit among used ones: find the last block data uses.
+    if size >= HEADER_BYTES + (total - 1) * block:
+        return
+    needed = HEADER_BYTES + used * block
+    if size >= needed:
+        try:
+            needed = HEADER_BYTES + (_last_data_block(con) + 1) * block
+        except duckdb.Error as e:  # its metadata is past the end of the file
+            raise StoreError(damaged_message(p, "truncated", _first_line(e))) from e
+    if size < needed:
+        raise StoreError(damaged_message(p, "truncated", f"the file is {size:,} bytes, its blocks need {needed:,}"))
+
+
+def _last_data_block(con: duckdb.DuckDBPyConnection) -> int:
+    """The highest block id any table's data is stored in (-1: none)."""
+    top = -1
+    tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()
+    for (table,) in tables:
+        found = con.execute("SELECT max(block_id) FROM pragma_storage_info(?)", [table]).fetchall()[0][0]
+        top = max(top, -1 if found is None else int(found))
+    return top
 
 
 def is_damage(e: BaseException) -> bool:
