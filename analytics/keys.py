@@ -90,8 +90,25 @@ def insert_ratings(
     """Insert `rows` (a relation with the rating columns by name, `params` bound) into ratings with their keys,
     first registering the ids of `sources` (default: of `rows`); return the rows inserted. Inside the load's
     transaction; `sources` lets a load register ids from small tables it already has instead of rescanning."""
-    for sql in register_statements(sources or rows):
+    by_table = {k.table: (sources or {}).get(k.table, rows) for k in KEYS}
+    temps = []
+    for n, source in enumerate(dict.fromkeys(by_table.values()) if sources else []):
+        shared = [k for k in KEYS if by_table[k.table] == source]
+        if len(shared) < 2:
+            continue
+        # The ids of one relation in one pass (a staged file is re-read by every pass over it).
+        temp = f"key_candidates_{n}"
+        sets = ", ".join(f"({', '.join(k.ids)})" for k in shared)
+        columns = ", ".join(dict.fromkeys(c for k in shared for c in k.ids))
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {temp} AS SELECT {columns} FROM {source} GROUP BY GROUPING SETS ({sets})"
+        )
+        by_table |= {k.table: temp for k in shared}
+        temps.append(temp)
+    for sql in register_statements(by_table):
         con.execute(sql, [] if sources else params or [])
+    for temp in temps:
+        con.execute(f"DROP TABLE {temp}")
     return int(con.execute(f"INSERT INTO ratings {keyed_select(rows)}", params or []).fetchall()[0][0])
 
 
