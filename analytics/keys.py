@@ -58,42 +58,51 @@ def create_statements() -> list[str]:
     ]
 
 
-def register_statements(sources: dict[str, str] | str) -> list[str]:
-    """SQL adding a key for every id that has none, in `sources` (per key table, a table, view or subquery with
-    its id columns; one string for all); new keys follow the largest key in use, in the ids' order."""
-    out = []
-    for k in KEYS:
-        source = sources if isinstance(sources, str) else sources[k.table]
-        ids = ", ".join(k.ids)
-        present = " AND ".join(f"{c} IS NOT NULL" for c in k.ids)
-        out.append(
-            f"""INSERT INTO {k.table}
+def register_sql(k: Key, source: str) -> str:
+    """SQL adding a key to `k`'s table for every id in `source` (a table, view or subquery with the id columns)
+    that has none; new keys follow the largest key in use, in the ids' order."""
+    ids = ", ".join(k.ids)
+    present = " AND ".join(f"{c} IS NOT NULL" for c in k.ids)
+    return f"""INSERT INTO {k.table}
 SELECT (SELECT coalesce(max({k.key}), 0) FROM {k.table}) + row_number() OVER (ORDER BY {ids}), {ids}
 FROM (SELECT DISTINCT {ids} FROM {source} WHERE {present}) AS new_ids
 ANTI JOIN {k.table} USING ({ids})"""
-        )
-    return out
 
 
-def keyed_select(rows: str) -> str:
-    """SELECT of `rows` (a relation with the rating columns by RATING_COLUMNS' names) with their keys, for
-    INSERT INTO ratings. Left joins: an id without a key gives a NULL key, which the NOT NULL key columns
-    refuse (an error, never a lost row)."""
-    joins = "".join(f"\nLEFT JOIN {k.table} USING ({', '.join(k.ids)})" for k in KEYS)
+def register_statements(source: str) -> list[str]:
+    """`register_sql` of every key table from one source."""
+    return [register_sql(k, source) for k in KEYS]
+
+
+def keyed_select(rows: str, given: tuple[str, ...] = ()) -> str:
+    """SELECT of `rows` (a relation with the rating columns by RATING_COLUMNS' names, and the key columns
+    `given`) with their keys, for INSERT INTO ratings. Left joins: an id without a key gives a NULL key, which
+    the NOT NULL key columns refuse (an error, never a lost row)."""
+    joins = "".join(f"\nLEFT JOIN {k.table} USING ({', '.join(k.ids)})" for k in KEYS if k.key not in given)
     return f"""SELECT {", ".join(RATING_COLUMNS)}, {", ".join(KEY_COLUMNS)}
 FROM {rows} AS src{joins}"""
 
 
+def register(con: duckdb.DuckDBPyConnection, key: str, source: str) -> None:
+    """Add a key (column `key`) for every id of `source` that has none (inside the load's transaction)."""
+    con.execute(register_sql(next(k for k in KEYS if k.key == key), source))
+
+
 def insert_ratings(
-    con: duckdb.DuckDBPyConnection, rows: str, params: list | None = None, sources: dict[str, str] | None = None
+    con: duckdb.DuckDBPyConnection,
+    rows: str,
+    params: list | None = None,
+    sources: dict[str, str] | None = None,
+    given: tuple[str, ...] = (),
 ) -> int:
     """Insert `rows` (a relation with the rating columns by name, `params` bound) into ratings with their keys,
     first registering the ids of `sources` (default: of `rows`); return the rows inserted. Inside the load's
-    transaction; `sources` lets a load register ids from small tables it already has instead of rescanning."""
-    by_table = {k.table: (sources or {}).get(k.table, rows) for k in KEYS}
+    transaction; `sources` lets a load register ids from small tables it already has instead of rescanning,
+    and key columns `given` in `rows` (registered by the load) are taken as they are."""
+    by_table = {k.table: (sources or {}).get(k.table, rows) for k in KEYS if k.key not in given}
     temps = []
     for n, source in enumerate(dict.fromkeys(by_table.values()) if sources else []):
-        shared = [k for k in KEYS if by_table[k.table] == source]
+        shared = [k for k in KEYS if by_table.get(k.table) == source]
         if len(shared) < 2:
             continue
         # The ids of one relation in one pass (a staged file is re-read by every pass over it).
@@ -105,11 +114,12 @@ def insert_ratings(
         )
         by_table |= {k.table: temp for k in shared}
         temps.append(temp)
-    for sql in register_statements(by_table):
-        con.execute(sql, [] if sources else params or [])
+    for k in KEYS:
+        if k.table in by_table:
+            con.execute(register_sql(k, by_table[k.table]), [] if sources else params or [])
     for temp in temps:
         con.execute(f"DROP TABLE {temp}")
-    return int(con.execute(f"INSERT INTO ratings {keyed_select(rows)}", params or []).fetchall()[0][0])
+    return int(con.execute(f"INSERT INTO ratings {keyed_select(rows, given)}", params or []).fetchall()[0][0])
 
 
 def migration_statements() -> list[str]:

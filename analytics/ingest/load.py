@@ -353,6 +353,7 @@ def _load(
     ingest_id = store.next_ingest_id(con)
     _input_view(con, parsed)
     combo_problems = _check_combos(con, role)
+    _combo_keys(con)
     row_problems = _find_duplicates(con)
     _stage_view(con)
     has_dups = _has_duplicates(con)
@@ -363,15 +364,12 @@ def _load(
     loaded = keys.insert_ratings(
         con,
         f"""(SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
-                    submitted_ts AS submitted_at, duration AS duration_s, comment, submission_id, ? AS ingest_id
+                    submitted_ts AS submitted_at, duration AS duration_s, comment, submission_id, ? AS ingest_id,
+                    dim_key, target_key
              FROM {source} WHERE problem IS NULL)""",
         [ingest_id],
-        sources={
-            "task_keys": "stage_input",
-            "rater_keys": "stage_input",
-            "dimension_keys": "stage_combos",
-            "target_keys": "stage_combos",
-        },
+        sources={"task_keys": "stage_input", "rater_keys": "stage_input"},
+        given=("dim_key", "target_key"),
     )
     reference_pairs.add_load(con, ingest_id)
     bad = 0
@@ -661,6 +659,16 @@ def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
     )
 
 
+def _combo_keys(con: duckdb.DuckDBPyConnection) -> None:
+    """Dimension and target keys on the value combinations (a few rows), so that the rows need no join for them."""
+    keys.register(con, "dim_key", "stage_combos")
+    keys.register(con, "target_key", "stage_combos")
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE stage_combos AS SELECT c.*, d.dim_key, g.target_key FROM stage_combos c
+           LEFT JOIN dimension_keys d USING (rubric, dimension) LEFT JOIN target_keys g USING (target)"""
+    )
+
+
 def _declare_new_dimensions(con: duckdb.DuckDBPyConnection) -> None:
     """Dimensions new to the store on rubrics the catalogue does not know take a declaration for every rubric."""
     pairs = con.execute(
@@ -766,13 +774,13 @@ def _stage_view(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         f"""CREATE OR REPLACE TEMP VIEW stage_clean AS SELECT s.task_id, s.rater_id, c.role, c.rubric,
                 c.dimension, c.target, c.value, c.value_index, c.value_num, s.submitted_ts, s.duration,
-                s.comment, s.submission_id, c.combo_problem AS problem
+                s.comment, s.submission_id, c.combo_problem AS problem, c.dim_key, c.target_key
             FROM stage_input s JOIN stage_combos c ON {_combo_join()}"""
     )
     con.execute(
         f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT s.task_id, s.rater_id, c.role, c.rubric, c.dimension,
                 c.target, c.value, c.value_index, c.value_num, s.submitted_ts, s.duration, s.comment,
-                s.submission_id, s.line, s.record, s.raw_value,
+                s.submission_id, s.line, s.record, s.raw_value, c.dim_key, c.target_key,
                 coalesce({_case(ROW_CHECKS, "reason")}, c.combo_problem,
                     CASE WHEN dup.task_id IS NOT NULL THEN 'rater ' || s.rater_id || ' rated ' || c.rubric || '/'
                          || c.dimension || ' of task ' || s.task_id
