@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 PAGES = {
     "Overview": "app_pages/overview.py",
+    "Agreement": "app_pages/agreement.py",
     "Distributions": "app_pages/distributions.py",
     "Disagreements": "app_pages/disagreements.py",
     "Feedback": "app_pages/feedback.py",
@@ -78,6 +79,10 @@ def direct(con, filters, contractor: str) -> dict[str, list[tuple[str, float]]]:
     timed("volume_by_week", lambda: overview.volume_by_week(con, filters), o)
     timed("raters", lambda: overview.raters(con, filters), o)
     timed("submission_status", lambda: overview.submission_status(con, filters.rubric), o)
+    a = out["Agreement"]  # the page's default view: contractors against researchers, the first rubric
+    from analytics import agreement
+
+    timed("agreement_report", lambda: agreement.agreement_report(con, filters.but(rubric=rubric)), a)
     d = out["Distributions"]
     timed("dimensions", lambda: dist.dimensions(con, rubric), d)
     timed("level_distribution", lambda: dist.level_distribution(con, rubric, filters), d)

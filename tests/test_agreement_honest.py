@@ -150,12 +150,13 @@ def test_delta_method_covers_95_percent_from_delta_min_tasks():
         assert set(got.loc[list(want), "ci_method"]) == {iv.DELTA}
         for k in want:
             hits[k] += got.loc[k, "ci_low"] <= want[k] <= got.loc[k, "ci_high"]
-        if i < 5:  # the percentile interval of 2,000 task resamples has about the same ends
-            boot = iv.resample(sig.cells, sig.n_tasks, 2000, np.random.default_rng(i))
-            kappa = co.pair_arrays(boot.reshape(-1, Q, Q), np.arange(1, Q + 1), "nominal")["cohen_kappa"]
-            lo, hi = np.percentile(kappa, [2.5, 97.5])
-            assert got.loc["cohen_kappa", "ci_low"] == pytest.approx(lo, abs=0.01)
-            assert got.loc["cohen_kappa", "ci_high"] == pytest.approx(hi, abs=0.01)
+        if i < 5:  # every coefficient: the percentile interval of 2,000 task resamples has about the same ends
+            boot = rp.pair_coefficients(s, sig, n_boot=2000, seed=i, force_bootstrap=True).set_index("statistic")
+            assert set(boot["ci_method"].dropna()) <= {iv.BOOTSTRAP, ""}
+            for name in got.index[got["ci_low"].notna()]:
+                assert got.loc[name, "value"] == pytest.approx(boot.loc[name, "value"]), name
+                assert got.loc[name, "ci_low"] == pytest.approx(boot.loc[name, "ci_low"], abs=0.015), name
+                assert got.loc[name, "ci_high"] == pytest.approx(boot.loc[name, "ci_high"], abs=0.015), name
     for k, h in hits.items():
         assert 0.93 <= h / runs <= 0.97, (k, h / runs)
 

@@ -168,14 +168,15 @@ def delta_bounds(
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per group, the 95% normal interval of each coefficient in `names` by the delta method over tasks.
 
-    A coefficient is a smooth function f of the mean per-task vector m (confusion cells); with tasks as the
-    independent clusters, Var f(m) ~ g' Cov(x) g / T, g the gradient of f at m (forward differences), Cov(x) the
-    covariance of the tasks' vectors (signatures x_i, n_i tasks each). Groups are (signatures x d) `cells` with
-    their task counts; `compute` maps (batch x *shape) arrays to a dict of coefficient arrays."""
+    A coefficient is a smooth function f of the summed per-task vectors C (confusion cells; not always of their
+    mean: Krippendorff's alpha has n - 1 in it). With tasks as the independent clusters, Var f(C) ~ g' Var(C) g,
+    g the gradient of f at C (forward differences) and Var(C) = T Cov(x), the covariance of the tasks' vectors
+    (signatures x_i, n_i tasks each). Groups are (signatures x d) `cells` with their task counts; `compute`
+    maps (batch x *shape) arrays to a dict of coefficient arrays."""
     d = int(np.prod(shape))
-    means = np.stack([n @ c / n.sum() for c, n in zip(cells, n_tasks, strict=True)])  # (groups x d)
-    steps = 1e-6 * np.maximum(means.sum(axis=1), 1e-12)
-    probes = np.repeat(means[:, None, :], d + 1, axis=1)  # row 0: m itself; row 1 + j: m + h e_j
+    totals = np.stack([n @ c for c, n in zip(cells, n_tasks, strict=True)])  # (groups x d)
+    steps = 1e-6 * np.maximum(totals.sum(axis=1), 1e-12)
+    probes = np.repeat(totals[:, None, :], d + 1, axis=1)  # row 0: C itself; row 1 + j: C + h e_j
     probes[:, 1:, :] += steps[:, None, None] * np.eye(d)[None]
     values = compute(probes.reshape(-1, *shape))
     out = {}
@@ -187,8 +188,8 @@ def delta_bounds(
             t = n.sum()
             if t < 2 or not np.isfinite(f[g, 0]) or not np.isfinite(grad[g]).all():
                 continue
-            dev = (c - means[g]) @ grad[g]  # each signature's linearised deviation
-            se = math.sqrt(float(n @ dev**2) / (t * (t - 1)))
+            dev = (c - totals[g] / t) @ grad[g]  # each signature's linearised deviation
+            se = math.sqrt(float(n @ dev**2) * t / (t - 1))
             lo[g], hi[g] = f[g, 0] - Z * se, f[g, 0] + Z * se
         out[name] = (lo, hi)
     return out

@@ -442,30 +442,41 @@ def _distinct_resamples(sig: pr.Signatures, n_boot: int, rng: np.random.Generato
 
 
 def _pair_rows(
-    s: Scale, keys: list, sigs: list, taus: list, boots: list[int], seed: int, reference: str, stats: tuple
+    s: Scale,
+    keys: list,
+    sigs: list,
+    taus: list,
+    boots: list[int],
+    seed: int,
+    reference: str,
+    stats: tuple,
+    delta: bool = True,
 ) -> list[tuple[dict, list]]:
-    """Base cells and coefficients of groups of pairs sharing one scale (vectorised over the groups)."""
+    """Base cells and coefficients of groups of pairs sharing one scale (vectorised over the groups); with
+    `delta`, groups of DELTA_MIN_TASKS or more get the delta method's interval."""
     q = s.full_size
     cells = np.stack([sig.n_tasks @ sig.cells if sig is not None else np.zeros(q * q) for sig in sigs])
     t = _to_levels(s, cells)
     point = _pair_compute(s)(t)
     wanted = [name for name, _ in PAIR_CHECKS if name in stats]
     # Groups of many tasks get the delta method's interval, the others task-bootstrap percentiles.
-    delta = [g for g, sig in enumerate(sigs) if boots[g] and sig is not None and sig.tasks >= iv.DELTA_MIN_TASKS]
-    resampled = [0 if g in set(delta) else b for g, b in enumerate(boots)]
+    delta_groups = [
+        g for g, sig in enumerate(sigs) if delta and boots[g] and sig is not None and sig.tasks >= iv.DELTA_MIN_TASKS
+    ]
+    resampled = [0 if g in set(delta_groups) else b for g, b in enumerate(boots)]
     boot = _boot_pairs(s, keys, sigs, resampled, seed, wanted)
     bounds = {name: iv.percentiles(v) for name, v in boot.items()}
-    if delta:
+    if delta_groups:
         normal = iv.delta_bounds(
             lambda tables: _pair_compute(s)(_to_levels(s, tables)),
-            [sigs[g].cells for g in delta],
-            [sigs[g].n_tasks for g in delta],
+            [sigs[g].cells for g in delta_groups],
+            [sigs[g].n_tasks for g in delta_groups],
             (q, q),
             wanted,
         )
         for name, (lo, hi) in normal.items():
             low, high = (np.clip(x, *RANGES.get(name, (-np.inf, 1.0))) for x in (lo, hi))
-            bounds[name][0][delta], bounds[name][1][delta], bounds[name][2][delta] = low, high, 0
+            bounds[name][0][delta_groups], bounds[name][1][delta_groups], bounds[name][2][delta_groups] = low, high, 0
     out = []
     for g, (key, sig, tau, n_boot) in enumerate(zip(keys, sigs, taus, boots, strict=True)):
         n = int(round(t[g].sum()))
@@ -484,7 +495,7 @@ def _pair_rows(
             if name == "mean_difference" and not s.ordered:
                 value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
             lo, hi, undefined = (b[g] for b in bounds[name])
-            method = iv.DELTA if g in delta else iv.BOOTSTRAP
+            method = iv.DELTA if g in delta_groups else iv.BOOTSTRAP
             ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, MIN_TASKS, n_boot, method)
             coefs.append(_coef(name, value, n, n_tasks, ci, reason, applies))
         n_item_pairs = 0
@@ -769,10 +780,20 @@ def agreement_report(
 
 
 def pair_coefficients(
-    s: Scale, sig: pr.Signatures, n_boot: int = 1000, seed: int = 0, key: tuple = ("group",)
+    s: Scale,
+    sig: pr.Signatures,
+    n_boot: int = 1000,
+    seed: int = 0,
+    key: tuple = ("group",),
+    force_bootstrap: bool = False,
 ) -> pd.DataFrame:
-    """Every pair coefficient of one group's task signatures in long form (for notebooks and simulations)."""
-    _, coefs = _pair_row(s, key, sig, None, n_boot, seed, "the reference", (*RATER_STATS, "scott_pi"))
+    """Every pair coefficient of one group's task signatures in long form (for notebooks and simulations);
+    `force_bootstrap` resamples even where the delta method would be used."""
+    stats = (*RATER_STATS, "scott_pi")
+    if force_bootstrap:
+        _, coefs = _pair_rows(s, [key], [sig], [None], [n_boot], seed, "the reference", stats, delta=False)[0]
+    else:
+        _, coefs = _pair_row(s, key, sig, None, n_boot, seed, "the reference", stats)
     return pd.DataFrame([{k: v for k, v in c.items() if not k.startswith("_")} for c in coefs])
 
 
