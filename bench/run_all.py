@@ -54,13 +54,7 @@ import bench_pages  # noqa: E402
 
 BEGIN, END = "<!-- run_all:begin -->", "<!-- run_all:end -->"
 STEPS = ("ingest", "floor", "pages", "cli", "naive", "agreement")
-PAGES = {
-    "Overview": "app_pages/overview.py",
-    "Agreement": "app_pages/agreement.py",
-    "Distributions": "app_pages/distributions.py",
-    "Disagreements": "app_pages/disagreements.py",
-    "Feedback": "app_pages/feedback.py",
-}
+PAGES = bench_pages.PAGES  # every page, in the navigation's order
 FLOOR_SQL = "SELECT rubric, dimension, task_id, count(*) FROM ratings GROUP BY ALL"
 RUBRIC = "answer_comparison"  # the benchmark data's only rubric
 MB_LIMIT = 4096
