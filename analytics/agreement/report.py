@@ -463,7 +463,8 @@ def _pair_rows(
     delta_groups = [
         g for g, sig in enumerate(sigs) if delta and boots[g] and sig is not None and sig.tasks >= iv.DELTA_MIN_TASKS
     ]
-    resampled = [0 if g in set(delta_groups) else b for g, b in enumerate(boots)]
+    by_delta = set(delta_groups)
+    resampled = [0 if g in by_delta else b for g, b in enumerate(boots)]
     boot = _boot_pairs(s, keys, sigs, resampled, seed, wanted)
     bounds = {name: iv.percentiles(v) for name, v in boot.items()}
     if delta_groups:
@@ -495,7 +496,7 @@ def _pair_rows(
             if name == "mean_difference" and not s.ordered:
                 value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
             lo, hi, undefined = (b[g] for b in bounds[name])
-            method = iv.DELTA if g in delta_groups else iv.BOOTSTRAP
+            method = iv.DELTA if g in by_delta else iv.BOOTSTRAP
             ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, MIN_TASKS, n_boot, method)
             coefs.append(_coef(name, value, n, n_tasks, ci, reason, applies))
         n_item_pairs = 0
