@@ -31,6 +31,7 @@ KEYS = (
 )
 
 # The ratings table's own columns, in order (migration 1); the key columns follow them (migration 5).
+# Migration 5 is built from KEYS and these columns: changing either needs a new migration, not an edit.
 RATING_COLUMNS = (
     "task_id",
     "rater_id",
@@ -98,7 +99,8 @@ def insert_ratings(
     """Insert `rows` (a relation with the rating columns by name, `params` bound) into ratings with their keys,
     first registering the ids of `sources` (default: of `rows`); return the rows inserted. Inside the load's
     transaction; `sources` lets a load register ids from small tables it already has instead of rescanning,
-    and key columns `given` in `rows` (registered by the load) are taken as they are."""
+    and key columns `given` in `rows` (registered by the load) are taken as they are. The caller then adds the
+    load's kept pairs (reference_pairs.add_load), as analytics/ingest/load.py does."""
     by_table = {k.table: (sources or {}).get(k.table, rows) for k in KEYS if k.key not in given}
     temps = []
     for n, source in enumerate(dict.fromkeys(by_table.values()) if sources else []):
