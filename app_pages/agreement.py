@@ -79,7 +79,7 @@ level_choice = c[2].selectbox(
 coarse, level = scale == "coarse", None if level_choice == DEFAULT_LEVEL else level_choice
 subject, subjects, reference, ref_title = view.SIDES[comparison]
 
-with st.spinner("Computing agreement with bootstrap intervals..."):
+with st.spinner("Computing agreement with task-level intervals..."):
     try:
         data = load(state.version(), filters, rubric, comparison, coarse, level)
     except ScaleError as e:
@@ -102,7 +102,8 @@ primary = [d for d in dims.loc[dims["is_primary"], "dimension"] if d in used]
 # --- per dimension -----------------------------------------------------------------------------------------
 st.subheader("Agreement per dimension")
 st.caption(
-    "Each coefficient with its 95% bootstrap interval in brackets. — means undefined (the notes say why), "
+    "Each coefficient with its 95% interval over tasks in brackets (task bootstrap; the delta method from "
+    f"{agreement.DELTA_MIN_TASKS} tasks on). — means undefined (the notes say why), "
     "n/a that the coefficient does not exist for the dimension's scale (e.g. weighted kappa at nominal level)."
 )
 small = report.dimensions[report.dimensions["small_n"]]
@@ -163,7 +164,7 @@ else:
     )
     charts.show(st, charts.rater_intervals(points, yard, title, view.label(statistic)), width="stretch")
     st.caption(
-        "Point: the rater's value; bar: its 95% interval (tasks resampled). Dashed rules: the team median (of "
+        "Point: the rater's value; bar: its 95% interval over tasks. Dashed rules: the team median (of "
         "the other raters' own figures) and, for contractors, the researcher ceiling (researcher pairs on the "
         "same units, all dates). Raters are ordered by the upper end of their interval (lowest first: confidently "
         "low agreement on top), with fewer than the minimum tasks last. Click a column header to sort."

@@ -30,6 +30,7 @@ from analytics.agreement.coefficients import (
     percent_agreement,
 )
 from analytics.agreement.contract import contract_payload, contract_text
+from analytics.agreement.intervals import DELTA_MIN_TASKS
 from analytics.agreement.pairs import COMPARISONS
 from analytics.agreement.report import (
     DIMENSION_COLUMNS,
@@ -60,6 +61,7 @@ __all__ = [
     "LEVELS",
     "LONG_COLUMNS",
     "MIN_TASKS",
+    "DELTA_MIN_TASKS",
     "MIN_UNITS",
     "PAIR_SET_COLUMNS",
     "RATER_COLUMNS",
