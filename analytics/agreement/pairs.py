@@ -326,22 +326,20 @@ def _packed_tail(source: str, keys: str, packed: tuple[str, ...], name: str, has
 def _packed_rater_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     """`pair_query` at the rater grain from each unit's packed reference level counts: no pair is formed, so
     raters of one role against each other cost one pass instead of a self-join."""
-    tail = _packed_tail("j", "rater_key, dim_key", ("index_a", "code", "m"), "units", "m > 0", multi)
-    named = _named("rater", "units, n_tasks, n_units", rater_key=True)
     if _reads_reference_pairs(sides):
         head, params = _kept_pairs(sides, bits)
-        sql = f"""{head}, j AS (
-    SELECT rater_key, dim_key, task_key, value_index AS index_a, code, m FROM p
-){tail}{named}"""
-        return Query(f"pairs_{sides.name}_by_rater", sql, {**params, **({"multi": multi} if multi else {})})
-    head, params = _packed_sides(sides, bits)
-    sql = f"""{head}, j AS (
-    -- each subject rating with the unit's reference ratings other than its own
+        rows = "SELECT rater_key, dim_key, task_key, value_index AS index_a, code, m FROM p"
+    else:
+        head, params = _packed_sides(sides, bits)
+        rows = f"""-- each subject rating with the unit's reference ratings other than its own
     SELECT s.rater_key, dim_key, task_key, s.value_index AS index_a,
            u.code - CASE WHEN s.is_reference THEN CAST(1 AS HUGEINT) << ($bits * s.value_index) ELSE 0 END AS code,
            u.m - CAST(s.is_reference AS INTEGER) AS m
-    FROM s JOIN u USING ({UNIT_KEYS})
-){tail}{named}"""
+    FROM s JOIN u USING ({UNIT_KEYS})"""
+    tail = _packed_tail("j", "rater_key, dim_key", ("index_a", "code", "m"), "units", "m > 0", multi)
+    sql = f"""{head}, j AS (
+    {rows}
+){tail}{_named("rater", "units, n_tasks, n_units", rater_key=True)}"""
     return Query(f"pairs_{sides.name}_by_rater", sql, {**params, **({"multi": multi} if multi else {})})
 
 
@@ -350,28 +348,24 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     subject ratings (S), its reference ratings (R) and the ratings on both sides (B). A unit's pairs are every
     subject with every reference rating but itself, so its confusion cells are S x R minus B on the diagonal:
     no pair is formed, and on a dimension with one target no task is listed."""
-    packed = ("cs", "ms", "cr", "mr", "cb", "mb")
-    tail = _packed_tail("units", "dim_key", packed, "sides", "ms * mr > mb", multi)
-    named = _named("dimension", "sides, n_tasks, n_units")
     if _reads_reference_pairs(sides):  # no rating is on both sides: B is empty
         head, params = _kept_pairs(sides, bits)
-        sql = f"""{head}, units AS (
-    SELECT dim_key, task_key, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS cs, count(*) AS ms,
+        units = """SELECT dim_key, task_key, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS cs, count(*) AS ms,
            any_value(code) AS cr, any_value(m) AS mr, CAST(0 AS HUGEINT) AS cb, 0 AS mb
-    FROM p
-    GROUP BY {UNIT_KEYS}
-){tail}{named}"""
-        return Query(f"pairs_{sides.name}_by_dimension", sql, {**params, **({"multi": multi} if multi else {})})
-    head, params = _packed_sides(sides, bits)
-    one = "CAST(1 AS HUGEINT) << ($bits * s.value_index)"
-    sql = f"""{head}, units AS (
-    -- each such unit's subject counts (S), reference counts (R) and the subject ratings among them (B)
+    FROM p"""
+    else:
+        head, params = _packed_sides(sides, bits)
+        one = "CAST(1 AS HUGEINT) << ($bits * s.value_index)"
+        units = f"""-- each such unit's subject counts (S), reference counts (R) and the subject ratings among them (B)
     SELECT dim_key, task_key, sum({one}) AS cs, count(*) AS ms, any_value(u.code) AS cr,
            any_value(u.m) AS mr, coalesce(sum({one}) FILTER (WHERE s.is_reference), 0) AS cb,
            count(*) FILTER (WHERE s.is_reference) AS mb
-    FROM s JOIN u USING ({UNIT_KEYS})
+    FROM s JOIN u USING ({UNIT_KEYS})"""
+    tail = _packed_tail("units", "dim_key", ("cs", "ms", "cr", "mr", "cb", "mb"), "sides", "ms * mr > mb", multi)
+    sql = f"""{head}, units AS (
+    {units}
     GROUP BY {UNIT_KEYS}
-){tail}{named}"""
+){tail}{_named("dimension", "sides, n_tasks, n_units")}"""
     return Query(f"pairs_{sides.name}_by_dimension", sql, {**params, **({"multi": multi} if multi else {})})
 
 

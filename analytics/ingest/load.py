@@ -360,7 +360,7 @@ def _load(
     # A file whose rows have no problem of their own needs no per-row checks while it is inserted.
     source = STAGE if row_problems or has_dups else "stage_clean"
     on_progress(0.75, "writing")
-    # Keys for new ids come from the input's ids and the few value combinations (no further pass over the rows).
+    # New task and rater ids come from one pass over the input; dimension and target keys are on the combinations.
     loaded = keys.insert_ratings(
         con,
         f"""(SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
