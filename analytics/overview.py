@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
+from analytics.agreement import anonymous as an
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 
@@ -30,6 +31,7 @@ class Summary:
     files_loaded: int  # store-wide
     first_rating: dt.datetime | None
     last_rating: dt.datetime | None
+    anonymous_positions: int  # label positions of files without rater ids: not people, so not among the raters
 
 
 def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
@@ -42,11 +44,12 @@ def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
                  k AS (SELECT rater_key, role, count(*) AS n, min(submitted_at) AS lo, max(submitted_at) AS hi
                        FROM ratings WHERE {where} GROUP BY rater_key, role)
             SELECT coalesce((SELECT sum(n) FROM k), 0), coalesce((SELECT sum(tasks) FROM t), 0),
-                   count(DISTINCT rater_key), count(DISTINCT rater_key) FILTER (WHERE role = 'contractor'),
-                   count(DISTINCT rater_key) FILTER (WHERE role = 'researcher'), (SELECT count(*) FROM t),
-                   min(lo), max(hi)
-            FROM k""",
-        params + params,
+                   count(DISTINCT rater_key) FILTER (WHERE NOT anonymous),
+                   count(DISTINCT rater_key) FILTER (WHERE role = 'contractor' AND NOT anonymous),
+                   count(DISTINCT rater_key) FILTER (WHERE role = 'researcher' AND NOT anonymous),
+                   (SELECT count(*) FROM t), min(lo), max(hi), count(DISTINCT rater_key) FILTER (WHERE anonymous)
+            FROM (SELECT k.*, starts_with(rater_id, ?) AS anonymous FROM k JOIN rater_keys USING (rater_key))""",
+        params + params + [an.ANONYMOUS_PREFIX],
     ).fetchall()[0]
     contractor_tasks, paired_tasks = researcher_coverage(con, filters)
     share = paired_tasks / contractor_tasks if contractor_tasks else None
@@ -71,6 +74,7 @@ def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
         files_loaded=int(files),
         first_rating=r[6],
         last_rating=r[7],
+        anonymous_positions=int(r[8]),
     )
 
 
@@ -108,7 +112,8 @@ def volume_by_week(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataF
 
 
 def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
-    """One row per rater: role, rubrics, tasks and ratings, first and last activity, median time per submission."""
+    """One row per rater: role, rubrics, tasks and ratings, first and last activity, median time per submission
+    (label positions of files without rater ids are nobody: Summary.anonymous_positions counts them)."""
     where, params = filters.where()
     return con.execute(
         f"""WITH per_task AS (SELECT rater_key, task_key, rubric, any_value(role) AS role, count(*) AS ratings,
@@ -122,8 +127,9 @@ def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
                                       median(duration_s) AS median_duration_s
                                FROM per_task GROUP BY rater_key)
             SELECT rater_id, role, rubrics, tasks, ratings, first_rating, last_rating, median_duration_s
-            FROM per_rater JOIN rater_keys USING (rater_key) ORDER BY role, rater_id""",
-        params,
+            FROM per_rater JOIN rater_keys USING (rater_key) WHERE NOT starts_with(rater_id, ?)
+            ORDER BY role, rater_id""",
+        params + [an.ANONYMOUS_PREFIX],
     ).df()
 
 
@@ -158,6 +164,8 @@ def filter_options(con: duckdb.DuckDBPyConnection) -> dict:
         "rubrics": rubrics,
         "raters": [r[0] for r in raters],
         "rater_roles": dict(raters),
+        # People a report can be about: positions in label lists without rater ids are nobody (anonymous.py).
+        "contractors": [r for r, role in raters if role == "contractor" and not an.is_anonymous(r)],
         "date_min": lo.date() if lo else None,
         "date_max": hi.date() if hi else None,
     }

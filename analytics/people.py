@@ -314,6 +314,11 @@ def display_names(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 
 def who(rater_id: str, names: dict[str, str]) -> str:
-    """How a rater is named to people: "Dana K. (c13)" when the directory names them, else the id."""
+    """How a rater is named to people: "Dana K. (c13)" when the directory names them, a label position of a file
+    without rater ids as such, else the id."""
+    from analytics.agreement import anonymous as an  # here: the agreement package imports the store, which imports us
+
+    if an.is_anonymous(rater_id):
+        return f"{an.position_name(rater_id)} (no rater id)"
     name = names.get(rater_id)
     return f"{name} ({rater_id})" if name and name != rater_id else rater_id

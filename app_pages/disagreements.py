@@ -74,8 +74,9 @@ def case_label(row: pd.Series) -> str:
     """How a case reads in the picker."""
     target = f" [{row['target']}]" if row["target"] else ""
     return (
-        f"{row['rank']}. {row['severity']} · task {row['task_id']}{target} · {row['contractor_id']}: "
-        f"{row['contractor_value']} vs {row['researcher_id']}: {row['researcher_value']} · {row['status']}"
+        f"{row['rank']}. {row['severity']} · task {row['task_id']}{target} · {sidebar.rater_name(row['contractor_id'])}: "
+        f"{row['contractor_value']} vs {sidebar.rater_name(row['researcher_id'])}: {row['researcher_value']} · "
+        f"{row['status']}"
     )
 
 
@@ -188,12 +189,13 @@ if rubric is None:
 catalogued = rubrics.get_rubric(rubric)
 
 roles = sidebar.options()["rater_roles"]
+# Every contractor-side rater, label positions of files without rater ids too: each case is a real label.
 all_contractors = sorted(r for r, role in roles.items() if role == "contractor")
 dims = load_dimensions(state.version(), rubric)
 dim_labels = dict(zip(dims["dimension"], dims["label"], strict=True))
 c1, c2, c3, c4 = st.columns(4)
 contractors = c1.multiselect(
-    "Contractors", all_contractors, key="dis_contractors", placeholder="All contractors", format_func=visible
+    "Contractors", all_contractors, key="dis_contractors", placeholder="All contractors", format_func=sidebar.rater_name
 )
 severities = c2.multiselect("Severity", dis.SEVERITIES, key="dis_severities", placeholder="All severities")
 keep_choice("dis_dimension", list(dim_labels), next(iter(dim_labels), ""))

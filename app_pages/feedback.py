@@ -121,10 +121,16 @@ def show_case(case: pd.Series, contractor: str) -> None:
 
 filters = sidebar.current()
 st.title("Feedback")
-roles = sidebar.options()["rater_roles"]
-contractors = sorted(r for r, role in roles.items() if role == "contractor")
+opts = sidebar.options()
+contractors = opts["contractors"]
 if not contractors:
-    st.info("The store holds no contractor ratings yet. Load files on the Data page.")
+    anonymous = any(role == "contractor" for role in opts["rater_roles"].values())
+    st.info(
+        "The contractor labels in the store come without rater ids (positions in a list of labels, not people), "
+        "so there is nobody to report on. The Agreement page shows the figures such labels allow."
+        if anonymous
+        else "The store holds no contractor ratings yet. Load files on the Data page."
+    )
     st.stop()
 
 contractor = pick_contractor(contractors, filters)

@@ -69,6 +69,11 @@ if not data["by_week"].empty:
     charts.show(st, charts.volume_by_week(data["by_week"]), width="stretch")
 
 st.subheader("Raters")
+if s.anonymous_positions:
+    st.caption(
+        f"{s.anonymous_positions:,} label positions of files without rater ids (named crowd label 1, 2, ...) are "
+        "not people: they are left out of the rater counts and of this table; their ratings count above."
+    )
 table(data["raters"], "raters")
 st.subheader("Volume per rubric and role")
 table(data["by_rubric"], "volume per rubric")

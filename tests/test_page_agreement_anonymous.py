@@ -41,3 +41,30 @@ def test_page_names_the_figures_that_need_rater_ids(crowd_store):
     assert pickers and not any(str(o).startswith("anon:") for o in pickers[0].options)
     # The per-rater and rater-pair sections say why they are empty, not that nobody shares a unit.
     assert sum(i.value == view.NO_IDS_HERE for i in at.info) == 2
+
+
+def test_feedback_offers_no_position_as_a_contractor(crowd_store):
+    """The crowd file's only contractors are positions: Feedback has nobody to report on and says why."""
+    at = app_test("app_pages/feedback.py")
+    assert not at.exception
+    assert not [s for s in at.selectbox if s.key == "fb_contractor"]
+    assert any("without rater ids" in i.value for i in at.info)
+
+
+def test_overview_counts_people_not_positions(crowd_store):
+    """Positions are left out of the contractor count and the raters table, and the page says how many."""
+    at = app_test("app_pages/overview.py")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Contractors"] == "0" and metrics["Researchers"] == "1"
+    raters = next(df.value for df in at.dataframe if "rater_id" in df.value.columns or "Rater" in df.value.columns)
+    assert not raters.astype(str).apply(lambda c: c.str.startswith("anon:")).to_numpy().any()
+    assert any("label positions of files without rater ids" in c.value for c in at.caption)
+
+
+def test_disagreements_name_positions_as_labels(crowd_store):
+    """Each case is a real label against the clinician's; its position is named as a label, not as a person."""
+    at = app_test("app_pages/disagreements.py")
+    assert not at.exception
+    picker = next(m for m in at.multiselect if m.key == "dis_contractors")
+    assert picker.options and all("label" in o and "(no rater id)" in o for o in picker.options)

@@ -31,6 +31,12 @@ def anonymous_id(kind: str, position: int) -> str:
     return f"{ANONYMOUS_PREFIX}{kind}_{position}"
 
 
+def position_name(rater_id: str) -> str:
+    """A position's words for people: anon:crowd_3 -> "crowd label 3"."""
+    kind, _, position = rater_id.removeprefix(ANONYMOUS_PREFIX).rpartition("_")
+    return f"{kind.replace('_', ' ')} label {position}" if kind and position.isdigit() else rater_id
+
+
 def is_anonymous(rater_id: object) -> bool:
     """Whether a rater id names a position in a list of labels rather than a person."""
     return isinstance(rater_id, str) and rater_id.startswith(ANONYMOUS_PREFIX)
