@@ -228,6 +228,33 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_consistency(args: argparse.Namespace) -> int:
+    """The rubric documents' rules checked on every submission: per rule, per contractor and every violation."""
+    from analytics.consistency import rates
+    from analytics.consistency.text import consistency_text
+    from analytics.filters import Filters
+    from analytics.ingest.load import ingest_file
+
+    missing = [f for f in args.files if not Path(f).is_file()]
+    if missing:
+        return _fail(f"no such file: {missing[0]}")
+    try:
+        options = _format_options(args)
+        con = store.open_store(":memory:" if args.files else args.db, read_only=not args.files)
+    except (store.StoreError, ValueError) as e:
+        return _fail(str(e))
+    for f in args.files:
+        r = ingest_file(con, f, fmt=args.format, options=options)
+        if r.status == "rejected":
+            return _fail(r.errors[0] if r.errors else f"{f}: rejected")
+        if r.rows_quarantined:
+            print(f"{r.file}: {r.rows_quarantined} row(s) not used, e.g. {r.errors[0]}", file=sys.stderr)
+    found = rates.consistency(con, Filters(rubric=args.rubric), read_only=not args.files)
+    payload = rates.contract_payload(found)
+    print(json.dumps(payload, indent=2) if args.json else consistency_text(payload))
+    return 0
+
+
 def _write_raters_csv(payload: dict, path: str, raw: bool) -> None:
     """The payload's raters[] as CSV at `path` through the one writer (analytics.csv_out; neutralised for
     spreadsheets unless `raw`): one column per key, the interval ends as their own numeric columns (the JSON's
@@ -437,6 +464,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--raw", action="store_true", help="with --csv: write cells exactly as they are")
     _add_format_options(p)
     p.set_defaults(func=cmd_agreement)
+
+    p = sub.add_parser("consistency", help="the rubric documents' rules checked on every submission")
+    p.add_argument("files", nargs="*", help="check these files alone (in memory); none: the store")
+    p.add_argument("--format", default="auto", choices=["auto", *FORMATS])
+    p.add_argument(
+        "--db", default=None, help="DuckDB store when no file is given (default $CONCORD_DB or data/concord.duckdb)"
+    )
+    p.add_argument("--rubric", default=None, help="only this rubric")
+    p.add_argument("--json", action="store_true")
+    _add_format_options(p)
+    p.set_defaults(func=cmd_consistency)
 
     p = sub.add_parser("report", help="feedback report cards of contractors, from the store")
     who = p.add_mutually_exclusive_group(required=True)

@@ -66,3 +66,6 @@ class Filters:
     def but(self, **changes) -> Filters:
         """A copy with some fields changed (e.g. `filters.but(roles=())`)."""
         return Filters(**{**self.__dict__, **changes})
+
+
+NO_FILTERS = Filters()  # every rating

@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 
 from analytics import keys, people, reference_pairs, rubrics
+from analytics.consistency import results as rule_results
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DB = ROOT / "data" / "concord.duckdb"
@@ -131,6 +132,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (6, reference_pairs.migration_statements()),
     # The rater directory (analytics/people.py): people, their aliases and the rows renamed to them.
     (7, people.MIGRATION),
+    # The rubric documents' rules checked per submission (analytics/consistency/results.py).
+    (8, rule_results.MIGRATION),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
@@ -361,7 +364,11 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
                    WHERE s.ingest_id = ? AND o.submission_id = s.submission_id""",
                 [ingest_id],
             )
+            ruled = con.execute("SELECT DISTINCT rubric FROM submissions WHERE ingest_id = ?", [ingest_id]).fetchall()
             removed["submissions"] = _delete(con, "submissions", "ingest_id = ?", [ingest_id])
+            checked = tuple(r for (r,) in ruled if r in rule_results.rubrics_with_rules())
+            if checked:  # a rule may compare a submission with the contractor's others: the rubric again
+                rule_results.refresh(con, checked)
             # Tasks and items are shared by every file rating them: kept while another file's rows use them.
             users = """SELECT task_id, rubric, min(ingest_id) AS first_id FROM (
                            SELECT task_id, rubric, ingest_id FROM ratings

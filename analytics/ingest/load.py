@@ -19,6 +19,7 @@ import duckdb
 import pandas as pd
 
 from analytics import keys, people, reference_pairs, rubrics, store
+from analytics.consistency import results as rule_results
 from analytics.ingest import FORMATS, detect_format, limits
 from analytics.ingest.base import (
     ITEM_COLUMNS,
@@ -426,6 +427,7 @@ def _load(
         problems += merged
         loaded -= len(merged)
     reference_pairs.add_load(con, ingest_id)
+    rule_results.after_load(con, ingest_id)
     quarantined = bad + sum(p.counts_as_row for p in problems)
     con.execute(
         "INSERT INTO ingest_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)",

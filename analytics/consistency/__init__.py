@@ -1,0 +1,1 @@
+"""Consistency: the rubric documents rules checked on every submission (issue #14)."""

@@ -1,0 +1,215 @@
+"""Violation rates of the rubric rules: per rule, per contractor and rule (with intervals and the flag), per week.
+
+Flag rule (one for every rule that flags): a contractor is flagged on a rule when they have at least MIN_TASKS
+checked submissions (the small-n rule of the agreement report, analytics/agreement/report.py) and the 95%
+interval of their rate minus the team's rate lies wholly above zero (Newcombe's hybrid score interval of a
+difference of proportions, Newcombe 1998 method 10). The team is every other contractor under the same filters,
+pooled. A rate's own interval is Wilson's. Label positions of files without rater ids are nobody and left out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from analytics.agreement import anonymous as an
+from analytics.agreement import intervals as iv
+from analytics.agreement.report import MIN_TASKS
+from analytics.consistency import catalogue, results
+from analytics.filters import NO_FILTERS, Filters
+from analytics.queries import Query, run
+
+RULE_COLUMNS = ("rule_id", "rubric", "description", "n_checked", "n_violations")
+RATER_COLUMNS = (
+    "rater_id",
+    "rule_id",
+    "n_checked",
+    "n_violations",
+    "rate",
+    "rate_ci_low",
+    "rate_ci_high",
+    "team_rate",
+    "team_checked",
+    "difference_ci_low",
+    "difference_ci_high",
+    "small_n",
+    "flagged",
+)
+VIOLATION_COLUMNS = ("rule_id", "rater_id", "task_id", "detail")
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """Every figure of the rules under one filter, and the queries that made them."""
+
+    rules: pd.DataFrame  # RULE_COLUMNS
+    raters: pd.DataFrame  # RATER_COLUMNS
+    violations: pd.DataFrame  # VIOLATION_COLUMNS + rubric, role, submission_id, submitted_at
+    weekly: pd.DataFrame  # week, rubric, n_checked, n_violating, share, share_ci_low, share_ci_high
+    queries: tuple[Query, ...]
+
+
+def _where(filters: Filters) -> tuple[str, dict]:
+    """The filter on submissions (alias s): rubric, role, rater and dates; dimensions do not apply."""
+    return filters.but(dimensions=()).where_named("s")
+
+
+def counts_query(filters: Filters, source: str = "rule_results") -> Query:
+    """Checked and violating submissions per rule, rater and role under the filters."""
+    where, params = _where(filters)
+    return Query(
+        "rule_counts",
+        f"""SELECT r.rule_id, s.rater_id, s.role, count(*) AS n_checked,
+       count(*) FILTER (WHERE r.violated) AS n_violations
+FROM {source} r JOIN submissions s USING (submission_id)
+WHERE {where}
+GROUP BY ALL""",
+        params,
+    )
+
+
+def violations_query(filters: Filters, source: str = "rule_results") -> Query:
+    """Every violation under the filters, newest first."""
+    where, params = _where(filters)
+    return Query(
+        "rule_violations",
+        f"""SELECT r.rule_id, s.rater_id, s.task_id, r.detail, r.rubric, s.role, r.submission_id, s.submitted_at
+FROM {source} r JOIN submissions s USING (submission_id)
+WHERE r.violated AND {where}
+ORDER BY s.submitted_at DESC NULLS LAST, r.rule_id, s.rater_id, s.task_id""",
+        params,
+    )
+
+
+def weekly_query(filters: Filters, flagging: list[str], source: str = "rule_results") -> Query:
+    """Per week and rubric, submissions some flagging rule checked and those breaking at least one."""
+    where, params = _where(filters)
+    return Query(
+        "rule_weekly",
+        f"""SELECT date_trunc('week', s.submitted_at) AS week, r.rubric, count(DISTINCT r.submission_id) AS n_checked,
+       count(DISTINCT r.submission_id) FILTER (WHERE r.violated) AS n_violating
+FROM {source} r JOIN submissions s USING (submission_id)
+WHERE list_contains($flagging, r.rule_id) AND s.submitted_at IS NOT NULL AND {where}
+GROUP BY ALL
+ORDER BY week, r.rubric""",
+        {**params, "flagging": flagging},
+    )
+
+
+def consistency(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, read_only: bool = False) -> Consistency:
+    """Rules, contractors' rates with flags, violations and the weekly share of submissions breaking a rule."""
+    source = results.source(con, read_only)
+    rules = catalogue.rules()
+    queries: list[Query] = []
+    counts = run(con, counts_query(filters, source), queries)
+    violations = run(con, violations_query(filters, source), queries)
+    weekly = run(con, weekly_query(filters, [r.rule_id for r in rules if r.flags], source), queries)
+    return Consistency(
+        rules=rule_table(counts, rules),
+        raters=rater_table(counts, rules),
+        violations=violations,
+        weekly=_with_share(weekly),
+        queries=tuple(queries),
+    )
+
+
+def rule_table(counts: pd.DataFrame, rules: tuple[catalogue.Rule, ...]) -> pd.DataFrame:
+    """Per rule (every role): submissions checked and breaking it; rules nothing was checked against stay."""
+    sums = counts.groupby("rule_id")[["n_checked", "n_violations"]].sum() if len(counts) else pd.DataFrame()
+    by_rule = {
+        str(k): (int(n), int(v))
+        for k, n, v in zip(sums.index, sums.get("n_checked", []), sums.get("n_violations", []), strict=True)
+    }
+    rows = []
+    for r in rules:
+        n, v = by_rule.get(r.rule_id, (0, 0))
+        rows.append(
+            {
+                "rule_id": r.rule_id,
+                "rubric": r.rubric,
+                "description": r.description,
+                "n_checked": int(n),
+                "n_violations": int(v),
+            }
+        )
+    return pd.DataFrame(rows, columns=list(RULE_COLUMNS))
+
+
+def rater_table(counts: pd.DataFrame, rules: tuple[catalogue.Rule, ...]) -> pd.DataFrame:
+    """Per contractor and rule: rate with its Wilson interval, the team's rate and the flag (module docstring)."""
+    people = (
+        counts[(counts["role"] == "contractor") & ~counts["rater_id"].map(an.is_anonymous)] if len(counts) else counts
+    )
+    flags = {r.rule_id: r.flags for r in rules}
+    rows = []
+    for rule_id, g in people.groupby("rule_id", sort=False) if len(people) else []:
+        total_n, total_v = int(g["n_checked"].sum()), int(g["n_violations"].sum())
+        for rater, n, v in zip(g["rater_id"], g["n_checked"].astype(int), g["n_violations"].astype(int), strict=True):
+            rows.append(
+                _rate_row(str(rater), str(rule_id), n, v, total_n - n, total_v - v, flags.get(str(rule_id), False))
+            )
+    out = pd.DataFrame(rows, columns=list(RATER_COLUMNS))
+    order = {r.rule_id: i for i, r in enumerate(rules)}
+    return out.sort_values(
+        ["rule_id", "rater_id"], key=lambda c: c.map(order) if c.name == "rule_id" else c, ignore_index=True
+    )
+
+
+def _rate_row(rater: str, rule_id: str, n: int, v: int, team_n: int, team_v: int, flags: bool) -> dict:
+    """One contractor's rate on one rule against the rest of the team."""
+    rate = v / n if n else math.nan
+    team = team_v / team_n if team_n else math.nan
+    low, high = iv.wilson(rate, n)
+    d_low, d_high = iv.newcombe(team, team_n, rate, n) if n and team_n else (math.nan, math.nan)
+    small = n < MIN_TASKS
+    return {
+        "rater_id": rater,
+        "rule_id": rule_id,
+        "n_checked": n,
+        "n_violations": v,
+        "rate": rate,
+        "rate_ci_low": low,
+        "rate_ci_high": high,
+        "team_rate": team,
+        "team_checked": team_n,
+        "difference_ci_low": d_low,
+        "difference_ci_high": d_high,
+        "small_n": small,
+        "flagged": bool(flags and not small and not math.isnan(d_low) and d_low > 0),
+    }
+
+
+def _with_share(weekly: pd.DataFrame) -> pd.DataFrame:
+    """The weekly counts with the share breaking a rule and its Wilson interval."""
+    out = weekly.copy()
+    share = out["n_violating"] / out["n_checked"].where(out["n_checked"] > 0)
+    bounds = [iv.wilson(p, n) for p, n in zip(share, out["n_checked"], strict=True)]
+    out["share"] = share
+    out["share_ci_low"] = [b[0] for b in bounds]
+    out["share_ci_high"] = [b[1] for b in bounds]
+    return out
+
+
+def rater_rates(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+    """Per contractor and rule: rates, intervals, n and the flag (RATER_COLUMNS)."""
+    return consistency(con, filters).raters
+
+
+def contract_payload(c: Consistency) -> dict:
+    """The `consistency --json` document: rules, raters and violations (issue #14's contract)."""
+
+    def records(df: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
+        return [
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in df[list(columns)].astype(object).to_dict("records")
+        ]
+
+    raters = ("rater_id", "rule_id", "n_checked", "n_violations", "rate", "rate_ci_low", "rate_ci_high", "flagged")
+    return {
+        "rules": records(c.rules, RULE_COLUMNS),
+        "raters": records(c.raters, raters),
+        "violations": records(c.violations, VIOLATION_COLUMNS),
+    }

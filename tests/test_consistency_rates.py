@@ -1,0 +1,137 @@
+"""Rule results kept per submission and violation rates with the flag rule (analytics/consistency), on a rule made
+for the test: which submissions it checks and breaks is set here, so every count and flag is known."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import pytest
+
+from analytics import store
+from analytics.agreement import intervals as iv
+from analytics.consistency import catalogue, rates, results
+from analytics.filters import Filters
+
+RUBRIC = "answer_comparison"
+START = dt.datetime(2026, 3, 2, 9)
+
+
+def _breaks(con) -> pd.DataFrame:
+    """The test rule: every rated submission is checked; it is broken where the comment says 'break'."""
+    df = con.execute(
+        """SELECT submission_id, coalesce(comment = 'break', false) AS violated,
+                  CASE WHEN comment = 'break' THEN 'said break' ELSE '' END AS detail
+           FROM submissions WHERE rubric = $rubric AND status = 'rated'""",
+        {"rubric": RUBRIC},
+    ).df()
+    return df
+
+
+TEST_RULE = catalogue.Rule("test_no_break", RUBRIC, 'A comment never says "break".', ("submissions.comment",), _breaks)
+REPORTED = catalogue.Rule("test_reported", RUBRIC, "Reported only.", ("submissions.comment",), _breaks, flags=False)
+
+
+@pytest.fixture
+def con(monkeypatch):
+    monkeypatch.setattr(catalogue, "rules", lambda: (TEST_RULE, REPORTED))
+    c = store.open_store(":memory:")
+    # (rater, role, submissions, broken): c01 breaks half of 40; c02-c04 never; c05 breaks 8 of 10 (small n);
+    # the researcher breaks some too (researchers are in the rule counts, never in the contractors' rates).
+    plan = [("c01", "contractor", 40, 20), ("c02", "contractor", 40, 0), ("c03", "contractor", 40, 0)]
+    plan += [("c04", "contractor", 40, 1), ("c05", "contractor", 10, 8), ("r1", "researcher", 40, 10)]
+    rows = []
+    for rater, role, n, broken in plan:
+        for i in range(n):
+            rows.append(
+                (
+                    f"{rater}-{i}",
+                    f"t{i}",
+                    RUBRIC,
+                    rater,
+                    role,
+                    "rated",
+                    START + dt.timedelta(days=i % 14),
+                    "break" if i < broken else "ok",
+                    1,
+                )
+            )
+    c.executemany(
+        """INSERT INTO submissions (submission_id, task_id, rubric, rater_id, role, status, submitted_at, comment,
+                                    ingest_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        rows,
+    )
+    return c
+
+
+def test_newcombe_reference_example():
+    """Newcombe (1998), Statistics in Medicine 17:873-890, Table II example (56/70 vs 48/80), method 10: the
+    difference 0.2000 has the interval 0.0524 to 0.3339."""
+    lo, hi = iv.newcombe(48 / 80, 80, 56 / 70, 70)
+    assert (round(lo, 4), round(hi, 4)) == (0.0524, 0.3339)
+
+
+def test_rates_counts_and_the_flag_rule(con):
+    found = rates.consistency(con)
+    rules = found.rules.set_index("rule_id")
+    # Every role counts in the rule table: 40+40+40+40+10+40 checked, 20+0+0+1+8+10 broken.
+    assert rules.loc["test_no_break", ["n_checked", "n_violations"]].tolist() == [210, 39]
+    raters = found.raters[found.raters["rule_id"] == "test_no_break"].set_index("rater_id")
+    assert "r1" not in raters.index  # researchers are not rated here
+    c01 = raters.loc["c01"]
+    assert (c01["n_checked"], c01["n_violations"], c01["rate"]) == (40, 20, 0.5)
+    assert (c01["rate_ci_low"], c01["rate_ci_high"]) == pytest.approx(iv.wilson(0.5, 40))
+    # The team of c01 is the other contractors pooled: 9 broken of 130.
+    assert (c01["team_rate"], c01["team_checked"]) == (pytest.approx(9 / 130), 130)
+    assert (c01["difference_ci_low"], c01["difference_ci_high"]) == pytest.approx(iv.newcombe(9 / 130, 130, 0.5, 40))
+    # Flagged: c01 only. c05's 8 of 10 is small n (under MIN_TASKS checked), c04's one slip is within the team.
+    assert raters.index[raters["flagged"]].tolist() == ["c01"]
+    assert bool(raters.loc["c05", "small_n"]) and not raters.loc["c05", "flagged"]
+    # A rule that only reports never flags anyone, whatever the rate.
+    assert not found.raters[found.raters["rule_id"] == "test_reported"]["flagged"].any()
+
+
+def test_violations_and_the_payload(con):
+    found = rates.consistency(con, Filters(raters=("c05",)))
+    # c05 breaks 8 submissions, each counted by both rules.
+    assert len(found.violations) == 2 * 8 and set(found.violations["detail"]) == {"said break"}
+    assert set(found.violations["rater_id"]) == {"c05"}
+    payload = rates.contract_payload(rates.consistency(con))
+    assert set(payload) == {"rules", "raters", "violations"}
+    assert set(payload["raters"][0]) == {
+        "rater_id",
+        "rule_id",
+        "n_checked",
+        "n_violations",
+        "rate",
+        "rate_ci_low",
+        "rate_ci_high",
+        "flagged",
+    }
+    assert {v["rule_id"] for v in payload["violations"]} == {"test_no_break", "test_reported"}
+    assert set(payload["violations"][0]) == {"rule_id", "rater_id", "task_id", "detail"}
+
+
+def test_weekly_share_counts_each_submission_once_over_flagging_rules(con):
+    weekly = rates.consistency(con).weekly
+    assert weekly["n_checked"].sum() == 210 and weekly["n_violating"].sum() == 39
+    row = weekly.iloc[0]
+    assert row["share"] == pytest.approx(row["n_violating"] / row["n_checked"])
+    assert (row["share_ci_low"], row["share_ci_high"]) == pytest.approx(iv.wilson(row["share"], row["n_checked"]))
+
+
+def test_results_are_kept_and_checked_again_when_the_rules_change(con, monkeypatch):
+    assert not results.is_current(con)
+    assert results.source(con) == "rule_results" and results.is_current(con)
+    assert con.execute("SELECT count(*) FROM rule_results").fetchall()[0][0] == 2 * 210
+    # Another rule set (a new version of the code): the kept results are outdated and computed again.
+    monkeypatch.setattr(catalogue, "rules", lambda: (TEST_RULE,))
+    assert not results.is_current(con)
+    results.source(con)
+    assert con.execute("SELECT DISTINCT rule_id FROM rule_results").fetchall() == [("test_no_break",)]
+
+
+def test_a_read_only_store_computes_without_writing(con, monkeypatch):
+    assert results.source(con, read_only=True) == results.FOUND
+    assert con.execute("SELECT count(*) FROM rule_results").fetchall()[0][0] == 0
+    assert len(rates.consistency(con, read_only=True).violations) == 2 * 39
