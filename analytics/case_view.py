@@ -44,9 +44,10 @@ class CaseView:
     # for what every rater's submission says alike (e.g. the task's kind)
 
     @property
-    def pair_columns(self) -> tuple[str, str]:
-        """The contractor's and the researcher's rating columns."""
-        return self.rater_columns[0], self.rater_columns[1]
+    def pair_columns(self) -> tuple[str, ...]:
+        """The contractor's and the researcher's rating columns (the contractor's alone when the case has no
+        researcher: a submission looked at on its own)."""
+        return self.rater_columns[: 2 if self.key.researcher_id else 1]
 
     def option_ratings(self, item_id: str) -> pd.DataFrame:
         """Ratings of one option (a row per dimension)."""
@@ -105,7 +106,9 @@ def _side_by_side(detail: UnitDetail, key: CaseKey) -> tuple[pd.DataFrame, tuple
     """Every rating as a row per target and dimension and a column per rater, the case's pair first; `differs`
     where the pair rated the row on different levels, `is_case` on the row of the disagreement itself."""
     r = detail.ratings
-    pair = (rater_column(key.contractor_id, "contractor"), rater_column(key.researcher_id, "researcher"))
+    pair: tuple[str, ...] = (rater_column(key.contractor_id, "contractor"),)
+    if key.researcher_id:
+        pair += (rater_column(key.researcher_id, "researcher"),)
     rated = r.assign(rater=[rater_column(i, role) for i, role in zip(r["rater_id"], r["role"], strict=True)])
     others = rated.sort_values(["role", "rater_id"])["rater"].drop_duplicates()
     columns = (*pair, *(c for c in others if c not in pair))
@@ -119,8 +122,8 @@ def _side_by_side(detail: UnitDetail, key: CaseKey) -> tuple[pd.DataFrame, tuple
         wide = wide.reindex(pd.MultiIndex.from_frame(rows)).reindex(columns=list(columns)).reset_index()
         wide.columns.name = None
     wide = wide.astype({c: object for c in columns}).where(wide.notna(), "")
-    c, x = wide[pair[0]], wide[pair[1]]
-    wide["differs"] = (c != "") & (x != "") & (c != x)
+    c, x = wide[pair[0]], wide[pair[-1]]
+    wide["differs"] = (c != "") & (x != "") & (c != x)  # never, without a researcher
     wide["is_case"] = (wide["dimension_id"] == key.dimension) & (wide["target"] == key.target)
     return wide.reset_index(drop=True), columns
 

@@ -13,9 +13,9 @@ import streamlit as st
 from analytics import case_view as cv
 from analytics import disagreements as dis
 from analytics import distributions, rubrics
-from ui import charts, sidebar, state
+from ui import case_panel, charts, sidebar, state
 from ui.tables import table
-from ui.text import md_escape, show_text, text_block, visible
+from ui.text import md_escape, text_block, visible
 
 MAX_CASES_LISTED = 500
 CASE_COLUMNS = [
@@ -33,13 +33,7 @@ CASE_COLUMNS = [
     "note",
     "reviewer",
 ]
-DIFFERS = "≠"  # the marker column of a ratings table: the contractor and the researcher differ on this row
 CASE, CASE_AT = "dis_case", "dis_case_at"  # the chosen case's id and its place in the list, kept across reruns
-SHORT_NOTE = 80  # characters of a note every rater wrote alike that still goes on the shared line
-PAIR = ("contractor", "researcher")  # the case's pair's columns in a ratings table
-ROW_PX = 35  # a dataframe row's height: ratings tables show every row
-DIFFERS_CSS = "background-color: rgba(255, 170, 60, 0.35)"
-CASE_CSS = "background-color: rgba(230, 70, 50, 0.35); font-weight: bold"
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -139,47 +133,6 @@ def note_form(key: dis.CaseKey, existing: pd.DataFrame, next_case: str | None) -
         )
 
 
-def ratings_table(rows: pd.DataFrame, view: cv.CaseView, name: str, key: str, narrow: bool = False) -> None:
-    """Ratings with the case's contractor beside its researcher (columns named by role, right after the
-    dimension, so a narrow column still shows both), the rows where they differ highlighted (the disagreement
-    itself strongest); every other rater's column follows. The target is shown when the rows have several."""
-    if rows.empty:
-        st.caption("No ratings of this.")
-        return
-    pair = dict(zip(view.pair_columns, PAIR, strict=True))
-    with_target = bool(rows["target"].nunique() > 1)
-    shown = rows[["target"] * with_target + ["dimension", *view.rater_columns]].rename(columns=pair)
-    shown.insert(1 + with_target, DIFFERS, rows["differs"].map({True: DIFFERS, False: ""}))
-    styles = pd.DataFrame("", index=shown.index, columns=shown.columns)
-    marked = ["dimension", DIFFERS, *PAIR]
-    styles.loc[rows["differs"], marked] = DIFFERS_CSS
-    styles.loc[rows["is_case"], marked] = CASE_CSS
-    widths = (130, 70) if narrow else (220, 110)
-    config = {
-        "dimension": st.column_config.TextColumn(width=widths[0]),
-        DIFFERS: st.column_config.TextColumn(width=28),
-        **{role: st.column_config.TextColumn(width=widths[1]) for role in PAIR},
-    }
-    table(shown, name, key=key, height=ROW_PX * (len(shown) + 1) + 3, styles=styles, column_config=config)
-
-
-def rater_notes(notes: pd.DataFrame, prefix: str = "") -> None:
-    """What a rater wrote, label by label, as plain text."""
-    for _, n in notes.iterrows():
-        text_block(prefix + n["label"], n["text"])
-
-
-def shared_notes(notes: pd.DataFrame, who: str) -> None:
-    """What every rater's submission says alike: short one-line notes together on one line, others as text."""
-    if notes.empty:
-        return
-    short = notes["text"].map(lambda t: len(t) <= SHORT_NOTE and "\n" not in t).astype(bool)
-    if short.any():
-        alike = "; ".join(f"{n['label']}: {n['text']}" for _, n in notes[short].iterrows())
-        st.caption(md_escape(f"{who}: {alike}"))
-    rater_notes(notes[~short], prefix=f"{who} · ")
-
-
 filters = sidebar.current()
 st.title("Disagreements")
 rubric = sidebar.rubric_or_first(filters, key="dis_rubric")
@@ -267,72 +220,7 @@ st.markdown(
     + md_escape(f": contractor {key.contractor_id} rated {row['contractor_value']}, ")
     + md_escape(f"researcher {key.researcher_id} rated {row['researcher_value']}.")
 )
-with st.container(border=True):
-    st.markdown(f"**{md_escape(catalogued.prompt_label if catalogued else 'Task')}**")
-    show_text(view.prompt or "(no task text was loaded for this task)")
-    text_block(catalogued.context_label if catalogued else "Context", view.context)
-    shared_notes(view.notes_of(""), "Every rater's submission")
-
-first = view.shown_first.set_index("rater_id")["label"] if not view.shown_first.empty else pd.Series(dtype=str)
-if view.options.empty:
-    st.caption("No options were loaded for this task: every rating is in the table below.")
-else:
-    order = f"Options in the order {key.contractor_id} saw them"
-    if key.contractor_id in first.index:
-        order += f" ({first[key.contractor_id]} first"
-        if key.researcher_id in first.index:
-            order += f"; {key.researcher_id} saw {first[key.researcher_id]} first"
-        order += ")"
-    st.caption(
-        md_escape(
-            order + f". Under each, every rater's ratings of it: the contractor ({key.contractor_id}) beside the "
-            f"researcher ({key.researcher_id}), marked {DIFFERS} and highlighted where they differ (the disagreement "
-            "itself in red), then the other raters."
-        )
-    )
-options = list(view.options.itertuples(index=False))
-# Three rows of columns, one column per option, so the texts, the ratings tables and the notes line up.
-for col, item in zip(st.columns(max(len(options), 1)), options, strict=False):
-    with col, st.container(border=True):
-        st.markdown(f"**{md_escape(item.label)}**")
-        show_text(item.text or "(no text)")
-        text_block("Sources", item.sources)
-for i, (col, item) in enumerate(zip(st.columns(max(len(options), 1)), options, strict=False)):
-    with col:
-        ratings_table(
-            view.option_ratings(str(item.item_id)), view, f"ratings of {item.label}", f"dl_option_{i}", len(options) > 2
-        )
-for col, item in zip(st.columns(max(len(options), 1)), options, strict=False):
-    with col:
-        for rater in (key.contractor_id, key.researcher_id):
-            rater_notes(view.notes_of(rater, str(item.item_id)), prefix=f"{rater} · ")
-        shared_notes(view.notes_of("", str(item.item_id)), "Every rater")
-
-task_rows = view.task_ratings()
-if not task_rows.empty:
-    st.markdown("**Ratings of the whole task**" if not view.options.empty else "**Every rater's ratings**")
-    ratings_table(task_rows, view, "ratings of the task", key="dl_task_ratings")
-
-st.subheader("What the raters wrote")
-cc, rc = st.columns(2)
-for col, rater, role in ((cc, key.contractor_id, "Contractor"), (rc, key.researcher_id, "Researcher")):
-    with col, st.container(border=True):
-        st.markdown(f"**{role} {md_escape(rater)}**")
-        wrote = view.notes_of(rater)
-        rater_notes(wrote)
-        if wrote.empty:
-            st.caption("Nothing written beyond the ratings.")
-others = view.raters[~view.raters["rater_id"].isin([key.contractor_id, key.researcher_id])]
-if not others.empty:
-    with st.expander(f"The other {len(others)} rater(s) of this task"):
-        for other in others.itertuples(index=False):
-            st.markdown(f"**{md_escape(other.rater_id)}** ({md_escape(other.role)})")
-            wrote = view.notes[view.notes["rater_id"] == other.rater_id]
-            for _, n in wrote.iterrows():
-                about = f"{option_names.get(n['target'], n['target'])} · " if n["target"] else ""
-                text_block(about + n["label"], n["text"])
-            if wrote.empty:
-                st.caption("Nothing written beyond the ratings (or only what every rater wrote alike).")
+case_panel.show_case(view, catalogued)
 
 st.subheader("Review note")
 note_form(key, dis.notes_for(state.cursor(), key=key), next_case)
