@@ -19,10 +19,12 @@ from analytics.agreement import anonymous as an
 from analytics.agreement import intervals as iv
 from analytics.agreement.report import MIN_TASKS
 from analytics.consistency import catalogue, results
+from analytics.disagreements import CaseKey
 from analytics.filters import NO_FILTERS, Filters
 from analytics.queries import Query, run
 
 RULE_COLUMNS = ("rule_id", "rubric", "description", "n_checked", "n_violations")
+RULE_TABLE = (*RULE_COLUMNS, "rate", "rate_ci_low", "rate_ci_high", "flags")
 RATER_COLUMNS = (
     "rater_id",
     "rule_id",
@@ -45,7 +47,7 @@ VIOLATION_COLUMNS = ("rule_id", "rater_id", "task_id", "detail")
 class Consistency:
     """Every figure of the rules under one filter, and the queries that made them."""
 
-    rules: pd.DataFrame  # RULE_COLUMNS
+    rules: pd.DataFrame  # RULE_TABLE: counts, the rate with its Wilson interval, whether the rule flags
     raters: pd.DataFrame  # RATER_COLUMNS
     violations: pd.DataFrame  # VIOLATION_COLUMNS + rubric, role, submission_id, submitted_at
     weekly: pd.DataFrame  # week, rubric, n_checked, n_violating, share, share_ci_low, share_ci_high
@@ -135,7 +137,12 @@ def rule_table(counts: pd.DataFrame, rules: tuple[catalogue.Rule, ...]) -> pd.Da
                 "n_violations": int(v),
             }
         )
-    return pd.DataFrame(rows, columns=list(RULE_COLUMNS))
+    out = pd.DataFrame(rows, columns=list(RULE_COLUMNS))
+    out["rate"] = out["n_violations"] / out["n_checked"].where(out["n_checked"] > 0)
+    bounds = [iv.wilson(p, n) for p, n in zip(out["rate"], out["n_checked"], strict=True)]
+    out["rate_ci_low"], out["rate_ci_high"] = [b[0] for b in bounds], [b[1] for b in bounds]
+    out["flags"] = [r.flags for r in rules]
+    return out
 
 
 def rater_table(counts: pd.DataFrame, rules: tuple[catalogue.Rule, ...]) -> pd.DataFrame:
@@ -191,6 +198,24 @@ def _with_share(weekly: pd.DataFrame) -> pd.DataFrame:
     out["share_ci_low"] = [b[0] for b in bounds]
     out["share_ci_high"] = [b[1] for b in bounds]
     return out
+
+
+def case_query(rubric: str, task_id: str) -> Query:
+    """The researchers who rated a task, first by id: the one shown beside a submission that broke a rule."""
+    return Query(
+        "rule_case_researcher",
+        """SELECT DISTINCT rater_id FROM submissions
+WHERE rubric = $rubric AND task_id = $task_id AND role = 'researcher' AND status = 'rated'
+ORDER BY rater_id""",
+        {"rubric": rubric, "task_id": task_id},
+    )
+
+
+def case_key(con: duckdb.DuckDBPyConnection, rubric: str, task_id: str, rater_id: str) -> CaseKey:
+    """A submission opened side by side: its rater as the contractor beside the task's first researcher (""
+    when no researcher rated the task)."""
+    researchers = case_query(rubric, task_id).rows(con)
+    return CaseKey(task_id, rubric, "", "", rater_id, str(researchers[0][0]) if researchers else "")
 
 
 def rater_rates(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:

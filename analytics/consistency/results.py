@@ -101,14 +101,21 @@ def source(con: duckdb.DuckDBPyConnection, read_only: bool = False) -> str:
     if read_only:
         con.register(FOUND, check(con))
         return FOUND
-    from analytics.store import WRITE_LOCK  # here: the store imports this module for its migration
+    recheck(con)
+    return "rule_results"
+
+
+def recheck(con: duckdb.DuckDBPyConnection) -> int:
+    """Check every submission against every rule again and keep the results (on demand), in one transaction."""
+    from analytics.store import WRITE_LOCK, bump_version  # here: the store imports this module for its migration
 
     with WRITE_LOCK:
         con.execute("BEGIN TRANSACTION")
         try:
-            refresh(con)
+            kept = refresh(con)
+            bump_version(con)  # pages cache by version: they read the new results
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
-    return "rule_results"
+    return kept

@@ -1,0 +1,64 @@
+"""AppTest of the Consistency page on the demo store, with a rule made for the test (which submissions break it
+is set here): the rules chart and table, the flagged contractor, the violations and one opened side by side."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analytics.consistency import catalogue
+from tests.conftest import app_test
+
+PAGE = "app_pages/consistency.py"
+BREAKER = "c05"
+
+
+def _every_other_task_of_the_breaker(con) -> pd.DataFrame:
+    """Every rated answer-comparison submission is checked; the breaker breaks it on even-hashed tasks."""
+    return con.execute(
+        """SELECT submission_id, rater_id = $breaker AND hash(task_id) % 2 = 0 AS violated,
+                  CASE WHEN rater_id = $breaker AND hash(task_id) % 2 = 0 THEN 'planted for the test' ELSE '' END
+                      AS detail
+           FROM submissions WHERE rubric = 'answer_comparison' AND status = 'rated'""",
+        {"breaker": BREAKER},
+    ).df()
+
+
+RULE = catalogue.Rule(
+    "test_planted", "answer_comparison", "A rule made for the test.", ("submissions",), _every_other_task_of_the_breaker
+)
+
+
+@pytest.fixture
+def planted(app_store, monkeypatch):
+    monkeypatch.setattr(catalogue, "rules", lambda: (RULE,))
+    return app_store
+
+
+def test_rules_contractors_and_a_violation_side_by_side(planted):
+    at = app_test(PAGE)
+    assert not at.exception, at.exception
+    markdown = " ".join(m.value for m in at.markdown).replace("\\", "")  # escaped markdown, read as text
+    assert "Flagged:" in markdown and BREAKER in markdown
+    tables = [df.value for df in at.dataframe]
+    rules = next(t for t in tables if "description" in t.columns or "Description" in t.columns)
+    assert len(rules) == 1
+    # The violations table holds only the breaker's submissions; the opened one names the rule and what was found.
+    assert "Rule broken:" in markdown and "planted for the test" in markdown
+    assert at.selectbox(key="cons_violation").options
+    # The side-by-side panel of the opened submission shows its task and its ratings (the case panel).
+    assert any("Options in the order" in c.value for c in at.caption)
+
+
+def test_check_again_keeps_results_and_says_so(planted):
+    at = app_test(PAGE)
+    at.button(key="cons_recheck").click().run()
+    assert not at.exception
+    assert any("Checked again" in s.value for s in at.success)
+
+
+def test_no_rubric_with_rules_under_the_filters(planted):
+    at = app_test(PAGE)
+    at.sidebar.selectbox(key="f_rubric").select("instruction_following").run()
+    assert not at.exception
+    assert any("No submission under these filters" in i.value for i in at.info)

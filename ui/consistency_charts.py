@@ -1,0 +1,117 @@
+"""Charts of the rubric rules' violation rates (Consistency page, Overview's weekly share)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.charts import legend, tip, title_lines, with_rubric_titles
+
+STANDING = alt.Scale(domain=["flagged", "within the team", "small n"], range=["#d62728", "#4c78a8", "#9e9e9e"])
+PERCENT = alt.Axis(format="%")
+
+
+def rule_rates(rules: pd.DataFrame) -> alt.TopLevelMixin:
+    """Per rule, the share of checked submissions breaking it with its 95% Wilson interval, highest first."""
+    df = with_rubric_titles(rules[rules["n_checked"] > 0])
+    order = df.sort_values("rate", ascending=False)["rule_id"].tolist()
+    y = alt.Y("rule_id:N", title=None, sort=order, axis=alt.Axis(labelLimit=260))
+    base = alt.Chart(df)
+    bars = base.mark_rule(strokeWidth=2).encode(
+        y=y,
+        x=alt.X("rate_ci_low:Q", title="Share of checked submissions breaking the rule", axis=PERCENT),
+        x2="rate_ci_high:Q",
+        color=alt.Color("rubric_title:N", legend=None),
+    )
+    points = base.mark_point(filled=True, size=70, opacity=1).encode(
+        y=y,
+        x="rate:Q",
+        color=alt.Color("rubric_title:N", title="Rubric", legend=legend(2)),
+        tooltip=[
+            tip("rule_id", "rule"),
+            tip("description"),
+            alt.Tooltip("rate:Q", format=".1%", title="rate"),
+            alt.Tooltip("rate_ci_low:Q", format=".1%", title="95% interval from"),
+            alt.Tooltip("rate_ci_high:Q", format=".1%", title="95% interval to"),
+            alt.Tooltip("n_violations:Q", title="breaking"),
+            alt.Tooltip("n_checked:Q", title="checked"),
+        ],
+    )
+    return alt.layer(bars, points).properties(title="Rules by violation rate (every role)", height=alt.Step(22))
+
+
+def rater_rates(raters: pd.DataFrame, rule_id: str) -> alt.TopLevelMixin:
+    """Per contractor on one rule: the rate with its 95% interval, coloured by standing, and the team's rate
+    (all contractors pooled) as a dashed rule."""
+    df = raters.assign(
+        standing=[
+            "flagged" if f else "small n" if s else "within the team"
+            for f, s in zip(raters["flagged"], raters["small_n"], strict=True)
+        ]
+    )
+    order = df.sort_values("rate", ascending=False)["rater_id"].tolist()
+    y = alt.Y("rater_id:N", title=None, sort=order, axis=alt.Axis(labelOverlap=False))
+    base = alt.Chart(df)
+    color = alt.Color("standing:N", scale=STANDING, title="Standing", legend=legend(3))
+    bars = base.mark_rule(strokeWidth=2).encode(
+        y=y,
+        x=alt.X("rate_ci_low:Q", title="Share of this contractor's checked submissions breaking it", axis=PERCENT),
+        x2="rate_ci_high:Q",
+        color=color,
+    )
+    points = base.mark_point(filled=True, size=70, opacity=1).encode(
+        y=y,
+        x="rate:Q",
+        color=color,
+        tooltip=[
+            tip("rater_id", "contractor"),
+            alt.Tooltip("rate:Q", format=".1%", title="rate"),
+            alt.Tooltip("rate_ci_low:Q", format=".1%", title="95% interval from"),
+            alt.Tooltip("rate_ci_high:Q", format=".1%", title="95% interval to"),
+            alt.Tooltip("n_violations:Q", title="breaking"),
+            alt.Tooltip("n_checked:Q", title="checked"),
+            alt.Tooltip("team_rate:Q", format=".1%", title="rest of the team"),
+        ],
+    )
+    n, v = int(raters["n_checked"].sum()), int(raters["n_violations"].sum())
+    team = pd.DataFrame({"rate": [v / n if n else 0.0], "label": [f"all contractors {v / n if n else 0:.1%}"]})
+    line = (
+        alt.Chart(team)
+        .mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#555")
+        .encode(x="rate:Q", tooltip=[tip("label", "team")])
+    )
+    return alt.layer(bars, points, line).properties(title=title_lines(f"Contractors on {rule_id}"), height=alt.Step(16))
+
+
+def weekly_share(weekly: pd.DataFrame) -> alt.TopLevelMixin:
+    """Per week and rubric, the share of checked submissions breaking at least one rule, with its interval."""
+    df = with_rubric_titles(weekly)
+    x = alt.X("week:T", title="Week")
+    color = alt.Color("rubric_title:N", title="Rubric", legend=legend(2))
+    band = (
+        alt.Chart(df)
+        .mark_area(opacity=0.18)
+        .encode(
+            x=x,
+            y=alt.Y("share_ci_low:Q", title="Submissions breaking a rule", axis=PERCENT),
+            y2="share_ci_high:Q",
+            color=color,
+        )
+    )
+    line = (
+        alt.Chart(df)
+        .mark_line(point=True)
+        .encode(
+            x=x,
+            y="share:Q",
+            color=color,
+            tooltip=[
+                alt.Tooltip("week:T", title="week of"),
+                tip("rubric_title", "rubric"),
+                alt.Tooltip("share:Q", format=".1%", title="breaking a rule"),
+                alt.Tooltip("n_violating:Q", title="breaking"),
+                alt.Tooltip("n_checked:Q", title="checked"),
+            ],
+        )
+    )
+    return alt.layer(band, line).properties(title="Share of submissions breaking a rubric rule, per week")
