@@ -249,7 +249,7 @@ def cmd_consistency(args: argparse.Namespace) -> int:
             return _fail(r.errors[0] if r.errors else f"{f}: rejected")
         if r.rows_quarantined:
             print(f"{r.file}: {r.rows_quarantined} row(s) not used, e.g. {r.errors[0]}", file=sys.stderr)
-    found = rates.consistency(con, Filters(rubric=args.rubric), read_only=not args.files)
+    found = rates.consistency(con, Filters(rubric=args.rubric))
     payload = rates.contract_payload(found)
     print(json.dumps(payload, indent=2) if args.json else consistency_text(payload))
     return 0

@@ -31,6 +31,7 @@ from analytics import people, rubrics
 from analytics.agreement import intervals as iv
 from analytics.agreement import pairs as pr
 from analytics.agreement import team as tm
+from analytics.consistency import rates as cons
 from analytics.distributions import dimensions
 from analytics.filters import Filters
 from analytics.formatting import is_missing
@@ -108,6 +109,7 @@ class TeamFigures:
     weekly: pd.DataFrame  # rater_id, rubric, week, n_pairs, agree
     durations: pd.DataFrame  # rater_id, rubric, median_s
     positions: pd.DataFrame  # distributions.position_bias rows of every rubric (with `rubric`), raters and roles
+    rules: cons.Consistency  # the rubric rules' rates of every contractor and their violations
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,7 @@ class FeedbackReport:
     effects: pd.DataFrame  # EFFECT_COLUMNS: each rater effect checked per rubric, those shown first
     durations: pd.DataFrame  # per rubric: submissions, median seconds, team median, ratio
     highlights: tuple[str, ...]  # a few plain sentences a lead can start the conversation with
+    rules: pd.DataFrame  # RULE_COLUMNS: the rubric rules this contractor broke (analytics/consistency)
     stamp: dict  # what the figures were computed on (analytics.stamp)
     name: str = ""  # how the contractor is named to people ("Dana K. (c13)" with a rater directory, else the id)
 
@@ -166,6 +169,7 @@ def team_figures(
         weekly=_weekly_by_contractor(con, f),
         durations=_durations(con, f)[["rater_id", "rubric", "median_s"]],
         positions=_positions(con, f),
+        rules=cons.consistency(con, f),
     )
 
 
@@ -980,9 +984,47 @@ def feedback_report(
         effects=rater_effects(con, contractor, team, rated, card, trend, times),
         durations=times,
         highlights=highlights(card, trend, times),
+        rules=broken_rules(contractor, team),
         stamp=stamp(con, filters, None, False, n_boot, seed),
         name=people.who(contractor, people.display_names(con)),
     )
+
+
+RULE_COLUMNS = [
+    "rule_id",
+    "rubric",
+    "description",
+    "n_checked",
+    "n_violations",
+    "rate",
+    "rate_ci_low",
+    "rate_ci_high",
+    "team_rate",
+    "flagged",
+    "examples",
+]
+RULE_EXAMPLES = 3  # violations quoted per rule
+
+
+def broken_rules(contractor: str, team: TeamFigures) -> pd.DataFrame:
+    """The rubric rules the contractor broke (flagged ones first), each with its words, the contractor's rate and
+    the rest of the team's, and a few of the tasks where it happened."""
+    rows = team.rules.raters[(team.rules.raters["rater_id"] == contractor) & (team.rules.raters["n_violations"] > 0)]
+    if rows.empty:
+        return pd.DataFrame(columns=RULE_COLUMNS)
+    words = team.rules.rules.set_index("rule_id")
+    seen = team.rules.violations[team.rules.violations["rater_id"] == contractor]
+    examples = {
+        rule: "; ".join(f"task {t}: {d}" for t, d in zip(g["task_id"], g["detail"], strict=True))
+        for rule, g in seen.groupby("rule_id")
+        for g in [g.head(RULE_EXAMPLES)]
+    }
+    out = rows.assign(
+        rubric=rows["rule_id"].map(words["rubric"]),
+        description=rows["rule_id"].map(words["description"]),
+        examples=rows["rule_id"].map(examples).fillna(""),
+    )
+    return out.sort_values(["flagged", "rate"], ascending=False)[RULE_COLUMNS].reset_index(drop=True)
 
 
 def rubric_title(name: str) -> str:

@@ -209,6 +209,30 @@ def trend_rows(report: FeedbackReport) -> pd.DataFrame:
     )
 
 
+RULES_EXPLAIN = (
+    "Rules the rubric documents state that one submission can break on its own, checked on every submission "
+    "whether or not a researcher labelled it. Flagged: your rate is credibly above the rest of the team's (at "
+    "least 30 checked submissions and the 95% interval of the difference above zero)."
+)
+
+
+def rule_rows(report: FeedbackReport) -> pd.DataFrame:
+    """The rubric rules the contractor broke as display text: the rule's words, rates and where it happened."""
+    r = report.rules
+    return pd.DataFrame(
+        {
+            "Rule": [f"{i}: {d}" for i, d in zip(r["rule_id"], r["description"], strict=True)],
+            "Broken in": [f"{v} of {n}" for v, n in zip(r["n_violations"], r["n_checked"], strict=True)],
+            "Your rate": [
+                fmt_ci(v, lo, hi) for v, lo, hi in zip(r["rate"], r["rate_ci_low"], r["rate_ci_high"], strict=True)
+            ],
+            "Rest of the team": [fmt(v) for v in r["team_rate"]],
+            "Flagged": ["yes" if f else "" for f in r["flagged"]],
+            "For example": r["examples"],
+        }
+    )
+
+
 def case_heading(case: pd.Series) -> str:
     """One disagreement's heading (plain text): rank, severity, rubric, task, dimension and target."""
     target = f", {case['target']}" if not is_missing(case["target"]) else ""
@@ -304,6 +328,8 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     if shown_effects(report).empty:
         out += ["", "No rater effect shows clearly in your ratings."]
     out += ["", *[f"- {md_escape(line)}" for line in effects_summary(report)]]
+    out += ["", "## Rubric rules you broke", "", md_escape(RULES_EXPLAIN), ""]
+    out += _md_table(rule_rows(report)) if not report.rules.empty else ["No rubric rule broken."]
     out += ["", "## Agreement with researchers, per dimension", "", md_escape(EXPLAIN)]
     rows = card_rows(report)
     for rubric, g in rows.groupby("rubric", sort=False):
@@ -583,6 +609,8 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
         f'<p class="muted">Computed on: {_e(stamp_line(report.stamp))}</p>',
         f"<h2>Highlights</h2><ul>{highlights}</ul>",
         f"<h2>What to change</h2>{_effects_html(report)}",
+        f'<h2>Rubric rules you broke</h2><p class="muted">{_e(RULES_EXPLAIN)}</p>'
+        + (_html_table(rule_rows(report)) if not report.rules.empty else "<p>No rubric rule broken.</p>"),
         f'<h2>Agreement with researchers, per dimension</h2><p class="muted">{_e(EXPLAIN)}</p>{_card_html(report)}',
         f"<h2>Agreement week by week</h2>{_weekly_html(report)}",
         f"<h2>Levels you use, against researchers on the same units</h2>{_levels_html(report.levels)}",
@@ -616,6 +644,7 @@ def disagreements_csv(report: FeedbackReport) -> str:
 CSV_SECTIONS = (
     ("agreement", "card"),
     ("effect", "effects"),
+    ("rule", "rules"),
     ("week", "weekly"),
     ("trend", "trend"),
     ("time", "durations"),

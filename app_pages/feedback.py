@@ -173,6 +173,13 @@ for line in report.effects_summary(rep):
 with st.expander("Every effect checked, with its figures"):
     table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=number_columns(rep.effects))
 
+st.subheader("Rubric rules broken")
+st.caption(md_escape(report.RULES_EXPLAIN))
+if rep.rules.empty:
+    st.markdown("No rubric rule broken under these filters.")
+else:
+    table(report.rule_rows(rep), f"rules broken {contractor}", key="fb_dl_rules", download=rep.rules)
+
 card = rep.card
 st.subheader("Agreement with researchers, per dimension")
 if card.empty or (card["n"] == 0).all():

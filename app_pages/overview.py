@@ -5,7 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from analytics import overview
+from analytics.consistency import rates
 from ui import charts, sidebar, state
+from ui import consistency_charts as cc
 from ui.tables import table
 
 
@@ -19,6 +21,7 @@ def load(version: tuple, filters) -> dict:
         "by_week": overview.volume_by_week(con, filters),
         "raters": overview.raters(con, filters),
         "status": overview.submission_status(con, filters),
+        "rules_weekly": rates.weekly_share(con, filters),
     }
 
 
@@ -67,6 +70,13 @@ if not data["status"].empty:
     charts.show(st, charts.submission_status(data["status"]), width="stretch")
 if not data["by_week"].empty:
     charts.show(st, charts.volume_by_week(data["by_week"]), width="stretch")
+
+if not data["rules_weekly"].empty:
+    charts.show(st, cc.weekly_share(data["rules_weekly"]), width="stretch")
+    st.caption(
+        "Submissions breaking at least one of their rubric document's own rules (the Consistency page lists the "
+        "rules, who breaks them and each case), with 95% Wilson intervals."
+    )
 
 st.subheader("Raters")
 if s.anonymous_positions:

@@ -131,7 +131,13 @@ def test_results_are_kept_and_checked_again_when_the_rules_change(con, monkeypat
     assert con.execute("SELECT DISTINCT rule_id FROM rule_results").fetchall() == [("test_no_break",)]
 
 
-def test_a_read_only_store_computes_without_writing(con, monkeypatch):
-    assert results.source(con, read_only=True) == results.FOUND
-    assert con.execute("SELECT count(*) FROM rule_results").fetchall()[0][0] == 0
-    assert len(rates.consistency(con, read_only=True).violations) == 2 * 39
+def test_a_read_only_store_computes_without_writing(con, tmp_path, monkeypatch):
+    path = tmp_path / "store.duckdb"
+    con.execute(f"ATTACH '{path}' AS copy")
+    con.execute("COPY FROM DATABASE memory TO copy")
+    con.execute("DETACH copy")
+    ro = store.open_store(path, read_only=True)
+    assert not results.is_current(ro)
+    assert results.source(ro) == results.FOUND
+    assert ro.execute("SELECT count(*) FROM rule_results").fetchall()[0][0] == 0
+    assert len(rates.consistency(ro).violations) == 2 * 39

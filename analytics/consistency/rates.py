@@ -101,9 +101,9 @@ ORDER BY week, r.rubric""",
     )
 
 
-def consistency(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, read_only: bool = False) -> Consistency:
+def consistency(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> Consistency:
     """Rules, contractors' rates with flags, violations and the weekly share of submissions breaking a rule."""
-    source = results.source(con, read_only)
+    source = results.source(con)
     rules = catalogue.rules()
     queries: list[Query] = []
     counts = run(con, counts_query(filters, source), queries)
@@ -116,6 +116,13 @@ def consistency(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, r
         weekly=_with_share(weekly),
         queries=tuple(queries),
     )
+
+
+def weekly_share(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+    """Per week and rubric, the share of checked submissions breaking at least one flagging rule (Overview)."""
+    source = results.source(con)
+    flagging = [r.rule_id for r in catalogue.rules() if r.flags]
+    return _with_share(weekly_query(filters, flagging, source).df(con))
 
 
 def rule_table(counts: pd.DataFrame, rules: tuple[catalogue.Rule, ...]) -> pd.DataFrame:

@@ -80,7 +80,9 @@ def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
         "SELECT DISTINCT rubric FROM submissions WHERE ingest_id = $ingest_id AND list_contains($ruled, rubric)",
         {"ingest_id": ingest_id, "ruled": list(rubrics_with_rules())},
     ).fetchall()
-    if touched:
+    if not is_current(con):
+        refresh(con)  # a new store, or one kept with other rules: every rubric, and the rules' signature
+    elif touched:
         refresh(con, tuple(r for (r,) in touched))
 
 
@@ -93,27 +95,34 @@ def is_current(con: duckdb.DuckDBPyConnection) -> bool:
 FOUND = "rule_results_found"  # the relation of results computed but not kept (a read-only, outdated store)
 
 
-def source(con: duckdb.DuckDBPyConnection, read_only: bool = False) -> str:
+def source(con: duckdb.DuckDBPyConnection) -> str:
     """The relation holding current rule results for `con`: the kept table, first checked again when it was
-    kept with other rules; on a read-only store, results computed now and registered under FOUND."""
+    kept with other rules; on a store open read-only, results computed now and registered under FOUND."""
     if is_current(con):
         return "rule_results"
-    if read_only:
+    if _read_only(con):
         con.register(FOUND, check(con))
         return FOUND
     recheck(con)
     return "rule_results"
 
 
+def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the store is open read-only (the command line's reports, a second viewer)."""
+    row = con.execute("SELECT readonly FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+    return bool(row and row[0][0])
+
+
 def recheck(con: duckdb.DuckDBPyConnection) -> int:
     """Check every submission against every rule again and keep the results (on demand), in one transaction."""
-    from analytics.store import WRITE_LOCK, bump_version  # here: the store imports this module for its migration
+    from analytics.store import WRITE_LOCK  # here: the store imports this module for its migration
 
+    # The dataset version stays: the same rules on the same data give the same results, and the rules only
+    # change with the code.
     with WRITE_LOCK:
         con.execute("BEGIN TRANSACTION")
         try:
             kept = refresh(con)
-            bump_version(con)  # pages cache by version: they read the new results
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
