@@ -90,3 +90,21 @@ def test_overview_shows_the_weekly_share_breaking_a_rule(planted):
     at = app_test("app_pages/overview.py")
     assert not at.exception
     assert any("breaking at least one of their rubric document" in c.value for c in at.caption)
+
+
+def test_command_line_prints_the_contract_on_the_store(planted, capsys):
+    """`python -m analytics consistency --db PATH --json`: rules, raters and violations as issue #14 states them,
+    the same figures the page shows (read-only: computed without writing)."""
+    import json
+
+    from analytics.__main__ import main
+
+    assert main(["consistency", "--db", str(planted), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert set(payload) == {"rules", "raters", "violations"}
+    assert payload["rules"][0].keys() == {"rule_id", "rubric", "description", "n_checked", "n_violations"}
+    flagged = [r["rater_id"] for r in payload["raters"] if r["flagged"]]
+    assert flagged == [BREAKER]
+    assert {v["rater_id"] for v in payload["violations"]} == {BREAKER}
+    assert main(["consistency", "--db", str(planted)]) == 0
+    assert f"{BREAKER} on test_planted" in capsys.readouterr().out
