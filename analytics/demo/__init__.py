@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from analytics import people
+from analytics.consistency import catalogue
 from analytics.demo import (
     answer_comparison,
     article_likert,
@@ -24,7 +25,7 @@ from analytics.demo import (
     schedule,
     writers,
 )
-from analytics.demo.behaviours import NEWCOMER_WEEK, PLANTED, Rater, roster
+from analytics.demo.behaviours import NEWCOMER_WEEK, PLANTED, RULE_BREAKING, Rater, roster
 from analytics.rubrics import COMPARISON_FLIP
 
 TRUTH_FILE = "truth.json"
@@ -86,6 +87,7 @@ def write_demo(out_dir: Path, seed: int = 7, scale: float = 1.0) -> dict:
         "notes": NOTES,
         "behaviours": _behaviours(raters),
         "volume": _volume(raters, volume),
+        "rule_breaking": _rule_breaking(raters, volume),
         "raters": {r.rater_id: {"role": r.role, "behaviour": r.behaviour, "params": r.params()} for r in raters},
         **extra,
         "latent": latent,
@@ -171,6 +173,21 @@ def _behaviours(raters: list[Rater]) -> dict:
             "shows_in": list(SHOWS_IN[behaviour]),
             "params": {r.rater_id: r.params() for r in members},
         }
+    return out
+
+
+def _rule_breaking(raters: list[Rater], records: dict[str, list[dict]]) -> dict[str, list[str]]:
+    """Contractor -> the rubric rules they break on purpose (behaviours.RULE_BREAKING), on rubrics they work on."""
+    worked = {fmt: {r["rater_id"] for r in recs} for fmt, recs in records.items()}
+    out = {}
+    for r in raters:
+        broken = [
+            rid
+            for rid in RULE_BREAKING.get(r.behaviour, ())
+            if r.rater_id in worked.get(catalogue.rule(rid).rubric, ())
+        ]
+        if broken:
+            out[r.rater_id] = broken
     return out
 
 

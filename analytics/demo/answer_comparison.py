@@ -3,7 +3,9 @@
 Each task pairs two answers (answer_options.py) whose contents fix their true absolute ratings. Raters
 read those through their behaviour, then follow the rubric: comparison ratings come from their own
 absolute ratings (same = equal, 1 apart = better, 2+ = much better) except usefulness, which goes by how
-convincingly one answer is better; an overall Good needs unsupported and core at least Neutral.
+convincingly one answer is better; an overall Good needs unsupported and core at least Neutral, Very good both
+at least Good; on fact-checking tasks every absolute rating is Neutral. Only the raters whose planted behaviour
+breaks a rule on purpose (behaviours.RULE_BREAKING) break one.
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ N_TASKS = 450
 # Calibration tasks: the share of tasks researchers also label, the contractors each goes to, and the share of
 # them labelled by two researchers (behaviours.staff).
 CALIBRATION = (0.22, 18, 0.5)
-P_ABSOLUTE = 0.3  # share of tasks with the Option tabs enabled; the rest are comparison only
+P_ABSOLUTE = 0.55  # share of tasks with the Option tabs enabled; the rest are comparison only
+P_FACT_CHECKING = 0.08  # share of fact-checking tasks (seeds/000: their absolute ratings are all Neutral)
+FACT_CHECKING, NORMAL = "fact_checking", "normal"
+COMPARISON_RULE = "ac_comparison_follows_absolute"  # analytics/consistency/answer_comparison.py
 MEDIAN_SECONDS = {True: 480.0, False: 240.0}  # by whether absolute ratings are asked for
 CATEGORIES = tuple(name for name, _ in ANSWER_CATEGORIES)
+NEUTRAL, GOOD, VERY_GOOD = (ABSOLUTE_LEVELS.index(lvl) for lvl in ("Neutral", "Good", "Very good"))
 QUICK_CATEGORIES = ("unsupported", "core", "usefulness")  # comparisons asked on comparison-only tasks
 EQUAL_BELOW, MUCH_FROM = 0.45, 1.4  # usefulness difference thresholds for equal / much better
 
@@ -40,6 +46,7 @@ class Task:
     options: dict[str, Option]
     week: int
     absolute: bool
+    kind: str = NORMAL
 
 
 def _screen(index: int, order: list[str]) -> int:
@@ -64,15 +71,20 @@ def _perceive_option(rater: Rater, option: Option, week: int, shared: float, rng
     return {cat: perceive(rater, option.true[cat], week, rng, shared=shared) for cat in CATEGORIES}
 
 
-def _absolute_levels(rater: Rater, seen: dict[str, float], rng: random.Random) -> dict[str, int]:
+def _absolute_levels(rater: Rater, seen: dict[str, float], kind: str, rng: random.Random) -> dict[str, int]:
     """Absolute levels from the readings, with the rubric's consistency rules applied."""
+    if kind == FACT_CHECKING:
+        return {cat: NEUTRAL for cat in seen}  # seeds/000: "always mark them as Neutral if you see them"
     levels = {cat: to_level(v, 5) for cat, v in seen.items()}
     for strong, whole in (("strong_core", "core"), ("strong_side", "side")):
         if levels[strong] > levels[whole] and rng.random() >= rater.p_violate:
             levels[strong] = levels[whole]  # strongly-supported information is part of all supported information
-    needs_neutral = levels["unsupported"] < 2 or levels["core"] < 2
-    if levels["usefulness"] >= 3 and needs_neutral and rng.random() >= rater.p_violate:
-        levels["usefulness"] = 2  # seeds/000: a Good overall needs unsupported and core at least Neutral
+    basis = min(levels["unsupported"], levels["core"])
+    if levels["usefulness"] == VERY_GOOD and basis < GOOD:
+        levels["usefulness"] = GOOD  # seeds/000: a Very good overall needs unsupported and core at least Good
+        seen["usefulness"] = min(seen["usefulness"], 3.4)
+    if levels["usefulness"] == GOOD and basis < NEUTRAL:
+        levels["usefulness"] = NEUTRAL  # seeds/000: a Good overall needs unsupported and core at least Neutral
         seen["usefulness"] = min(seen["usefulness"], 2.4)
     return levels
 
@@ -86,12 +98,20 @@ def _comparisons(
     week: int,
     rng: random.Random,
 ) -> dict[str, str]:
-    """Comparison ratings as clicked on screen (A = the option shown first)."""
+    """Comparison ratings as clicked on screen (A = the option shown first). With absolute ratings, every category
+    but usefulness follows from them, except for raters who break that rule on purpose."""
     asked = CATEGORIES if absolute else QUICK_CATEGORIES
-    if rng.random() < rater.p_equal:
-        return {cat: "Equally good" for cat in asked}
+    follows = absolute and not rater.breaks(COMPARISON_RULE)
+    equal = rng.random() < rater.p_equal
     out = {}
     for cat in asked:
+        if follows and cat != "usefulness":
+            stored = 2 + max(-2, min(2, levels["B"][cat] - levels["A"][cat]))
+            out[cat] = COMPARISON_LEVELS[_screen(stored, order)]
+            continue
+        if equal:
+            out[cat] = "Equally good"
+            continue
         if rng.random() < rater.p_random_in(week):
             out[cat] = COMPARISON_LEVELS[rng.randrange(5)]
             continue
@@ -129,7 +149,7 @@ def submission(task: Task, rater: Rater, rng: random.Random) -> dict:
         "role": rater.role,
         "submitted_at": when,
         "duration_s": schedule.duration(rater, MEDIAN_SECONDS[task.absolute] * (0.3 if flag else 1.0), rng),
-        "task_kind": "normal",
+        "task_kind": task.kind,
         "question": task.question.text,
         "question_flags": {
             "does_not_make_sense": flag == "does_not_make_sense",
@@ -144,7 +164,7 @@ def submission(task: Task, rater: Rater, rng: random.Random) -> dict:
         return rec
     shared = impression(rater, week, rng)
     seen = {k: _perceive_option(rater, o, week, shared, rng) for k, o in task.options.items()}
-    levels = {k: _absolute_levels(rater, seen[k], rng) for k in seen}
+    levels = {k: _absolute_levels(rater, seen[k], task.kind, rng) for k in seen}
     rec["options"] = {k: _option_record(task, k, rater, levels[k], seen[k], week, rng) for k in task.options}
     rec["comparison"] = _comparisons(rater, levels, seen, order, task.absolute, week, rng)
     rec["comment"] = answer_notes.comment(rater, task.options, rng)
@@ -204,7 +224,9 @@ def make_tasks(rng: random.Random, n_tasks: int = N_TASKS) -> list[Task]:
         q = rng.choice(flagged) if rng.random() < 0.015 else rng.choice(normal)
         tid = f"ac-{t + 1:05d}"
         opts = build_pair(q, f"ans-{t + 1:05d}", rng)
-        tasks.append(Task(tid, q, opts, week=t * schedule.WEEKS // n_tasks, absolute=rng.random() < P_ABSOLUTE))
+        absolute = rng.random() < P_ABSOLUTE
+        kind = FACT_CHECKING if not q.flag and rng.random() < P_FACT_CHECKING else NORMAL
+        tasks.append(Task(tid, q, opts, week=t * schedule.WEEKS // n_tasks, absolute=absolute, kind=kind))
     return tasks
 
 

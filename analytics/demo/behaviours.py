@@ -34,6 +34,14 @@ PLANTED = {
     "drifting": (3, "good in the first weeks, then noise and random clicks grow week by week"),
 }
 
+# Rubric rules (analytics/consistency) a planted behaviour breaks on purpose, at the rater's p_violate or through
+# the habit itself (always_equal calls comparisons equal whatever the absolute ratings); every other rater keeps
+# every rule. truth.json lists them per rater under "rule_breaking".
+RULE_BREAKING = {
+    "always_equal": ("ac_comparison_follows_absolute",),
+    "fast_careless": ("ac_comparison_follows_absolute", "if_ranking_follows_ratings"),
+}
+
 
 @dataclass(frozen=True)
 class Rater:
@@ -47,13 +55,17 @@ class Rater:
     p_random: float = 0.02  # chance that a rating is a uniformly random level
     p_equal: float = 0.0  # chance of calling a comparison equal regardless of the answers
     first_bias: float = 0.05  # pull towards the option shown first, in levels of usefulness difference
-    p_violate: float = 0.03  # chance of breaking a rubric rule (comparison from absolute, Good needs core)
+    p_violate: float = 0.03  # chance of breaking a rubric rule the rater breaks (RULE_BREAKING; strong <= whole)
     speed: float = 1.0  # multiplies durations
     activity: float = 1.0  # relative share of tasks
     drift_from_week: int = -1  # first week (0-based) in which quality decays; -1 = never
     drift_noise: float = 0.0  # noise added per week after drift_from_week
     drift_random: float = 0.0  # random-click chance added per week after drift_from_week
     joined_week: int = 0  # first week (0-based) the rater works in; newcomers join late
+
+    def breaks(self, rule_id: str) -> bool:
+        """Whether the rater breaks this rubric rule on purpose (RULE_BREAKING)."""
+        return rule_id in RULE_BREAKING.get(self.behaviour, ())
 
     def active_in(self, week: int) -> bool:
         """Whether the rater works in a given week (the pilot week, -1, counts as the first)."""

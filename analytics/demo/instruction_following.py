@@ -2,8 +2,9 @@
 
 Each task shows one instruction with three or four outputs in a shuffled order (o1 is shown first). Raters
 read each output's true 1-7 quality through their behaviour, label it yes/no (hallucination only for
-closed-domain instructions, the constraint label only when there is one) and rank the outputs in tie
-groups that follow from their own ratings.
+instructions they marked closed domain, the constraint label only when they marked a constraint) and rank the
+outputs in tie groups that follow from their own ratings; only raters who break the ranking rule on purpose
+(behaviours.RULE_BREAKING) rank against it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ TAGS = (
     "Other",
 )
 LABEL_NAMES = tuple(name for name, _, _ in OUTPUT_LABELS)
+RANKING_RULE = "if_ranking_follows_ratings"  # analytics/consistency/instruction_following.py
+# An output label that applies only where the rater marked the instruction with this label (seeds/002).
+APPLIES_IF = {"hallucination": "closed_domain", "follows_constraint": "explicit_constraint"}
 # Labels that take judgment, where careful raters disagree too; the content labels are rarely in doubt.
 JUDGMENT_LABELS = {
     "fails_to_follow",
@@ -50,23 +54,22 @@ JUDGMENT_LABELS = {
 }
 
 
-def _true_label(instr: Instruction, out: Output, name: str) -> str:
-    """The label a careful rater gives (seeds/002: hallucination only closed domain, constraint only if any)."""
-    if name == "hallucination" and not instr.closed_domain:
+def _true_label(out: Output, name: str, marked: dict) -> str:
+    """The label a careful rater gives (seeds/002: hallucination only closed domain, constraint only if any), by
+    the rater's own labels of the instruction."""
+    if name in APPLIES_IF and not marked.get(APPLIES_IF[name]):
         return "Not applicable"
     if name == "follows_constraint":
-        if not instr.explicit_constraint:
-            return "Not applicable"
         return "No" if out.breaks_constraint else "Yes"
     return "Yes" if name in out.yes else "No"
 
 
-def _labels(instr: Instruction, out: Output, rater: Rater, week: int, rng: random.Random) -> dict[str, str]:
+def _labels(out: Output, rater: Rater, marked: dict, week: int, rng: random.Random) -> dict[str, str]:
     """The rater's yes/no labels for one output; judgment labels are the ones raters disagree on."""
     careless = 0.5 * rater.p_random_in(week)
     labels = {}
     for name in LABEL_NAMES:
-        value = _true_label(instr, out, name)
+        value = _true_label(out, name, marked)
         p_flip = (0.05 if name in JUDGMENT_LABELS else 0.002) + careless
         if value != "Not applicable" and rng.random() < p_flip:
             value = "Yes" if value == "No" else "No"
@@ -100,7 +103,7 @@ def _ranking(seen: dict[str, float], ratings: dict[str, int], rater: Rater, rng:
             groups[-1].append(oid)
         else:
             groups.append([oid])
-    if len(groups) > 1 and rng.random() < rater.p_violate:
+    if len(groups) > 1 and rater.breaks(RANKING_RULE) and rng.random() < rater.p_violate:
         i = rng.randrange(len(groups) - 1)
         groups[i], groups[i + 1] = groups[i + 1], groups[i]
     return groups
@@ -156,7 +159,12 @@ def submission(
     ratings = {oid: to_level(x, 7) + 1 for oid, x in seen.items()}
     rec["instruction_labels"] = _instruction_labels(instr, rater, week, rng)
     rec["outputs"] = [
-        {"output_id": oid, "text": out.text, "rating": ratings[oid], "labels": _labels(instr, out, rater, week, rng)}
+        {
+            "output_id": oid,
+            "text": out.text,
+            "rating": ratings[oid],
+            "labels": _labels(out, rater, rec["instruction_labels"], week, rng),
+        }
         for oid, out in outputs
     ]
     rec["ranking"] = _ranking(seen, ratings, rater, rng)
