@@ -17,10 +17,11 @@ from analytics.consistency import rates, results
 from ui import case_panel, sidebar, state
 from ui import consistency_charts as cc
 from ui.charts import show
-from ui.tables import table
+from ui.tables import number_columns, table
 from ui.text import md_escape, visible
 
 MAX_LISTED = 500  # violations the picker lists (the table and its download hold all)
+RATES = ("rate", "rate_ci_low", "rate_ci_high", "team_rate", "difference_ci_low", "difference_ci_high")
 
 
 @st.cache_data(max_entries=8, show_spinner="Checking the rubric rules...")
@@ -68,7 +69,7 @@ labels = rule_label(data.rules)
 
 st.subheader("Rules by violation rate")
 show(st, cc.rule_rates(data.rules))
-table(data.rules, "rules", key="cons_dl_rules")
+table(data.rules, "rules", key="cons_dl_rules", column_config=number_columns(data.rules, RATES))
 st.button(
     "Check every submission again",
     key="cons_recheck",
@@ -98,7 +99,7 @@ else:
     rule_id = st.selectbox("Rule", ruled.tolist(), key="cons_rule", format_func=lambda r: visible(labels[r]))
     shown = raters[raters["rule_id"] == rule_id]
     show(st, cc.rater_rates(shown, rule_id))
-    table(shown, f"contractors on {rule_id}", key="cons_dl_raters")
+    table(shown, f"contractors on {rule_id}", key="cons_dl_raters", column_config=number_columns(shown, RATES))
 
 st.subheader("Violations")
 violations = data.violations

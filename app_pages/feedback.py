@@ -16,7 +16,7 @@ from analytics import feedback, report
 from analytics.agreement import MIN_TASKS
 from ui import charts, sidebar, state
 from ui import feedback_charts as fc
-from ui.tables import table
+from ui.tables import number_columns, table
 from ui.text import md_escape, show_text, text_block
 
 HANDOFF = "feedback_for"  # set by other pages (Disagreements) before st.switch_page to this one
@@ -102,11 +102,6 @@ def pick_contractor(contractors: list[str], filters) -> str:
             st.session_state["fb_contractor"] = default
     help_text = feedback.DEFAULT_RULE.format(min_tasks=MIN_TASKS)
     return st.selectbox("Contractor", contractors, key="fb_contractor", help=help_text, format_func=sidebar.rater_name)
-
-
-def number_columns(df: pd.DataFrame) -> dict:
-    """Two decimals for every float column of a table (the CSV download keeps full precision)."""
-    return {c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if pd.api.types.is_float_dtype(df[c])}
 
 
 def show_case(case: pd.Series, contractor: str) -> None:

@@ -109,3 +109,13 @@ def table(
         mime="text/csv",
         key=key or f"download_{name}",
     )
+
+
+def number_columns(df: pd.DataFrame, percent: tuple[str, ...] = ()) -> dict:
+    """Two decimals for every float column of a table, the `percent` ones as percentages (the CSV download
+    keeps full precision)."""
+    return {
+        c: st.column_config.NumberColumn(format="percent" if c in percent else "%.2f")
+        for c in df.columns
+        if pd.api.types.is_float_dtype(df[c])
+    }
