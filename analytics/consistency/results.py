@@ -80,10 +80,12 @@ def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
         "SELECT DISTINCT rubric FROM submissions WHERE ingest_id = $ingest_id AND list_contains($ruled, rubric)",
         {"ingest_id": ingest_id, "ruled": list(rubrics_with_rules())},
     ).fetchall()
-    if not is_current(con):
-        refresh(con)  # a new store, or one kept with other rules: every rubric, and the rules' signature
-    elif touched:
+    if not touched:
+        return  # e.g. a canonical file of ratings only: no submission a rule reads (checked when one comes)
+    if is_current(con):
         refresh(con, tuple(r for (r,) in touched))
+    else:
+        refresh(con)  # a new store, or one kept with other rules: every rubric, and the rules' signature
 
 
 def is_current(con: duckdb.DuckDBPyConnection) -> bool:
