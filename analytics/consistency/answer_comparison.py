@@ -25,7 +25,7 @@ ABSOLUTE = _RUBRIC.dimension(OVERALL).levels  # Very bad .. Very good
 COMPARISON = _RUBRIC.dimension(_RUBRIC.primary).levels  # A much better .. B much better
 NEUTRAL, GOOD, VERY_GOOD = "Neutral", "Good", "Very good"
 FACT_CHECKING = "fact_checking"  # task_kind of a fact-checking task ("fact-checking" is read the same)
-OPTIONS = ("A", "B")
+OPTIONS = _RUBRIC.dimension(OVERALL).targets  # the options rated on their own: A and B
 
 
 def _derived_pairs() -> tuple[tuple[str, ...], tuple[str, ...]]:
