@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import pytest
 
-from analytics import datasets
+from analytics import agreement, datasets, store
 from analytics.__main__ import main
 from tests.conftest import SHARED, app_test, shared_path
 
@@ -62,3 +62,62 @@ def test_the_data_page_loads_a_dataset_with_one_click(toy, app_store):
     ]
     listed = next(df.value for df in at.dataframe if "present" in df.value.columns)
     assert listed.set_index("name").loc["toy", "loaded"]
+
+
+def _cli_dimensions(path, capsys) -> dict:
+    """`python -m analytics agreement FILE --json --n-boot 0` (run in this process): its dimensions by (rubric,
+    dimension)."""
+    capsys.readouterr()
+    assert main(["agreement", str(path), "--json", "--n-boot", "0"]) == 0
+    return {(d["rubric"], d["dimension"]): d for d in json.loads(capsys.readouterr().out)["dimensions"]}
+
+
+@pytest.mark.parametrize("dataset", datasets.catalogue(), ids=lambda d: d.name)
+def test_every_dataset_loads_from_the_data_page_and_gives_the_command_lines_figures(
+    dataset, tmp_path, monkeypatch, capsys
+):
+    """Each registered real dataset, loaded with one click on the Data page into a fresh store (no demo data),
+    loads without an error, is listed as loaded, and the store it made gives the same headline figures as the
+    command line on the same file: per rubric dimension, agreement among all raters (the command line's
+    `dimensions`): n_units, n_ratings and Krippendorff's alpha, through analytics.agreement.dimension_agreement
+    (the per-dimension rows agreement_report builds for the Agreement page's table; the page itself offers
+    comparisons by role, not all raters). Point estimates only (n_boot=0 on both sides): intervals do not change
+    them, and the bootstrap of a 201-level scale (Snow valence) would make this slow. The command line runs in this
+    process (main()), which saves a Python start per dataset."""
+    path = shared_path("real-data", dataset.path)
+    monkeypatch.setenv("CONCORD_REAL_DATA", str(SHARED / "real-data"))
+    db = tmp_path / "fresh.duckdb"
+    monkeypatch.setenv("CONCORD_DB", str(db))
+    no_demo = tmp_path / "no-demo"  # a demo plan with no files: the first start leaves the store empty
+    no_demo.mkdir()
+    (no_demo / "truth.json").write_text('{"files": []}', encoding="utf-8")
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(no_demo))
+
+    at = app_test("app_pages/data.py")
+    assert not at.exception and not at.error
+    at.selectbox(key="dataset_pick").select(dataset.name)
+    at.button(key="dataset_load").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    shown = [m.value for m in [*at.success, *at.warning] if "rows loaded" in m.value]
+    assert len(shown) == 1 and f"({dataset.format}): loaded" in shown[0], shown
+    listed = next(df.value for df in at.dataframe if "present" in df.value.columns).set_index("name")
+    assert listed.loc[dataset.name, "loaded"] and listed["loaded"].sum() == 1
+
+    con = store.open_store(db)
+    try:
+        n = con.execute("SELECT count(*) FROM ratings").fetchall()[0][0]
+        dims = agreement.dimension_agreement(con, comparison="all_raters", n_boot=0)
+    finally:
+        con.close()
+    assert n > 0 and f"{n:,} rows loaded" in shown[0]
+
+    cli = _cli_dimensions(path, capsys)
+    assert set(cli) == set(zip(dims["rubric"], dims["dimension"], strict=True))
+    for row in dims.to_dict("records"):
+        want = cli[(row["rubric"], row["dimension"])]
+        assert (row["n_units"], row["n_ratings"]) == (want["n_units"], want["n_ratings"]), row["dimension"]
+        if want["krippendorff_alpha"] is None:  # one rater per unit (an expert or judge file alone): no alpha
+            assert pd.isna(row["krippendorff_alpha"])
+        else:
+            assert row["krippendorff_alpha"] == pytest.approx(want["krippendorff_alpha"], abs=1e-12)
