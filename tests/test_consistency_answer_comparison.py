@@ -140,6 +140,18 @@ def test_fact_checking_absolute_ratings_are_neutral(tmp_path):
     assert "ac_fact_checking_neutral" not in found(tmp_path, record(GOOD, NEUTRAL))  # a normal task
 
 
+def test_fact_checking_comparisons_compare_the_fact_checking_not_the_absolute_ratings(tmp_path):
+    # seeds/000, "Fact-checking task": "you will be comparing the quality of the fact-checking, not the actual
+    # answers themselves"; the absolute ratings are placeholders (Neutral), so A better on core breaks nothing.
+    comparison = dict(derived(NEUTRAL, NEUTRAL), core="A better")
+    res = found(tmp_path, record(NEUTRAL, NEUTRAL, comparison=comparison, kind="fact_checking"))
+    assert not broken(res) and "ac_comparison_follows_absolute" not in res
+    # The same ratings on a normal task break the comparison rule.
+    assert broken(found(tmp_path, record(NEUTRAL, NEUTRAL, comparison=comparison))) == {
+        "ac_comparison_follows_absolute"
+    }
+
+
 def test_a_flagged_question_has_no_ratings(tmp_path):
     # "If you flag a question, you do not need to do anything else except click the submit button."
     ok = record(GOOD, NEUTRAL, comparison={}, flag="does_not_make_sense")

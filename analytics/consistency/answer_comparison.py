@@ -51,7 +51,11 @@ DERIVED_ABSOLUTE, DERIVED_COMPARISON = _derived_pairs()
 COMPARISON_QUERY = Query(
     "answer comparison: comparison ratings that follow from the two absolute ratings",
     """WITH pairs AS (SELECT unnest($absolute) AS absolute, unnest($comparison) AS comparison),
-    rated AS (SELECT submission_id FROM submissions WHERE rubric = $rubric AND status = 'rated'),
+    rated AS (
+        SELECT s.submission_id
+        FROM submissions s LEFT JOIN tasks t ON t.task_id = s.task_id AND t.rubric = s.rubric
+        WHERE s.rubric = $rubric AND s.status = 'rated'
+          AND replace(lower(coalesce(s.details->>'task_kind', t.metadata->>'task_kind', '')), '-', '_') <> $kind),
     own AS (
         SELECT r.submission_id, p.absolute, p.comparison,
                min(list_position($levels, r.value)) FILTER (WHERE r.dimension = p.absolute AND r.target = 'A') AS a,
@@ -76,6 +80,9 @@ COMPARISON_QUERY = Query(
         "comparison": list(DERIVED_COMPARISON),
         "levels": list(ABSOLUTE),
         "comparison_levels": list(COMPARISON),
+        # Fact-checking tasks compare the fact-checking, with placeholder Neutral absolute ratings (seeds/000,
+        # "Fact-checking task"): their comparisons cannot follow from the absolute ratings.
+        "kind": FACT_CHECKING,
     },
 )
 
