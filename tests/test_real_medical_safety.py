@@ -1,13 +1,24 @@
 """Medical safety files (GavinAbercrombie/medical-safety data/, read from ../shared/real-data/medical_safety/).
 
 Published figure: Abercrombie & Rieser (2022), "Risk-graded Safety for Handling Medical Queries in
-Conversational AI", AACL, report the crowdworkers' agreement on query seriousness and response type (section 3,
-the crowdsourced annotation). The paper's text was not among the sources available when this test was written,
-so its numbers are not asserted here (docs/formats.md says so); JUDGE-BENCH's copy of the data
-(dmg-illc/JUDGE-BENCH results/regular/medical-safety.json) publishes no human alpha either (`nan`: one label per
-item there). What is checked: Concord's crowd alpha against krippendorff 0.9.0 computed here from the raw CSV
-with pandas (crowd labels as rows by position, queries duplicated in the file left out as the loader does), the
-pooled crowd-clinician kappa against scikit-learn, the swapped text columns and the expert codes.
+Conversational AI", AACL-IJCNLP (arXiv 2210.00572), report the crowdworkers' agreement on query seriousness and
+response type. That figure is not asserted here because no available source shows it. Searched on 2026-11-23:
+- GavinAbercrombie/medical-safety, the whole history (newest commit debbc98): every README version (data format
+  and citation only, "for further details, statistics ... see the paper"), code/medical_safety_convai.ipynb and
+  the earlier MediCheck/MediRiskCheck notebooks (classification experiments only: accuracy, precision, recall,
+  F1, macro MAE), the data files. No agreement coefficient anywhere.
+- dmg-illc/JUDGE-BENCH data/medical-safety/ (README.md, convert.py, data.json): no human agreement figure;
+  results/regular/medical-safety.json publishes `nan` (one label per item there).
+- The search tool: the pages corpus stores the paper (ar5iv.labs.arxiv.org/html/2210.00572) and its arXiv
+  abstract page, but returns only a page's opening (abstract and the start of the introduction), never the
+  annotation section; five phrasings there (crowdworkers' agreement, Krippendorff's alpha, Fleiss' kappa,
+  seriousness labels, majority vote, expert comparison) gave that opening or unrelated pages. The docs, code and
+  issues corpora hold no page quoting the figure; an exact-string search of GitHub files for the title and the
+  bibtex key finds only the repository's two README versions.
+What is checked instead: Concord's crowd alpha against krippendorff 0.9.0 computed here from the raw CSV with
+pandas (crowd labels as rows by position, queries duplicated in the file left out as the loader does), the
+pooled crowd-clinician kappa against scikit-learn, the swapped text columns and the expert codes. When the
+paper's text is at hand, its figure belongs in a test here, with the reading of its method stated.
 """
 
 from __future__ import annotations

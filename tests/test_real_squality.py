@@ -1,12 +1,21 @@
 """SQuALITY human evaluation (nyu-mll/SQuALITY data/human-eval/all-responses.jsonl, from ../shared/real-data/).
 
 Published figure: Wang et al. (2022), "SQuALITY: Building a Long-Document Summarization Dataset the Hard Way"
-(arXiv 2205.11465), report the inter-annotator agreement of this human evaluation (section on human evaluation).
-The paper's text was not among the sources available when this test was written, so its numbers are not asserted
-here (docs/formats.md says so). The closest defensible reading of "agreement of the ratings and ranks" is
-Krippendorff's alpha with the writers as raters and each (question, system) summary as a unit: interval for the
-0-100 ratings, ordinal for the ranks. Checked against krippendorff 0.9.0 and, for a pair of writers, scikit-learn's
-Cohen's kappa, both computed here from the raw file with pandas.
+(arXiv 2205.11465, EMNLP 2022), report the inter-annotator agreement of this human evaluation. That figure is not
+asserted here because no available source shows it. Searched on 2026-11-23:
+- nyu-mll/SQuALITY, the whole history (newest commit dc08d4f): README.md, data/human-eval/README.md (the file's
+  format only, "consult our paper and its appendix"), run_summarization.py and the scripts: no agreement
+  coefficient; the repository's issues #1 and #2 are about releasing this file and the ranks of human summaries.
+- The search tool: the pages corpus stores the paper's LaTeX and extracted paragraphs (SPIQA's copies of
+  2205.11465v1) and abstract pages (paperswithcode, Hugging Face papers, luneresearch, arxivlens), but returns
+  only a page's opening (the abstract or the introduction), never the human-evaluation section; the GEM/squality
+  data card appears only as commit listings. The docs, code and issues corpora hold no page quoting the figure;
+  an exact-string search of GitHub files for the bibtex key `wang2022squality` finds bibliographies only.
+The closest defensible reading of "agreement of the ratings and ranks" is Krippendorff's alpha with the writers
+as raters and each (question, system) summary as a unit: interval for the 0-100 ratings, ordinal for the ranks.
+Checked against krippendorff 0.9.0 and, for a pair of writers, scikit-learn's Cohen's kappa, both computed here
+from the raw file with pandas. When the paper's text is at hand, its figure belongs in a test here, with the
+reading of its method stated.
 """
 
 from __future__ import annotations
