@@ -11,6 +11,7 @@ import pytest
 
 from analytics import agreement, datasets, store
 from analytics.__main__ import main
+from analytics.formatting import fmt
 from tests.conftest import SHARED, app_test, shared_path
 
 TOY = datasets.Dataset(name="toy", path="toy/toy_ratings.csv", format="canonical", title="Toy", source="this test")
@@ -121,3 +122,32 @@ def test_every_dataset_loads_from_the_data_page_and_gives_the_command_lines_figu
             assert pd.isna(row["krippendorff_alpha"])
         else:
             assert row["krippendorff_alpha"] == pytest.approx(want["krippendorff_alpha"], abs=1e-12)
+
+
+def test_the_agreement_page_shows_the_command_lines_alpha_for_a_dataset_loaded_from_the_data_page(
+    tmp_path, monkeypatch, capsys
+):
+    """QAGS XSum (every MTurk worker a contractor, so agreement among contractors is agreement among all raters),
+    loaded with one click into a fresh store: the Agreement page's per-dimension table shows the command line's
+    Krippendorff's alpha at the page's three decimals (ui.agreement_view.with_interval), with its interval."""
+    qags = next(d for d in datasets.catalogue() if d.name == "qags_xsum")
+    path = shared_path("real-data", qags.path)
+    monkeypatch.setenv("CONCORD_REAL_DATA", str(SHARED / "real-data"))
+    monkeypatch.setenv("CONCORD_DB", str(tmp_path / "fresh.duckdb"))
+    no_demo = tmp_path / "no-demo"
+    no_demo.mkdir()
+    (no_demo / "truth.json").write_text('{"files": []}', encoding="utf-8")
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(no_demo))
+
+    at = app_test("app_pages/data.py")
+    at.selectbox(key="dataset_pick").select(qags.name)
+    at.button(key="dataset_load").click().run()
+    assert not at.exception and not at.error
+    at.switch_page("app_pages/agreement.py").run()
+    at.selectbox(key="agr_comparison").select("among_contractors").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+
+    (want,) = _cli_dimensions(path, capsys).values()
+    table = next(df.value for df in at.dataframe if "Krippendorff's alpha" in df.value.columns)
+    (shown,) = table["Krippendorff's alpha"]
+    assert shown.startswith(f"{fmt(want['krippendorff_alpha'], 3)} ["), shown  # 0.342 on this file
