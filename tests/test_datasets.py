@@ -65,6 +65,20 @@ def test_the_data_page_loads_a_dataset_with_one_click(toy, app_store):
     assert listed.set_index("name").loc["toy", "loaded"]
 
 
+@pytest.fixture
+def fresh_store(tmp_path, monkeypatch):
+    """An empty store for the app (a demo plan with no files, so the first start loads nothing), and the real
+    datasets read from ../shared/real-data."""
+    monkeypatch.setenv("CONCORD_REAL_DATA", str(SHARED / "real-data"))
+    db = tmp_path / "fresh.duckdb"
+    monkeypatch.setenv("CONCORD_DB", str(db))
+    no_demo = tmp_path / "no-demo"
+    no_demo.mkdir()
+    (no_demo / "truth.json").write_text('{"files": []}', encoding="utf-8")
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(no_demo))
+    return db
+
+
 def _cli_dimensions(path, capsys) -> dict:
     """`python -m analytics agreement FILE --json --n-boot 0` (run in this process): its dimensions by (rubric,
     dimension)."""
@@ -74,9 +88,7 @@ def _cli_dimensions(path, capsys) -> dict:
 
 
 @pytest.mark.parametrize("dataset", datasets.catalogue(), ids=lambda d: d.name)
-def test_every_dataset_loads_from_the_data_page_and_gives_the_command_lines_figures(
-    dataset, tmp_path, monkeypatch, capsys
-):
+def test_every_dataset_loads_from_the_data_page_and_gives_the_command_lines_figures(dataset, fresh_store, capsys):
     """Each registered real dataset, loaded with one click on the Data page into a fresh store (no demo data),
     loads without an error, is listed as loaded, and the store it made gives the same headline figures as the
     command line on the same file: per rubric dimension, agreement among all raters (the command line's
@@ -85,14 +97,7 @@ def test_every_dataset_loads_from_the_data_page_and_gives_the_command_lines_figu
     comparisons by role, not all raters). Point estimates only (n_boot=0 on both sides): intervals do not change
     them, and the bootstrap of a 201-level scale (Snow valence) would make this slow. The command line runs in this
     process (main()), which saves a Python start per dataset."""
-    path = shared_path("real-data", dataset.path)
-    monkeypatch.setenv("CONCORD_REAL_DATA", str(SHARED / "real-data"))
-    db = tmp_path / "fresh.duckdb"
-    monkeypatch.setenv("CONCORD_DB", str(db))
-    no_demo = tmp_path / "no-demo"  # a demo plan with no files: the first start leaves the store empty
-    no_demo.mkdir()
-    (no_demo / "truth.json").write_text('{"files": []}', encoding="utf-8")
-    monkeypatch.setenv("CONCORD_DEMO_DIR", str(no_demo))
+    path, db = shared_path("real-data", dataset.path), fresh_store
 
     at = app_test("app_pages/data.py")
     assert not at.exception and not at.error
@@ -124,20 +129,12 @@ def test_every_dataset_loads_from_the_data_page_and_gives_the_command_lines_figu
             assert row["krippendorff_alpha"] == pytest.approx(want["krippendorff_alpha"], abs=1e-12)
 
 
-def test_the_agreement_page_shows_the_command_lines_alpha_for_a_dataset_loaded_from_the_data_page(
-    tmp_path, monkeypatch, capsys
-):
+def test_the_agreement_page_shows_the_command_lines_alpha_for_a_dataset_loaded_from_the_data_page(fresh_store, capsys):
     """QAGS XSum (every MTurk worker a contractor, so agreement among contractors is agreement among all raters),
     loaded with one click into a fresh store: the Agreement page's per-dimension table shows the command line's
     Krippendorff's alpha at the page's three decimals (ui.agreement_view.with_interval), with its interval."""
     qags = next(d for d in datasets.catalogue() if d.name == "qags_xsum")
     path = shared_path("real-data", qags.path)
-    monkeypatch.setenv("CONCORD_REAL_DATA", str(SHARED / "real-data"))
-    monkeypatch.setenv("CONCORD_DB", str(tmp_path / "fresh.duckdb"))
-    no_demo = tmp_path / "no-demo"
-    no_demo.mkdir()
-    (no_demo / "truth.json").write_text('{"files": []}', encoding="utf-8")
-    monkeypatch.setenv("CONCORD_DEMO_DIR", str(no_demo))
 
     at = app_test("app_pages/data.py")
     at.selectbox(key="dataset_pick").select(qags.name)
