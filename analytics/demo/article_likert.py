@@ -56,10 +56,14 @@ def _topic(rater: Rater, index: int, unfinished: bool, rng: random.Random) -> di
         for i, q in enumerate(t.quality)
     ]
     ranked = sorted(range(3), key=lambda i: -seen[i])
+    scores = [to_level(x, 5) + 1 for x in seen]
     rec["best_prediction_reference"] = f"{PREDICTIONS[ranked[0]]}_prediction"
-    topic_pick = ranked[0] if rng.random() < 0.8 else ranked[1]
+    # Both best predictions are among the highest scored (al_best_is_highest); the topic judgement sometimes
+    # picks another of a tie, so the two are not always equal (al_reference_equals_topic, reported).
+    tied = [i for i in ranked if scores[i] == scores[ranked[0]]]
+    topic_pick = ranked[0] if len(tied) == 1 or rng.random() < 0.8 else rng.choice(tied[1:])
     rec["best_prediction_topic"] = f"{PREDICTIONS[topic_pick]}_prediction"
-    rec.update({f"{p}_prediction_likert": to_level(x, 5) + 1 for p, x in zip(PREDICTIONS, seen, strict=True)})
+    rec.update({f"{p}_prediction_likert": s for p, s in zip(PREDICTIONS, scores, strict=True)})
     return rec
 
 

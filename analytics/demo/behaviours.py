@@ -38,8 +38,16 @@ PLANTED = {
 # the habit itself (always_equal calls comparisons equal whatever the absolute ratings); every other rater keeps
 # every rule. truth.json lists them per rater under "rule_breaking".
 RULE_BREAKING = {
-    "always_equal": ("ac_comparison_follows_absolute",),
-    "fast_careless": ("ac_comparison_follows_absolute", "if_ranking_follows_ratings"),
+    # always_equal also ties the two preference-ranking responses in Best when the better one is Best.
+    "always_equal": ("ac_comparison_follows_absolute", "pr_rank1_needs_all_high"),
+    # fast_careless also writes one-line justifications naming one response id, reused across tasks.
+    "fast_careless": (
+        "ac_comparison_follows_absolute",
+        "if_ranking_follows_ratings",
+        "pr_justification_names_ids",
+        "pr_justification_length",
+        "pr_boilerplate_justification",
+    ),
 }
 
 

@@ -27,6 +27,9 @@ CALIBRATION = (0.4, TEAM_SIZE, 0.3)
 P_REJECTABLE = 0.08  # share of tasks whose conversation should be rejected under the cheat sheet
 CRITICAL = SCORED_DIMENSIONS[:5]
 NON_CRITICAL = SCORED_DIMENSIONS[5:]
+# Rules of the rubric (analytics/consistency/preference_ranking.py) a planted habit breaks on purpose.
+RANK1_RULE = "pr_rank1_needs_all_high"
+JUSTIFICATION_RULES = ("pr_justification_names_ids", "pr_justification_length", "pr_boilerplate_justification")
 
 
 def rank_bucket(ratings: dict[str, int | None]) -> int:
@@ -38,6 +41,13 @@ def rank_bucket(ratings: dict[str, int | None]) -> int:
     if all(v >= 4 for v in critical) and all(v >= 3 for v in non_critical) and sum(v == 3 for v in non_critical) <= 2:
         return 2
     return 3
+
+
+def tied(ranks: dict[str, int], rater: Rater) -> dict[str, int]:
+    """Both responses in one bucket (the always-equal habit): Best when the better one is Best and the rater breaks
+    the Best rule (behaviours.RULE_BREAKING), else the worse one's bucket, which breaks no rule of the table."""
+    best, worst = min(ranks.values()), max(ranks.values())
+    return dict.fromkeys(ranks, best if best == 1 and rater.breaks(RANK1_RULE) else worst)
 
 
 def _ratings(resp: Response, first: bool, rater: Rater, week: int, shared: float, rng: random.Random) -> dict:
@@ -69,10 +79,11 @@ def _action(chat: Chat, rater: Rater, week: int, rng: random.Random) -> tuple[st
 def _justification(
     chat: Chat, shown: list[tuple[str, Response]], ranks: dict[str, int], rater: Rater, rng: random.Random
 ) -> str:
-    """A justification naming the response ids (seeds/003), or a lazy one from careless raters."""
+    """A justification naming the response ids (seeds/003), or, at their p_violate, a lazy one from raters who break
+    the justification rules (one short sentence naming one id, reused across tasks)."""
     (id1, r1), (id2, r2) = shown
     best, other = (id1, id2) if ranks[id1] <= ranks[id2] else (id2, id1)
-    if rater.p_random >= 0.3:
+    if all(rater.breaks(rule) for rule in JUSTIFICATION_RULES) and rng.random() < rater.p_violate:
         return rng.choice(phrases.JUSTIFY_LAZY).format(best=best)
     resp = dict(shown)
     if ranks[id1] == ranks[id2]:
@@ -118,10 +129,7 @@ def submission(
     ratings = {rid: _ratings(resp, i == 0, rater, week, shared, rng) for i, (rid, resp) in enumerate(shown)}
     ranks = {rid: rank_bucket(r) for rid, r in ratings.items()}
     if rng.random() < rater.p_equal:
-        ranks = dict.fromkeys(ranks, min(ranks.values()))
-    elif rng.random() < rater.p_violate:
-        rid = rng.choice(list(ranks))
-        ranks[rid] = max(1, min(3, ranks[rid] + rng.choice((-1, 1))))
+        ranks = tied(ranks, rater)
     rec["responses"] = [
         {"response_id": rid, "text": resp.text, "rank": ranks[rid], "ratings": ratings[rid]} for rid, resp in shown
     ]
