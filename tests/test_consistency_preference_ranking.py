@@ -205,6 +205,7 @@ def test_response_ids_inside_longer_numbers_or_words_are_not_names():
         ("One. Two! Three? Four...", 4),
         ('It says "Hey! Sooo, prom\'s coming up. Got any ideas?" and stops. Next.', 2),  # a quote is one unit
         ("It cites e.g. the date, i.e. the 3.5 figure, etc. and more.", 1),
+        ("Is it right? No. It is wrong", 3),  # "No." is an answer, and a last sentence needs no full stop
         ("", 0),
         ("  ...  ", 0),
     ],

@@ -147,7 +147,7 @@ def names_ids_problem(text: str, response_ids: list[str]) -> str:
 # Quoted evidence is one unit of its sentence: straight and curly double quotes.
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
 # Abbreviations whose full stop ends no sentence.
-_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|Mr|Mrs|Ms|Dr|No)\.", re.IGNORECASE)
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|Mr|Mrs|Ms|Dr)\.", re.IGNORECASE)
 # A sentence ends at . ! ? (one or more) followed by white space or the end of the text.
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
