@@ -15,7 +15,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import TfidfVectorizer  # type: ignore[import-untyped]
-from sklearn.metrics.pairwise import cosine_similarity  # type: ignore[import-untyped]
 
 from analytics import rubrics
 from analytics.consistency.catalogue import CHECK_COLUMNS, Rule, empty_check
@@ -38,6 +37,7 @@ MIN_SENTENCES, MAX_SENTENCES = 2, 6
 # two genuinely different justifications score below 0.3, a template reused with other ids and one word changed
 # above 0.9.
 NEAR_DUPLICATE = 0.8
+BLOCK = 2000  # a contractor's justifications compared this many at a time (bounds memory on large loads)
 
 RANK_QUERY = Query(
     "preference ranking: a response's rank bucket follows from its dimension ratings",
@@ -206,14 +206,18 @@ def near_duplicates(df: pd.DataFrame, threshold: float = NEAR_DUPLICATE) -> list
         idx = np.asarray(rows)[has_words[rows]]
         if len(idx) < 2:
             continue
-        sims = cosine_similarity(matrix[idx], dense_output=False).tocoo()
+        rater_rows = matrix[idx]
         best: dict[int, tuple[float, str]] = {}
-        for i, j, v in zip(sims.row, sims.col, sims.data, strict=True):
-            a, b = idx[i], idx[j]
-            if v < threshold or tasks[a] == tasks[b] or task_texts[a] == task_texts[b]:
-                continue
-            if v > best.get(a, (-1.0, ""))[0]:
-                best[a] = (float(v), str(tasks[b]))
+        for start in range(0, len(idx), BLOCK):
+            # TF-IDF rows are L2-normalised: their dot products are the cosines.
+            sims = (rater_rows[start : start + BLOCK] @ rater_rows.T).tocoo()
+            close = sims.data >= threshold
+            for i, j, v in zip(sims.row[close], sims.col[close], sims.data[close], strict=True):
+                a, b = idx[start + i], idx[j]
+                if tasks[a] == tasks[b] or task_texts[a] == task_texts[b]:
+                    continue
+                if v > best.get(a, (-1.0, ""))[0]:
+                    best[a] = (float(v), str(tasks[b]))
         for a, (v, other) in best.items():
             out[a] = f"near-duplicate (cosine {v:.2f}) of this contractor's justification on task {other}"
     return out
