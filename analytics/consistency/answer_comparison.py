@@ -6,13 +6,8 @@ from the catalogue (analytics/rubrics.py). What each rule checks, and what it le
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import duckdb
-import pandas as pd
-
 from analytics import rubrics
-from analytics.consistency.catalogue import CHECK_COLUMNS, Rule
+from analytics.consistency.catalogue import Rule, sql_check
 from analytics.queries import Query
 
 RUBRIC = "answer_comparison"
@@ -170,17 +165,6 @@ FLAGGED_QUERY = Query(
 )
 
 
-def _check(query: Query) -> Callable[[duckdb.DuckDBPyConnection], pd.DataFrame]:
-    """A rule's check: the query's rows with CHECK_COLUMNS."""
-
-    def run(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-        df = query.df(con)
-        df["violated"] = df["violated"].astype(bool)
-        return df[list(CHECK_COLUMNS)]
-
-    return run
-
-
 RULES = (
     Rule(
         "ac_comparison_follows_absolute",
@@ -188,7 +172,7 @@ RULES = (
         'For every category except usefulness overall, compare the absolute ratings: "Neutral: Same absolute rating; '
         'Better: Absolute ratings differ by 1; Much better: Absolute ratings differ by 2 or more."',
         ("ratings.value (absolute, targets A and B)", "ratings.value (<category>_comparison)"),
-        _check(COMPARISON_QUERY),
+        sql_check(COMPARISON_QUERY),
     ),
     Rule(
         "ac_good_needs_neutral",
@@ -196,7 +180,7 @@ RULES = (
         "Usefulness overall Good: \"Both 'Unsupported information' and 'Core information' should be at least "
         'neutral for a good rating overall."',
         ("ratings.value (usefulness, unsupported, core; targets A and B)",),
-        _check(GOOD_QUERY),
+        sql_check(GOOD_QUERY),
     ),
     Rule(
         "ac_very_good_needs_good",
@@ -204,14 +188,14 @@ RULES = (
         "Usefulness overall Very good: \"Both 'Unsupported information' and 'Core information' should be at least "
         'good for a very good rating overall."',
         ("ratings.value (usefulness, unsupported, core; targets A and B)",),
-        _check(VERY_GOOD_QUERY),
+        sql_check(VERY_GOOD_QUERY),
     ),
     Rule(
         "ac_fact_checking_neutral",
         RUBRIC,
         'Fact-checking tasks: "Absolute ratings: these should be rare; always mark them as Neutral if you see them."',
         ("submissions.details.task_kind", "tasks.metadata.task_kind", "ratings.value (absolute, targets A and B)"),
-        _check(FACT_CHECKING_QUERY),
+        sql_check(FACT_CHECKING_QUERY),
     ),
     Rule(
         "ac_flagged_no_ratings",
@@ -219,6 +203,6 @@ RULES = (
         '"If you flag a question, you do not need to do anything else except click the submit button": a question '
         "flagged as not making sense or not to be answered has no ratings.",
         ("submissions.status", "submissions.details.comparison_clicked", "ratings (of the submission)"),
-        _check(FLAGGED_QUERY),
+        sql_check(FLAGGED_QUERY),
     ),
 )

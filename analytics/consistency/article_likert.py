@@ -8,13 +8,8 @@ dimensions with target `task` and the prediction's name as value. docs/consisten
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import duckdb
-import pandas as pd
-
 from analytics import rubrics
-from analytics.consistency.catalogue import CHECK_COLUMNS, Rule
+from analytics.consistency.catalogue import Rule, sql_check
 from analytics.queries import Query
 
 RUBRIC = "article_likert"
@@ -73,17 +68,6 @@ REFERENCE_EQUALS_TOPIC_QUERY = Query(
 )
 
 
-def _check(query: Query) -> Callable[[duckdb.DuckDBPyConnection], pd.DataFrame]:
-    """A rule's check: the query's rows with CHECK_COLUMNS."""
-
-    def run(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-        df = query.df(con)
-        df["violated"] = df["violated"].astype(bool)
-        return df[list(CHECK_COLUMNS)]
-
-    return run
-
-
 RULES = (
     Rule(
         "al_best_is_highest",
@@ -91,7 +75,7 @@ RULES = (
         '"choose the prediction that you think is the best representation" (best_prediction_reference and '
         "best_prediction_topic each) is one of the predictions with the highest Likert score.",
         ("ratings.value (likert, per prediction)", "ratings.value (best_prediction_reference, best_prediction_topic)"),
-        _check(BEST_IS_HIGHEST_QUERY),
+        sql_check(BEST_IS_HIGHEST_QUERY),
     ),
     Rule(
         "al_reference_equals_topic",
@@ -99,7 +83,7 @@ RULES = (
         'Reported, never flagged: how often best_prediction_reference equals best_prediction_topic ("after defining '
         'these it feels they are the same"); here "violated" means the two are equal.',
         ("ratings.value (best_prediction_reference, best_prediction_topic)",),
-        _check(REFERENCE_EQUALS_TOPIC_QUERY),
+        sql_check(REFERENCE_EQUALS_TOPIC_QUERY),
         flags=False,
     ),
 )

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
+from analytics.queries import Query
+
 # What a check returns: one row per checked submission.
 CHECK_COLUMNS = ("submission_id", "violated", "detail")
 # The modules that hold rules, one per rubric document (each has a module-level RULES tuple).
@@ -45,6 +47,17 @@ def rule(rule_id: str) -> Rule:
         if r.rule_id == rule_id:
             return r
     raise KeyError(f"no rule {rule_id!r}")
+
+
+def sql_check(query: Query) -> Callable[[duckdb.DuckDBPyConnection], pd.DataFrame]:
+    """A rule's check that is one named query returning CHECK_COLUMNS."""
+
+    def run(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+        df = query.df(con)
+        df["violated"] = df["violated"].astype(bool)
+        return df[list(CHECK_COLUMNS)]
+
+    return run
 
 
 def empty_check() -> pd.DataFrame:

@@ -7,13 +7,8 @@ are the rater's own (submissions.details.instruction_labels). docs/consistency.m
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import duckdb
-import pandas as pd
-
 from analytics import rubrics
-from analytics.consistency.catalogue import CHECK_COLUMNS, Rule
+from analytics.consistency.catalogue import Rule, sql_check
 from analytics.queries import Query
 
 RUBRIC = "instruction_following"
@@ -81,24 +76,13 @@ RANKING_QUERY = Query(
 )
 
 
-def _check(query: Query) -> Callable[[duckdb.DuckDBPyConnection], pd.DataFrame]:
-    """A rule's check: the query's rows with CHECK_COLUMNS."""
-
-    def run(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-        df = query.df(con)
-        df["violated"] = df["violated"].astype(bool)
-        return df[list(CHECK_COLUMNS)]
-
-    return run
-
-
 RULES = (
     Rule(
         "if_hallucination_closed_domain",
         RUBRIC,
         'Hallucinations (yes/no): "Only applies if the instruction is closed domain."',
         ("submissions.details.instruction_labels.closed_domain", "ratings.value (hallucination)"),
-        _check(HALLUCINATION_QUERY),
+        sql_check(HALLUCINATION_QUERY),
     ),
     Rule(
         "if_constraint_needs_constraint",
@@ -106,7 +90,7 @@ RULES = (
         'Output follows explicit constraint in the instruction (yes/no): "Only applies if the instruction contains an '
         'explicit constraint."',
         ("submissions.details.instruction_labels.explicit_constraint", "ratings.value (follows_constraint)"),
-        _check(CONSTRAINT_QUERY),
+        sql_check(CONSTRAINT_QUERY),
     ),
     Rule(
         "if_ranking_follows_ratings",
@@ -114,6 +98,6 @@ RULES = (
         '"Rank them from best to worst, including ties" agreeing with the 1-7 ratings ("how good ... is the output"): '
         "a higher-rated output is never ranked below a lower-rated one.",
         ("ratings.value (rating)", "ratings.value (rank, from submissions.ranking)"),
-        _check(RANKING_QUERY),
+        sql_check(RANKING_QUERY),
     ),
 )

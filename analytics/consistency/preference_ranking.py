@@ -9,7 +9,6 @@ checks and the edge cases decided.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 import duckdb
 import numpy as np
@@ -17,7 +16,7 @@ import pandas as pd
 from sklearn.feature_extraction.text import TfidfVectorizer  # type: ignore[import-untyped]
 
 from analytics import rubrics
-from analytics.consistency.catalogue import CHECK_COLUMNS, Rule, empty_check
+from analytics.consistency.catalogue import Rule, empty_check, sql_check
 from analytics.queries import Query
 
 RUBRIC = "preference_ranking"
@@ -243,24 +242,13 @@ def _result(submission_ids: pd.Series, detail: list[str]) -> pd.DataFrame:
     )
 
 
-def _check(query: Query) -> Callable[[duckdb.DuckDBPyConnection], pd.DataFrame]:
-    """A rule's check: the query's rows with CHECK_COLUMNS."""
-
-    def run(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-        df = query.df(con)
-        df["violated"] = df["violated"].astype(bool)
-        return df[list(CHECK_COLUMNS)]
-
-    return run
-
-
 RULES = (
     Rule(
         "pr_rank1_needs_all_high",
         RUBRIC,
         'Rank 1 (Best): "All critical and non-critical dimensions must be rated High" (High = 4-5).',
         ("ratings.value (rank)", "ratings.value (critical and non-critical dimensions)"),
-        _check(rank_query(1)),
+        sql_check(rank_query(1)),
     ),
     Rule(
         "pr_rank2_needs_critical_high",
@@ -268,7 +256,7 @@ RULES = (
         'Rank 2: "All critical dimensions must be rated High" and "A maximum of 2 Non-Critical Dimensions are rated '
         'Medium" (the others High).',
         ("ratings.value (rank)", "ratings.value (critical and non-critical dimensions)"),
-        _check(rank_query(2)),
+        sql_check(rank_query(2)),
     ),
     Rule(
         "pr_justification_names_ids",
