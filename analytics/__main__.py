@@ -185,7 +185,6 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement among all raters per dimension and of each contractor against researcher labels."""
     from analytics import agreement
     from analytics.filters import Filters
-    from analytics.ingest.load import ingest_file
     from analytics.scales_file import ScalesError, declare_scales
 
     missing = [f for f in [*args.files, *([args.scales] if args.scales else [])] if not Path(f).is_file()]
@@ -206,12 +205,9 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             declare_scales(con, scales)  # into the in-memory store, before the files
     except (ScalesError, store.StoreError, ValueError) as e:
         return _fail(str(e))
-    for f in args.files:
-        r = ingest_file(con, f, fmt=args.format, options=options)
-        if r.status == "rejected":
-            return _fail(r.errors[0] if r.errors else f"{f}: rejected")
-        if r.rows_quarantined:
-            print(f"{r.file}: {r.rows_quarantined} row(s) not used, e.g. {r.errors[0]}", file=sys.stderr)
+    rejected = _load_files(con, args.files, args.format, options)
+    if rejected:
+        return _fail(rejected)
     filters = Filters(rubric=args.rubric, dimensions=tuple(args.dimension or ()))
     if not con.execute(f"SELECT count(*) FROM ratings WHERE {filters.where()[0]}", filters.where()[1]).fetchall()[0][0]:
         return _fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
@@ -228,12 +224,25 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_files(con: Any, files: list[str], fmt: str, options: Any) -> str | None:
+    """Load the FILEs of a command that computes on files alone (quarantined rows said on stderr); the first
+    rejected file's message, or None."""
+    from analytics.ingest.load import ingest_file
+
+    for f in files:
+        r = ingest_file(con, f, fmt=fmt, options=options)
+        if r.status == "rejected":
+            return r.errors[0] if r.errors else f"{f}: rejected"
+        if r.rows_quarantined:
+            print(f"{r.file}: {r.rows_quarantined} row(s) not used, e.g. {r.errors[0]}", file=sys.stderr)
+    return None
+
+
 def cmd_consistency(args: argparse.Namespace) -> int:
     """The rubric documents' rules checked on every submission: per rule, per contractor and every violation."""
     from analytics.consistency import rates
     from analytics.consistency.text import consistency_text
     from analytics.filters import Filters
-    from analytics.ingest.load import ingest_file
 
     missing = [f for f in args.files if not Path(f).is_file()]
     if missing:
@@ -243,12 +252,9 @@ def cmd_consistency(args: argparse.Namespace) -> int:
         con = store.open_store(":memory:" if args.files else args.db, read_only=not args.files)
     except (store.StoreError, ValueError) as e:
         return _fail(str(e))
-    for f in args.files:
-        r = ingest_file(con, f, fmt=args.format, options=options)
-        if r.status == "rejected":
-            return _fail(r.errors[0] if r.errors else f"{f}: rejected")
-        if r.rows_quarantined:
-            print(f"{r.file}: {r.rows_quarantined} row(s) not used, e.g. {r.errors[0]}", file=sys.stderr)
+    rejected = _load_files(con, args.files, args.format, options)
+    if rejected:
+        return _fail(rejected)
     found = rates.consistency(con, Filters(rubric=args.rubric))
     payload = rates.contract_payload(found)
     print(json.dumps(payload, indent=2) if args.json else consistency_text(payload))
