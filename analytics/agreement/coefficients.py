@@ -143,13 +143,18 @@ def delta2(level: str, values: np.ndarray, n_c: np.ndarray) -> np.ndarray:
     return np.where(np.triu(np.ones((q, q), dtype=bool)), upper, np.swapaxes(upper, -1, -2))
 
 
-def alpha_arrays(o: np.ndarray, values: np.ndarray, level: str) -> dict[str, np.ndarray]:
-    """Krippendorff's alpha of (batch x q x q) coincidence matrices, with Gwet's pa/pe parametrisation."""
+def alpha_arrays(
+    o: np.ndarray, values: np.ndarray, level: str, levels: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Krippendorff's alpha of (batch x k x k) coincidence matrices on `levels` (indices into the scale of
+    `values`, default all of it), with Gwet's pa/pe parametrisation (its largest distance is the scale's)."""
     o = np.asarray(o, dtype=float)
     if o.ndim == 2:
         o = o[None]
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    full = np.asarray(values, dtype=float)
+    at = np.arange(len(full)) if levels is None else np.asarray(levels)
     b = len(o)
     n_c = o.sum(axis=-1)
     n = n_c.sum(axis=-1)
@@ -157,17 +162,23 @@ def alpha_arrays(o: np.ndarray, values: np.ndarray, level: str) -> dict[str, np.
         # Both metrics are squared differences of a number per level: the value itself (interval) or its
         # mid-rank among the pairable values, sum_{g<c} n_g + n_c/2 (ordinal; Krippendorff 2011 section D).
         # Sums over pairs then reduce to sums over levels, with no (batch x q x q) metric.
-        v = np.broadcast_to(np.asarray(values, dtype=float), n_c.shape)
+        v = np.broadcast_to(full[at], n_c.shape)
         a = np.cumsum(n_c, axis=-1) - n_c / 2 if level == "ordinal" else v
         s2 = (n_c * a**2).sum(axis=1)
         observed = 2 * s2 - 2 * (np.matmul(a[:, None, :], o)[:, 0, :] * a).sum(axis=1)
         expected = 2 * n * s2 - 2 * (n_c * a).sum(axis=1) ** 2
-        dmax = (a.max(axis=1) - a.min(axis=1)) ** 2
+        if level == "interval":
+            lo, hi = np.full(b, full.min()), np.full(b, full.max())
+        else:  # a level left out, below (above) every level here, has mid-rank 0 (n)
+            lo = np.minimum(a.min(axis=1), 0) if at[0] > 0 else a.min(axis=1)
+            hi = np.maximum(a.max(axis=1), n) if at[-1] < len(full) - 1 else a.max(axis=1)
+        dmax = (hi - lo) ** 2
     else:
-        d2 = delta2(level, np.asarray(values, dtype=float), n_c)
+        scale_d2 = delta2(level, full, n_c)
+        d2 = scale_d2[np.ix_(at, at)]
         observed = o.reshape(b, -1) @ d2.ravel()
         expected = ((n_c @ d2) * n_c).sum(axis=1)
-        dmax = np.full(b, d2.max())
+        dmax = np.full(b, scale_d2.max())
     alpha = 1 - _div((n - 1) * observed, expected)
     alpha = np.where(n >= 2, alpha, np.nan)
     pa = 1 - _div((n - 1) * observed, n**2 * dmax)
@@ -185,8 +196,10 @@ def multi_rater_arrays(
     level: str,
     weights: str | np.ndarray = "none",
     coarse: np.ndarray | None = None,
+    levels: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """All multi-rater coefficients of value-count patterns (P x q) under (batch x P) unit weights.
+    """All multi-rater coefficients of value-count patterns (P x k) under (batch x P) unit weights, the counts'
+    columns being `levels`, indices into the scale of `values` (default: all its levels; marginals over them).
 
     Percent agreement, Fleiss' kappa and Gwet's AC1 are unweighted; `weighted_*` use `weights` (AC2 when
     weighted). Formulas follow Gwet's irrCAC (fleiss.kappa.raw, gwet.ac1.raw): observed agreement averages
@@ -194,7 +207,10 @@ def multi_rater_arrays(
     """
     counts = np.asarray(counts, dtype=float)
     w = np.atleast_2d(np.asarray(unit_weights, dtype=float))
-    q = counts.shape[1]
+    values = np.asarray(values, dtype=float)
+    q = len(values)
+    at = np.arange(q) if levels is None else np.asarray(levels)
+    k = len(at)
     m = counts.sum(axis=1)
     pairable = (m >= 2).astype(float)
     pair_den = np.where(m >= 2, m * (m - 1), 1.0)
@@ -204,12 +220,15 @@ def multi_rater_arrays(
     pi = pi / np.where(units > 0, units, 1.0)[:, None]
 
     out: dict[str, np.ndarray] = {"units": units, "units_pairable": units_pairable}
-    for tag, wt in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights, values))):
+    # Levels left out have no ratings, so every sum over them is 0; only the chance terms of Gwet and
+    # Brennan-Prediger read the whole scale (its q and the sum of its weights).
+    for tag, full in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights, values))):
+        wt = full[np.ix_(at, at)]
         agree_u = (counts * (counts @ wt.T - 1)).sum(axis=1) / pair_den * pairable
         pa = _div(w @ agree_u, units_pairable)
         fleiss_pe = ((pi @ wt) * pi).sum(axis=1)
-        gwet_pe = wt.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1) if q > 1 else np.full(len(w), np.nan)
-        bp_pe = np.full(len(w), wt.sum() / q**2)
+        gwet_pe = full.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1) if q > 1 else np.full(len(w), np.nan)
+        bp_pe = np.full(len(w), full.sum() / q**2)
         out[f"{tag}percent_agreement"] = pa
         out[f"{tag}fleiss_pe"] = fleiss_pe
         out[f"{tag}fleiss_kappa"] = _chance_corrected(pa, fleiss_pe)
@@ -220,13 +239,13 @@ def multi_rater_arrays(
     out["marginals"] = pi
 
     o_unit = np.einsum("u,ukl->ukl", _safe_inv(m - 1) * pairable, _outer_minus_diag(counts)).reshape(len(counts), -1)
-    o = (w @ o_unit).reshape(len(w), q, q)
-    alpha = alpha_arrays(o, values, level)
+    o = (w @ o_unit).reshape(len(w), k, k)
+    alpha = alpha_arrays(o, values, level, at)
     out["krippendorff_alpha"] = alpha["value"]
     out["alpha_pa"], out["alpha_pe"], out["alpha_expected"] = alpha["pa"], alpha["pe"], alpha["expected"]
     out["pairable_values"] = alpha["n"]
     if coarse is not None:
-        cc = counts @ coarse
+        cc = counts @ coarse[at]
         c_agree = (cc * (cc - 1)).sum(axis=1) / pair_den * pairable
         out["coarse_agreement"] = _div(w @ c_agree, units_pairable)
     return out
@@ -381,38 +400,43 @@ def pair_arrays(
     level: str,
     weights: str | np.ndarray = "none",
     coarse: np.ndarray | None = None,
+    levels: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """All two-rater coefficients of (batch x q x q) confusion tables (rows: subject, columns: reference)."""
+    """All two-rater coefficients of (batch x k x k) confusion tables (rows: subject, columns: reference) on
+    `levels`, indices into the scale of `values` (default: all its levels); marginals are over `levels`."""
     t = np.asarray(tables, dtype=float)
     if t.ndim == 2:
         t = t[None]
-    q = t.shape[-1]
     values = np.asarray(values, dtype=float)
+    q = len(values)
+    at = np.arange(q) if levels is None else np.asarray(levels)
+    # Levels left out have no pairs, so every sum over them is 0; only the chance terms of Gwet and
+    # Brennan-Prediger read the whole scale (its q and the sum of its weights).
     n = t.sum(axis=(1, 2))
     p = t / np.where(n > 0, n, 1.0)[:, None, None]
     flat = p.reshape(len(t), -1)
     rows, cols = p.sum(axis=2), p.sum(axis=1)
     pi = (rows + cols) / 2
     out: dict[str, np.ndarray] = {"n": n, "subject_marginals": rows, "reference_marginals": cols}
-    for tag, wt in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights, values))):
+    for tag, full in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights, values))):
+        wt = full[np.ix_(at, at)]
         pa = np.where(n > 0, flat @ wt.ravel(), np.nan)
         kappa_pe = ((rows @ wt) * cols).sum(axis=1)
         scott_pe = ((pi @ wt) * pi).sum(axis=1)
-        gwet_pe = wt.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1) if q > 1 else np.full(len(t), np.nan)
+        gwet_pe = full.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1) if q > 1 else np.full(len(t), np.nan)
         out[f"{tag}agreement"] = pa
         out[f"{tag}kappa_pe"] = kappa_pe
         out[f"{tag}cohen_kappa"] = _chance_corrected(pa, kappa_pe)
         out[f"{tag}scott_pi"] = _chance_corrected(pa, scott_pe)
         out[f"{tag}gwet_pe"] = gwet_pe
         out[f"{tag}gwet_ac"] = _chance_corrected(pa, gwet_pe)
-        out[f"{tag}brennan_prediger"] = _chance_corrected(pa, np.full(len(t), wt.sum() / q**2))
-    alpha = alpha_arrays(t + np.swapaxes(t, 1, 2), values, level)
-    out["krippendorff_alpha"] = alpha["value"]
-    diff = values[:, None] - values[None, :]
-    out["mean_difference"] = np.where(n > 0, flat @ diff.ravel(), np.nan)
+        out[f"{tag}brennan_prediger"] = _chance_corrected(pa, np.full(len(t), full.sum() / q**2))
+    out["krippendorff_alpha"] = alpha_arrays(t + np.swapaxes(t, 1, 2), values, level, at)["value"]
+    v = values[at]
+    out["mean_difference"] = np.where(n > 0, flat @ (v[:, None] - v[None, :]).ravel(), np.nan)
     if coarse is not None:
-        same = coarse @ coarse.T  # 1 where two levels share a coarse level
-        out["coarse_agreement"] = np.where(n > 0, flat @ same.ravel(), np.nan)
+        c = coarse[at]
+        out["coarse_agreement"] = np.where(n > 0, flat @ (c @ c.T).ravel(), np.nan)  # 1: same coarse level
     return out
 
 

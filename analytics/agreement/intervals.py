@@ -173,22 +173,33 @@ def delta_bounds(
     g the gradient of f at C (forward differences) and Var(C) = T Cov(x), the covariance of the tasks' vectors
     (signatures x_i, n_i tasks each). Groups are (signatures x d) `cells` with their task counts; `compute`
     maps (batch x *shape) arrays to a dict of coefficient arrays."""
-    d = int(np.prod(shape))
     totals = np.stack([n @ c for c, n in zip(cells, n_tasks, strict=True)])  # (groups x d)
     steps = 1e-6 * np.maximum(totals.sum(axis=1), 1e-12)
-    probes = np.repeat(totals[:, None, :], d + 1, axis=1)  # row 0: C itself; row 1 + j: C + h e_j
-    probes[:, 1:, :] += steps[:, None, None] * np.eye(d)[None]
-    values = compute(probes.reshape(-1, *shape))
+    # A cell no signature has is 0 in every task: its deviations are 0, so g is needed along the others only.
+    active = np.flatnonzero(np.any([c.any(axis=0) for c in cells], axis=0))
+    width = len(active) + 1  # per group, probe 0 is C itself and probe 1 + j is C + h e_active[j]
+    group = np.repeat(np.arange(len(cells)), width)
+    cell = np.tile(np.r_[-1, active], len(cells))
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    start = 0
+    for size in chunks(len(group), totals.shape[1] * 8):
+        at, j = group[start : start + size], cell[start : start + size]
+        probes = totals[at]
+        probes[np.flatnonzero(j >= 0), j[j >= 0]] += steps[at[j >= 0]]
+        values = compute(probes.reshape(-1, *shape))
+        for name in names:
+            parts[name].append(np.asarray(values[name], dtype=float))
+        start += size
     out = {}
     for name in names:
-        f = np.asarray(values[name], dtype=float).reshape(len(cells), d + 1)
+        f = np.concatenate(parts[name]).reshape(len(cells), width)
         grad = (f[:, 1:] - f[:, :1]) / steps[:, None]
         lo, hi = np.full(len(cells), np.nan), np.full(len(cells), np.nan)
         for g, (c, n) in enumerate(zip(cells, n_tasks, strict=True)):
             t = n.sum()
             if t < 2 or not np.isfinite(f[g, 0]) or not np.isfinite(grad[g]).all():
                 continue
-            dev = (c - totals[g] / t) @ grad[g]  # each signature's linearised deviation
+            dev = (c[:, active] - totals[g, active] / t) @ grad[g]  # each signature's linearised deviation
             se = math.sqrt(float(n @ dev**2) * t / (t - 1))
             lo[g], hi[g] = f[g, 0] - Z * se, f[g, 0] + Z * se
         out[name] = (lo, hi)

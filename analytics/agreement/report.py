@@ -269,9 +269,12 @@ MULTI_CHECKS = (
 )
 
 
-def _multi_compute(s: Scale, counts: np.ndarray):
+def _multi_compute(s: Scale, counts: np.ndarray, levels: np.ndarray):
+    """The function from (batch x patterns) unit weights to every multi-rater coefficient of `counts`, the
+    patterns' counts on `levels` of the scale."""
+
     def compute(weights: np.ndarray) -> dict:
-        a = co.multi_rater_arrays(counts, weights, s.values, s.level, s.weights, s.to_coarse)
+        a = co.multi_rater_arrays(counts, weights, s.values, s.level, s.weights, s.to_coarse, levels)
         a["gwet_ac1"], a["gwet_ac2"] = a["gwet_ac"], a["weighted_gwet_ac"]
         return a
 
@@ -282,7 +285,8 @@ def _multi_rater_row(
     s: Scale, tp: ct.TaskPatterns, n_raters: int, n_ratings: int, n_boot: int, seed: int
 ) -> tuple[dict, list]:
     counts = tp.counts @ s.to_levels
-    compute = _multi_compute(s, counts)
+    used = _used_levels(counts.sum(axis=0))
+    compute = _multi_compute(s, counts[:, used], used)
     point = compute(tp.unit_weights[None])
     m = tp.counts.sum(axis=1)
     pairable = m >= 2
@@ -290,12 +294,12 @@ def _multi_rater_row(
     boot: dict[str, list] = {}
     if n_boot and n_tasks:
         rng = iv.rng_for(seed, s.rubric, s.dimension)
-        for b in iv.chunks(n_boot, max(counts.shape[0], s.values.size**2) * 4):
+        for b in iv.chunks(n_boot, max(counts.shape[0], used.size**2) * 4):
             a = compute(iv.task_draws(tp.n_tasks, b, rng) @ tp.membership)
             for name, _ in MULTI_CHECKS:
                 boot.setdefault(name, []).append(a[name])
     n_units = int(round(point["units_pairable"][0]))
-    one = _one_level(point["marginals"][0], s.levels)
+    one = _one_level(point["marginals"][0], tuple(s.levels[i] for i in used))
     common = "only one rater" if n_raters < 2 else None
     if common is None and n_units == 0:
         common = "no unit has ratings from two or more raters"
@@ -366,10 +370,11 @@ RANGES = {name: (0.0, 1.0) for name in iv.PROPORTIONS} | {"mean_difference": (-n
 
 
 def _pair_compute(s: Scale):
-    """The function from (batch x q x q) tables to every pair coefficient, named as in the report."""
+    """The function from (batch x k x k) tables on `levels` of the scale (default all) to every pair
+    coefficient, named as in the report."""
 
-    def compute(tables: np.ndarray) -> dict:
-        a = co.pair_arrays(tables, s.values, s.level, s.weights, s.to_coarse)
+    def compute(tables: np.ndarray, levels: np.ndarray | None = None) -> dict:
+        a = co.pair_arrays(tables, s.values, s.level, s.weights, s.to_coarse, levels)
         a["exact_agreement"] = a["percent_agreement"] = a["agreement"]
         a["weighted_kappa"], a["gwet_ac1"], a["gwet_ac2"] = (
             a["weighted_cohen_kappa"],
@@ -391,6 +396,36 @@ def _to_levels(s: Scale, cells: np.ndarray) -> np.ndarray:
     return s.to_levels.T @ t @ s.to_levels
 
 
+def _used_levels(counts: np.ndarray) -> np.ndarray:
+    """The levels with a count in `counts` (one per level of the scale), level 0 when none has: coefficients
+    are computed on these alone."""
+    used = np.flatnonzero(counts)
+    return used if len(used) else np.arange(1)
+
+
+def _on(tables: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """(batch x q x q) tables restricted to `levels`, flattened to (batch x k*k)."""
+    if len(levels) == tables.shape[1]:  # every level (levels are distinct and in order)
+        return tables.reshape(len(tables), -1)
+    return tables[:, levels][:, :, levels].reshape(len(tables), -1)
+
+
+def _blocks(groups: list[int], levels: list[np.ndarray], q: int, width: int) -> list[tuple[list[int], np.ndarray]]:
+    """`groups` in consecutive blocks computed at once on the levels they use together (of q), each block's
+    (groups x width x k x k) arrays within the bootstrap budget."""
+    out: list[tuple[list[int], np.ndarray]] = []
+    block: list[int] = []
+    union = np.zeros(0, dtype=np.int64)
+    for g in groups:
+        grown = union if len(union) == q else np.union1d(union, levels[g])
+        if block and (len(block) + 1) * width * len(grown) ** 2 * 8 > iv.BOOT_BUDGET:
+            out.append((block, union))
+            block, grown = [], levels[g]
+        block.append(g)
+        union = grown
+    return [*out, (block, union)] if block else out
+
+
 def _pair_row(
     s: Scale, key: tuple, sig: pr.Signatures | None, tau, n_boot: int, seed: int, reference: str, stats: tuple
 ) -> tuple[dict, list]:
@@ -398,37 +433,74 @@ def _pair_row(
     return _pair_rows(s, [key], [sig], [tau], [n_boot], seed, reference, stats)[0]
 
 
-def _boot_pairs(s: Scale, keys: list, sigs: list, boots: list[int], seed: int, wanted: list[str]) -> dict:
+@dataclass(frozen=True)
+class _Groups:
+    """Groups of pairs as tables of this report's levels: per group its signatures' tables (signatures x q x
+    q), their task counts and the levels they use. Coefficients are computed on the used levels only (wide
+    scales such as -100..100 have 201 levels, a group a few dozen); pair_arrays keeps them the scale's."""
+
+    sigs: list
+    tables: list[np.ndarray]
+    n_tasks: list[np.ndarray]
+    levels: list[np.ndarray]
+
+    @classmethod
+    def of(cls, s: Scale, sigs: list) -> _Groups:
+        """The groups of `sigs` (None: a group with no pairs) on the levels of `s`."""
+        q = len(s.levels)
+        tables = [_to_levels(s, sig.cells) if sig is not None else np.zeros((1, q, q)) for sig in sigs]
+        n_tasks = [sig.n_tasks if sig is not None else np.zeros(1) for sig in sigs]
+        return cls(sigs, tables, n_tasks, [_used_levels(t.sum(axis=(0, 1)) + t.sum(axis=(0, 2))) for t in tables])
+
+
+def _points(s: Scale, gs: _Groups) -> tuple[dict, np.ndarray]:
+    """Every pair coefficient of each group's summed table, and each group's level counts (both sides)."""
+    compute, n = _pair_compute(s), len(gs.tables)
+    point: dict[str, np.ndarray] = {}
+    marginals = np.zeros((n, len(s.levels)))
+    for idx, lv in _blocks(list(range(n)), gs.levels, len(s.levels), 1):
+        totals = np.stack([gs.n_tasks[g] @ _on(gs.tables[g], lv) for g in idx]).reshape(-1, len(lv), len(lv))
+        for name, v in compute(totals, lv).items():
+            if v.ndim == 1:
+                point.setdefault(name, np.full(n, np.nan))[idx] = v
+        marginals[np.array(idx)[:, None], lv] = totals.sum(axis=1) + totals.sum(axis=2)
+    return point, marginals
+
+
+def _boot_pairs(s: Scale, keys: list, gs: _Groups, boots: list[int], seed: int, wanted: list[str]) -> dict:
     """(groups x n_boot) task-bootstrap samples of the `wanted` coefficients; groups are resampled each with
     its own generator and computed in blocks (one vectorised call per block, bounded memory)."""
     n_boot = max(boots, default=0)
-    used = [g for g, sig in enumerate(sigs) if sig is not None and sig.tasks and boots[g]]
-    out = {name: np.full((len(sigs), n_boot), np.nan) for name in wanted}
+    used = [g for g, sig in enumerate(gs.sigs) if sig is not None and sig.tasks and boots[g]]
+    out = {name: np.full((len(gs.sigs), n_boot), np.nan) for name in wanted}
     if not used or not n_boot:
         return out
     compute = _pair_compute(s)
-    block = max(1, iv.BOOT_BUDGET // (n_boot * s.full_size**2 * 8))
-    for start in range(0, len(used), block):
-        idx = used[start : start + block]
+    for idx, lv in _blocks(used, gs.levels, len(s.levels), n_boot):
         tables, which, offset = [], [], 0
         for g in idx:
-            uniq, inverse = _distinct_resamples(sigs[g], n_boot, iv.rng_for(seed, *[str(k) for k in keys[g]]))
+            rng = iv.rng_for(seed, *[str(k) for k in keys[g]])
+            uniq, inverse = _distinct_resamples(gs.sigs[g], n_boot, rng, _on(gs.tables[g], lv))
             tables.append(uniq)
             which.append(inverse + offset)
             offset += len(uniq)
-        a = compute(_to_levels(s, np.concatenate(tables)))
+        a = compute(np.concatenate(tables).reshape(-1, len(lv), len(lv)), lv)
         rows = np.concatenate(which)
         for name in wanted:
             out[name][idx] = a[name][rows].reshape(len(idx), n_boot)
     return out
 
 
-def _distinct_resamples(sig: pr.Signatures, n_boot: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """A group's resampled confusion cells as (distinct tables, index of each resample's table): the same
-    resamples as iv.resample, with each distinct one computed once. A group of few tasks has few distinct
-    resamples (most pairs of raters share a handful of tasks), and a group of one signature has one."""
+def _distinct_resamples(
+    sig: pr.Signatures, n_boot: int, rng: np.random.Generator, cells: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A group's resampled sums of `cells` (default its confusion cells; one row per signature) as (distinct
+    sums, index of each resample's sum): the same resamples as iv.resample, with each distinct one computed
+    once. A group of few tasks has few distinct resamples (most pairs of raters share a handful of tasks), and
+    a group of one signature has one."""
+    cells = sig.cells if cells is None else cells
     if len(sig.n_tasks) == 1:  # every resample draws all tasks from the one signature
-        return sig.n_tasks[0] * sig.cells[:1], np.zeros(n_boot, dtype=np.int64)
+        return sig.n_tasks[0] * cells[:1], np.zeros(n_boot, dtype=np.int64)
     draws = iv.task_draws(sig.n_tasks, n_boot, rng)
     radix = sig.tasks + 1  # each resample's task counts as one integer in base tasks + 1, when that fits
     k = len(sig.n_tasks)
@@ -436,10 +508,27 @@ def _distinct_resamples(sig: pr.Signatures, n_boot: int, rng: np.random.Generato
     # far above n_boot, almost every resample differs and looking for repeats costs more than it saves.
     log_outcomes = math.lgamma(sig.tasks + k) - math.lgamma(k) - math.lgamma(sig.tasks + 1)
     if k * math.log2(radix) >= 62 or log_outcomes > math.log(4 * n_boot):
-        return draws @ sig.cells, np.arange(n_boot)
+        return draws @ cells, np.arange(n_boot)
     codes = draws.astype(np.int64) @ (radix ** np.arange(len(sig.n_tasks), dtype=np.int64))
     _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    return draws[first] @ sig.cells, inverse
+    return draws[first] @ cells, inverse
+
+
+def _delta_pairs(s: Scale, gs: _Groups, groups: list[int], wanted: list[str]) -> dict:
+    """Per coefficient in `wanted`, the delta method's (low, high) of each of `groups` (NaN elsewhere)."""
+    out = {name: (np.full(len(gs.sigs), np.nan), np.full(len(gs.sigs), np.nan)) for name in wanted}
+    compute = _pair_compute(s)
+    for idx, lv in _blocks(groups, gs.levels, len(s.levels), 1):
+        normal = iv.delta_bounds(
+            lambda tables, lv=lv: compute(tables, lv),
+            [_on(gs.tables[g], lv) for g in idx],
+            [gs.n_tasks[g] for g in idx],
+            (len(lv), len(lv)),
+            wanted,
+        )
+        for name, (lo, hi) in normal.items():
+            out[name][0][idx], out[name][1][idx] = lo, hi
+    return out
 
 
 def _pair_rows(
@@ -455,10 +544,8 @@ def _pair_rows(
 ) -> list[tuple[dict, list]]:
     """Base cells and coefficients of groups of pairs sharing one scale (vectorised over the groups); with
     `delta`, groups of DELTA_MIN_TASKS or more get the delta method's interval."""
-    q = s.full_size
-    cells = np.stack([sig.n_tasks @ sig.cells if sig is not None else np.zeros(q * q) for sig in sigs])
-    t = _to_levels(s, cells)
-    point = _pair_compute(s)(t)
+    gs = _Groups.of(s, sigs)
+    point, marginals = _points(s, gs)
     wanted = [name for name, _ in PAIR_CHECKS if name in stats]
     # Groups of many tasks get the delta method's interval, the others task-bootstrap percentiles.
     delta_groups = [
@@ -466,24 +553,17 @@ def _pair_rows(
     ]
     by_delta = set(delta_groups)
     resampled = [0 if g in by_delta else b for g, b in enumerate(boots)]
-    boot = _boot_pairs(s, keys, sigs, resampled, seed, wanted)
+    boot = _boot_pairs(s, keys, gs, resampled, seed, wanted)
     bounds = {name: iv.percentiles(v) for name, v in boot.items()}
     if delta_groups:
-        normal = iv.delta_bounds(
-            lambda tables: _pair_compute(s)(_to_levels(s, tables)),
-            [sigs[g].cells for g in delta_groups],
-            [sigs[g].n_tasks for g in delta_groups],
-            (q, q),
-            wanted,
-        )
-        for name, (lo, hi) in normal.items():
-            low, high = (np.clip(x, *RANGES.get(name, (-np.inf, 1.0))) for x in (lo, hi))
+        for name, (lo, hi) in _delta_pairs(s, gs, delta_groups, wanted).items():
+            low, high = (np.clip(x[delta_groups], *RANGES.get(name, (-np.inf, 1.0))) for x in (lo, hi))
             bounds[name][0][delta_groups], bounds[name][1][delta_groups], bounds[name][2][delta_groups] = low, high, 0
     out = []
     for g, (key, sig, tau, n_boot) in enumerate(zip(keys, sigs, taus, boots, strict=True)):
-        n = int(round(t[g].sum()))
+        n = int(round(point["n"][g]))
         n_tasks = sig.tasks if sig is not None else 0
-        one = _one_level(t[g].sum(axis=0) + t[g].sum(axis=1), s.levels)
+        one = _one_level(marginals[g], s.levels)
         no_pairs = f"no unit shared with {reference}" if n == 0 else None
         coefs = []
         for name, why in PAIR_CHECKS:
