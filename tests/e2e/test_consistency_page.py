@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import ROOT, screenshot, wait_for_app
 
 
 def test_consistency_page_flags_the_planted_rule_breakers(app_page, server_env, external_requests):
@@ -34,4 +35,8 @@ def test_consistency_page_flags_the_planted_rule_breakers(app_page, server_env, 
     page.set_viewport_size({"width": 1400, "height": 5000})  # the app scrolls inside stMain: show it all
     wait_for_app(page)
     screenshot(page, "consistency")
+    if os.environ.get("CONCORD_README_SCREENSHOTS") == "1":  # scripts/screenshots.sh: the top, as a reader sees it
+        page.screenshot(
+            path=str(ROOT / "docs" / "consistency.png"), clip={"x": 0, "y": 0, "width": 1400, "height": 1800}
+        )
     assert external_requests == [], f"requests left loopback: {external_requests[:3]}"
