@@ -24,6 +24,7 @@ MIGRATION = [
 ]
 SIGNATURE_KEY = "rules_signature"
 RESULT_COLUMNS = ("rule_id", "rubric", "submission_id", "violated", "detail")
+FOUND = "rule_results_found"  # the relation of results computed but not kept (a read-only, outdated store)
 
 
 def signature() -> str:
@@ -75,7 +76,7 @@ def rubrics_with_rules() -> tuple[str, ...]:
 
 
 def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
-    """Check the rubrics a load (or an unload, before its rows go) brought submissions for."""
+    """Check the rubrics a load brought submissions for (inside the load's transaction)."""
     touched = con.execute(
         "SELECT DISTINCT rubric FROM submissions WHERE ingest_id = $ingest_id AND list_contains($ruled, rubric)",
         {"ingest_id": ingest_id, "ruled": list(rubrics_with_rules())},
@@ -92,9 +93,6 @@ def is_current(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the kept results were computed with the code's rules."""
     row = con.execute("SELECT value FROM meta WHERE key = $key", {"key": SIGNATURE_KEY}).fetchall()
     return bool(row) and row[0][0] == signature()
-
-
-FOUND = "rule_results_found"  # the relation of results computed but not kept (a read-only, outdated store)
 
 
 def source(con: duckdb.DuckDBPyConnection) -> str:
