@@ -990,19 +990,7 @@ def feedback_report(
     )
 
 
-RULE_COLUMNS = [
-    "rule_id",
-    "rubric",
-    "description",
-    "n_checked",
-    "n_violations",
-    "rate",
-    "rate_ci_low",
-    "rate_ci_high",
-    "team_rate",
-    "flagged",
-    "examples",
-]
+RULE_COLUMNS = [*cons.RULE_COLUMNS, "rate", "rate_ci_low", "rate_ci_high", "team_rate", "flagged", "examples"]
 RULE_EXAMPLES = 3  # violations quoted per rule
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from analytics.agreement import anonymous as an
 from analytics.agreement import intervals as iv
+from analytics.agreement.contract import records
 from analytics.agreement.report import MIN_TASKS
 from analytics.consistency import catalogue, results
 from analytics.disagreements import CaseKey
@@ -232,16 +233,9 @@ def rater_rates(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -
 
 def contract_payload(c: Consistency) -> dict:
     """The `consistency --json` document: rules, raters and violations (issue #14's contract)."""
-
-    def records(df: pd.DataFrame, columns: tuple[str, ...]) -> list[dict]:
-        return [
-            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-            for row in df[list(columns)].astype(object).to_dict("records")
-        ]
-
-    raters = ("rater_id", "rule_id", "n_checked", "n_violations", "rate", "rate_ci_low", "rate_ci_high", "flagged")
+    raters = ["rater_id", "rule_id", "n_checked", "n_violations", "rate", "rate_ci_low", "rate_ci_high", "flagged"]
     return {
-        "rules": records(c.rules, RULE_COLUMNS),
-        "raters": records(c.raters, raters),
-        "violations": records(c.violations, VIOLATION_COLUMNS),
+        "rules": records(c.rules[list(RULE_COLUMNS)]),
+        "raters": records(c.raters[raters]),
+        "violations": records(c.violations[list(VIOLATION_COLUMNS)]),
     }
