@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -48,6 +49,20 @@ def demo_store(tmp_path_factory) -> Path:
         ingest_file(c, f.path, undated_at=f.undated_at)
     c.close()
     return path
+
+
+@pytest.fixture(scope="module")
+def demo(demo_store):
+    """A read-only connection to the demo store (one per test module)."""
+    con = store.open_store(demo_store, read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="session")
+def truth(demo_store) -> dict:
+    """The demo's truth.json: what the simulator planted."""
+    return json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
 
 
 @pytest.fixture

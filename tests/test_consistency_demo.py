@@ -5,30 +5,13 @@ are exactly those the simulator made break it (analytics/demo/behaviours.py RULE
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from analytics import store
 from analytics.consistency import catalogue, rates
 
 # Rules the demo can flag: those that flag, but article Likert's (ten topics per annotator, under MIN_TASKS).
 RULES = [r for r in catalogue.rules() if r.flags and r.rubric != "article_likert"]
 RUBRICS = sorted({r.rubric for r in RULES})
-
-
-@pytest.fixture(scope="module")
-def demo(demo_store):
-    """A read-only connection to the demo store."""
-    con = store.open_store(demo_store, read_only=True)
-    yield con
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def truth(demo_store) -> dict:
-    """The demo's truth.json."""
-    return json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ wherever they have enough ratings, and no effect at all for the careful ones.
 from __future__ import annotations
 
 import datetime as dt
-import json
 
 import pandas as pd
 import pytest
@@ -135,18 +134,6 @@ EFFECT_OF = {  # truth.json behaviour -> the effect that must report it, and the
     "fast_careless": ("haste", -1),  # value: time per submission / the team's, below 1
     "drifting": ("drift", -1),
 }
-
-
-@pytest.fixture(scope="module")
-def demo(demo_store):
-    con = store.open_store(demo_store, read_only=True)
-    yield con
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def truth(demo_store) -> dict:
-    return json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
 
 
 @pytest.fixture(scope="module")

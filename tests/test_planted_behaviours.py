@@ -9,34 +9,17 @@ and why.
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
 from analytics import distributions as dist
 from analytics import feedback as fb
-from analytics import store
 from analytics.agreement import MIN_TASKS
 from analytics.rubrics import RUBRICS
 
 AC = "answer_comparison"
 PRIMARY = "usefulness_comparison"
 MIN_PAIRS = 30  # analytics.agreement.MIN_UNITS: below this a contractor's shift is too uncertain to rank
-
-
-@pytest.fixture(scope="module")
-def demo(demo_store):
-    """A read-only connection to the demo store."""
-    con = store.open_store(demo_store, read_only=True)
-    yield con
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def truth(demo_store) -> dict:
-    """The demo's truth.json."""
-    return json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
 
 
 @pytest.fixture(scope="module")
