@@ -1,0 +1,113 @@
+"""Empirical-Bayes shrinkage of each contractor's rater effect toward the rest of the team, and the one flag rule.
+
+Every effect (leniency, ties, position bias, ...) arrives as a raw estimate per contractor with a standard error
+from task-level variation. A contractor with few tasks has a noisy raw estimate; taken at face value, the most
+extreme raw estimates are mostly the noisiest ones. So each estimate is pulled toward the team in proportion to
+its noise (normal-normal model, Morris 1983, "Parametric empirical Bayes inference", JASA 78:47-55):
+
+    raw_i ~ N(theta_i, se_i^2),   theta_i ~ N(mu, tau^2)
+    shrunk_i = mu + B_i (raw_i - mu),   B_i = tau^2 / (tau^2 + se_i^2)
+    var_i = B_i se_i^2 + (1 - B_i)^2 var(mu)
+
+tau^2, how much contractors truly differ, is estimated over every contractor of the same (rubric, dimension,
+effect) (DerSimonian & Laird 1986, "Meta-analysis in clinical trials", Controlled Clinical Trials 7:177-188,
+method of moments): estimated without the contractor, one outlier in a homogeneous team would get tau^2 = 0 and
+be shrunk all the way to the team. mu, the team value a report shows, is the random-effects mean of the OTHER
+contractors only, so a contractor is never compared with a team that contains them.
+
+The flag rule (the only one for rater effects): a contractor is flagged on an effect when they have at least
+MIN_TASKS tasks behind it (the small-n rule of analytics.agreement) and the 95% interval of the shrunk estimate
+lies wholly on the effect's bad side of the team value.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from analytics.agreement.report import MIN_TASKS
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+GROUP = ("rubric", "dimension", "effect")
+SIDES = ("high", "low")
+INPUT_COLUMNS = ("rater_id", "rubric", "dimension", "effect", "raw", "se", "n_tasks", "bad_side")
+OUTPUT_COLUMNS = ("estimate", "estimate_ci_low", "estimate_ci_high", "team_value", "flagged")
+
+
+def dersimonian_laird(raw: np.ndarray, se: np.ndarray) -> tuple[float, float, float]:
+    """The random-effects mean, its variance and the between-rater variance tau^2 of estimates with their
+    standard errors (DerSimonian & Laird 1986); (nan, nan, nan) without any estimate."""
+    ok = np.isfinite(raw) & np.isfinite(se) & (se > 0)
+    y, v = raw[ok], se[ok] ** 2
+    if len(y) == 0:
+        return math.nan, math.nan, math.nan
+    w = 1.0 / v
+    tau2 = 0.0
+    if len(y) > 1:
+        mean_fixed = float(np.sum(w * y) / np.sum(w))
+        q = float(np.sum(w * (y - mean_fixed) ** 2))
+        c = float(np.sum(w) - np.sum(w**2) / np.sum(w))
+        tau2 = max(0.0, (q - (len(y) - 1)) / c) if c > 0 else 0.0
+    w_star = 1.0 / (v + tau2)
+    return float(np.sum(w_star * y) / np.sum(w_star)), float(1.0 / np.sum(w_star)), tau2
+
+
+def team_mean(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[float, float]:
+    """The random-effects mean of estimates with their standard errors given tau^2, and its variance."""
+    ok = np.isfinite(raw) & np.isfinite(se) & (se > 0)
+    if not ok.any() or not math.isfinite(tau2):
+        return math.nan, math.nan
+    w = 1.0 / (se[ok] ** 2 + tau2)
+    return float(np.sum(w * raw[ok]) / np.sum(w)), float(1.0 / np.sum(w))
+
+
+def shrink_one(raw: float, se: float, mu: float, var_mu: float, tau2: float) -> tuple[float, float, float]:
+    """The shrunk estimate and its 95% interval of one raw estimate toward a team of mean mu (variance var_mu)
+    and between-rater variance tau2; the raw interval when there is no team to shrink toward."""
+    if not (math.isfinite(raw) and math.isfinite(se) and se > 0):
+        return raw, math.nan, math.nan
+    if not math.isfinite(mu):
+        return raw, raw - Z95 * se, raw + Z95 * se
+    b = tau2 / (tau2 + se**2)
+    estimate = mu + b * (raw - mu)
+    sd = math.sqrt(b * se**2 + (1.0 - b) ** 2 * var_mu)
+    return estimate, estimate - Z95 * sd, estimate + Z95 * sd
+
+
+def is_flagged(n_tasks: int, ci_low: float, ci_high: float, team_value: float, bad_side: str) -> bool:
+    """The flag rule: enough tasks, and the shrunk estimate's 95% interval wholly on the bad side of the team."""
+    if bad_side not in SIDES:
+        raise ValueError(f"bad_side must be one of {SIDES}, not {bad_side!r}")
+    if n_tasks < MIN_TASKS or not all(math.isfinite(x) for x in (ci_low, ci_high, team_value)):
+        return False
+    return ci_low > team_value if bad_side == "high" else ci_high < team_value
+
+
+def shrink_effects(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows (INPUT_COLUMNS) with their shrunk estimate, its interval, the team value without the contractor
+    and the flag (OUTPUT_COLUMNS), each against the other contractors of the same rubric, dimension and effect."""
+    missing = [c for c in INPUT_COLUMNS if c not in rows.columns]
+    if missing:
+        raise ValueError(f"shrink_effects needs columns {missing}")
+    out = rows.reset_index(drop=True).copy()
+    values: dict[str, list] = {c: [math.nan] * len(out) for c in OUTPUT_COLUMNS}
+    values["flagged"] = [False] * len(out)
+    for _, group in out.groupby(list(GROUP), sort=False, dropna=False):
+        raw = group["raw"].to_numpy(dtype=float)
+        se = group["se"].to_numpy(dtype=float)
+        n_tasks = group["n_tasks"].to_numpy(dtype=int)
+        sides = group["bad_side"].astype(str).tolist()
+        tau2 = dersimonian_laird(raw, se)[2] if len(group) > 1 else math.nan
+        for pos, i in enumerate(group.index):
+            others = np.arange(len(group)) != pos
+            mu, var_mu = team_mean(raw[others], se[others], tau2)
+            estimate, low, high = shrink_one(raw[pos], se[pos], mu, var_mu, tau2)
+            values["estimate"][i], values["estimate_ci_low"][i], values["estimate_ci_high"][i] = estimate, low, high
+            values["team_value"][i] = mu
+            values["flagged"][i] = is_flagged(int(n_tasks[pos]), low, high, mu, sides[pos])
+    for c in OUTPUT_COLUMNS:
+        out[c] = values[c]
+    out["flagged"] = out["flagged"].astype(bool)
+    return out

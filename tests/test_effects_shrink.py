@@ -1,0 +1,141 @@
+"""Empirical-Bayes shrinkage and the flag rule of rater effects (analytics/effects/shrink.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.meta_analysis import combine_effects
+
+from analytics.effects import shrink
+
+
+def _rows(raw, se, n_tasks=100, bad_side="high") -> pd.DataFrame:
+    """Effect rows of one (rubric, dimension, effect) for raters r0, r1, ..."""
+    k = len(raw)
+    return pd.DataFrame(
+        {
+            "rater_id": [f"r{i}" for i in range(k)],
+            "rubric": "rb",
+            "dimension": "d",
+            "effect": "leniency",
+            "raw": raw,
+            "se": se,
+            "n_tasks": n_tasks if isinstance(n_tasks, list) else [n_tasks] * k,
+            "bad_side": bad_side,
+        }
+    )
+
+
+def test_dersimonian_laird_matches_statsmodels():
+    """tau^2, the random-effects mean and its variance equal statsmodels' combine_effects(method_re='dl'),
+    an independent implementation of DerSimonian & Laird (1986)."""
+    rng = np.random.default_rng(3)
+    raw = rng.normal(0.2, 0.3, 12)
+    se = rng.uniform(0.05, 0.4, 12)
+    mu, var_mu, tau2 = shrink.dersimonian_laird(raw, se)
+    ref = combine_effects(raw, se**2, method_re="dl")
+    assert tau2 == pytest.approx(ref.tau2, rel=1e-12)
+    assert mu == pytest.approx(ref.mean_effect_re, rel=1e-12)
+    assert var_mu == pytest.approx(1.0 / ref.w_total_re, rel=1e-12)
+
+
+def test_homogeneous_team_has_no_between_rater_variance():
+    """Estimates that differ less than their own noise give tau^2 = 0 (Q below its degrees of freedom)."""
+    mu, _, tau2 = shrink.dersimonian_laird(np.array([0.10, 0.11, 0.09]), np.array([0.2, 0.2, 0.2]))
+    assert tau2 == 0.0
+    assert mu == pytest.approx(0.10)
+
+
+def test_shrink_one_by_hand():
+    """raw 1.0 with se 0.5 toward mu 0 (var_mu 0.01) with tau^2 0.25: B = 0.5, estimate 0.5,
+    sd = sqrt(0.5 * 0.25 + 0.25 * 0.01) (Morris 1983's posterior with the mean's uncertainty)."""
+    estimate, low, high = shrink.shrink_one(1.0, 0.5, 0.0, 0.01, 0.25)
+    sd = math.sqrt(0.5 * 0.25 + 0.25 * 0.01)
+    assert estimate == pytest.approx(0.5)
+    assert (low, high) == pytest.approx((0.5 - shrink.Z95 * sd, 0.5 + shrink.Z95 * sd))
+
+
+def test_noisier_estimates_are_pulled_further_toward_the_team():
+    """Two contractors with the same raw estimate: the one with the larger standard error ends nearer the team."""
+    raw = [0.0, 0.05, -0.05, 0.02, -0.02, 0.6, 0.6]
+    se = [0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.4]
+    out = shrink.shrink_effects(_rows(raw, se))
+    precise, noisy = out.iloc[5], out.iloc[6]
+    assert abs(noisy["estimate"] - noisy["team_value"]) < abs(precise["estimate"] - precise["team_value"])
+    assert precise["flagged"] and not noisy["flagged"]
+
+
+def test_team_value_leaves_the_contractor_out():
+    """The team value of each contractor is the random-effects mean of the others only, weighted with the
+    between-rater variance of the whole team."""
+    raw = [0.0, 0.1, -0.1, 1.5]
+    se = [0.1, 0.1, 0.1, 0.1]
+    out = shrink.shrink_effects(_rows(raw, se))
+    tau2 = shrink.dersimonian_laird(np.array(raw), np.array(se))[2]
+    mu, _ = shrink.team_mean(np.array(raw[:3]), np.array(se[:3]), tau2)
+    assert out.iloc[3]["team_value"] == pytest.approx(mu)
+    assert out.iloc[3]["flagged"]
+
+
+def test_one_outlier_in_a_homogeneous_team_is_not_shrunk_away():
+    """Among contractors who agree exactly, the one who differs keeps most of the difference: the between-rater
+    variance counts every contractor, the subject included (else it would be 0 and shrink them to the team)."""
+    out = shrink.shrink_effects(_rows([0.0] * 10 + [1.0], [0.1] * 11))
+    assert out.iloc[10]["estimate"] > 0.8
+    assert out.iloc[10]["flagged"]
+    assert not out.iloc[:10]["flagged"].any()
+
+
+def test_flag_needs_enough_tasks():
+    """The same clear effect on 29 tasks is not flagged (small-n rule, MIN_TASKS = 30); on 30 it is."""
+    raw, se = [0.0, 0.05, -0.05, 0.0, 1.0], [0.05] * 5
+    few = shrink.shrink_effects(_rows(raw, se, n_tasks=[100, 100, 100, 100, shrink.MIN_TASKS - 1]))
+    enough = shrink.shrink_effects(_rows(raw, se, n_tasks=[100, 100, 100, 100, shrink.MIN_TASKS]))
+    assert not few.iloc[4]["flagged"]
+    assert enough.iloc[4]["flagged"]
+
+
+def test_flag_only_on_the_bad_side():
+    """A clearly low estimate is flagged only when low is the bad side (severity), not for leniency."""
+    raw, se = [0.0, 0.05, -0.05, 0.0, -1.0], [0.05] * 5
+    high = shrink.shrink_effects(_rows(raw, se, bad_side="high"))
+    low = shrink.shrink_effects(_rows(raw, se, bad_side="low"))
+    assert not high.iloc[4]["flagged"]
+    assert low.iloc[4]["flagged"]
+    assert not low.iloc[:4]["flagged"].any()
+
+
+def test_groups_are_shrunk_separately():
+    """A contractor is compared only with the same rubric, dimension and effect."""
+    a = _rows([0.0, 0.0, 0.0], [0.1] * 3)
+    b = _rows([5.0, 5.0, 5.0], [0.1] * 3).assign(effect="ties")
+    out = shrink.shrink_effects(pd.concat([a, b]))
+    assert out.loc[out["effect"] == "leniency", "team_value"].tolist() == pytest.approx([0.0] * 3)
+    assert out.loc[out["effect"] == "ties", "team_value"].tolist() == pytest.approx([5.0] * 3)
+
+
+def test_unusable_standard_error_is_never_flagged():
+    """A raw estimate without a positive standard error keeps its value, gets no interval and no flag."""
+    out = shrink.shrink_effects(_rows([0.0, 0.1, 3.0], [0.1, 0.1, 0.0]))
+    assert out.iloc[2]["estimate"] == 3.0
+    assert math.isnan(out.iloc[2]["estimate_ci_low"])
+    assert not out.iloc[2]["flagged"]
+
+
+def test_a_lone_contractor_has_no_team():
+    """With nobody else on the effect there is no team value and no flag, only the raw interval."""
+    out = shrink.shrink_effects(_rows([2.0], [0.1]))
+    assert math.isnan(out.iloc[0]["team_value"])
+    assert out.iloc[0]["estimate_ci_low"] == pytest.approx(2.0 - shrink.Z95 * 0.1)
+    assert not out.iloc[0]["flagged"]
+
+
+def test_bad_input_is_refused():
+    """Missing columns and an unknown bad side raise a readable error."""
+    with pytest.raises(ValueError, match="needs columns"):
+        shrink.shrink_effects(pd.DataFrame({"raw": [1.0]}))
+    with pytest.raises(ValueError, match="bad_side"):
+        shrink.shrink_effects(_rows([0.0, 0.1, 0.2, 1.0], [0.1] * 4, bad_side="up"))
