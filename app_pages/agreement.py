@@ -23,12 +23,25 @@ def load(version: tuple, filters, rubric: str, comparison: str, coarse: bool, le
     """The rubric's agreement report for one comparison (with the team and the researcher ceiling) and its
     dimensions."""
     con = state.cursor()
-    report = agreement.agreement_report(con, filters.but(rubric=rubric), comparison, coarse=coarse, level=level)
+    # Raters' intervals are computed per dimension shown (load_raters): most of the resampling, saved on a filter
+    # change for the dimensions nobody is looking at.
+    report = agreement.agreement_report(
+        con, filters.but(rubric=rubric), comparison, coarse=coarse, level=level, rater_intervals=False
+    )
     return {
         "report": report,
         "dimensions": distributions.dimensions(con, rubric),
         "needs_rater_ids": agreement.needs_rater_ids(con, filters.but(rubric=rubric)),
     }
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def load_raters(
+    version: tuple, filters, rubric: str, dimensions: tuple[str, ...], comparison: str, coarse: bool, level: str | None
+) -> pd.DataFrame:
+    """Each rater's agreement with its intervals on some of the rubric's dimensions (the report's rows, resampled)."""
+    scoped = filters.but(rubric=rubric, dimensions=dimensions)
+    return agreement.rater_agreement(state.cursor(), scoped, comparison, coarse=coarse, level=level)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -156,7 +169,9 @@ else:
     )
     ceiling_rows = report.ceiling if comparison != "researcher_vs_researcher" else None
     yard = team.yardsticks(report.team, ceiling_rows, rubric, dimension, statistic, filters.raters)
-    points = view.interval_frame(report.raters, rubric, dimension, statistic)
+    with st.spinner("Computing each rater's intervals..."):
+        rated = load_raters(state.version(), filters, rubric, (dimension,), comparison, coarse, level)
+    points = view.interval_frame(rated, rubric, dimension, statistic)
     m = st.columns(4)
     m[0].metric(f"{subjects.capitalize()} with a value", len(points))
     for i, row in enumerate(yard.itertuples(), start=1):
@@ -179,7 +194,7 @@ else:
         "same units, all dates). Raters are ordered by the upper end of their interval (lowest first: confidently "
         "low agreement on top), with fewer than the minimum tasks last. Click a column header to sort."
     )
-    raters_shown = view.rater_table(report.raters, rubric, dimension, statistic)
+    raters_shown = view.rater_table(rated, rubric, dimension, statistic)
     table(
         raters_shown,
         f"{subjects} {rubric} {dimension}",
@@ -187,7 +202,9 @@ else:
         column_config=view.column_config(raters_shown),
     )
     if st.toggle(f"Every {subject.lower()} on every dimension", key="agr_all_dimensions"):
-        table(report.raters, f"{subjects} all dimensions {rubric}", key="dl_raters_all")
+        with st.spinner("Computing every rater's intervals on every dimension..."):
+            every = load_raters(state.version(), filters, rubric, tuple(used), comparison, coarse, level)
+        table(every, f"{subjects} all dimensions {rubric}", key="dl_raters_all")
 
 # --- confusion matrix --------------------------------------------------------------------------------------
 st.subheader("Confusion matrix")
@@ -279,7 +296,11 @@ if flagged:
 
 # --- rankings ----------------------------------------------------------------------------------------------
 ranking_dims = view.ranking_table(report, dims)
-ranking_raters = view.ranking_raters(report.raters, rubric)
+ranked = tuple(sorted(set(report.raters.loc[report.raters["preference_agreement"].notna(), "dimension"])))
+ranking_raters = view.ranking_raters(
+    load_raters(state.version(), filters, rubric, ranked, comparison, coarse, level) if ranked else report.raters,
+    rubric,
+)
 if not ranking_dims.empty or not ranking_raters.empty:
     st.subheader("Rankings")
     st.caption(

@@ -845,15 +845,18 @@ def agreement_report(
     level: str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
+    rater_intervals: bool = True,
 ) -> AgreementReport:
     """Per-dimension and per-rater agreement for one comparison, the team's rows, the researcher ceiling, with
-    intervals, notes and the SQL that ran."""
+    intervals, notes and the SQL that ran. Without `rater_intervals` the raters' rows are point estimates (a page
+    asks rater_agreement for the intervals of the dimension it shows: the same figures, resampled per rater)."""
     _check_args(comparison, level, n_boot)
     queries: list[Query] = QueryLog()
     scale_of = scales(con, filters, level, coarse, queries)
     dims, dlong = _dimension_rows(con, filters, comparison, scale_of, n_boot, seed, queries)
+    boot_raters = (filters.raters or None) if rater_intervals else ()
     team_rows, rlong = _rater_table(
-        con, filters.but(raters=()), comparison, scale_of, n_boot, seed, queries, filters.raters or None
+        con, filters.but(raters=()), comparison, scale_of, n_boot, seed, queries, boot_raters
     )
     team = _frame(team_rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
     raters = team[team["rater_id"].isin(filters.raters)].reset_index(drop=True) if filters.raters else team
