@@ -62,7 +62,7 @@ def test_noisier_estimates_are_pulled_further_toward_the_team():
     """Two contractors with the same raw estimate: the one with the larger standard error ends nearer the team."""
     raw = [0.0, 0.05, -0.05, 0.02, -0.02, 0.6, 0.6]
     se = [0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.4]
-    out = shrink.shrink_effects(_rows(raw, se))
+    out = shrink.shrink_effects(margins={}, rows=_rows(raw, se))
     precise, noisy = out.iloc[5], out.iloc[6]
     assert abs(noisy["estimate"] - noisy["team_value"]) < abs(precise["estimate"] - precise["team_value"])
     assert precise["flagged"] and not noisy["flagged"]
@@ -73,7 +73,7 @@ def test_team_value_leaves_the_contractor_out():
     between-rater variance of the whole team."""
     raw = [0.0, 0.1, -0.1, 1.5]
     se = [0.1, 0.1, 0.1, 0.1]
-    out = shrink.shrink_effects(_rows(raw, se))
+    out = shrink.shrink_effects(margins={}, rows=_rows(raw, se))
     tau2 = shrink.dersimonian_laird(np.array(raw), np.array(se))[2]
     mu, _ = shrink.team_mean(np.array(raw[:3]), np.array(se[:3]), tau2)
     assert out.iloc[3]["team_value"] == pytest.approx(mu)
@@ -83,7 +83,7 @@ def test_team_value_leaves_the_contractor_out():
 def test_one_outlier_in_a_homogeneous_team_is_not_shrunk_away():
     """Among contractors who agree exactly, the one who differs keeps most of the difference: the between-rater
     variance counts every contractor, the subject included (else it would be 0 and shrink them to the team)."""
-    out = shrink.shrink_effects(_rows([0.0] * 10 + [1.0], [0.1] * 11))
+    out = shrink.shrink_effects(margins={}, rows=_rows([0.0] * 10 + [1.0], [0.1] * 11))
     assert out.iloc[10]["estimate"] > 0.8
     assert out.iloc[10]["flagged"]
     assert not out.iloc[:10]["flagged"].any()
@@ -92,8 +92,8 @@ def test_one_outlier_in_a_homogeneous_team_is_not_shrunk_away():
 def test_flag_needs_enough_tasks():
     """The same clear effect on 29 tasks is not flagged (small-n rule, MIN_TASKS = 30); on 30 it is."""
     raw, se = [0.0, 0.05, -0.05, 0.0, 1.0], [0.05] * 5
-    few = shrink.shrink_effects(_rows(raw, se, n_tasks=[100, 100, 100, 100, shrink.MIN_TASKS - 1]))
-    enough = shrink.shrink_effects(_rows(raw, se, n_tasks=[100, 100, 100, 100, shrink.MIN_TASKS]))
+    few = shrink.shrink_effects(margins={}, rows=_rows(raw, se, n_tasks=[100, 100, 100, 100, shrink.MIN_TASKS - 1]))
+    enough = shrink.shrink_effects(margins={}, rows=_rows(raw, se, n_tasks=[100, 100, 100, 100, shrink.MIN_TASKS]))
     assert not few.iloc[4]["flagged"]
     assert enough.iloc[4]["flagged"]
 
@@ -101,8 +101,8 @@ def test_flag_needs_enough_tasks():
 def test_flag_only_on_the_bad_side():
     """A clearly low estimate is flagged only when low is the bad side (severity), not for leniency."""
     raw, se = [0.0, 0.05, -0.05, 0.0, -1.0], [0.05] * 5
-    high = shrink.shrink_effects(_rows(raw, se, bad_side="high"))
-    low = shrink.shrink_effects(_rows(raw, se, bad_side="low"))
+    high = shrink.shrink_effects(margins={}, rows=_rows(raw, se, bad_side="high"))
+    low = shrink.shrink_effects(margins={}, rows=_rows(raw, se, bad_side="low"))
     assert not high.iloc[4]["flagged"]
     assert low.iloc[4]["flagged"]
     assert not low.iloc[:4]["flagged"].any()
@@ -112,14 +112,14 @@ def test_groups_are_shrunk_separately():
     """A contractor is compared only with the same rubric, dimension and effect."""
     a = _rows([0.0, 0.0, 0.0], [0.1] * 3)
     b = _rows([5.0, 5.0, 5.0], [0.1] * 3).assign(effect="ties")
-    out = shrink.shrink_effects(pd.concat([a, b]))
+    out = shrink.shrink_effects(pd.concat([a, b]), margins={})
     assert out.loc[out["effect"] == "leniency", "team_value"].tolist() == pytest.approx([0.0] * 3)
     assert out.loc[out["effect"] == "ties", "team_value"].tolist() == pytest.approx([5.0] * 3)
 
 
 def test_unusable_standard_error_is_never_flagged():
     """A raw estimate without a positive standard error keeps its value, gets no interval and no flag."""
-    out = shrink.shrink_effects(_rows([0.0, 0.1, 3.0], [0.1, 0.1, 0.0]))
+    out = shrink.shrink_effects(margins={}, rows=_rows([0.0, 0.1, 3.0], [0.1, 0.1, 0.0]))
     assert out.iloc[2]["estimate"] == 3.0
     assert math.isnan(out.iloc[2]["estimate_ci_low"])
     assert not out.iloc[2]["flagged"]
@@ -127,7 +127,7 @@ def test_unusable_standard_error_is_never_flagged():
 
 def test_a_lone_contractor_has_no_team():
     """With nobody else on the effect there is no team value and no flag, only the raw interval."""
-    out = shrink.shrink_effects(_rows([2.0], [0.1]))
+    out = shrink.shrink_effects(margins={}, rows=_rows([2.0], [0.1]))
     assert math.isnan(out.iloc[0]["team_value"])
     assert out.iloc[0]["estimate_ci_low"] == pytest.approx(2.0 - shrink.Z95 * 0.1)
     assert not out.iloc[0]["flagged"]
@@ -138,4 +138,14 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="needs columns"):
         shrink.shrink_effects(pd.DataFrame({"raw": [1.0]}))
     with pytest.raises(ValueError, match="bad_side"):
-        shrink.shrink_effects(_rows([0.0, 0.1, 0.2, 1.0], [0.1] * 4, bad_side="up"))
+        shrink.shrink_effects(margins={}, rows=_rows([0.0, 0.1, 0.2, 1.0], [0.1] * 4, bad_side="up"))
+
+
+def test_margin_keeps_slight_real_differences_unflagged():
+    """A precisely measured difference smaller than the effect's margin (leniency: a quarter of a scale step) is
+    not flagged; the same contractor beyond the margin is."""
+    slight = shrink.shrink_effects(_rows([0.0] * 10 + [0.2], [0.02] * 11))
+    clear = shrink.shrink_effects(_rows([0.0] * 10 + [0.6], [0.02] * 11))
+    assert shrink.MARGIN["leniency"] == 0.25
+    assert not slight.iloc[10]["flagged"]
+    assert clear.iloc[10]["flagged"]

@@ -1,1 +1,50 @@
-"""Rater effects per contractor: estimates, empirical-Bayes shrinkage toward the team and the flag rule."""
+"""Rater effects per contractor: leniency, severity, central tendency, ties, position bias, halo, haste and
+drift, each estimated on the contractor's tasks with a task-clustered standard error, shrunk toward the rest of
+the team and flagged by one rule (shrink.py). docs/effects.md says how each is measured."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from analytics.effects import choices, drift, haste, levels, shrink
+from analytics.effects.rows import EFFECT_COLUMNS
+from analytics.filters import NO_FILTERS, Filters
+
+EFFECTS = ("leniency", "severity", "central_tendency", "ties", "position_bias", "halo", "haste", "drift")
+
+
+def raw_effects(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+    """Every effect's raw rows (before shrinkage) for the contractors under the filter."""
+    rubrics = [r[0] for r in con.execute("SELECT DISTINCT rubric FROM ratings ORDER BY 1").fetchall()]
+    rubrics = [r for r in rubrics if not filters.rubric or r == filters.rubric]
+    researchers = levels.researcher_differences_query(filters).df(con)
+    ratings = levels.contractor_ratings_query(filters).df(con)
+    counts = choices.comparison_counts(con, filters, rubrics)
+    parts = [
+        levels.shift_rows(researchers, ratings) if len(ratings) else None,
+        levels.central_rows(ratings) if len(ratings) else None,
+        levels.halo_rows(ratings) if len(ratings) else None,
+        choices.tie_rows(counts) if len(counts) else None,
+        choices.position_rows(counts) if len(counts) else None,
+        drift.drift_rows(con, filters),
+    ]
+    kept = [p for p in parts if p is not None and len(p)]
+    return pd.concat(kept, ignore_index=True) if kept else pd.DataFrame(columns=list(EFFECT_COLUMNS))
+
+
+def estimate_effects(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+    """The effects table (EFFECT_COLUMNS): every contractor's effects, shrunk toward the team, with flags."""
+    raw = raw_effects(con, filters)
+    hasty = haste.haste_rows(haste.durations_query(filters).df(con))
+    parts = [shrink.shrink_effects(raw)] if len(raw) else []
+    if len(hasty):
+        parts.append(haste.as_ratio(shrink.shrink_effects(hasty)))
+    if not parts:
+        return pd.DataFrame(columns=list(EFFECT_COLUMNS))
+    out = pd.concat(parts, ignore_index=True)
+    order = {e: i for i, e in enumerate(EFFECTS)}
+    out = out.sort_values(
+        ["rubric", "effect", "dimension", "rater_id"], key=lambda s: s.map(order) if s.name == "effect" else s
+    )
+    return out[list(EFFECT_COLUMNS)].reset_index(drop=True)

@@ -17,7 +17,9 @@ contractors only, so a contractor is never compared with a team that contains th
 
 The flag rule (the only one for rater effects): a contractor is flagged on an effect when they have at least
 MIN_TASKS tasks behind it (the small-n rule of analytics.agreement) and the 95% interval of the shrunk estimate
-lies wholly on the effect's bad side of the team value.
+lies wholly on the effect's bad side of the team value, beyond the effect's MARGIN: the smallest difference worth
+a conversation with a contractor (a quarter of a scale step, ten points of share). Without it, with hundreds of
+tasks the slight, real quirks every typical rater has would be flagged as confidently as a planted habit.
 """
 
 from __future__ import annotations
@@ -34,6 +36,16 @@ GROUP = ("rubric", "dimension", "effect")
 SIDES = ("high", "low")
 INPUT_COLUMNS = ("rater_id", "rubric", "dimension", "effect", "raw", "se", "n_tasks", "bad_side")
 OUTPUT_COLUMNS = ("estimate", "estimate_ci_low", "estimate_ci_high", "team_value", "flagged")
+MARGIN = {  # effect -> smallest difference from the team worth flagging, in the raw estimate's unit
+    "leniency": 0.25,  # scale points (analytics.feedback's STEP_MARGIN)
+    "severity": 0.25,
+    "central_tendency": 0.10,  # share of ratings at inner levels
+    "ties": 0.10,  # share of comparisons called equal
+    "position_bias": 0.10,  # share of decided comparisons won by the option shown first
+    "halo": 0.05,  # spread of one item's ratings across dimensions, as a share of the scale
+    "haste": math.log(4 / 3),  # log duration ratio: a quarter faster than the team
+    "drift": 0.05,  # fall in agreement relative to the team
+}
 
 
 def dersimonian_laird(raw: np.ndarray, se: np.ndarray) -> tuple[float, float, float]:
@@ -76,25 +88,31 @@ def shrink_one(raw: float, se: float, mu: float, var_mu: float, tau2: float) -> 
     return estimate, estimate - Z95 * sd, estimate + Z95 * sd
 
 
-def is_flagged(n_tasks: int, ci_low: float, ci_high: float, team_value: float, bad_side: str) -> bool:
-    """The flag rule: enough tasks, and the shrunk estimate's 95% interval wholly on the bad side of the team."""
+def is_flagged(
+    n_tasks: int, ci_low: float, ci_high: float, team_value: float, bad_side: str, margin: float = 0.0
+) -> bool:
+    """The flag rule: enough tasks, and the shrunk estimate's 95% interval wholly on the bad side of the team,
+    beyond the margin."""
     if bad_side not in SIDES:
         raise ValueError(f"bad_side must be one of {SIDES}, not {bad_side!r}")
     if n_tasks < MIN_TASKS or not all(math.isfinite(x) for x in (ci_low, ci_high, team_value)):
         return False
-    return ci_low > team_value if bad_side == "high" else ci_high < team_value
+    return ci_low > team_value + margin if bad_side == "high" else ci_high < team_value - margin
 
 
-def shrink_effects(rows: pd.DataFrame) -> pd.DataFrame:
+def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) -> pd.DataFrame:
     """The rows (INPUT_COLUMNS) with their shrunk estimate, its interval, the team value without the contractor
-    and the flag (OUTPUT_COLUMNS), each against the other contractors of the same rubric, dimension and effect."""
+    and the flag (OUTPUT_COLUMNS), each against the other contractors of the same rubric, dimension and effect;
+    `margins` per effect default to MARGIN (0 for an effect it does not name)."""
+    margins = MARGIN if margins is None else margins
     missing = [c for c in INPUT_COLUMNS if c not in rows.columns]
     if missing:
         raise ValueError(f"shrink_effects needs columns {missing}")
     out = rows.reset_index(drop=True).copy()
     values: dict[str, list] = {c: [math.nan] * len(out) for c in OUTPUT_COLUMNS}
     values["flagged"] = [False] * len(out)
-    for _, group in out.groupby(list(GROUP), sort=False, dropna=False):
+    for (_, _, effect), group in out.groupby(list(GROUP), sort=False, dropna=False):
+        margin = margins.get(str(effect), 0.0)
         raw = group["raw"].to_numpy(dtype=float)
         se = group["se"].to_numpy(dtype=float)
         n_tasks = group["n_tasks"].to_numpy(dtype=int)
@@ -106,7 +124,7 @@ def shrink_effects(rows: pd.DataFrame) -> pd.DataFrame:
             estimate, low, high = shrink_one(raw[pos], se[pos], mu, var_mu, tau2)
             values["estimate"][i], values["estimate_ci_low"][i], values["estimate_ci_high"][i] = estimate, low, high
             values["team_value"][i] = mu
-            values["flagged"][i] = is_flagged(int(n_tasks[pos]), low, high, mu, sides[pos])
+            values["flagged"][i] = is_flagged(int(n_tasks[pos]), low, high, mu, sides[pos], margin)
     for c in OUTPUT_COLUMNS:
         out[c] = values[c]
     out["flagged"] = out["flagged"].astype(bool)

@@ -1,0 +1,50 @@
+"""Effects read from comparison ratings: ties (how often a contractor calls the two options equal) and position
+bias (how often the option they were shown first wins a decided comparison), from the display order each
+submission records (analytics.distributions.position_bias)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analytics import distributions as dist
+from analytics.effects.rows import finish, share_se
+from analytics.filters import Filters
+
+
+def comparison_counts(con, filters: Filters, rubrics: list[str]) -> pd.DataFrame:
+    """Per contractor, rubric and comparison dimension: comparisons rated, ties, and decided comparisons won by
+    the option shown first (one comparison per task)."""
+    parts = []
+    for rubric in rubrics:
+        counts = dist.position_bias(con, rubric, filters.but(roles=("contractor",)))
+        counts = counts[~counts["pooled"].astype(bool) & ~counts["rater_id"].str.startswith("anon:")]
+        levels = dist.dimensions(con, rubric)[["dimension", "levels"]]
+        parts.append(counts.merge(levels, on="dimension").assign(rubric=rubric))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def tie_rows(counts: pd.DataFrame) -> pd.DataFrame:
+    """Ties rows: share of comparisons at the scale's middle level, on scales with one (an odd number of levels)."""
+    c = counts[counts["levels"].map(len) % 2 == 1]
+    c = c[c["n_rated"] > 0]
+    rows = c[["rater_id", "rubric", "dimension"]].assign(
+        raw=c["equal"] / c["n_rated"], n_tasks=c["n_rated"].astype(int)
+    )
+    rows["se"] = [share_se(s, n) for s, n in zip(rows["raw"], rows["n_tasks"], strict=True)]
+    rows["evidence"] = [
+        f'"{lv[len(lv) // 2]}" on {s:.0%} of {n} comparisons.'
+        for lv, s, n in zip(c["levels"], rows["raw"], rows["n_tasks"], strict=True)
+    ]
+    return finish(rows, "ties", "high", "share", "own ratings")
+
+
+def position_rows(counts: pd.DataFrame) -> pd.DataFrame:
+    """Position bias rows: share of decided comparisons won by the option shown first (0.5 = none)."""
+    c = counts[counts["n"] > 0]
+    rows = c[["rater_id", "rubric", "dimension"]].assign(raw=c["share_first_better"], n_tasks=c["n"].astype(int))
+    rows["se"] = [share_se(s, n) for s, n in zip(rows["raw"], rows["n_tasks"], strict=True)]
+    rows["evidence"] = [
+        f"The option shown first won {s:.0%} of {n} decided comparisons."
+        for s, n in zip(rows["raw"], rows["n_tasks"], strict=True)
+    ]
+    return finish(rows, "position_bias", "high", "share", "display order")

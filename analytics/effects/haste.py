@@ -1,0 +1,70 @@
+"""Haste: how long a contractor takes per submission against the team, and how their agreement with
+researchers changes between their faster and slower submissions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from analytics.effects.rows import finish, task_means
+from analytics.filters import Filters
+from analytics.queries import Query
+
+
+def durations_query(filters: Filters) -> Query:
+    """Per contractor, rubric and task: seconds spent (the submission's, else the task's ratings'), with the
+    share of the task's ratings paired with researchers that agree exactly (NULL where none is paired)."""
+    where, params = filters.but(roles=("contractor",)).where_named("r")
+    paired, _ = filters.but(roles=("contractor",)).where_named("p")  # the same parameters, on the kept pairs
+    return Query(
+        "effects_durations",
+        f"""WITH d AS (
+    SELECT r.rater_id, r.rubric, r.task_key, max(coalesce(s.duration_s, r.duration_s)) AS duration_s
+    FROM ratings r LEFT JOIN submissions s USING (submission_id)
+    WHERE {where} AND NOT starts_with(r.rater_id, 'anon:')
+    GROUP BY ALL),
+a AS (
+    SELECT p.rater_id, p.rubric, p.task_key, avg(CASE WHEN p.value_index = p.reference_index THEN 1 ELSE 0 END)
+           AS agreement
+    FROM reference_pairs p WHERE {paired} GROUP BY ALL)
+SELECT d.*, a.agreement FROM d LEFT JOIN a USING (rater_id, rubric, task_key)
+WHERE d.duration_s > 0""",
+        params,
+    )
+
+
+def haste_rows(durations: pd.DataFrame) -> pd.DataFrame:
+    """Haste rows per rubric (dimension ''): raw = mean over tasks of log(seconds / the rubric's median over all
+    contractors); shrunk on that log scale, shown as a ratio by `as_ratio` (below 1 = faster than the team)."""
+    if durations.empty:
+        return pd.DataFrame()
+    med = durations.groupby("rubric")["duration_s"].transform("median")
+    logs = durations.assign(log_ratio=np.log(durations["duration_s"] / med), dimension="")
+    rows = task_means(logs, "log_ratio")
+    rows["evidence"] = [_evidence(g) for _, g in logs.groupby(["rater_id", "rubric", "dimension"], sort=True)]
+    return finish(rows, "haste", "low", "duration ratio", "durations")
+
+
+def _evidence(g: pd.DataFrame) -> str:
+    """Quartiles of seconds per submission and agreement with researchers in the faster and slower half."""
+    q1, q2, q3 = (float(g["duration_s"].quantile(q)) for q in (0.25, 0.5, 0.75))
+    text = f"Seconds per submission: quartiles {q1:.0f}, {q2:.0f}, {q3:.0f} over {len(g)} tasks"
+    paired = g[g["agreement"].notna()]
+    if len(paired) >= 10:
+        fast = paired["duration_s"] <= paired["duration_s"].median()
+        a, b = paired.loc[fast, "agreement"].mean(), paired.loc[~fast, "agreement"].mean()
+        text += f"; exact agreement with researchers {a:.0%} on the faster half, {b:.0%} on the slower"
+    return text + "."
+
+
+RATIO_COLUMNS = ("estimate", "estimate_ci_low", "estimate_ci_high", "team_value", "raw", "raw_ci_low", "raw_ci_high")
+
+
+def as_ratio(rows: pd.DataFrame) -> pd.DataFrame:
+    """Haste rows moved from the log scale to duration ratios (exp keeps order, so flags are unchanged)."""
+    out = rows.copy()
+    for c in RATIO_COLUMNS:
+        out[c] = [math.exp(x) if pd.notna(x) else math.nan for x in out[c]]
+    return out

@@ -1,0 +1,60 @@
+"""The effects table's shape and the task-clustered estimate every effect's raw value comes from."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+# One row per contractor x rubric x dimension x effect; the command line's keys first (contract.CONTRACT_KEYS).
+EFFECT_COLUMNS = (
+    "rater_id",
+    "rubric",
+    "dimension",
+    "effect",
+    "estimate",
+    "estimate_ci_low",
+    "estimate_ci_high",
+    "team_value",
+    "n_tasks",
+    "flagged",
+    "raw",
+    "raw_ci_low",
+    "raw_ci_high",
+    "se",
+    "bad_side",
+    "unit",
+    "basis",
+    "evidence",
+)
+KEYS = ["rater_id", "rubric", "dimension"]
+Z95 = 1.959963984540054
+
+
+def task_means(per_task: pd.DataFrame, value: str, keys: list[str] = KEYS) -> pd.DataFrame:
+    """Per key, the mean over tasks of a per-task value, its standard error over tasks (tasks are the independent
+    units: a task's ratings share its content) and the number of tasks. One task alone gets no standard error."""
+    g = per_task.groupby(keys, sort=True)[value]
+    out = pd.DataFrame({"raw": g.mean(), "sd": g.std(ddof=1), "n_tasks": g.size()}).reset_index()
+    out["se"] = out["sd"] / np.sqrt(out["n_tasks"])
+    return out.drop(columns=["sd"])
+
+
+def share_se(share: float, n: int) -> float:
+    """The standard error of a share of n tasks, with add-half pseudo-counts so that 0 and 1 get a positive one
+    (Agresti & Coull 1998's adjustment, here with half a success and half a failure)."""
+    if n <= 0:
+        return math.nan
+    p = (share * n + 0.5) / (n + 1)
+    return math.sqrt(p * (1 - p) / (n + 1))
+
+
+def finish(rows: pd.DataFrame, effect: str, bad_side: str, unit: str, basis: str | pd.Series) -> pd.DataFrame:
+    """Raw rows (KEYS, raw, se, n_tasks, evidence optional) as effect rows before shrinkage."""
+    out = rows.assign(effect=effect, bad_side=bad_side, unit=unit, basis=basis)
+    out["raw_ci_low"] = out["raw"] - Z95 * out["se"]
+    out["raw_ci_high"] = out["raw"] + Z95 * out["se"]
+    if "evidence" not in out.columns:
+        out["evidence"] = ""
+    return out
