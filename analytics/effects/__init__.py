@@ -8,7 +8,7 @@ import duckdb
 import pandas as pd
 
 from analytics.effects import choices, drift, haste, levels, shrink
-from analytics.effects.rows import EFFECT_COLUMNS
+from analytics.effects.rows import EFFECT_COLUMNS as EFFECT_COLUMNS
 from analytics.filters import NO_FILTERS, Filters
 
 EFFECTS = ("leniency", "severity", "central_tendency", "ties", "position_bias", "halo", "haste", "drift")

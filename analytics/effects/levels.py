@@ -35,7 +35,7 @@ GROUP BY ALL""",
 
 def contractor_ratings_query(filters: Filters) -> Query:
     """Contractors' ratings of ordered absolute dimensions: value, scale position, and the other contractors'
-    mean on the same unit (leave-self-out, where at least two others rated it)."""
+    mean on the same unit (leave-self-out, where another contractor rated it)."""
     where, params = filters.but(roles=("contractor",)).where_named("r")
     return Query(
         "effects_contractor_ratings",
@@ -46,7 +46,7 @@ rated AS (
     FROM ratings r JOIN ordered o USING (rubric, dimension)
     WHERE {where} AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:'))
 SELECT rater_id, rubric, dimension, task_key, target_key, value_index, q, v,
-       CASE WHEN count(*) OVER unit >= 3 THEN (sum(v) OVER unit - v) / (count(*) OVER unit - 1) END AS others_mean
+       CASE WHEN count(*) OVER unit >= 2 THEN (sum(v) OVER unit - v) / (count(*) OVER unit - 1) END AS others_mean
 FROM rated
 WINDOW unit AS (PARTITION BY rubric, dimension, task_key, target_key)""",
         params,
@@ -60,7 +60,7 @@ def shift_rows(researchers: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame
     others = ratings[ratings["others_mean"].notna()]
     per_task = (
         others.assign(difference=others["v"] - others["others_mean"])
-        .groupby(["rater_id", "rubric", "dimension", "task_key"], as_index=False)["difference"]
+        .groupby(["rater_id", "rubric", "dimension", "task_key"], as_index=False)[["difference"]]
         .mean()
     )
     by_team = task_means(per_task, "difference").assign(basis="consensus") if len(per_task) else None
@@ -84,7 +84,7 @@ def central_rows(ratings: pd.DataFrame) -> pd.DataFrame:
     """Central tendency rows: share of a contractor's ratings at the scale's inner levels (neither end), per
     task then over tasks; the evidence gives their variance against the other contractors'."""
     inner = ratings.assign(inner=((ratings["value_index"] > 0) & (ratings["value_index"] < ratings["q"] - 1)) * 1.0)
-    per_task = inner.groupby(["rater_id", "rubric", "dimension", "task_key"], as_index=False)["inner"].mean()
+    per_task = inner.groupby(["rater_id", "rubric", "dimension", "task_key"], as_index=False)[["inner"]].mean()
     rows = task_means(per_task, "inner")
     var = ratings.groupby(["rater_id", "rubric", "dimension"])["v"].var()
     team = ratings.groupby(["rubric", "dimension"])["v"].var()

@@ -44,7 +44,7 @@ MARGIN = {  # effect -> smallest difference from the team worth flagging, in the
     "position_bias": 0.10,  # share of decided comparisons won by the option shown first
     "halo": 0.05,  # spread of one item's ratings across dimensions, as a share of the scale
     "haste": math.log(4 / 3),  # log duration ratio: a quarter faster than the team
-    "drift": 0.05,  # fall in agreement relative to the team
+    "drift": 0.0,  # a fall in agreement already measured against the team's same weeks: any credible fall counts
 }
 
 

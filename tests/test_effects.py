@@ -1,0 +1,217 @@
+"""Rater effects (analytics/effects): each estimator on hand-made rows with hand-computed values, and on the demo
+every planted behaviour found by its effect with no careful or typical contractor flagged."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from analytics import effects
+from analytics.effects import choices, drift, haste, levels
+from analytics.effects.rows import task_means
+
+# truth.json behaviour -> the effect that must flag it (central tendency and halo are not planted).
+PLANTED = {
+    "lenient": "leniency",
+    "severe": "severity",
+    "always_equal": "ties",
+    "first_position": "position_bias",
+    "fast_careless": "haste",
+    "drifting": "drift",
+}
+
+
+def test_task_means_cluster_by_task():
+    """Two tasks with per-task values 1 and 3: mean 2, sd sqrt(2), se sqrt(2)/sqrt(2) = 1, n 2."""
+    rows = task_means(pd.DataFrame({"rater_id": "c1", "rubric": "r", "dimension": "d", "x": [1.0, 3.0]}), "x")
+    assert rows.iloc[0][["raw", "se", "n_tasks"]].tolist() == pytest.approx([2.0, 1.0, 2])
+
+
+def test_leniency_from_researchers_by_hand():
+    """30 tasks: the contractor is one level above the researcher on 20 and level on 10: +2/3 per task; the
+    researchers basis is used (30 shared tasks), and severity is the same estimate flagged on the low side."""
+    diffs = pd.DataFrame(
+        {
+            "rater_id": "c1",
+            "rubric": "r",
+            "dimension": "d",
+            "task_key": range(30),
+            "difference": [1.0] * 20 + [0.0] * 10,
+        }
+    )
+    no_team = pd.DataFrame(columns=["rater_id", "rubric", "dimension", "task_key", "v", "others_mean"])
+    rows = levels.shift_rows(diffs, no_team)
+    assert set(rows["effect"]) == {"leniency", "severity"}
+    lenient = rows[rows["effect"] == "leniency"].iloc[0]
+    assert lenient["raw"] == pytest.approx(2 / 3)
+    assert lenient["se"] == pytest.approx(pd.Series([1.0] * 20 + [0.0] * 10).std() / math.sqrt(30))
+    assert lenient["basis"] == "researchers"
+    assert rows.loc[rows["effect"] == "severity", "bad_side"].iloc[0] == "low"
+
+
+def test_leniency_falls_back_on_the_other_contractors():
+    """With fewer than 30 tasks shared with researchers, the difference from the other contractors' mean is used."""
+    diffs = pd.DataFrame({"rater_id": "c1", "rubric": "r", "dimension": "d", "task_key": [0], "difference": [1.0]})
+    team = pd.DataFrame(
+        {
+            "rater_id": "c1",
+            "rubric": "r",
+            "dimension": "d",
+            "task_key": [0, 1],
+            "v": [3.0, 2.0],
+            "others_mean": [2.0, 2.5],
+        }
+    )
+    rows = levels.shift_rows(diffs, team)
+    lenient = rows[rows["effect"] == "leniency"].iloc[0]
+    assert lenient["basis"] == "consensus"
+    assert lenient["raw"] == pytest.approx((1.0 - 0.5) / 2)
+
+
+def _ratings(values: list[list[int]]) -> pd.DataFrame:
+    """One contractor's ratings on a five-level scale: one inner list per task, one value per dimension."""
+    rows = [
+        {
+            "rater_id": "c1",
+            "rubric": "r",
+            "dimension": f"d{j}",
+            "task_key": t,
+            "target_key": 0,
+            "value_index": v,
+            "q": 5,
+        }
+        for t, task in enumerate(values)
+        for j, v in enumerate(task)
+    ]
+    return pd.DataFrame(rows).assign(v=lambda d: d["value_index"].astype(float))
+
+
+def test_central_tendency_by_hand():
+    """Levels 0..4: the inner ones are 1, 2, 3. Task 0 rates [2, 2, 0] on three dimensions: each dimension is one
+    task, so dimension d0 has inner shares 1 and 1 over tasks [2, 1] -> 1.0; d2 has [0, 4] -> 0."""
+    rows = levels.central_rows(_ratings([[2, 2, 0], [1, 3, 4]]))
+    share = dict(zip(rows["dimension"], rows["raw"], strict=True))
+    assert share == pytest.approx({"d0": 1.0, "d1": 1.0, "d2": 0.0})
+
+
+def test_halo_by_hand():
+    """Halo is the spread of one item's positions (value / 4) across dimensions: [2, 2, 2] -> 0; [0, 2, 4] ->
+    sd of [0, 0.5, 1] = 0.5; the contractor's mean over the two tasks is 0.25."""
+    rows = levels.halo_rows(_ratings([[2, 2, 2], [0, 2, 4]]))
+    assert rows.iloc[0]["raw"] == pytest.approx(0.25)
+    assert rows.iloc[0]["dimension"] == ""
+    assert rows.iloc[0]["bad_side"] == "low"
+
+
+def test_ties_and_position_bias_by_hand():
+    """40 comparisons, 10 ties, 30 decided of which 24 went to the option shown first: ties 0.25, position 0.8."""
+    counts = pd.DataFrame(
+        {
+            "rater_id": ["c1"],
+            "rubric": "r",
+            "dimension": "cmp",
+            "levels": [["A much better", "A better", "Equally good", "B better", "B much better"]],
+            "n_rated": [40],
+            "equal": [10],
+            "first_better": [24],
+            "second_better": [6],
+            "n": [30],
+            "share_first_better": [0.8],
+        }
+    )
+    ties = choices.tie_rows(counts).iloc[0]
+    position = choices.position_rows(counts).iloc[0]
+    assert (ties["raw"], ties["n_tasks"]) == (0.25, 40)
+    assert (position["raw"], position["n_tasks"]) == (0.8, 30)
+    assert '"Equally good"' in ties["evidence"]
+
+
+def test_haste_by_hand():
+    """Durations 10 and 40 s against a rubric median of 20 s: mean log ratio (log 0.5 + log 2) / 2 = 0, shown as
+    a ratio of 1."""
+    d = pd.DataFrame(
+        {"rater_id": "c1", "rubric": "r", "task_key": [0, 1], "duration_s": [10.0, 40.0], "agreement": None}
+    )
+    d = pd.concat([d, pd.DataFrame({"rater_id": "c2", "rubric": "r", "task_key": [0], "duration_s": [20.0]})])
+    rows = haste.haste_rows(d)
+    mine = rows[rows["rater_id"] == "c1"].iloc[0]
+    assert mine["raw"] == pytest.approx(0.0)
+    ratio = haste.as_ratio(rows.assign(estimate=rows["raw"], estimate_ci_low=0.0, estimate_ci_high=0.0, team_value=0.0))
+    assert ratio[ratio["rater_id"] == "c1"]["raw"].iloc[0] == pytest.approx(1.0)
+
+
+def test_cusum_by_hand():
+    """Baseline 0.6 over 10 tasks, sd 0.2; weeks of 10 tasks at 0.6 then 0.4, 0.4: z = 0, 2.236, 2.236;
+    S = max(0, S + z - 0.5) = 0, 1.736, 3.472 (Page 1954)."""
+    path = drift.cusum([0.6, 0.4, 0.4], [10, 10, 10], 0.6, 10, 0.2)
+    z = 0.2 / (0.2 * math.sqrt(0.2))
+    assert path == pytest.approx([0.0, z - 0.5, 2 * (z - 0.5)])
+
+
+def test_false_alarm_rate_of_the_alert_rule():
+    """The simulated stable contractors (seed 0, 9 weeks of 8 tasks) alerted at the threshold drift_alerts uses:
+    the figure docs/effects.md quotes; a higher threshold alerts fewer."""
+    rate = drift.drift_false_alarm_rate()
+    assert rate == pytest.approx(0.119, abs=0.005)
+    assert drift.drift_false_alarm_rate(h=4.0) < rate
+
+
+def _behaviour(truth: dict) -> dict[str, str]:
+    """rater id -> planted behaviour (typical when none)."""
+    out = {r: "typical" for r, v in truth["raters"].items() if v["role"] == "contractor"}
+    out |= {r: b for b, v in truth["behaviours"].items() for r in v["raters"]}
+    return out
+
+
+@pytest.fixture(scope="module")
+def demo_effects(demo) -> pd.DataFrame:
+    """The demo's effects table."""
+    return effects.estimate_effects(demo)
+
+
+@pytest.mark.parametrize("behaviour", list(PLANTED))
+def test_demo_planted_behaviour_is_flagged_by_its_effect(demo_effects, truth, behaviour):
+    """Every contractor truth.json plants with a behaviour is flagged by its effect on at least one rubric."""
+    flagged = set(
+        demo_effects.loc[demo_effects["flagged"] & (demo_effects["effect"] == PLANTED[behaviour]), "rater_id"]
+    )
+    planted = set(truth["behaviours"][behaviour]["raters"])
+    assert planted <= flagged, f"{PLANTED[behaviour]} misses {sorted(planted - flagged)}"
+
+
+@pytest.mark.parametrize("effect", effects.EFFECTS)
+def test_demo_no_careful_and_at_most_one_typical_false_alarm(demo_effects, truth, effect):
+    """No careful contractor is flagged on any effect; at most one typical one per effect (measured: none)."""
+    who = _behaviour(truth)
+    flagged = set(demo_effects.loc[demo_effects["flagged"] & (demo_effects["effect"] == effect), "rater_id"])
+    assert not {r for r in flagged if who.get(r) == "careful"}
+    assert len({r for r in flagged if who.get(r) == "typical"}) <= 1
+
+
+def test_demo_effects_table_shape(demo_effects):
+    """Every row has the contract's columns, an interval around its estimate and no anonymous position."""
+    assert list(demo_effects.columns) == list(effects.EFFECT_COLUMNS)
+    ok = demo_effects.dropna(subset=["estimate_ci_low"])
+    assert (
+        (ok["estimate_ci_low"] <= ok["estimate"] + 1e-12) & (ok["estimate"] <= ok["estimate_ci_high"] + 1e-12)
+    ).all()
+    assert not demo_effects["rater_id"].str.startswith("anon:").any()
+
+
+def test_demo_drift_alerts_name_the_drifting_within_two_weeks(demo, truth):
+    """Drift alerts name every drifting contractor within two weeks of the week the simulator starts their drift
+    (weeks counted from truth["start"]); no careful contractor is alerted; typical ones alerted are at most two
+    (measured: c04 and c11 on answer comparison, both with a real fall against the team)."""
+    alerts = drift.drift_alerts(demo)
+    start = pd.Timestamp(truth["start"])
+    who = _behaviour(truth)
+    for rater in truth["behaviours"]["drifting"]["raters"]:
+        mine = alerts[alerts["rater_id"] == rater]
+        assert not mine.empty, f"{rater} not alerted"
+        week = int((mine["alert_week"].min() - start).days // 7)
+        began = truth["raters"][rater]["params"]["drift_from_week"]
+        assert began <= week <= began + 2, (rater, week, began)
+    assert not [r for r in alerts["rater_id"] if who.get(r) == "careful"]
+    assert len({r for r in alerts["rater_id"] if who.get(r) == "typical"}) <= 2
