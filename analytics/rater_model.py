@@ -1,0 +1,260 @@
+"""The rater model: every contractor's accuracy and bias on all their tasks, also those no researcher labelled,
+and a consensus label per unit with its confidence.
+
+A Dawid & Skene (1979, "Maximum likelihood estimation of observer error-rates using the EM algorithm", JRSS C
+28:20-28) model per (rubric, dimension): each unit has one true level; each rater labels it through their own
+confusion matrix pi_r[true, label]. Two changes make it fit rating data with few tasks per rater:
+- each rater's confusion matrix is shrunk toward the pooled one of all raters (a Dirichlet prior of PRIOR_WEIGHT
+  pseudo-labels per true level), and on ordered scales the pooled matrix is itself smoothed with a discretised
+  normal band around the diagonal (a near miss is likelier than a far one: the ordinal part);
+- units a researcher labelled are anchored: their true level is the researchers' (the median level when several
+  labelled it), so researcher labels are known truth and the model learns each contractor's errors from them
+  first, then extends to the units no researcher saw.
+EM starts from the majority vote and stops when no unit's posterior moves by more than TOLERANCE.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from analytics.agreement.anonymous import is_anonymous
+from analytics.agreement.contract import records
+from analytics.distributions import wilson_interval
+from analytics.filters import NO_FILTERS, Filters
+from analytics.queries import Query
+
+PRIOR_WEIGHT = 4.0  # pseudo-labels per true level pulling a rater's confusion row toward the pooled one
+BAND_SD = 1.0  # levels: spread of the ordinal smoothing of the pooled confusion
+BAND_WEIGHT = 1.0  # pseudo-labels per true level of that smoothing
+MAX_ITERATIONS, TOLERANCE = 100, 1e-4
+RATER_COLUMNS = (
+    "rater_id",
+    "rubric",
+    "dimension",
+    "accuracy",
+    "accuracy_ci_low",
+    "accuracy_ci_high",
+    "n_tasks",
+    "role",
+    "bias",
+    "n_labels",
+    "n_anchored",
+)
+CONSENSUS_COLUMNS = ("task_id", "rubric", "dimension", "target", "label", "confidence", "anchored", "n_ratings")
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One fitted model: posteriors per unit, confusion per rater, the class prior, and iterations used."""
+
+    posterior: np.ndarray  # units x levels
+    confusion: np.ndarray  # raters x true level x label
+    prior: np.ndarray  # levels
+    iterations: int
+
+
+@dataclass(frozen=True)
+class RaterModel:
+    """Per rater and dimension accuracy (RATER_COLUMNS) and per unit consensus (CONSENSUS_COLUMNS)."""
+
+    raters: pd.DataFrame
+    consensus: pd.DataFrame
+
+
+def majority_vote(units: np.ndarray, labels: np.ndarray, n_units: int, n_levels: int) -> np.ndarray:
+    """Per unit, the most frequent label (the lowest level among ties)."""
+    counts = np.zeros((n_units, n_levels))
+    np.add.at(counts, (units, labels), 1.0)
+    return counts.argmax(axis=1)
+
+
+def _pooled_prior(counts: np.ndarray, ordinal: bool) -> np.ndarray:
+    """The pooled confusion rows (true x label, each summing to 1) with the ordinal band or a flat floor."""
+    q = counts.shape[0]
+    k = np.arange(q)
+    band = np.exp(-((k[None, :] - k[:, None]) ** 2) / (2 * BAND_SD**2)) if ordinal else np.ones((q, q))
+    band /= band.sum(axis=1, keepdims=True)
+    rows = counts + BAND_WEIGHT * band
+    return rows / rows.sum(axis=1, keepdims=True)
+
+
+def fit_labels(
+    units: np.ndarray,
+    raters: np.ndarray,
+    labels: np.ndarray,
+    n_levels: int,
+    ordinal: bool = True,
+    truth: np.ndarray | None = None,
+) -> Fit:
+    """Fit the model to labels (one entry per rating: unit index, rater index, level index); `truth` gives each
+    unit's known level or -1 (anchored units keep it)."""
+    n_units, n_raters, q = int(units.max()) + 1, int(raters.max()) + 1, n_levels
+    anchored = np.zeros(n_units, dtype=bool) if truth is None else truth >= 0
+    counts = np.zeros((n_units, q))
+    np.add.at(counts, (units, labels), 1.0)
+    post = (counts + 1e-3) / (counts + 1e-3).sum(axis=1, keepdims=True)
+    if anchored.any():
+        post[anchored] = np.eye(q)[truth[anchored]]  # type: ignore[index]
+    conf = np.zeros((n_raters, q, q))
+    prior = np.full(q, 1.0 / q)
+    it = 0
+    while it < MAX_ITERATIONS:
+        it += 1
+        cell = raters * q + labels
+        expected = np.stack(  # rater x true x label
+            [np.bincount(cell, post[units, k], n_raters * q).reshape(n_raters, q) for k in range(q)], axis=1
+        )
+        pooled = _pooled_prior(expected.sum(axis=0), ordinal)
+        conf = expected + PRIOR_WEIGHT * pooled[None, :, :]
+        conf /= conf.sum(axis=2, keepdims=True)
+        prior = (post.sum(axis=0) + 1.0) / (n_units + q)
+        terms = np.log(conf[raters, :, labels])  # ratings x true level
+        log_post = np.log(prior)[None, :] + np.stack(
+            [np.bincount(units, terms[:, k], n_units) for k in range(q)], axis=1
+        )
+        new = np.exp(log_post - log_post.max(axis=1, keepdims=True))
+        new /= new.sum(axis=1, keepdims=True)
+        if anchored.any():
+            new[anchored] = post[anchored]
+        moved = float(np.abs(new - post).max())
+        post = new
+        if moved < TOLERANCE:
+            break
+    return Fit(post, conf, prior, it)
+
+
+def model_query(filters: Filters) -> Query:
+    """Every rating on the scale under the filter, with its unit, rater, role and the dimension's scale."""
+    where, params = filters.where_named("r")
+    return Query(
+        "rater_model_labels",
+        f"""SELECT r.rubric, r.dimension, r.task_id, r.target, r.rater_id, r.role, r.value_index,
+       len(d.levels) AS q, d.measure
+FROM ratings r JOIN dimensions d USING (rubric, dimension)
+WHERE {where} AND r.value_index IS NOT NULL AND len(d.levels) >= 2
+ORDER BY r.rubric, r.dimension, r.task_id, r.target, r.rater_id""",
+        params,
+    )
+
+
+def _anchors(g: pd.DataFrame, unit: np.ndarray, n_units: int) -> np.ndarray:
+    """Each unit's researcher level (the median of the researchers' levels, lower middle on an even count), or -1."""
+    truth = np.full(n_units, -1)
+    res = g["role"].to_numpy() == "researcher"
+    if res.any():
+        levels = pd.Series(g["value_index"].to_numpy()[res]).groupby(unit[res]).median()
+        truth[levels.index.to_numpy()] = np.floor(levels.to_numpy()).astype(int)
+    return truth
+
+
+def _dimension(g: pd.DataFrame) -> tuple[list[dict], pd.DataFrame]:
+    """Rater rows and consensus rows of one (rubric, dimension)."""
+    rubric, dimension, q = g["rubric"].iloc[0], g["dimension"].iloc[0], int(g["q"].iloc[0])
+    unit = g.groupby(["task_id", "target"], sort=True).ngroup().to_numpy()
+    unit_keys = g[["task_id", "target"]].drop_duplicates().sort_values(["task_id", "target"])
+    rater, rater_ids = pd.factorize(g["rater_id"], sort=True)
+    labels = g["value_index"].to_numpy(dtype=int)
+    truth = _anchors(g, unit, len(unit_keys))
+    # Researchers' labels are the truth where they rated; they are not also observations of it.
+    observe = g["role"].to_numpy() != "researcher"
+    fit = fit_labels(unit[observe], rater[observe], labels[observe], q, g["measure"].iloc[0] != "nominal", truth)
+    consensus = pd.DataFrame(
+        {
+            "task_id": unit_keys["task_id"].to_numpy(),
+            "rubric": rubric,
+            "dimension": dimension,
+            "target": unit_keys["target"].to_numpy(),
+            "label": fit.posterior.argmax(axis=1),
+            "confidence": fit.posterior.max(axis=1),
+            "anchored": truth >= 0,
+            "n_ratings": np.bincount(unit, minlength=len(unit_keys)),
+        }
+    )
+    rows = []
+    roles = g.groupby("rater_id")["role"].first()
+    tasks = g.assign(_r=rater).groupby("_r")["task_id"].nunique()
+    for r, rid in enumerate(rater_ids):
+        mine = observe & (rater == r)
+        if not mine.any() or is_anonymous(rid):
+            continue
+        p = fit.posterior[unit[mine]]
+        correct = float(p[np.arange(len(p)), labels[mine]].sum())
+        n, n_tasks = int(mine.sum()), int(tasks[r])
+        # Wilson interval of the expected share correct, with the rater's tasks (not labels) as the sample size:
+        # labels of one task are not independent (conditional on the fitted model; docs/rater-model.md).
+        share = correct / n
+        low, high = wilson_interval(np.array([share * n_tasks]), np.array([n_tasks]))
+        lo, hi = low[0], high[0]
+        rows.append(
+            {
+                "rater_id": rid,
+                "rubric": rubric,
+                "dimension": dimension,
+                "accuracy": share,
+                "accuracy_ci_low": float(lo),
+                "accuracy_ci_high": float(hi),
+                "n_tasks": n_tasks,
+                "role": roles[rid],
+                "bias": float((p * (labels[mine][:, None] - np.arange(q)[None, :])).sum() / n),
+                "n_labels": n,
+                "n_anchored": int((truth[unit[mine]] >= 0).sum()),
+            }
+        )
+    return rows, consensus
+
+
+def fit_model(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, seed: int = 0) -> RaterModel:
+    """The model fitted to each (rubric, dimension) under the filter; consensus labels are level names.
+    (`seed` is kept for the command line's contract; EM is deterministic.)"""
+    del seed
+    df = model_query(filters).df(con)
+    rater_rows: list[dict] = []
+    parts = []
+    for _, g in df.groupby(["rubric", "dimension"], sort=True):
+        if g["role"].ne("researcher").sum() == 0:
+            continue
+        rows, consensus = _dimension(g.reset_index(drop=True))
+        rater_rows += rows
+        parts.append(consensus)
+    consensus = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(CONSENSUS_COLUMNS))
+    if len(consensus):
+        levels = con.execute("SELECT rubric, dimension, levels FROM dimensions").df()
+        names = {(r, d): list(lv) for r, d, lv in levels.itertuples(index=False)}
+        consensus["label"] = [
+            names[(r, d)][int(i)]
+            for r, d, i in zip(consensus["rubric"], consensus["dimension"], consensus["label"], strict=True)
+        ]
+    raters = pd.DataFrame(rater_rows, columns=list(RATER_COLUMNS))
+    return RaterModel(raters, consensus[list(CONSENSUS_COLUMNS)])
+
+
+def contract_payload(model: RaterModel) -> dict:
+    """The `model --json` object: {"raters": [...], "consensus": [...]}, the contract's keys first."""
+    return {"raters": records(model.raters), "consensus": records(model.consensus)}
+
+
+def model_text(payload: dict, shown: int = 3) -> str:
+    """Per dimension, the contractors the model finds least accurate, for a terminal."""
+    raters = pd.DataFrame(payload["raters"])
+    if raters.empty:
+        return "No dimension has contractor ratings to model."
+    lines = [f"{len(payload['consensus'])} units labelled by the model. Least accurate contractors per dimension:"]
+    for (rubric, dimension), g in raters.groupby(["rubric", "dimension"], sort=True):
+        low = g.sort_values("accuracy").head(shown)
+        who = ", ".join(
+            f"{r.rater_id} {r.accuracy:.2f} [{r.accuracy_ci_low:.2f}, {r.accuracy_ci_high:.2f}]"
+            for r in low.itertuples()
+        )
+        lines.append(f"  {rubric}/{dimension}: {who}")
+    return "\n".join(lines)
+
+
+def accuracy_against(labels: np.ndarray, gold: np.ndarray) -> float:
+    """The share of units whose label equals the gold label (units with gold only: gold >= 0)."""
+    keep = gold >= 0
+    return float((labels[keep] == gold[keep]).mean()) if keep.any() else math.nan
