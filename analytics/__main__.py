@@ -238,26 +238,65 @@ def _load_files(con: Any, files: list[str], fmt: str, options: Any) -> str | Non
     return None
 
 
+def _files_or_store(args: argparse.Namespace) -> tuple[Any, str | None]:
+    """The store a command reads: its FILEs loaded into memory, else the --db store read-only; (None, the
+    message) when a file is missing, rejected or the store cannot be opened."""
+    missing = [f for f in args.files if not Path(f).is_file()]
+    if missing:
+        return None, f"no such file: {missing[0]}"
+    try:
+        options = _format_options(args)
+        con = store.open_store(":memory:" if args.files else args.db, read_only=not args.files)
+    except (store.StoreError, ValueError) as e:
+        return None, str(e)
+    rejected = _load_files(con, args.files, args.format, options)
+    return (None, rejected) if rejected else (con, None)
+
+
 def cmd_consistency(args: argparse.Namespace) -> int:
     """The rubric documents' rules checked on every submission: per rule, per contractor and every violation."""
     from analytics.consistency import rates
     from analytics.consistency.text import consistency_text
     from analytics.filters import Filters
 
-    missing = [f for f in args.files if not Path(f).is_file()]
-    if missing:
-        return _fail(f"no such file: {missing[0]}")
-    try:
-        options = _format_options(args)
-        con = store.open_store(":memory:" if args.files else args.db, read_only=not args.files)
-    except (store.StoreError, ValueError) as e:
-        return _fail(str(e))
-    rejected = _load_files(con, args.files, args.format, options)
-    if rejected:
-        return _fail(rejected)
+    con, error = _files_or_store(args)
+    if error:
+        return _fail(error)
     found = rates.consistency(con, Filters(rubric=args.rubric))
     payload = rates.contract_payload(found)
     print(json.dumps(payload, indent=2) if args.json else consistency_text(payload))
+    return 0
+
+
+def cmd_effects(args: argparse.Namespace) -> int:
+    """Rater effects per contractor, rubric and dimension, shrunk toward the team, with the flag of each."""
+    from analytics import effects
+    from analytics.effects import contract
+    from analytics.filters import Filters
+
+    con, error = _files_or_store(args)
+    if error:
+        return _fail(error)
+    table = effects.estimate_effects(con, Filters(rubric=args.rubric))
+    payload = contract.payload(table)
+    print(json.dumps(payload, indent=2) if args.json else contract.text(payload))
+    return 0
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    """The rater model: each rater's accuracy against the modelled truth and a consensus label per unit."""
+    from analytics import rater_model
+    from analytics.filters import Filters
+
+    con, error = _files_or_store(args)
+    if error:
+        return _fail(error)
+    try:
+        model = rater_model.fit_model(con, Filters(rubric=args.rubric), seed=args.seed)
+    except ValueError as e:
+        return _fail(str(e))
+    payload = rater_model.contract_payload(model)
+    print(json.dumps(payload, indent=2) if args.json else rater_model.model_text(payload))
     return 0
 
 
@@ -471,16 +510,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format_options(p)
     p.set_defaults(func=cmd_agreement)
 
-    p = sub.add_parser("consistency", help="the rubric documents' rules checked on every submission")
-    p.add_argument("files", nargs="*", help="check these files alone (in memory); none: the store")
-    p.add_argument("--format", default="auto", choices=["auto", *FORMATS])
-    p.add_argument(
-        "--db", default=None, help="DuckDB store when no file is given (default $CONCORD_DB or data/concord.duckdb)"
-    )
-    p.add_argument("--rubric", default=None, help="only this rubric")
-    p.add_argument("--json", action="store_true")
-    _add_format_options(p)
-    p.set_defaults(func=cmd_consistency)
+    for name, func, text in (
+        ("consistency", cmd_consistency, "the rubric documents' rules checked on every submission"),
+        ("effects", cmd_effects, "rater effects per contractor (leniency, ties, position bias, ...) with flags"),
+        ("model", cmd_model, "the rater model: accuracy per rater and a consensus label per unit"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("files", nargs="*", help="read these files alone (in memory); none: the store")
+        p.add_argument("--format", default="auto", choices=["auto", *FORMATS])
+        p.add_argument(
+            "--db", default=None, help="DuckDB store when no file is given (default $CONCORD_DB or data/concord.duckdb)"
+        )
+        p.add_argument("--rubric", default=None, help="only this rubric")
+        p.add_argument("--json", action="store_true")
+        if name == "model":
+            p.add_argument("--seed", type=int, default=0, help="seed of the resamples behind the intervals")
+        _add_format_options(p)
+        p.set_defaults(func=func)
 
     p = sub.add_parser("report", help="feedback report cards of contractors, from the store")
     who = p.add_mutually_exclusive_group(required=True)

@@ -33,7 +33,9 @@ def text(found: dict) -> str:
     """The flagged effects, one line each, for a terminal."""
     rows = found["effects"]
     flagged = [r for r in rows if r["flagged"]]
-    lines = [f"{len(rows)} effect estimates; {len(flagged)} flagged (interval wholly on the bad side of the team):"]
+    lines = [
+        f"{len(rows)} effect estimates; {len(flagged)} flagged (interval wholly beyond the team by the effect's margin):"
+    ]
     for r in flagged:
         where = f"{r['rubric']}/{r['dimension']}" if r["dimension"] else r["rubric"]
         lines.append(

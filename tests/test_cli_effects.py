@@ -1,0 +1,55 @@
+"""`python -m analytics effects` and `python -m analytics model`: the issue's JSON contract, text output, and one
+clear line with exit 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+
+from analytics.__main__ import main
+from analytics.effects import contract
+
+EFFECT_KEYS = list(contract.CONTRACT_KEYS)
+EFFECTS = {"leniency", "severity", "central_tendency", "ties", "position_bias", "halo", "haste", "drift"}
+
+
+def test_effects_json_contract(demo_store, capsys):
+    """Every row starts with the contract's keys; every effect appears; the flags are booleans."""
+    assert main(["effects", "--db", str(demo_store), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["effects"]
+    assert rows and all(list(r)[: len(EFFECT_KEYS)] == EFFECT_KEYS for r in rows)
+    assert {r["effect"] for r in rows} == EFFECTS
+    assert all(isinstance(r["flagged"], bool) for r in rows)
+    lenient = {r["rater_id"] for r in rows if r["effect"] == "leniency" and r["flagged"]}
+    assert {"c03", "c15", "c17"} <= lenient  # truth.json: the demo's planted lenient contractors
+
+
+def test_effects_text_and_rubric(demo_store, capsys):
+    """Without --json: one line per flagged effect; --rubric keeps one rubric."""
+    assert main(["effects", "--db", str(demo_store), "--rubric", "preference_ranking"]) == 0
+    out = capsys.readouterr().out
+    assert "flagged" in out.splitlines()[0]
+    assert "answer_comparison" not in out
+
+
+def test_model_json_contract(demo_store, capsys):
+    """raters[] and consensus[] carry the issue's keys first."""
+    assert main(["model", "--db", str(demo_store), "--rubric", "instruction_following", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    keys = ["rater_id", "rubric", "dimension", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "n_tasks"]
+    assert list(payload["raters"][0])[:7] == keys
+    assert list(payload["consensus"][0])[:6] == ["task_id", "rubric", "dimension", "target", "label", "confidence"]
+    assert {r["rubric"] for r in payload["consensus"]} == {"instruction_following"}
+
+
+def test_missing_file_is_one_line_and_exit_2(tmp_path, capsys):
+    """A file that does not exist: exit 2 and one line naming it, for both commands."""
+    for command in ("effects", "model"):
+        assert main([command, str(tmp_path / "nope.csv")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"no such file: {tmp_path / 'nope.csv'}"]
+
+
+def test_files_alone(demo_store, capsys):
+    """Files are loaded into memory and read alone (the demo's pilot file, as the demo fixture wrote it)."""
+    assert main(["model", str(demo_store.parent / "inputs" / "pilot_usefulness.csv"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["consensus"]
