@@ -20,6 +20,7 @@ PAGES = [
     st.Page("app_pages/disagreements.py", title="Disagreements"),
     st.Page("app_pages/feedback.py", title="Feedback"),
     st.Page("app_pages/consistency.py", title="Consistency"),
+    st.Page("app_pages/raters.py", title="Raters"),
     st.Page("app_pages/explore.py", title="Explore"),
     st.Page("app_pages/data.py", title="Data"),
 ]

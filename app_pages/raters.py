@@ -1,0 +1,129 @@
+"""Raters: which rater effect each contractor shows (leniency, severity, central tendency, ties, position bias,
+halo, haste, drift), each shrunk toward the rest of the team with its interval; the rater model's accuracy on
+every task beside agreement with researchers on the tasks they shared; and the model's consensus labels.
+
+Every id and piece of text from the data is shown escaped or as plain text."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analytics import raters
+from analytics.agreement import MIN_TASKS
+from ui import raters_charts as rc
+from ui import sidebar, state
+from ui.charts import show
+from ui.tables import number_columns, table
+from ui.text import md_escape
+
+EFFECT_TABLE = [
+    "effect",
+    "dimension",
+    "estimate",
+    "estimate_ci_low",
+    "estimate_ci_high",
+    "team_value",
+    "raw",
+    "n_tasks",
+    "flagged",
+    "basis",
+    "evidence",
+]
+
+
+@st.cache_data(max_entries=8, show_spinner="Estimating rater effects and fitting the rater model...")
+def load(version: tuple, filters, rubric: str) -> raters.RatersView:
+    """Every figure of the page for one rubric, filter and dataset version."""
+    return raters.raters_view(state.cursor(), filters, rubric)
+
+
+filters = sidebar.current()
+st.title("Raters")
+st.caption(
+    "Each contractor's rater effects, estimated on their tasks and pulled toward the rest of the team in proportion "
+    "to their noise (empirical Bayes), so that a contractor with few tasks is not flagged on chance. An effect is "
+    f"flagged only with at least {MIN_TASKS} tasks behind it and a 95% interval wholly on the bad side of the team "
+    "(the team without them). The rater model estimates each rater's accuracy on every task, also those no "
+    "researcher labelled, with researcher labels as known truth where they exist. The sidebar's date and rater "
+    "filters apply; docs/effects.md and docs/rater-model.md say how each figure is made."
+)
+rubric = sidebar.rubric_or_first(filters, key="raters_rubric")
+if rubric is None:
+    st.info("No ratings are loaded. Load files on the Data page.")
+    st.stop()
+view = load(state.version(), filters, rubric)
+
+st.subheader("Who shows which effect")
+if view.grid.empty:
+    st.info("No contractor rated this rubric under these filters.")
+else:
+    flagged = view.effects[view.effects["flagged"]]
+    if flagged.empty:
+        st.markdown("No contractor shows an effect clearly beyond the rest of the team.")
+    else:
+        st.markdown(
+            md_escape(
+                "Flagged: "
+                + "; ".join(
+                    f"{sidebar.rater_name(str(r))} ({', '.join(dict.fromkeys(g['effect'].map(raters.EFFECT_TITLES)))})"
+                    for r, g in flagged.groupby("rater_id", sort=True)
+                )
+            )
+        )
+    grid = view.grid.assign(rater_name=view.grid["rater_id"].map(sidebar.rater_name))
+    show(st, rc.effect_grid(grid))
+    table(
+        view.effects.drop(columns=["standing"]),
+        f"rater effects {rubric}",
+        key="raters_dl_effects",
+        column_config=number_columns(view.effects),
+    )
+
+    st.subheader("One contractor's effects")
+    by_flags = view.grid.groupby("rater_id")["n_flagged"].sum().sort_values(ascending=False, kind="stable")
+    contractor = st.selectbox(
+        "Contractor", by_flags.index.tolist(), key="raters_contractor", format_func=sidebar.rater_name
+    )
+    panels = raters.contractor_panels(view, contractor)
+    show(st, rc.contractor_effects(panels, f"{sidebar.rater_name(contractor)}: each effect against the team"))
+    st.caption(
+        "Point: the contractor's estimate after shrinkage; bar: its 95% interval; black tick: the rest of the "
+        "team. Red: flagged; grey: fewer than "
+        f"{MIN_TASKS} tasks behind it."
+    )
+    for row in panels[panels["flagged"]].itertuples():
+        st.markdown(md_escape(f"{row.effect_title} ({row.where}): {row.evidence}"))
+    shown = panels[EFFECT_TABLE]
+    table(shown, f"effects of {contractor} {rubric}", key="raters_dl_one", column_config=number_columns(shown))
+
+st.subheader("Rater model: accuracy on every task")
+beside = view.beside
+if beside.empty:
+    st.info("The rater model found nothing to fit: no unit of this rubric has ratings from two raters.")
+else:
+    dims = list(dict.fromkeys(beside["dimension"]))
+    first = next((i for i, d in enumerate(dims) if d in view.primary), 0)
+    dimension = st.selectbox(
+        "Dimension", dims, index=first, key="raters_model_dim", format_func=lambda d: view.labels.get(d, d)
+    )
+    one = beside[beside["dimension"] == dimension].assign(rater_name=lambda d: d["rater_id"].map(sidebar.rater_name))
+    show(st, rc.model_vs_agreement(one, f"{view.labels.get(dimension, dimension)}: model accuracy and agreement"))
+    st.caption(
+        "Model accuracy: the probability that the contractor's label is the true label, estimated on all their "
+        "tasks by the rater model. Exact agreement: the share of tasks shared with a researcher where both gave "
+        "the same level. Points far below the diagonal do worse on the tasks no researcher saw."
+    )
+    table(
+        one.drop(columns=["rater_name"]),
+        f"model accuracy {rubric} {dimension}",
+        key="raters_dl_model",
+        column_config=number_columns(one),
+    )
+
+st.subheader("Consensus labels")
+consensus = view.model.consensus
+st.caption(
+    "The model's most probable label for every unit, with the probability it gives that label; units a "
+    "researcher labelled take the researcher's label. Download it as a labelled dataset."
+)
+table(consensus, f"consensus labels {rubric}", key="raters_dl_consensus", column_config=number_columns(consensus))

@@ -1,0 +1,52 @@
+"""AppTest of the Raters page on the demo store: who shows which effect, one contractor's effects against the
+team, the model's accuracy beside agreement with researchers, and the consensus labels to download."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analytics import effects, raters, store
+from analytics.filters import Filters
+from tests.conftest import app_test
+
+PAGE = "app_pages/raters.py"
+
+
+def _markdown(at) -> str:
+    """The page's Markdown as text (escapes removed)."""
+    return " ".join(m.value for m in at.markdown).replace("\\", "")
+
+
+def test_effects_model_and_consensus_on_the_demo(app_store):
+    at = app_test(PAGE)
+    assert not at.exception, at.exception
+    text = _markdown(at)
+    assert "Flagged:" in text
+    # The first rubric picked is the demo's answer comparison: its planted first-position contractors are named.
+    assert all(c in text for c in ("c13", "c21", "c26"))
+    # The contractor picker opens on the contractor with most flags; their flagged effects carry evidence.
+    contractor = at.selectbox(key="raters_contractor").value
+    assert contractor
+    headers = [t.value.columns.tolist() for t in at.dataframe]
+    assert any("estimate" in h and "team_value" in h for h in headers)
+    assert any("accuracy" in h and "exact_agreement" in h for h in headers)
+    assert any("confidence" in h and "label" in h for h in headers)
+    assert at.selectbox(key="raters_model_dim").value == "usefulness_comparison"  # the rubric's primary dimension
+    assert not any("Error" in e.value for e in at.error)
+
+
+def test_page_figures_equal_the_command_lines(app_store):
+    """The effects the page shows are estimate_effects' (the same table `effects --json` prints)."""
+    con = store.open_store(app_store, read_only=True)
+    view = raters.raters_view(con, Filters(), "preference_ranking", n_boot=0)
+    table = effects.estimate_effects(con, Filters(rubric="preference_ranking"))
+    con.close()
+    pd.testing.assert_frame_equal(view.effects.drop(columns=["standing"]), table)
+
+
+def test_choosing_another_contractor_redraws(app_store):
+    at = app_test(PAGE)
+    first = at.selectbox(key="raters_contractor").value
+    at.selectbox(key="raters_contractor").select_index(1).run()
+    assert not at.exception
+    assert at.selectbox(key="raters_contractor").value != first
