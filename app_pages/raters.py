@@ -91,8 +91,11 @@ else:
         "team. Red: flagged; grey: fewer than "
         f"{MIN_TASKS} tasks behind it."
     )
-    for row in panels[panels["flagged"]].itertuples():
-        st.markdown(md_escape(f"{row.effect_title} ({row.where}): {row.evidence}"))
+    evidence = [
+        f"- {md_escape(f'{r.effect_title} ({r.where}): {r.evidence}')}" for r in panels[panels["flagged"]].itertuples()
+    ]
+    if evidence:
+        st.markdown("\n".join(evidence))
     shown = panels[EFFECT_TABLE]
     table(shown, f"effects of {contractor} {rubric}", key="raters_dl_one", column_config=number_columns(shown))
 

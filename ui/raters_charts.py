@@ -9,7 +9,7 @@ import pandas as pd
 from ui.charts import legend, tip, title_lines
 from ui.consistency_charts import STANDING
 
-PANEL_WIDTH = 200  # pixels per small multiple: three (with their dimension labels) fit a laptop window
+PANEL_WIDTH = 240  # pixels per small multiple: two (with their dimension labels) fit a laptop window
 
 
 def effect_grid(grid: pd.DataFrame) -> alt.TopLevelMixin:
@@ -74,7 +74,15 @@ def contractor_effects(rows: pd.DataFrame, title: str) -> alt.TopLevelMixin:
     return (
         alt.layer(bars, points, team, data=rows)
         .properties(width=PANEL_WIDTH, height=alt.Step(18))
-        .facet(facet=alt.Facet("panel:N", title=None, sort=None, header=alt.Header(labelLimit=PANEL_WIDTH)), columns=3)
+        .facet(
+            facet=alt.Facet(
+                "panel:N",
+                title=None,
+                sort=list(dict.fromkeys(rows["panel"])),
+                header=alt.Header(labelLimit=PANEL_WIDTH),
+            ),
+            columns=2,
+        )
         .resolve_scale(x="independent", y="independent")
         .properties(title=title_lines(title))
     )
