@@ -33,6 +33,7 @@ from analytics.agreement import pairs as pr
 from analytics.agreement import team as tm
 from analytics.consistency import rates as cons
 from analytics.distributions import dimensions
+from analytics.effects import estimate_effects as rater_effect_table
 from analytics.filters import Filters
 from analytics.formatting import is_missing
 from analytics.queries import Query
@@ -110,6 +111,7 @@ class TeamFigures:
     durations: pd.DataFrame  # rater_id, rubric, median_s
     positions: pd.DataFrame  # distributions.position_bias rows of every rubric (with `rubric`), raters and roles
     rules: cons.Consistency  # the rubric rules' rates of every contractor and their violations
+    effects: pd.DataFrame  # analytics.effects.estimate_effects: every contractor's effects, shrunk, with flags
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,7 @@ def team_figures(
         durations=_durations(con, f)[["rater_id", "rubric", "median_s"]],
         positions=_positions(con, f),
         rules=cons.consistency(con, f),
+        effects=rater_effect_table(con, f),
     )
 
 
@@ -602,8 +605,22 @@ EFFECTS = {  # effect -> title, in the order a report lists them
     "position_bias": "Position bias",
     "leniency_or_severity": "Leniency or severity",
     "ties": "Ties",
+    "central_tendency": "Central tendency",
+    "halo": "Halo",
     "haste": "Haste",
     "drift": "Drift",
+}
+# Which rows of the effects table (analytics.effects) decide each report effect: a report tells a contractor of an
+# effect exactly when that table flags them on it in the rubric (its one flag rule: enough tasks, and the shrunk
+# estimate's interval beyond the rest of the team by the effect's margin).
+TABLE_EFFECTS = {
+    "position_bias": ("position_bias",),
+    "leniency_or_severity": ("leniency", "severity"),
+    "ties": ("ties",),
+    "central_tendency": ("central_tendency",),
+    "halo": ("halo",),
+    "haste": ("haste",),
+    "drift": ("drift",),
 }
 SHOWN, NOT_SHOWN, TOO_FEW, NOT_MEASURED = "shown", "not shown", "too few", "not measured"
 STATUS_ORDER = (SHOWN, NOT_SHOWN, TOO_FEW, NOT_MEASURED)
@@ -630,6 +647,10 @@ ADVICE = {
     "haste": "Take the time to read the whole question, both answers and their sources before rating.",
     "drift": "Re-read the rubric and the researchers' explanations of your recent disagreements (listed below): "
     "your recent ratings agree with researchers less than your early ones.",
+    "central_tendency": "Use the whole scale: when an answer clearly earns an end level (the best or the worst), give "
+    "it rather than a level in the middle.",
+    "halo": "Rate each dimension on its own: read the rubric's description of that dimension before choosing, "
+    "instead of carrying over your overall impression of the answer.",
 }
 EFFECT_COLUMNS = (
     "effect",
@@ -658,17 +679,20 @@ def rater_effects(
     trend: pd.DataFrame,
     times: pd.DataFrame,
 ) -> pd.DataFrame:
-    """Each rater effect (EFFECTS) checked on each rubric where it can be measured, from the signals the engine
-    has: position bias and ties (distributions.position_bias), leniency or severity (the card's mean difference
-    from researchers on absolute ordered dimensions), haste (time per submission) and drift (the early/late
-    trend). Status SHOWN when it applies (small-n rule and margins above), with evidence and advice."""
+    """Each rater effect (EFFECTS) checked on each rubric where it can be measured. Whether it applies (SHOWN)
+    is the effects table's flag (TABLE_EFFECTS); the evidence speaks to the contractor in the report's own terms:
+    position bias and ties (distributions.position_bias), leniency or severity, central tendency and halo (the
+    effects table), haste (time per submission) and drift (the early/late trend)."""
+    mine = team.effects[team.effects["rater_id"] == contractor] if len(team.effects) else team.effects
     rows: list[dict] = []
     for rubric in rubric_names:
         dims = dimensions(con, rubric)
         rows += _position_effects(contractor, team.positions, rubric, dims)
-        rows += _shift_effect(card[card["rubric"] == rubric], rubric, dims)
+        for effect in ("leniency_or_severity", "central_tendency", "halo"):
+            rows += _table_effect(mine, rubric, effect, dims)
     rows += _haste_effects(times, card)
     rows += _drift_effects(trend)
+    rows = [_decided(r, mine) for r in rows]
     out = pd.DataFrame(rows, columns=list(EFFECT_COLUMNS))
     if out.empty:
         return out
@@ -680,6 +704,76 @@ def rater_effects(
         }
     )
     return out.loc[key.sort_values(["status", "effect", "rubric"], kind="stable").index].reset_index(drop=True)
+
+
+def _decided(row: dict, mine: pd.DataFrame) -> dict:
+    """A judged effect row (shown or not shown) with its status set by the effects table's flag for the
+    contractor on that effect in that rubric; rows with too few or nothing measured stay as they are."""
+    if row["status"] not in (SHOWN, NOT_SHOWN):
+        return row
+    table = mine[mine["effect"].isin(TABLE_EFFECTS[row["effect"]]) & (mine["rubric"] == row["rubric"])]
+    shown = bool(table["flagged"].any()) if len(table) else False
+    advice = row["advice"] or (ADVICE.get(row["effect"], "") if shown else "")
+    return row | {"status": SHOWN if shown else NOT_SHOWN, "advice": advice if shown else ""}
+
+
+def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFrame) -> list[dict]:
+    """One report row of an effect read straight from the effects table: the flagged dimension furthest from
+    the team (or, none flagged, the furthest of those with enough tasks), with its evidence."""
+    rows = mine[mine["effect"].isin(TABLE_EFFECTS[effect]) & (mine["rubric"] == rubric)]
+    if rows.empty:
+        return []
+    labels = dict(zip(dims["dimension"], dims["label"], strict=True))
+    enough = rows[rows["n_tasks"] >= ag.MIN_TASKS]
+    if enough.empty:
+        most = int(rows["n_tasks"].max())
+        return [
+            _effect(
+                effect,
+                rubric,
+                TOO_FEW,
+                f"At most {_count(most, 'task')} on a dimension, fewer than {ag.MIN_TASKS}.",
+                n=most,
+                n_of="tasks",
+            )
+        ]
+    flagged = enough[enough["flagged"]]
+    pool = flagged if len(flagged) else enough
+    top = pool.loc[(pool["estimate"] - pool["team_value"]).abs().idxmax()]  # type: ignore[call-overload]
+    name = TABLE_TITLES.get(str(top["effect"]), EFFECTS[effect])
+    where = labels.get(top["dimension"], top["dimension"]) if top["dimension"] else "the whole rubric"
+    listed = "; ".join(
+        f"{labels.get(d, d) if d else 'the whole rubric'} ({e:+.2f} against the team's {t:+.2f})"
+        for d, e, t in zip(flagged["dimension"], flagged["estimate"], flagged["team_value"], strict=True)
+    )
+    evidence = (
+        f"{name} on {len(flagged)} of {len(enough)} dimension(s) with at least {ag.MIN_TASKS} tasks: {listed}. "
+        f"{top['evidence']}"
+        if len(flagged)
+        else f"Within the team on every dimension with at least {ag.MIN_TASKS} tasks; the furthest is {where}: "
+        f"{top['evidence']}"
+    )
+    return [
+        _effect(
+            effect,
+            rubric,
+            SHOWN if len(flagged) else NOT_SHOWN,
+            evidence,
+            title=name,
+            advice=ADVICE.get(str(top["effect"]), ADVICE.get(effect, "")),
+            dimension=top["dimension"] or None,
+            dimension_label=where,
+            value=top["estimate"],
+            ci_low=top["estimate_ci_low"],
+            ci_high=top["estimate_ci_high"],
+            reference=top["team_value"],
+            n=int(top["n_tasks"]),
+            n_of="tasks",
+        )
+    ]
+
+
+TABLE_TITLES = {"leniency": "Leniency", "severity": "Severity", "central_tendency": "Central tendency", "halo": "Halo"}
 
 
 def _effect(effect: str, rubric: str, status: str, evidence: str, **values) -> dict:
@@ -780,92 +874,9 @@ def _ties(r: pd.Series, g: pd.DataFrame, researchers: pd.DataFrame, dim: pd.Seri
     )
 
 
-def _shift_effect(card: pd.DataFrame, rubric: str, dims: pd.DataFrame) -> list[dict]:
-    """Leniency or severity: the card's mean difference from researchers (in scale steps, on the same units) on
-    the rubric's absolute dimensions with ordered scales of more than two levels."""
-    absolute = dims[
-        ~dims["is_comparison"].astype(bool)
-        & dims["kind"].isin(["ordinal", "interval", "ratio"])
-        & (dims["levels"].map(len) > 2)
-    ]
-    c = card[card["dimension"].isin(absolute["dimension"]) & (card["n"] > 0)]
-    if c.empty:
-        return []
-    enough = c[c["n_tasks"] >= ag.MIN_TASKS]
-    most = int(c["n_tasks"].max())
-    if enough.empty:
-        return [
-            _effect(
-                "leniency_or_severity",
-                rubric,
-                TOO_FEW,
-                f"At most {_count(most, 'task')} shared with a researcher on a dimension, fewer than {ag.MIN_TASKS}.",
-                n=most,
-                n_of="tasks",
-            )
-        ]
-    higher = enough[enough["mean_difference_ci_low"] >= STEP_MARGIN]
-    lower = enough[enough["mean_difference_ci_high"] <= -STEP_MARGIN]
-    if higher.empty and lower.empty:
-        top = enough.loc[enough["mean_difference"].abs().idxmax()]  # type: ignore[call-overload]  # pandas-stubs: idxmax is Hashable
-        return [
-            _effect(
-                "leniency_or_severity",
-                rubric,
-                NOT_SHOWN,
-                f"On {len(enough)} dimension(s) with at least {ag.MIN_TASKS} shared tasks your ratings are within "
-                f"a quarter of a step of researchers' on the same units (or not clearly apart); the largest "
-                f"difference is {top['dimension_label']} ({_steps(top)}).",
-                dimension=top["dimension"],
-                dimension_label=top["dimension_label"],
-                value=top["mean_difference"],
-                ci_low=top["mean_difference_ci_low"],
-                ci_high=top["mean_difference_ci_high"],
-                reference=0.0,
-                n=int(top["n_tasks"]),
-                n_of="tasks",
-            )
-        ]
-    lenient = len(higher) >= len(lower)
-    rows = higher if lenient else lower
-    top = rows.loc[rows["mean_difference"].abs().idxmax()]  # type: ignore[call-overload]  # pandas-stubs: idxmax is Hashable
-    listed = "; ".join(f"{d['dimension_label']} ({_steps(d)})" for _, d in rows.head(3).iterrows())
-    more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
-    evidence = (
-        f"Your ratings are {'higher' if lenient else 'lower'} on the scale than researchers' on the same units, on "
-        f"{len(rows)} of {len(enough)} dimension(s) with at least {ag.MIN_TASKS} shared tasks: {listed}{more}."
-    )
-    return [
-        _effect(
-            "leniency_or_severity",
-            rubric,
-            SHOWN,
-            evidence,
-            title="Leniency" if lenient else "Severity",
-            advice=ADVICE["leniency" if lenient else "severity"],
-            dimension=top["dimension"],
-            dimension_label=top["dimension_label"],
-            value=top["mean_difference"],
-            ci_low=top["mean_difference_ci_low"],
-            ci_high=top["mean_difference_ci_high"],
-            reference=0.0,
-            n=int(top["n_tasks"]),
-            n_of="tasks",
-        )
-    ]
-
-
 def _count(n: int, word: str) -> str:
     """ "1 task", "2 tasks"."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _steps(row: pd.Series) -> str:
-    """A card row's mean difference with its interval and tasks, in scale steps."""
-    return (
-        f"{row['mean_difference']:+.2f} steps, 95% interval {row['mean_difference_ci_low']:+.2f} to "
-        f"{row['mean_difference_ci_high']:+.2f}, {int(row['n_tasks'])} tasks"
-    )
 
 
 def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:

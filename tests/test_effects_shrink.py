@@ -118,11 +118,19 @@ def test_groups_are_shrunk_separately():
 
 
 def test_unusable_standard_error_is_never_flagged():
-    """A raw estimate without a positive standard error keeps its value, gets no interval and no flag."""
-    out = shrink.shrink_effects(margins={}, rows=_rows([0.0, 0.1, 3.0], [0.1, 0.1, 0.0]))
+    """A raw estimate without a standard error keeps its value, gets no interval and no flag."""
+    out = shrink.shrink_effects(margins={}, rows=_rows([0.0, 0.1, 3.0], [0.1, 0.1, math.nan]))
     assert out.iloc[2]["estimate"] == 3.0
     assert math.isnan(out.iloc[2]["estimate_ci_low"])
     assert not out.iloc[2]["flagged"]
+
+
+def test_zero_standard_error_counts_as_exact():
+    """Every task alike (the same 10 s each) gives a standard error of 0: read as SE_FLOOR, the estimate stays
+    where it is and is flagged against a team that is far away."""
+    out = shrink.shrink_effects(margins={}, rows=_rows([0.0, 0.0, 0.0, -3.0], [0.0] * 4, bad_side="low"))
+    assert out.iloc[3]["estimate"] == pytest.approx(-3.0)
+    assert out.iloc[3]["flagged"]
 
 
 def test_a_lone_contractor_has_no_team():

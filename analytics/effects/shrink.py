@@ -32,6 +32,9 @@ import pandas as pd
 from analytics.agreement.report import MIN_TASKS
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+# A standard error of 0 (every task exactly alike: the same duration on each) is read as this small one, so the
+# estimate counts as exact instead of unusable.
+SE_FLOOR = 1e-6
 GROUP = ("rubric", "dimension", "effect")
 SIDES = ("high", "low")
 INPUT_COLUMNS = ("rater_id", "rubric", "dimension", "effect", "raw", "se", "n_tasks", "bad_side")
@@ -115,6 +118,7 @@ def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) 
         margin = margins.get(str(effect), 0.0)
         raw = group["raw"].to_numpy(dtype=float)
         se = group["se"].to_numpy(dtype=float)
+        se = np.where(se == 0.0, SE_FLOOR, se)
         n_tasks = group["n_tasks"].to_numpy(dtype=int)
         sides = group["bad_side"].astype(str).tolist()
         tau2 = dersimonian_laird(raw, se)[2] if len(group) > 1 else math.nan
