@@ -134,6 +134,16 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (7, people.MIGRATION),
     # The rubric documents' rules checked per submission (analytics/consistency/results.py).
     (8, rule_results.MIGRATION),
+    # Guideline-change markers researchers add to read drift against (analytics/effects/markers.py); rubric NULL:
+    # the marker applies to every rubric.
+    (
+        9,
+        [
+            """CREATE TABLE guideline_markers (
+                marker_id INTEGER PRIMARY KEY, rubric VARCHAR, marked_on DATE NOT NULL, note VARCHAR NOT NULL,
+                author VARCHAR, created_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"""
+        ],
+    ),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

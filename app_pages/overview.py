@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import streamlit as st
 
 from analytics import overview
 from analytics.consistency import rates
+from analytics.effects import drift, markers
 from ui import charts, sidebar, state
 from ui import consistency_charts as cc
+from ui import drift_charts as dc
 from ui.tables import table
+from ui.text import md_escape
 
 
 @st.cache_data(max_entries=16, show_spinner="Summarising the store...")
@@ -23,6 +28,39 @@ def load(version: tuple, filters) -> dict:
         "status": overview.submission_status(con, filters),
         "rules_weekly": rates.weekly_share(con, filters),
     }
+
+
+@st.cache_data(max_entries=16, show_spinner="Checking each contractor's agreement week by week...")
+def load_drift(version: tuple, filters) -> dict:
+    """Drift alerts, the alerted contractors' weeks and the guideline-change markers."""
+    con = state.cursor()
+    alerts = drift.drift_alerts(con, filters)
+    return {
+        "alerts": alerts,
+        "weekly": drift.alerted_weekly(con, alerts, filters),
+        "markers": markers.markers(con, filters.rubric),
+        "false_alarms": drift.drift_false_alarm_rate(),
+    }
+
+
+def add_marker() -> None:
+    """Form callback: record a guideline change from the form's fields."""
+    ss = st.session_state
+    rubric = None if ss["mk_rubric"] == ALL_RUBRICS else ss["mk_rubric"]
+    try:
+        markers.add_marker(state.cursor(), ss["mk_date"], ss["mk_note"], rubric, ss["mk_author"])
+        ss["mk_done"] = "Guideline change recorded."
+    except ValueError as e:
+        ss["mk_done"] = f"Not recorded: {e}"
+
+
+def remove_marker() -> None:
+    """Button callback: delete the chosen marker."""
+    markers.remove_marker(state.cursor(), int(st.session_state["mk_remove"]))
+    st.session_state["mk_done"] = "Guideline change removed."
+
+
+ALL_RUBRICS = "every rubric"
 
 
 filters = sidebar.current()
@@ -77,6 +115,47 @@ if not data["rules_weekly"].empty:
         "Submissions breaking at least one of their rubric document's own rules (the Consistency page lists the "
         "rules, who breaks them and each case), with 95% Wilson intervals."
     )
+
+st.subheader("Drift alerts")
+found = load_drift(state.version(), filters)
+alerts = found["alerts"]
+st.caption(
+    f"A contractor is alerted when their agreement with the other contractors, measured against the team's that "
+    f"week, falls below their own first {drift.BASELINE_WEEKS} weeks by more than chance allows (a CUSUM with "
+    f"k = {drift.K}, h = {drift.H}: about {found['false_alarms']:.0%} of simulated steady contractors are "
+    "alerted at least once in nine weeks; docs/effects.md). Mark guideline changes below to read a fall against them."
+)
+if alerts.empty:
+    st.markdown("No contractor's agreement fell below their first weeks under these filters.")
+else:
+    names = {r: sidebar.rater_name(r) for r in alerts["rater_id"]}
+    st.markdown(
+        "\n".join(
+            f"- **{md_escape(names[r])}** ({md_escape(b)}): {md_escape(e)}"
+            for r, b, e in zip(alerts["rater_id"], alerts["rubric"], alerts["evidence"], strict=True)
+        )
+    )
+    charts.show(st, dc.alert_panels(found["weekly"], alerts, found["markers"], names), width="stretch")
+    table(alerts, "drift alerts", key="ov_dl_drift")
+with st.expander("Guideline changes"):
+    if "mk_done" in st.session_state:
+        st.info(md_escape(st.session_state.pop("mk_done")))
+    marks = found["markers"]
+    if len(marks):
+        table(marks, "guideline changes", key="ov_dl_markers")
+        st.selectbox(
+            "Marker to remove",
+            marks["marker_id"].tolist(),
+            key="mk_remove",
+            format_func=lambda i: md_escape(str(marks.loc[marks["marker_id"] == i, "note"].iloc[0])),
+        )
+        st.button("Remove", key="mk_remove_button", on_click=remove_marker)
+    f = st.columns([1, 1, 2, 1])
+    f[0].date_input("Date", value=dt.date.today(), key="mk_date")
+    f[1].selectbox("Rubric", [ALL_RUBRICS, *sidebar.options()["rubrics"]], key="mk_rubric")
+    f[2].text_input("What changed", key="mk_note", max_chars=markers.MAX_NOTE)
+    f[3].text_input("By", key="mk_author")
+    st.button("Add guideline change", key="mk_add", on_click=add_marker)
 
 st.subheader("Raters")
 if s.anonymous_positions:

@@ -9,6 +9,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from analytics.effects import markers
 from analytics.effects.rows import finish
 from analytics.filters import NO_FILTERS, Filters
 from analytics.queries import Query
@@ -145,7 +146,43 @@ def drift_alerts(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, 
     sd = df.groupby("rubric")["relative"].std(ddof=1) if len(df) else pd.Series(dtype=float)
     groups = df.groupby(["rater_id", "rubric"], sort=True)
     rows = [a for (_, rubric), g in groups if (a := _alert(g, float(sd.get(rubric, math.nan)), h))]
-    return pd.DataFrame(rows, columns=list(ALERT_COLUMNS))
+    out = pd.DataFrame(rows, columns=list(ALERT_COLUMNS))
+    marks = markers.markers(con)
+    if len(out) and len(marks):
+        first = df.groupby(["rater_id", "rubric"])["week"].min()
+        out["evidence"] = [
+            e + _marked(marks, rubric, first[(r, rubric)], week)
+            for e, r, rubric, week in zip(
+                out["evidence"], out["rater_id"], out["rubric"], out["alert_week"], strict=True
+            )
+        ]
+    return out
+
+
+def _marked(marks: pd.DataFrame, rubric: str, since: pd.Timestamp, week: pd.Timestamp) -> str:
+    """A sentence naming the guideline changes marked between a contractor's first week and the end of their
+    alert week, or ''."""
+    on = pd.to_datetime(marks["marked_on"])
+    hit = marks[
+        (marks["rubric"].isna() | (marks["rubric"] == rubric)) & (on >= since) & (on < week + pd.Timedelta(days=7))
+    ]
+    if hit.empty:
+        return ""
+    named = "; ".join(f"{pd.Timestamp(d).date()} ({n})" for d, n in zip(hit["marked_on"], hit["note"], strict=True))
+    return f" Guideline changes marked in these weeks: {named}: the fall may follow them."
+
+
+def alerted_weekly(con: duckdb.DuckDBPyConnection, alerts: pd.DataFrame, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+    """Week by week, each alerted contractor's agreement with the other contractors beside the team's mean that
+    week (rater_id, rubric, week, agreement, team, n_tasks)."""
+    cols = ["rater_id", "rubric", "week", "agreement", "team", "n_tasks"]
+    if alerts.empty:
+        return pd.DataFrame(columns=cols)
+    weekly = weekly_agreement(con, filters)
+    team = weekly.assign(w=weekly["consensus"] * weekly["n_tasks"]).groupby(["rubric", "week"])[["w", "n_tasks"]].sum()
+    team = (team["w"] / team["n_tasks"]).rename("team").reset_index()
+    mine = weekly.merge(alerts[["rater_id", "rubric"]], on=["rater_id", "rubric"]).merge(team, on=["rubric", "week"])
+    return mine.rename(columns={"consensus": "agreement"})[cols]
 
 
 def drift_rows(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:

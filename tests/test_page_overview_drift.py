@@ -1,0 +1,69 @@
+"""AppTest of the Overview's drift alerts on the demo: the drifting contractors are named with their evidence,
+and a guideline change added from the form is kept, named in the alerts it precedes, and can be removed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from analytics import store
+from analytics.effects import drift, markers
+from tests.conftest import app_test
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown).replace("\\", "")
+
+
+def test_drift_alerts_name_the_drifting_contractors(app_store, truth):
+    at = app_test()
+    assert not at.exception, at.exception
+    text = _text(at)
+    for rater in truth["behaviours"]["drifting"]["raters"]:
+        assert f"({rater})" in text  # "Name (id)" through the demo's rater directory
+    assert "fell from" in text
+    headers = [t.value.columns.tolist() for t in at.dataframe]
+    assert any("alert_week" in h for h in headers)
+
+
+def test_a_guideline_change_is_added_named_and_removed(app_store):
+    at = app_test()
+    at.date_input(key="mk_date").set_value(dt.date(2026, 3, 24))
+    at.selectbox(key="mk_rubric").set_value("answer_comparison")
+    at.text_input(key="mk_note").input("rubric v2: <b>stricter</b> core rules")
+    at.text_input(key="mk_author").input("r01")
+    at.button(key="mk_add").click().run()
+    assert not at.exception, at.exception
+    assert any("recorded" in i.value for i in at.info)
+    assert "Guideline changes marked in these weeks: 2026-03-24 (rubric v2" in _text(at)
+    kept = next(t.value for t in at.dataframe if "marked_on" in t.value.columns)
+    assert kept["note"].tolist() == ["rubric v2: <b>stricter</b> core rules"]  # kept as text, shown as text
+    at.button(key="mk_remove_button").click().run()
+    assert any("removed" in i.value for i in at.info)
+    assert not any("marked_on" in t.value.columns for t in at.dataframe)
+
+
+def test_empty_note_is_refused(con):
+    """A marker without words is refused with a readable reason; the store is unchanged."""
+    import pytest
+
+    with pytest.raises(ValueError, match="needs a note"):
+        markers.add_marker(con, dt.date(2026, 3, 1), "   ")
+    assert markers.markers(con).empty
+    assert drift.drift_alerts(con).empty
+
+
+def test_a_store_from_before_markers_gains_them(tmp_path):
+    """A store at schema 8 (no guideline_markers) gets migration 9 when opened; opened read-only before that it
+    reads as having no markers."""
+    path = tmp_path / "old.duckdb"
+    c = store.open_store(path)
+    c.execute("DROP TABLE guideline_markers")
+    c.execute("DELETE FROM schema_migrations WHERE version = 9")
+    c.close()
+    c = store.open_store(path, read_only=True)
+    assert markers.markers(c).empty
+    c.close()
+    c = store.open_store(path)
+    assert store.schema_version(c) == 9
+    assert markers.add_marker(c, dt.date(2026, 3, 1), "first") == 1
+    c.close()

@@ -1,0 +1,75 @@
+"""Charts of drift alerts: each alerted contractor's agreement week by week beside the team's, with the week the
+alert rose and the guideline changes marked."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.charts import legend, tip
+
+LINES = alt.Scale(domain=["contractor", "team"], range=["#d62728", "#9e9e9e"])
+
+
+def alert_panels(
+    weekly: pd.DataFrame, alerts: pd.DataFrame, marks: pd.DataFrame, names: dict[str, str]
+) -> alt.TopLevelMixin:
+    """One small multiple per alert: the contractor's weekly agreement with the other contractors and the
+    team's mean, the alert week (red rule) and the guideline changes marked for the rubric (grey dashed rules)."""
+
+    def panel(r: str, rubric: str) -> str:
+        return f"{names.get(r, r)}: {rubric}"
+
+    long = pd.concat(
+        [
+            weekly.assign(line="contractor", value=weekly["agreement"]),
+            weekly.assign(line="team", value=weekly["team"]),
+        ]
+    )
+    long = long.assign(panel=[panel(r, b) for r, b in zip(long["rater_id"], long["rubric"], strict=True)])
+    rules = alerts.assign(panel=[panel(r, b) for r, b in zip(alerts["rater_id"], alerts["rubric"], strict=True)])
+    rows = [
+        {"panel": p, "marked_on": m.marked_on, "note": m.note}
+        for p, rubric in zip(rules["panel"], rules["rubric"], strict=True)
+        for m in marks.itertuples()
+        if not isinstance(m.rubric, str) or m.rubric == rubric
+    ]
+    # One data set for every layer (a faceted chart facets one data set): rows told apart by `kind`.
+    data = pd.concat(
+        [
+            long[["panel", "week", "value", "line", "n_tasks"]].assign(kind="line"),
+            rules[["panel", "alert_week", "evidence"]].rename(columns={"alert_week": "week"}).assign(kind="alert"),
+            pd.DataFrame(rows, columns=["panel", "marked_on", "note"])
+            .rename(columns={"marked_on": "week"})
+            .assign(kind="mark"),
+        ],
+        ignore_index=True,
+    )
+    data["week"] = pd.to_datetime(data["week"])
+    base = alt.Chart(data)
+    lines = (
+        base.transform_filter(alt.datum.kind == "line")
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("week:T", title="Week"),
+            y=alt.Y("value:Q", title="Agreement with the other contractors", axis=alt.Axis(format="%")),
+            color=alt.Color("line:N", scale=LINES, title=None, legend=legend(2)),
+            tooltip=[tip("week:T"), alt.Tooltip("value:Q", format=".0%", title="agreement"), tip("n_tasks")],
+        )
+    )
+    alert = (
+        base.transform_filter(alt.datum.kind == "alert")
+        .mark_rule(color="#d62728", strokeWidth=2)
+        .encode(x="week:T", tooltip=[tip("evidence")])
+    )
+    marked = (
+        base.transform_filter(alt.datum.kind == "mark")
+        .mark_rule(color="gray", strokeDash=[4, 4])
+        .encode(x="week:T", tooltip=[tip("week:T", "guideline change"), tip("note")])
+    )
+    return (
+        alt.layer(lines, alert, marked)
+        .properties(width=300, height=160)
+        .facet(facet=alt.Facet("panel:N", title=None, header=alt.Header(labelLimit=300)), columns=2)
+        .properties(title="Drift alerts: agreement week by week (red rule: the alert; grey: guideline changes)")
+    )
