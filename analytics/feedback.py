@@ -34,6 +34,7 @@ from analytics.agreement import team as tm
 from analytics.consistency import rates as cons
 from analytics.distributions import dimensions
 from analytics.effects import estimate_effects as rater_effect_table
+from analytics.effects.drift import drift_alerts
 from analytics.filters import Filters
 from analytics.formatting import is_missing
 from analytics.queries import Query
@@ -112,6 +113,7 @@ class TeamFigures:
     positions: pd.DataFrame  # distributions.position_bias rows of every rubric (with `rubric`), raters and roles
     rules: cons.Consistency  # the rubric rules' rates of every contractor and their violations
     effects: pd.DataFrame  # analytics.effects.estimate_effects: every contractor's effects, shrunk, with flags
+    alerts: pd.DataFrame  # analytics.effects.drift.drift_alerts of every contractor
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ class FeedbackReport:
     durations: pd.DataFrame  # per rubric: submissions, median seconds, team median, ratio
     highlights: tuple[str, ...]  # a few plain sentences a lead can start the conversation with
     rules: pd.DataFrame  # RULE_COLUMNS: the rubric rules this contractor broke (analytics/consistency)
+    alerts: pd.DataFrame  # drift alerts of this contractor (analytics.effects.drift.ALERT_COLUMNS)
     stamp: dict  # what the figures were computed on (analytics.stamp)
     name: str = ""  # how the contractor is named to people ("Dana K. (c13)" with a rater directory, else the id)
 
@@ -173,6 +176,7 @@ def team_figures(
         positions=_positions(con, f),
         rules=cons.consistency(con, f),
         effects=rater_effect_table(con, f),
+        alerts=drift_alerts(con, f),
     )
 
 
@@ -996,6 +1000,7 @@ def feedback_report(
         durations=times,
         highlights=highlights(card, trend, times),
         rules=broken_rules(contractor, team),
+        alerts=team.alerts[team.alerts["rater_id"] == contractor].reset_index(drop=True),
         stamp=stamp(con, filters, None, False, n_boot, seed),
         name=people.who(contractor, people.display_names(con)),
     )

@@ -233,6 +233,14 @@ def rule_rows(report: FeedbackReport) -> pd.DataFrame:
     )
 
 
+def alert_lines(report: FeedbackReport) -> list[str]:
+    """Each drift alert of the contractor as a plain sentence: rubric, week and evidence."""
+    return [
+        f"{rubric_title(r)}, week of {pd.Timestamp(w).date()}: {e}"
+        for r, w, e in zip(report.alerts["rubric"], report.alerts["alert_week"], report.alerts["evidence"], strict=True)
+    ]
+
+
 def case_heading(case: pd.Series) -> str:
     """One disagreement's heading (plain text): rank, severity, rubric, task, dimension and target."""
     target = f", {case['target']}" if not is_missing(case["target"]) else ""
@@ -328,6 +336,8 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     if shown_effects(report).empty:
         out += ["", "No rater effect shows clearly in your ratings."]
     out += ["", *[f"- {md_escape(line)}" for line in effects_summary(report)]]
+    out += ["", "## Drift alerts", ""]
+    out += [f"- {md_escape(line)}" for line in alert_lines(report)] or ["No drift alert: your agreement held."]
     out += ["", "## Rubric rules you broke", "", md_escape(RULES_EXPLAIN), ""]
     out += _md_table(rule_rows(report)) if not report.rules.empty else ["No rubric rule broken."]
     out += ["", "## Agreement with researchers, per dimension", "", md_escape(EXPLAIN)]
@@ -609,6 +619,12 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
         f'<p class="muted">Computed on: {_e(stamp_line(report.stamp))}</p>',
         f"<h2>Highlights</h2><ul>{highlights}</ul>",
         f"<h2>What to change</h2>{_effects_html(report)}",
+        "<h2>Drift alerts</h2>"
+        + (
+            "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in alert_lines(report)) + "</ul>"
+            if len(report.alerts)
+            else "<p>No drift alert: your agreement held.</p>"
+        ),
         f'<h2>Rubric rules you broke</h2><p class="muted">{_e(RULES_EXPLAIN)}</p>'
         + (_html_table(rule_rows(report)) if not report.rules.empty else "<p>No rubric rule broken.</p>"),
         f'<h2>Agreement with researchers, per dimension</h2><p class="muted">{_e(EXPLAIN)}</p>{_card_html(report)}',
@@ -645,6 +661,7 @@ CSV_SECTIONS = (
     ("agreement", "card"),
     ("effect", "effects"),
     ("rule", "rules"),
+    ("alert", "alerts"),
     ("week", "weekly"),
     ("trend", "trend"),
     ("time", "durations"),

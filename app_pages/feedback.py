@@ -168,6 +168,13 @@ for line in report.effects_summary(rep):
 with st.expander("Every effect checked, with its figures"):
     table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=number_columns(rep.effects))
 
+st.subheader("Drift alerts")
+if rep.alerts.empty:
+    st.markdown("No drift alert: agreement with the other contractors held against the first weeks.")
+else:
+    st.markdown("\n".join(f"- {md_escape(line)}" for line in report.alert_lines(rep)))
+    table(rep.alerts, f"drift alerts {contractor}", key="fb_dl_alerts")
+
 st.subheader("Rubric rules broken")
 st.caption(md_escape(report.RULES_EXPLAIN))
 if rep.rules.empty:

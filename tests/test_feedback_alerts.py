@@ -1,0 +1,30 @@
+"""Drift alerts in the Feedback report: a drifting demo contractor's report carries their alert on the page
+data and in the Markdown, HTML and CSV exports; a careful contractor's has none."""
+
+from __future__ import annotations
+
+import pytest
+
+from analytics import feedback as fb
+from analytics import report
+
+
+@pytest.fixture(scope="module")
+def team(demo):
+    return fb.team_figures(demo)
+
+
+def test_drifting_contractor_report_has_the_alert(demo, truth, team):
+    rater = truth["behaviours"]["drifting"]["raters"][0]
+    rep = fb.feedback_report(demo, rater, team=team, n_boot=0)
+    assert len(rep.alerts) >= 1 and set(rep.alerts["rater_id"]) == {rater}
+    assert "## Drift alerts" in report.to_markdown(rep) and "fell from" in report.to_markdown(rep)
+    assert "<h2>Drift alerts</h2><ul><li>" in report.to_html(rep)
+    assert "\\r\\nalert," + rater in report.to_csv(rep).replace("\r\n", "\\r\\n")
+
+
+def test_careful_contractor_report_has_no_alert(demo, truth, team):
+    rater = truth["behaviours"]["careful"]["raters"][0]
+    rep = fb.feedback_report(demo, rater, team=team, n_boot=0)
+    assert rep.alerts.empty
+    assert "No drift alert" in report.to_markdown(rep)
