@@ -43,7 +43,8 @@ st.caption(
     "Each contractor's rater effects, estimated on their tasks and pulled toward the rest of the team in proportion "
     "to their noise (empirical Bayes), so that a contractor with few tasks is not flagged on chance. An effect is "
     f"flagged only with at least {MIN_TASKS} tasks behind it and a 95% interval wholly on the bad side of the team "
-    "(the team without them). The rater model estimates each rater's accuracy on every task, also those no "
+    "(the team without them), beyond the smallest difference worth a conversation (a quarter of a scale step, ten "
+    "points of share). The rater model estimates each rater's accuracy on every task, also those no "
     "researcher labelled, with researcher labels as known truth where they exist. The sidebar's date and rater "
     "filters apply; docs/effects.md and docs/rater-model.md say how each figure is made."
 )
