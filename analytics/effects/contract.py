@@ -5,22 +5,12 @@ from __future__ import annotations
 import pandas as pd
 
 from analytics.agreement.contract import records
+from analytics.effects.rows import EFFECT_COLUMNS
 from analytics.formatting import fmt_ci
 
-# The keys `python -m analytics effects --json` prints for each effect, in this order (issue #15's contract);
-# the rest of the effects table follows them.
-CONTRACT_KEYS = (
-    "rater_id",
-    "rubric",
-    "dimension",
-    "effect",
-    "estimate",
-    "estimate_ci_low",
-    "estimate_ci_high",
-    "team_value",
-    "n_tasks",
-    "flagged",
-)
+# The keys `python -m analytics effects --json` prints for each effect, in this order (issue #15's contract): the
+# effects table's first columns; the rest of the table follows them.
+CONTRACT_KEYS = EFFECT_COLUMNS[:10]
 
 
 def payload(effects: pd.DataFrame) -> dict:
