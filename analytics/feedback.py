@@ -33,6 +33,7 @@ from analytics.agreement import pairs as pr
 from analytics.agreement import team as tm
 from analytics.consistency import rates as cons
 from analytics.distributions import dimensions
+from analytics.effects import EFFECT_TITLES
 from analytics.effects import estimate_effects as rater_effect_table
 from analytics.effects.drift import drift_alerts
 from analytics.filters import Filters
@@ -744,7 +745,7 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
     flagged = enough[enough["flagged"]]
     pool = flagged if len(flagged) else enough
     top = pool.loc[(pool["estimate"] - pool["team_value"]).abs().idxmax()]  # type: ignore[call-overload]
-    name = TABLE_TITLES.get(str(top["effect"]), EFFECTS[effect])
+    name = EFFECT_TITLES.get(str(top["effect"]), EFFECTS[effect])
     where = labels.get(top["dimension"], top["dimension"]) if top["dimension"] else "the whole rubric"
     listed = "; ".join(
         f"{labels.get(d, d) if d else 'the whole rubric'} ({e:+.2f} against the team's {t:+.2f})"
@@ -775,9 +776,6 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
             n_of="tasks",
         )
     ]
-
-
-TABLE_TITLES = {"leniency": "Leniency", "severity": "Severity", "central_tendency": "Central tendency", "halo": "Halo"}
 
 
 def _effect(effect: str, rubric: str, status: str, evidence: str, **values) -> dict:

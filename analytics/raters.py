@@ -11,18 +11,9 @@ import pandas as pd
 from analytics import agreement, effects, rater_model
 from analytics.agreement import MIN_TASKS
 from analytics.distributions import dimensions
+from analytics.effects import EFFECT_TITLES
 from analytics.filters import Filters
 
-EFFECT_TITLES = {  # effect -> how a page names it, in the order pages list them
-    "leniency": "Leniency",
-    "severity": "Severity",
-    "central_tendency": "Central tendency",
-    "ties": "Ties",
-    "position_bias": "Position bias",
-    "halo": "Halo",
-    "haste": "Haste",
-    "drift": "Drift",
-}
 GRID_COLUMNS = ("rater_id", "effect", "effect_title", "n_measured", "n_flagged", "standing")
 BESIDE_COLUMNS = (
     "rater_id",
@@ -89,18 +80,25 @@ def accuracy_beside_agreement(model: pd.DataFrame, agreeing: pd.DataFrame) -> pd
 def raters_view(
     con: duckdb.DuckDBPyConnection, filters: Filters, rubric: str, n_boot: int = 1000, seed: int = 0
 ) -> RatersView:
-    """Effects, model and agreement with researchers for one rubric under the filter's dates and raters."""
-    scoped = filters.but(rubric=rubric)
+    """Effects, model and agreement with researchers for one rubric under the filter's dates; the rater filter
+    picks whose figures are shown, never the team they are measured against (everyone is estimated)."""
+    scoped = filters.but(rubric=rubric, raters=(), roles=())
     table = effects.estimate_effects(con, scoped)
+    if filters.raters:
+        table = table[table["rater_id"].isin(filters.raters)].reset_index(drop=True)
     table = table.assign(
         standing=[standing(bool(f), int(n)) for f, n in zip(table["flagged"], table["n_tasks"], strict=True)]
     )
     model = rater_model.fit_model(con, scoped, seed=seed)
-    agreeing = agreement.rater_agreement(con, scoped, "contractor_vs_researcher", n_boot=n_boot, seed=seed)
+    agreeing = agreement.rater_agreement(
+        con, filters.but(rubric=rubric, roles=()), "contractor_vs_researcher", n_boot=n_boot, seed=seed
+    )
     dims = dimensions(con, rubric)
     labels = dict(zip(dims["dimension"], dims["label"], strict=True))
     primary = tuple(dims.loc[dims["is_primary"].astype(bool), "dimension"])
     beside = accuracy_beside_agreement(model.raters, agreeing)
+    if filters.raters:
+        beside = beside[beside["rater_id"].isin(filters.raters)].reset_index(drop=True)
     return RatersView(rubric, labels, primary, table, effect_grid(table), beside, model)
 
 

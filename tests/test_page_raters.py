@@ -50,3 +50,16 @@ def test_choosing_another_contractor_redraws(app_store):
     at.selectbox(key="raters_contractor").select_index(1).run()
     assert not at.exception
     assert at.selectbox(key="raters_contractor").value != first
+
+
+def test_rater_filter_picks_rows_never_the_team(app_store):
+    """With the sidebar's rater filter on two contractors, their figures are the same as without it: the team
+    they are shrunk toward and the model are everyone's."""
+    con = store.open_store(app_store, read_only=True)
+    everyone = raters.raters_view(con, Filters(), "instruction_following", n_boot=0)
+    two = raters.raters_view(con, Filters(raters=("c06", "c27")), "instruction_following", n_boot=0)
+    con.close()
+    assert set(two.effects["rater_id"]) == {"c06", "c27"}
+    mine = everyone.effects[everyone.effects["rater_id"].isin(["c06", "c27"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(two.effects, mine)
+    assert set(two.beside["rater_id"]) == {"c06", "c27"}

@@ -11,7 +11,17 @@ from analytics.effects import choices, drift, haste, levels, shrink
 from analytics.effects.rows import EFFECT_COLUMNS as EFFECT_COLUMNS
 from analytics.filters import NO_FILTERS, Filters
 
-EFFECTS = ("leniency", "severity", "central_tendency", "ties", "position_bias", "halo", "haste", "drift")
+EFFECT_TITLES = {  # effect -> how pages and reports name it, in the order they list them
+    "leniency": "Leniency",
+    "severity": "Severity",
+    "central_tendency": "Central tendency",
+    "ties": "Ties",
+    "position_bias": "Position bias",
+    "halo": "Halo",
+    "haste": "Haste",
+    "drift": "Drift",
+}
+EFFECTS = tuple(EFFECT_TITLES)
 
 
 def raw_effects(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:

@@ -20,7 +20,7 @@ VALUE = "coalesce(o.level_values[{i} + 1], {i})"  # a level's number on the scal
 
 def researcher_differences_query(filters: Filters) -> Query:
     """Per contractor, ordered absolute dimension and task: their value minus the researchers' (kept pairs)."""
-    where, params = filters.where_named("p")
+    where, params = filters.but(roles=()).where_named("p")
     return Query(
         "effects_researcher_differences",
         f"""WITH {ORDERED}
