@@ -11,7 +11,7 @@ import pandas as pd
 from analytics import agreement, effects, rater_model
 from analytics.agreement import MIN_TASKS
 from analytics.distributions import dimensions
-from analytics.effects import EFFECT_TITLES
+from analytics.effects import EFFECT_TITLES, drift, markers
 from analytics.filters import Filters
 
 GRID_COLUMNS = ("rater_id", "effect", "effect_title", "n_measured", "n_flagged", "standing")
@@ -40,6 +40,9 @@ class RatersView:
     grid: pd.DataFrame  # contractor x effect (GRID_COLUMNS)
     beside: pd.DataFrame  # model accuracy beside exact agreement with researchers (BESIDE_COLUMNS)
     model: rater_model.RaterModel
+    weekly: pd.DataFrame  # every contractor's weekly agreement beside the team's (drift.contractor_weeks columns)
+    alerts: pd.DataFrame  # drift alerts (drift.ALERT_COLUMNS)
+    markers: pd.DataFrame  # guideline-change markers of the rubric
 
 
 def standing(flagged: bool, n_tasks: int) -> str:
@@ -99,7 +102,12 @@ def raters_view(
     beside = accuracy_beside_agreement(model.raters, agreeing)
     if filters.raters:
         beside = beside[beside["rater_id"].isin(filters.raters)].reset_index(drop=True)
-    return RatersView(rubric, labels, primary, table, effect_grid(table), beside, model)
+    alerts = drift.drift_alerts(con, scoped)
+    everyone = table[["rater_id", "rubric"]].drop_duplicates()
+    weekly = drift.contractor_weeks(con, everyone, scoped)
+    return RatersView(
+        rubric, labels, primary, table, effect_grid(table), beside, model, weekly, alerts, markers.markers(con, rubric)
+    )
 
 
 WHOLE_RUBRIC = "whole rubric"

@@ -37,7 +37,7 @@ def load_drift(version: tuple, filters) -> dict:
     alerts = drift.drift_alerts(con, filters)
     return {
         "alerts": alerts,
-        "weekly": drift.alerted_weekly(con, alerts, filters),
+        "weekly": drift.contractor_weeks(con, alerts, filters),
         "markers": markers.markers(con, filters.rubric),
         "false_alarms": drift.drift_false_alarm_rate(),
     }

@@ -10,6 +10,7 @@ import streamlit as st
 
 from analytics import raters
 from analytics.agreement import MIN_TASKS
+from ui import drift_charts as rc_drift
 from ui import raters_charts as rc
 from ui import sidebar, state
 from ui.charts import show
@@ -97,6 +98,18 @@ else:
     ]
     if evidence:
         st.markdown("\n".join(evidence))
+    weeks = view.weekly[view.weekly["rater_id"] == contractor]
+    if len(weeks):
+        show(
+            st,
+            rc_drift.alert_panels(
+                weeks,
+                view.alerts[view.alerts["rater_id"] == contractor],
+                view.markers,
+                {contractor: sidebar.rater_name(contractor)},
+                title="Agreement with the other contractors week by week, beside the team's",
+            ),
+        )
     shown = panels[EFFECT_TABLE]
     table(shown, f"effects of {contractor} {rubric}", key="raters_dl_one", column_config=number_columns(shown))
 

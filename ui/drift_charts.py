@@ -12,10 +12,15 @@ LINES = alt.Scale(domain=["contractor", "team"], range=["#d62728", "#9e9e9e"])
 
 
 def alert_panels(
-    weekly: pd.DataFrame, alerts: pd.DataFrame, marks: pd.DataFrame, names: dict[str, str]
+    weekly: pd.DataFrame,
+    alerts: pd.DataFrame,
+    marks: pd.DataFrame,
+    names: dict[str, str],
+    title: str = "Drift alerts: agreement week by week (red rule: the alert; grey: guideline changes)",
 ) -> alt.TopLevelMixin:
-    """One small multiple per alert: the contractor's weekly agreement with the other contractors and the
-    team's mean, the alert week (red rule) and the guideline changes marked for the rubric (grey dashed rules)."""
+    """One small multiple per contractor and rubric of `weekly`: the contractor's weekly agreement with the other
+    contractors and the team's mean, the alert week if any (red rule) and the guideline changes marked for the
+    rubric (grey dashed rules)."""
 
     def panel(r: str, rubric: str) -> str:
         return f"{names.get(r, r)}: {rubric}"
@@ -28,9 +33,10 @@ def alert_panels(
     )
     long = long.assign(panel=[panel(r, b) for r, b in zip(long["rater_id"], long["rubric"], strict=True)])
     rules = alerts.assign(panel=[panel(r, b) for r, b in zip(alerts["rater_id"], alerts["rubric"], strict=True)])
+    panels = long[["panel", "rubric"]].drop_duplicates()
     rows = [
         {"panel": p, "marked_on": m.marked_on, "note": m.note}
-        for p, rubric in zip(rules["panel"], rules["rubric"], strict=True)
+        for p, rubric in zip(panels["panel"], panels["rubric"], strict=True)
         for m in marks.itertuples()
         if not isinstance(m.rubric, str) or m.rubric == rubric
     ]
@@ -71,5 +77,5 @@ def alert_panels(
         alt.layer(lines, alert, marked)
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("panel:N", title=None, header=alt.Header(labelLimit=300)), columns=2)
-        .properties(title="Drift alerts: agreement week by week (red rule: the alert; grey: guideline changes)")
+        .properties(title=title)
     )

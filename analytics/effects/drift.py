@@ -172,16 +172,18 @@ def _marked(marks: pd.DataFrame, rubric: str, since: pd.Timestamp, week: pd.Time
     return f" Guideline changes marked in these weeks: {named}: the fall may follow them."
 
 
-def alerted_weekly(con: duckdb.DuckDBPyConnection, alerts: pd.DataFrame, filters: Filters = NO_FILTERS) -> pd.DataFrame:
-    """Week by week, each alerted contractor's agreement with the other contractors beside the team's mean that
-    week (rater_id, rubric, week, agreement, team, n_tasks)."""
+def contractor_weeks(con: duckdb.DuckDBPyConnection, who: pd.DataFrame, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+    """Week by week, the agreement with the other contractors of each (rater_id, rubric) in `who` (e.g. the
+    alerts) beside the team's mean that week (rater_id, rubric, week, agreement, team, n_tasks)."""
     cols = ["rater_id", "rubric", "week", "agreement", "team", "n_tasks"]
-    if alerts.empty:
+    if who.empty:
         return pd.DataFrame(columns=cols)
     weekly = weekly_agreement(con, filters)
     team = weekly.assign(w=weekly["consensus"] * weekly["n_tasks"]).groupby(["rubric", "week"])[["w", "n_tasks"]].sum()
     team = (team["w"] / team["n_tasks"]).rename("team").reset_index()
-    mine = weekly.merge(alerts[["rater_id", "rubric"]], on=["rater_id", "rubric"]).merge(team, on=["rubric", "week"])
+    mine = weekly.merge(who[["rater_id", "rubric"]].drop_duplicates(), on=["rater_id", "rubric"]).merge(
+        team, on=["rubric", "week"]
+    )
     return mine.rename(columns={"consensus": "agreement"})[cols]
 
 
