@@ -9,8 +9,10 @@ import pandas as pd
 import pytest
 
 from analytics import effects
+from analytics.agreement.report import MIN_TASKS
 from analytics.effects import choices, drift, haste, levels
 from analytics.effects.rows import task_means
+from analytics.filters import NO_FILTERS
 
 # truth.json behaviour -> the effect that must flag it (central tendency and halo are not planted).
 PLANTED = {
@@ -128,6 +130,17 @@ def test_ties_and_position_bias_by_hand():
     assert '"Equally good"' in ties["evidence"]
 
 
+def test_ranking_ties_by_hand(demo):
+    """Ranks [1, 1, 2] tie one of three pairs, [1, 1, 1] all three: per task 1/3 and 1, mean 2/3; the sd of the two is
+    (2/3) / sqrt(2), over sqrt(2) tasks: se 1/3. On the demo the query counts pairs the same way."""
+    rows = choices.ranking_tie_rows(
+        pd.DataFrame({"rater_id": "c1", "rubric": "r", "dimension": "rank", "task_key": [0, 1], "tied": [1 / 3, 1.0]})
+    ).iloc[0]
+    assert (rows["raw"], rows["se"], rows["n_tasks"], rows["effect"]) == pytest.approx((2 / 3, 1 / 3, 2, "ties"))
+    per_task = choices.ranking_ties_query(NO_FILTERS).df(demo)
+    assert set(per_task["dimension"]) == {"rank"} and per_task["tied"].between(0, 1).all()
+
+
 def test_haste_by_hand():
     """Durations 10 and 40 s against a rubric median of 20 s: mean log ratio (log 0.5 + log 2) / 2 = 0, shown as
     a ratio of 1."""
@@ -179,6 +192,37 @@ def test_demo_planted_behaviour_is_flagged_by_its_effect(demo_effects, truth, be
     )
     planted = set(truth["behaviours"][behaviour]["raters"])
     assert planted <= flagged, f"{PLANTED[behaviour]} misses {sorted(planted - flagged)}"
+
+
+# Where a planted habit shows (truth "shows_in") but its effect cannot be measured from the data: the simulator
+# favours the first-listed output in instruction following and preference ranking, but those exports record no
+# display order (submissions.shown_first is NULL there), so position bias is measured on answer comparison only.
+UNMEASURABLE = {("position_bias", "instruction_following"), ("position_bias", "preference_ranking")}
+
+
+@pytest.mark.parametrize("behaviour", list(PLANTED))
+def test_demo_planted_behaviour_is_flagged_on_each_rubric_it_shows_in(demo_effects, truth, behaviour):
+    """On every rubric truth.json says the habit shows in, each planted contractor with at least MIN_TASKS tasks
+    behind the effect there is flagged by it on that rubric (on some dimension of it)."""
+    effect = PLANTED[behaviour]
+    missed, checked = [], 0
+    for rater in truth["behaviours"][behaviour]["raters"]:
+        for rubric in truth["behaviours"][behaviour]["shows_in"]:
+            mine = demo_effects[
+                (demo_effects["rater_id"] == rater)
+                & (demo_effects["rubric"] == rubric)
+                & (demo_effects["effect"] == effect)
+            ]
+            if (effect, rubric) in UNMEASURABLE:
+                assert mine.empty, (rater, rubric)
+                continue
+            if not (mine["n_tasks"] >= MIN_TASKS).any():
+                continue  # the contractor did not rate enough of this rubric: the small-n rule
+            checked += 1
+            if not mine["flagged"].any():
+                missed.append((rater, rubric))
+    assert checked >= len(truth["behaviours"][behaviour]["raters"])
+    assert not missed, f"{effect} misses {missed}"
 
 
 @pytest.mark.parametrize("effect", effects.EFFECTS)

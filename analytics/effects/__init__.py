@@ -31,11 +31,13 @@ def raw_effects(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -
     researchers = levels.researcher_differences_query(filters).df(con)
     ratings = levels.contractor_ratings_query(filters).df(con)
     counts = choices.comparison_counts(con, filters, rubrics)
+    ranked = choices.ranking_ties_query(filters).df(con)
     parts = [
         levels.shift_rows(researchers, ratings) if len(ratings) else None,
         levels.central_rows(ratings) if len(ratings) else None,
         levels.halo_rows(ratings) if len(ratings) else None,
         choices.tie_rows(counts) if len(counts) else None,
+        choices.ranking_tie_rows(ranked) if len(ranked) else None,
         choices.position_rows(counts) if len(counts) else None,
         drift.drift_rows(con, filters),
     ]

@@ -1,14 +1,16 @@
 """Effects read from comparison ratings: ties (how often a contractor calls the two options equal) and position
 bias (how often the option they were shown first wins a decided comparison), from the display order each
-submission records (analytics.distributions.position_bias)."""
+submission records (analytics.distributions.position_bias); on ranking scales (1 = best, ties allowed), ties are
+the share of a task's pairs of items given the same rank."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from analytics import distributions as dist
-from analytics.effects.rows import finish, share_se
+from analytics.effects.rows import finish, share_se, task_means
 from analytics.filters import Filters
+from analytics.queries import Query
 
 
 def comparison_counts(con, filters: Filters, rubrics: list[str]) -> pd.DataFrame:
@@ -48,3 +50,30 @@ def position_rows(counts: pd.DataFrame) -> pd.DataFrame:
         for s, n in zip(rows["raw"], rows["n_tasks"], strict=True)
     ]
     return finish(rows, "position_bias", "high", "share", "display order")
+
+
+def ranking_ties_query(filters: Filters) -> Query:
+    """Per contractor, ranking dimension and task: the share of pairs of the task's ranked items given the same
+    rank (tasks with at least two ranked items)."""
+    where, params = filters.but(roles=("contractor",)).where_named("r")
+    return Query(
+        "effects_ranking_ties",
+        f"""WITH counts AS (
+    SELECT r.rater_id, r.rubric, r.dimension, r.task_key, r.value_index, count(*) AS c
+    FROM ratings r JOIN dimensions d USING (rubric, dimension)
+    WHERE {where} AND d.kind = 'ranking' AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:')
+    GROUP BY ALL)
+SELECT rater_id, rubric, dimension, task_key, sum(c * (c - 1)) / (sum(c) * (sum(c) - 1)) AS tied
+FROM counts GROUP BY ALL HAVING sum(c) >= 2""",
+        params,
+    )
+
+
+def ranking_tie_rows(per_task: pd.DataFrame) -> pd.DataFrame:
+    """Ties rows on ranking scales: the share of a task's item pairs ranked equal, per task then over tasks."""
+    rows = task_means(per_task, "tied")
+    rows["evidence"] = [
+        f"Ranked {s:.0%} of a task's pairs of items equal on average over {n} tasks."
+        for s, n in zip(rows["raw"], rows["n_tasks"], strict=True)
+    ]
+    return finish(rows, "ties", "high", "share", "own ratings")

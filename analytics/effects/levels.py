@@ -12,9 +12,11 @@ from analytics.effects.rows import finish, task_means
 from analytics.filters import Filters
 from analytics.queries import Query
 
-# Ordered absolute dimensions: comparison scales have no "lenient" direction and two-level scales no inside.
+# Ordered absolute dimensions: comparison scales have no "lenient" direction, two-level scales no inside, and a
+# rank (1 = best) places an item against the task's other items, so its mean is fixed by their number.
 ORDERED = """ordered AS (SELECT rubric, dimension, levels, level_values, len(levels) AS q FROM dimensions
-                         WHERE NOT is_comparison AND measure <> 'nominal' AND len(levels) >= 3)"""
+                         WHERE NOT is_comparison AND measure <> 'nominal' AND kind <> 'ranking'
+                               AND len(levels) >= 3)"""
 VALUE = "coalesce(o.level_values[{i} + 1], {i})"  # a level's number on the scale, else its position
 
 
