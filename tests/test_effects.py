@@ -11,7 +11,7 @@ import pytest
 from analytics import effects
 from analytics.agreement.report import MIN_TASKS
 from analytics.effects import choices, drift, haste, levels
-from analytics.effects.rows import task_means
+from analytics.effects.rows import share_means, task_means
 from analytics.filters import NO_FILTERS
 
 # truth.json behaviour -> the effect that must flag it (central tendency and halo are not planted).
@@ -29,6 +29,16 @@ def test_task_means_cluster_by_task():
     """Two tasks with per-task values 1 and 3: mean 2, sd sqrt(2), se sqrt(2)/sqrt(2) = 1, n 2."""
     rows = task_means(pd.DataFrame({"rater_id": "c1", "rubric": "r", "dimension": "d", "x": [1.0, 3.0]}), "x")
     assert rows.iloc[0][["raw", "se", "n_tasks"]].tolist() == pytest.approx([2.0, 1.0, 2])
+
+
+def test_a_constant_share_keeps_a_positive_standard_error():
+    """30 tasks all with share 1: no task-level spread, so the add-half one, sqrt(p (1 - p) / 31) with
+    p = 30.5 / 31; a share that varies keeps its task-clustered one (tasks 0 and 1: se 0.5, above the floor)."""
+    rows = share_means(pd.DataFrame({"rater_id": "c1", "rubric": "r", "dimension": "d", "x": [1.0] * 30}), "x")
+    p = 30.5 / 31
+    assert rows.iloc[0]["se"] == pytest.approx(math.sqrt(p * (1 - p) / 31))
+    varied = share_means(pd.DataFrame({"rater_id": "c1", "rubric": "r", "dimension": "d", "x": [0.0, 1.0]}), "x")
+    assert varied.iloc[0]["se"] == pytest.approx(0.5)
 
 
 def test_leniency_from_researchers_by_hand():

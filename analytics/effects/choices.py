@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analytics import distributions as dist
-from analytics.effects.rows import finish, share_se, task_means
+from analytics.effects.rows import finish, share_means, share_se
 from analytics.filters import Filters
 from analytics.queries import Query
 
@@ -71,7 +71,7 @@ FROM counts GROUP BY ALL HAVING sum(c) >= 2""",
 
 def ranking_tie_rows(per_task: pd.DataFrame) -> pd.DataFrame:
     """Ties rows on ranking scales: the share of a task's item pairs ranked equal, per task then over tasks."""
-    rows = task_means(per_task, "tied")
+    rows = share_means(per_task, "tied")
     rows["evidence"] = [
         f"Ranked {s:.0%} of a task's pairs of items equal on average over {n} tasks."
         for s, n in zip(rows["raw"], rows["n_tasks"], strict=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analytics.agreement.report import MIN_TASKS
-from analytics.effects.rows import finish, task_means
+from analytics.effects.rows import finish, share_means, task_means
 from analytics.filters import Filters
 from analytics.queries import Query
 
@@ -87,7 +87,7 @@ def central_rows(ratings: pd.DataFrame) -> pd.DataFrame:
     task then over tasks; the evidence gives their variance against the other contractors'."""
     inner = ratings.assign(inner=((ratings["value_index"] > 0) & (ratings["value_index"] < ratings["q"] - 1)) * 1.0)
     per_task = inner.groupby(["rater_id", "rubric", "dimension", "task_key"], as_index=False)[["inner"]].mean()
-    rows = task_means(per_task, "inner")
+    rows = share_means(per_task, "inner")
     var = ratings.groupby(["rater_id", "rubric", "dimension"])["v"].var()
     team = ratings.groupby(["rubric", "dimension"])["v"].var()
     ratio = [

@@ -50,6 +50,17 @@ def share_se(share: float, n: int) -> float:
     return math.sqrt(p * (1 - p) / (n + 1))
 
 
+def share_means(per_task: pd.DataFrame, value: str, keys: list[str] = KEYS) -> pd.DataFrame:
+    """`task_means` of a per-task share, its standard error at least `share_se` of the mean share over the tasks:
+    where every task gives the same share (all 0, all 1) the task-level spread is 0, and an estimate read as exact
+    would weigh like thousands of tasks in the team's between-rater variance."""
+    rows = task_means(per_task, value, keys)
+    floor = [share_se(p, n) for p, n in zip(rows["raw"], rows["n_tasks"], strict=True)]
+    se = rows["se"].to_numpy(dtype=float)
+    rows["se"] = np.where(np.isnan(se), np.nan, np.fmax(se, np.array(floor, dtype=float)))  # one task: still none
+    return rows
+
+
 def finish(rows: pd.DataFrame, effect: str, bad_side: str, unit: str, basis: str | pd.Series) -> pd.DataFrame:
     """Raw rows (KEYS, raw, se, n_tasks, evidence optional) as effect rows before shrinkage."""
     out = rows.assign(effect=effect, bad_side=bad_side, unit=unit, basis=basis)
