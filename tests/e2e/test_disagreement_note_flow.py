@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import screenshot, wait_for_app
@@ -35,7 +36,15 @@ def choose(page, label: str, option: str, named: re.Pattern | None = None) -> No
     """Pick an option of a selectbox by its label: the option `option`, or the one whose name matches `named`
     (found by typing `option`)."""
     box = page.get_by_role("combobox", name=label, exact=True)
-    box.scroll_into_view_if_needed()  # a click that has to scroll first closes the popup it opens
+    wait_for_app(page)
+    for attempt in range(3):  # a rerun that redraws the box between finding and scrolling detaches it: find it again
+        try:
+            box.scroll_into_view_if_needed()  # a click that has to scroll first closes the popup it opens
+            break
+        except PlaywrightError:
+            if attempt == 2:
+                raise
+            wait_for_app(page)
     box.click()
     page.keyboard.type(option)  # long option lists are virtualised: filter down to the one wanted
     found = page.get_by_role("option", name=named) if named else page.get_by_role("option", name=option, exact=True)
