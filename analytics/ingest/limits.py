@@ -67,6 +67,15 @@ def too_deep_to_read() -> str:
     return f"nested far more than {MAX_JSON_DEPTH} levels deep, over the limit ({DOCS})"
 
 
+def header_names(text: str) -> list[str]:
+    """The first line's column names, trimmed; none when the text is not a CSV header (a Parquet file's bytes)."""
+    lines = text.lstrip("\ufeff").lstrip().splitlines()
+    try:
+        return [c.strip() for c in next(csv.reader(lines[:1]), [])]
+    except csv.Error:  # binary data: a carriage return or NUL inside what would be a field
+        return []
+
+
 def csv_header(first_line: bytes) -> tuple[str, int]:
     """The delimiter of a CSV header line (the most frequent candidate) and its number of columns."""
     text = first_line.decode("utf-8-sig", errors="replace").rstrip("\r\n")

@@ -28,6 +28,7 @@ import duckdb
 from analytics import datasets
 from analytics.ingest import label_lists as ll
 from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
+from analytics.ingest.limits import header_names
 
 NAME = "medical_safety"
 RUBRIC = "medical_safety"
@@ -69,22 +70,16 @@ DATASETS = (
 )
 
 
-def _header(text: str) -> list[str]:
-    """The first line's column names, trimmed (the expert file's `response-reddit ` has a trailing space)."""
-    first = text.lstrip("\ufeff").split("\n", 1)[0]
-    return [c.strip() for c in next(csv.reader([first]), [])]
-
-
 def detect(head: bytes, file_name: str) -> bool:
     """A CSV whose header starts with the crowd file's or the expert file's query columns."""
-    cols = _header(head.decode("utf-8", errors="replace"))
+    cols = header_names(head.decode("utf-8", errors="replace"))
     return tuple(cols[:3]) == CROWD_HEADER or tuple(cols[:2]) == EXPERT_HEADER
 
 
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """Candidate ratings of the crowd or the expert file, the queries as tasks and the responses as items."""
     text = path.read_text(encoding="utf-8-sig")
-    cols = _header(text)
+    cols = header_names(text)
     reader = csv.reader(io.StringIO(text))
     next(reader)
     lines = []

@@ -14,6 +14,7 @@ import duckdb
 
 from analytics import people
 from analytics.ingest.base import FileRejected, Parsed
+from analytics.ingest.limits import header_names
 
 NAME = people.FORMAT
 REQUIRED = ("rater_id", "display_name")
@@ -21,8 +22,7 @@ REQUIRED = ("rater_id", "display_name")
 
 def _header(text: str) -> list[str]:
     """The first line's column names, trimmed and lower-cased."""
-    first = text.lstrip().split("\n", 1)[0]
-    return [c.strip().lower() for c in next(csv.reader([first]), [])]
+    return [c.lower() for c in header_names(text)]
 
 
 def detect(head: bytes, file_name: str) -> bool:
