@@ -38,7 +38,7 @@ from analytics.effects import estimate_effects as rater_effect_table
 from analytics.effects.drift import drift_alerts
 from analytics.filters import Filters
 from analytics.formatting import is_missing
-from analytics.queries import Query
+from analytics.queries import Query, QueryLog
 from analytics.stamp import stamp
 
 NO_FILTERS = Filters()
@@ -167,6 +167,7 @@ def team_figures(
 
     Pass `researchers` (researcher_figures of the filter's rubric) to reuse them."""
     f = team_filter(filters)
+    log = QueryLog()  # drift's weekly query runs once for the effects and the alerts
     contractors = ag.rater_agreement(con, f, "contractor_vs_researcher", n_boot=0)
     return TeamFigures(
         filters=f,
@@ -176,8 +177,8 @@ def team_figures(
         durations=_durations(con, f)[["rater_id", "rubric", "median_s"]],
         positions=_positions(con, f),
         rules=cons.consistency(con, f),
-        effects=rater_effect_table(con, f),
-        alerts=drift_alerts(con, f),
+        effects=rater_effect_table(con, f, log),
+        alerts=drift_alerts(con, f, queries=log),
     )
 
 

@@ -13,6 +13,7 @@ from analytics.agreement import MIN_TASKS
 from analytics.distributions import dimensions
 from analytics.effects import EFFECT_TITLES, drift, markers
 from analytics.filters import Filters
+from analytics.queries import QueryLog
 
 GRID_COLUMNS = ("rater_id", "effect", "effect_title", "n_measured", "n_flagged", "standing")
 BESIDE_COLUMNS = (
@@ -86,7 +87,8 @@ def raters_view(
     """Effects, model and agreement with researchers for one rubric under the filter's dates; the rater filter
     picks whose figures are shown, never the team they are measured against (everyone is estimated)."""
     scoped = filters.but(rubric=rubric, raters=(), roles=())
-    table = effects.estimate_effects(con, scoped)
+    log = QueryLog()  # drift's weekly query runs once for the effects, the alerts and the weeks
+    table = effects.estimate_effects(con, scoped, log)
     if filters.raters:
         table = table[table["rater_id"].isin(filters.raters)].reset_index(drop=True)
     table = table.assign(
@@ -102,9 +104,9 @@ def raters_view(
     beside = accuracy_beside_agreement(model.raters, agreeing)
     if filters.raters:
         beside = beside[beside["rater_id"].isin(filters.raters)].reset_index(drop=True)
-    alerts = drift.drift_alerts(con, scoped)
+    alerts = drift.drift_alerts(con, scoped, queries=log)
     everyone = table[["rater_id", "rubric"]].drop_duplicates()
-    weekly = drift.contractor_weeks(con, everyone, scoped)
+    weekly = drift.contractor_weeks(con, everyone, scoped, log)
     return RatersView(
         rubric, labels, primary, table, effect_grid(table), beside, model, weekly, alerts, markers.markers(con, rubric)
     )

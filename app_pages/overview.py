@@ -34,10 +34,10 @@ def load(version: tuple, filters) -> dict:
 def load_drift(version: tuple, filters) -> dict:
     """Drift alerts, the alerted contractors' weeks and the guideline-change markers."""
     con = state.cursor()
-    alerts = drift.drift_alerts(con, filters)
+    alerts, weekly = drift.alerts_with_weeks(con, filters)
     return {
         "alerts": alerts,
-        "weekly": drift.contractor_weeks(con, alerts, filters),
+        "weekly": weekly,
         "markers": markers.markers(con, filters.rubric),
         "false_alarms": drift.drift_false_alarm_rate(),
     }

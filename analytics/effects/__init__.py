@@ -24,8 +24,11 @@ EFFECT_TITLES = {  # effect -> how pages and reports name it, in the order they 
 EFFECTS = tuple(EFFECT_TITLES)
 
 
-def raw_effects(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
-    """Every effect's raw rows (before shrinkage) for the contractors under the filter."""
+def raw_effects(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, queries: list | None = None
+) -> pd.DataFrame:
+    """Every effect's raw rows (before shrinkage) for the contractors under the filter (`queries`: a QueryLog
+    shared with drift's other figures runs their weekly query once)."""
     rubrics = [r[0] for r in con.execute("SELECT DISTINCT rubric FROM ratings ORDER BY 1").fetchall()]
     rubrics = [r for r in rubrics if not filters.rubric or r == filters.rubric]
     researchers = levels.researcher_differences_query(filters).df(con)
@@ -39,15 +42,17 @@ def raw_effects(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -
         choices.tie_rows(counts) if len(counts) else None,
         choices.ranking_tie_rows(ranked) if len(ranked) else None,
         choices.position_rows(counts) if len(counts) else None,
-        drift.drift_rows(con, filters),
+        drift.drift_rows(con, filters, queries),
     ]
     kept = [p for p in parts if p is not None and len(p)]
     return pd.concat(kept, ignore_index=True) if kept else pd.DataFrame(columns=list(EFFECT_COLUMNS))
 
 
-def estimate_effects(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+def estimate_effects(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, queries: list | None = None
+) -> pd.DataFrame:
     """The effects table (EFFECT_COLUMNS): every contractor's effects, shrunk toward the team, with flags."""
-    raw = raw_effects(con, filters)
+    raw = raw_effects(con, filters, queries)
     hasty = haste.haste_rows(haste.durations_query(filters).df(con))
     parts = [shrink.shrink_effects(raw)] if len(raw) else []
     if len(hasty):

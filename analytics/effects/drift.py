@@ -9,10 +9,11 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from analytics.agreement.pairs import packing_bits, scale_width
 from analytics.effects import markers
 from analytics.effects.rows import finish
 from analytics.filters import NO_FILTERS, Filters
-from analytics.queries import Query
+from analytics.queries import Query, QueryLog, run
 
 BASELINE_WEEKS = 2  # a contractor's first active weeks: the level later weeks are held to
 EARLY_WEEKS = LATE_WEEKS = 3  # the drift effect: first and last active weeks compared (enough tasks for MIN_TASKS)
@@ -33,62 +34,123 @@ ALERT_COLUMNS = (
 )
 
 
-def task_agreement_query(filters: Filters) -> Query:
+def task_agreement_query(filters: Filters, bits: int = 0) -> Query:
     """Per contractor, rubric and task, with its week: the share of the other contractors' ratings of the same
-    units that agree exactly (consensus), and the share of researcher ratings that do (NULL where none)."""
+    units that agree exactly (consensus), and the share of researcher ratings that do (NULL where none).
+
+    With `bits` (analytics.agreement.pairs.packing_bits), each unit's level counts are packed in one integer and
+    every rating reads its own level's count from it (one join on the unit, no window); `overflow` marks tasks
+    with a unit of 2^bits or more ratings, whose counts the packing cannot hold (week_sums then asks again
+    without packing)."""
     where, params = filters.but(roles=("contractor",)).where_named("r")
     paired, _ = filters.but(roles=("contractor",)).where_named("p")
+    if bits:
+        unit = """unit AS (SELECT dim_key, task_key, target_key, count(*) AS n_unit,
+                  sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+           FROM c GROUP BY dim_key, task_key, target_key)"""
+        own = "CAST((u.code >> ($bits * c.value_index)) & ((CAST(1 AS HUGEINT) << $bits) - 1) AS BIGINT)"
+        on, overflow, params = (
+            "dim_key, task_key, target_key",
+            "bool_or(u.n_unit >= (CAST(1 AS HUGEINT) << $bits))",
+            {**params, "bits": bits},
+        )
+    else:
+        unit = """levels AS (SELECT dim_key, task_key, target_key, value_index, count(*) AS n_level FROM c
+           GROUP BY dim_key, task_key, target_key, value_index),
+unit AS (SELECT *, sum(n_level) OVER (PARTITION BY dim_key, task_key, target_key) AS n_unit FROM levels)"""
+        own, on, overflow = "u.n_level", "dim_key, task_key, target_key, value_index", "false"
     return Query(
         "drift_task_agreement",
         f"""WITH c AS (
-    SELECT r.rater_id, r.rubric, r.task_key, r.dim_key, r.target_key, r.value_index, r.submitted_at
+    SELECT r.rater_key, r.task_key, r.dim_key, r.target_key, r.value_index, r.submitted_at
     FROM ratings r WHERE {where} AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:')),
-levels AS (SELECT dim_key, task_key, target_key, value_index, count(*) AS n_level FROM c
-           GROUP BY dim_key, task_key, target_key, value_index),
-unit AS (SELECT *, sum(n_level) OVER (PARTITION BY dim_key, task_key, target_key) AS n_unit FROM levels),
+{unit},
 team AS (
-    SELECT c.rater_id, c.rubric, c.task_key, min(c.submitted_at) AS submitted_at,
-           avg(CASE WHEN u.n_unit >= 2 THEN (u.n_level - 1) / (u.n_unit - 1) END) AS consensus
-    FROM c JOIN unit u USING (dim_key, task_key, target_key, value_index) GROUP BY ALL),
+    SELECT c.rater_key, d.rubric, c.task_key, min(c.submitted_at) AS submitted_at,
+           avg(CASE WHEN u.n_unit >= 2 THEN ({own} - 1) / (u.n_unit - 1) END) AS consensus,
+           {overflow} AS overflow
+    FROM c JOIN unit u USING ({on}) JOIN dimension_keys d USING (dim_key) GROUP BY ALL),
 res AS (
-    SELECT p.rater_id, p.rubric, p.task_key,
+    SELECT p.rater_key, p.rubric, p.task_key,
            avg(CASE WHEN p.value_index = p.reference_index THEN 1.0 ELSE 0.0 END) AS researchers
     FROM reference_pairs p WHERE {paired} GROUP BY ALL)
-SELECT t.rater_id, t.rubric, t.task_key, date_trunc('week', t.submitted_at) AS week, t.consensus, res.researchers
-FROM team t LEFT JOIN res USING (rater_id, rubric, task_key)
+SELECT k.rater_id, t.rubric, t.task_key, date_trunc('week', t.submitted_at) AS week, t.consensus, res.researchers,
+       t.overflow
+FROM team t LEFT JOIN res USING (rater_key, rubric, task_key) JOIN rater_keys k USING (rater_key)
 WHERE t.submitted_at IS NOT NULL""",
         params,
     )
 
 
-def task_agreement(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
-    """task_agreement_query's rows with each contractor's week number (0 = their first active week) and their
-    consensus agreement relative to the team's that week (`relative`): a fall everyone shares (new guidelines,
-    harder tasks, newcomers in the pool) is not one contractor's drift."""
-    df = task_agreement_query(filters).df(con)
+def weekly_query(filters: Filters, bits: int = 0) -> Query:
+    """Per contractor, rubric and week, over task_agreement_query's tasks: how many there were (n_rows) and, over
+    those with a consensus, their number, sum and sum of squares (n, s1, s2); the researcher agreement's number
+    and sum; tasks whose packed counts overflowed. Small (contractors x weeks), whatever the number of tasks."""
+    task = task_agreement_query(filters, bits)
+    sql = f"""SELECT rater_id, rubric, week, count(*) AS n_rows, count(consensus) AS n, sum(consensus) AS s1,
+       sum(consensus * consensus) AS s2, count(researchers) AS n_researchers, sum(researchers) AS s_researchers,
+       count(*) FILTER (WHERE overflow) AS n_overflow
+FROM ({task.sql}) AS tasks
+GROUP BY ALL
+ORDER BY ALL"""
+    return Query("drift_weekly_agreement", sql, task.params)
+
+
+def week_sums(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, queries: list | None = None
+) -> pd.DataFrame:
+    """weekly_query's rows with each contractor's week number (0 = their first active week), the team's mean
+    consensus that week, and the sum and sum of squares of the tasks' consensus relative to it (r1, r2): a fall
+    everyone shares (new guidelines, harder tasks, newcomers in the pool) is not one contractor's drift. With a
+    QueryLog as `queries`, the functions below given the same log and filter run the query once."""
+    bits = packing_bits(scale_width(con))
+    df = run(con, weekly_query(filters, bits), queries)
+    if bits and df["n_overflow"].sum():  # a unit with more ratings than the packed counts hold: count exactly
+        df = run(con, weekly_query(filters), queries)
     if df.empty:
-        return df.assign(week_no=pd.Series(dtype=int), relative=pd.Series(dtype=float))
+        return df.assign(week_no=pd.Series(dtype=int), team=[], r1=[], r2=[])
     first = df.groupby(["rater_id", "rubric"])["week"].transform("min")
-    team = df.groupby(["rubric", "week"])["consensus"].transform("mean")
-    return df.assign(week_no=((df["week"] - first).dt.days // 7).astype(int), relative=df["consensus"] - team)
+    by_week = df.groupby(["rubric", "week"])
+    team = by_week["s1"].transform("sum") / by_week["n"].transform("sum")
+    s1, s2, n = df["s1"].fillna(0.0), df["s2"].fillna(0.0), df["n"]
+    return df.assign(
+        week_no=((df["week"] - first).dt.days // 7).astype(int),
+        team=team,
+        r1=s1 - n * team,
+        r2=s2 - 2 * team * s1 + n * team * team,
+    )
 
 
-def weekly_agreement(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+def _mean(rows: pd.DataFrame, column: str = "r1") -> float:
+    """Mean over the tasks of `rows` (week sums) of the consensus (s1) or the relative consensus (r1)."""
+    n = float(rows["n"].sum())
+    return float(rows[column].sum()) / n if n else math.nan
+
+
+def _variance(rows: pd.DataFrame) -> float:
+    """Sample variance (ddof 1) of the relative consensus over the tasks of `rows` (week sums)."""
+    n, r1, r2 = float(rows["n"].sum()), float(rows["r1"].sum()), float(rows["r2"].sum())
+    return max(r2 - r1 * r1 / n, 0.0) / (n - 1) if n > 1 else math.nan
+
+
+def weekly_agreement(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, queries: list | None = None
+) -> pd.DataFrame:
     """Per contractor, rubric and week: mean agreement with the other contractors and with researchers over the
     week's tasks, and the tasks behind each."""
-    df = task_agreement(con, filters)
+    df = week_sums(con, filters, queries)
     cols = ["rater_id", "rubric", "week", "week_no"]
     if df.empty:
         return pd.DataFrame(columns=[*cols, "consensus", "n_tasks", "researchers", "n_researcher_tasks"])
-    g = df.groupby(cols)
     return pd.DataFrame(
         {
-            "consensus": g["consensus"].mean(),
-            "n_tasks": g["consensus"].count(),
-            "researchers": g["researchers"].mean(),
-            "n_researcher_tasks": g["researchers"].count(),
+            **{c: df[c] for c in cols},
+            "consensus": df["s1"] / df["n"].where(df["n"] > 0),
+            "n_tasks": df["n"],
+            "researchers": df["s_researchers"] / df["n_researchers"].where(df["n_researchers"] > 0),
+            "n_researcher_tasks": df["n_researchers"],
         }
-    ).reset_index()
+    )
 
 
 def cusum(
@@ -107,43 +169,51 @@ def cusum(
 
 def _alert(g: pd.DataFrame, sd: float, h: float) -> dict | None:
     """The first week a contractor's CUSUM of agreement relative to the team crosses h (None when it never does);
-    sd is the task-level standard deviation of the rubric's relative agreement."""
-    basis = "relative"
-    g = g[g[basis].notna()]
+    g is the contractor's week sums, sd the task-level standard deviation of the rubric's relative agreement."""
+    g = g[g["n"] > 0].sort_values("week_no")
     base = g[g["week_no"] < BASELINE_WEEKS]
     later = g[g["week_no"] >= BASELINE_WEEKS]
-    if len(base) < 10 or later.empty:
+    n_base = int(base["n"].sum())
+    if n_base < 10 or later.empty:
         return None
-    mu = float(base[basis].mean())
-    weekly = later.groupby(["week_no", "week"])[basis].agg(["mean", "size"]).reset_index()
-    path = cusum(weekly["mean"].tolist(), weekly["size"].tolist(), mu, len(base), sd)
+    mu = _mean(base)
+    path = cusum((later["r1"] / later["n"]).tolist(), later["n"].astype(int).tolist(), mu, n_base, sd)
     crossed = [i for i, s in enumerate(path) if s > h]
     if not crossed:
         return None
     i = crossed[0]
-    since = g[(g["week_no"] >= BASELINE_WEEKS) & (g["week_no"] <= weekly["week_no"].iloc[i])]
-    before, recent = float(base["consensus"].mean()), float(since["consensus"].mean())
+    since = later[later["week_no"] <= later["week_no"].iloc[i]]
+    before, recent = _mean(base, "s1"), _mean(since, "s1")
     return {
         "rater_id": g["rater_id"].iloc[0],
         "rubric": g["rubric"].iloc[0],
         "basis": "consensus",
-        "alert_week": weekly["week"].iloc[i],
+        "alert_week": later["week"].iloc[i],
         "baseline": before,
         "recent": recent,
         "cusum": path[i],
         "threshold": h,
-        "n_tasks": len(g),
+        "n_tasks": int(g["n"].sum()),
         "evidence": f"Agreement with the other contractors fell from {before:.0%} in their first {BASELINE_WEEKS} "
-        f"weeks to {recent:.0%} since, {mu - float(since[basis].mean()):.0%} more than the team's; the CUSUM crossed "
-        f"{h:g} in the week of {pd.Timestamp(weekly['week'].iloc[i]).date()}.",
+        f"weeks to {recent:.0%} since, {mu - _mean(since):.0%} more than the team's; the CUSUM crossed "
+        f"{h:g} in the week of {pd.Timestamp(later['week'].iloc[i]).date()}.",
     }
 
 
-def drift_alerts(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, h: float = H) -> pd.DataFrame:
+def _rubric_sd(df: pd.DataFrame) -> pd.Series:
+    """Per rubric, the task-level standard deviation of the consensus relative to the team's that week."""
+    if df.empty:
+        return pd.Series(dtype=float)
+    return df.groupby("rubric")[["n", "r1", "r2"]].apply(lambda g: math.sqrt(_variance(g)))
+
+
+def drift_alerts(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, h: float = H, queries: list | None = None
+) -> pd.DataFrame:
     """Per contractor and rubric, the first week their agreement with the other contractors fell below their own
     first weeks by more than chance allows (CUSUM over h), with evidence."""
-    df = task_agreement(con, filters)
-    sd = df.groupby("rubric")["relative"].std(ddof=1) if len(df) else pd.Series(dtype=float)
+    df = week_sums(con, filters, queries)
+    sd = _rubric_sd(df)
     groups = df.groupby(["rater_id", "rubric"], sort=True)
     rows = [a for (_, rubric), g in groups if (a := _alert(g, float(sd.get(rubric, math.nan)), h))]
     out = pd.DataFrame(rows, columns=list(ALERT_COLUMNS))
@@ -159,6 +229,15 @@ def drift_alerts(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, 
     return out
 
 
+def alerts_with_weeks(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """drift_alerts and the alerted contractors' contractor_weeks, from one run of the weekly query."""
+    log = QueryLog()
+    alerts = drift_alerts(con, filters, queries=log)
+    return alerts, contractor_weeks(con, alerts, filters, log)
+
+
 def _marked(marks: pd.DataFrame, rubric: str, since: pd.Timestamp, week: pd.Timestamp) -> str:
     """A sentence naming the guideline changes marked between a contractor's first week and the end of their
     alert week, or ''."""
@@ -172,13 +251,15 @@ def _marked(marks: pd.DataFrame, rubric: str, since: pd.Timestamp, week: pd.Time
     return f" Guideline changes marked in these weeks: {named}: the fall may follow them."
 
 
-def contractor_weeks(con: duckdb.DuckDBPyConnection, who: pd.DataFrame, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+def contractor_weeks(
+    con: duckdb.DuckDBPyConnection, who: pd.DataFrame, filters: Filters = NO_FILTERS, queries: list | None = None
+) -> pd.DataFrame:
     """Week by week, the agreement with the other contractors of each (rater_id, rubric) in `who` (e.g. the
     alerts) beside the team's mean that week (rater_id, rubric, week, agreement, team, n_tasks)."""
     cols = ["rater_id", "rubric", "week", "agreement", "team", "n_tasks"]
     if who.empty:
         return pd.DataFrame(columns=cols)
-    weekly = weekly_agreement(con, filters)
+    weekly = weekly_agreement(con, filters, queries)
     team = weekly.assign(w=weekly["consensus"] * weekly["n_tasks"]).groupby(["rubric", "week"])[["w", "n_tasks"]].sum()
     team = (team["w"] / team["n_tasks"]).rename("team").reset_index()
     mine = weekly.merge(who[["rater_id", "rubric"]].drop_duplicates(), on=["rater_id", "rubric"]).merge(
@@ -187,31 +268,35 @@ def contractor_weeks(con: duckdb.DuckDBPyConnection, who: pd.DataFrame, filters:
     return mine.rename(columns={"consensus": "agreement"})[cols]
 
 
-def drift_rows(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
+def drift_rows(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, queries: list | None = None
+) -> pd.DataFrame:
     """Drift effect rows (dimension ''): agreement with the other contractors (relative to the team's that week) in
     the first EARLY_WEEKS active weeks minus the last LATE_WEEKS (positive = worse now), with its task-level
     standard error."""
-    df = task_agreement(con, filters)
+    df = week_sums(con, filters, queries)
     rows = []
     for (rater, rubric), g in df.groupby(["rater_id", "rubric"], sort=True):
-        g = g[g["relative"].notna()]
+        g = g[g["n"] > 0]
         last = g["week_no"].max() if len(g) else 0
-        early = g.loc[g["week_no"] < EARLY_WEEKS, "relative"]
-        late = g.loc[g["week_no"] > last - LATE_WEEKS, "relative"]
-        if last < EARLY_WEEKS + LATE_WEEKS - 1 or len(early) < 2 or len(late) < 2:
+        early = g[g["week_no"] < EARLY_WEEKS]
+        late = g[g["week_no"] > last - LATE_WEEKS]
+        n_early, n_late = int(early["n"].sum()), int(late["n"].sum())
+        if last < EARLY_WEEKS + LATE_WEEKS - 1 or n_early < 2 or n_late < 2:
             continue
-        se = math.sqrt(early.var(ddof=1) / len(early) + late.var(ddof=1) / len(late))
+        se = math.sqrt(_variance(early) / n_early + _variance(late) / n_late)
+        before, after = _mean(early), _mean(late)
         rows.append(
             {
                 "rater_id": rater,
                 "rubric": rubric,
                 "dimension": "",
-                "raw": float(early.mean() - late.mean()),
+                "raw": before - after,
                 "se": se,
-                "n_tasks": len(early) + len(late),
-                "evidence": f"Agreement with the other contractors, relative to the team's that week: {early.mean():+.0%} "
-                f"in the first {EARLY_WEEKS} weeks ({len(early)} tasks), {late.mean():+.0%} in the last {LATE_WEEKS} "
-                f"({len(late)} tasks).",
+                "n_tasks": n_early + n_late,
+                "evidence": f"Agreement with the other contractors, relative to the team's that week: {before:+.0%} "
+                f"in the first {EARLY_WEEKS} weeks ({n_early} tasks), {after:+.0%} in the last {LATE_WEEKS} "
+                f"({n_late} tasks).",
             }
         )
     if not rows:
