@@ -11,8 +11,9 @@ import pytest
 from analytics import effects
 from analytics.agreement.report import MIN_TASKS
 from analytics.effects import choices, drift, haste, levels
-from analytics.effects.rows import share_means, task_means
+from analytics.effects.rows import share_means, share_se, task_means
 from analytics.filters import NO_FILTERS
+from analytics.ingest.load import ingest_bytes
 
 # truth.json behaviour -> the effect that must flag it (central tendency and halo are not planted).
 PLANTED = {
@@ -53,7 +54,7 @@ def test_leniency_from_researchers_by_hand():
             "difference": [1.0] * 20 + [0.0] * 10,
         }
     )
-    no_team = pd.DataFrame(columns=["rater_id", "rubric", "dimension", "task_key", "v", "others_mean"])
+    no_team = pd.DataFrame(columns=["rater_id", "rubric", "dimension", "raw", "se", "n_tasks"])
     rows = levels.shift_rows(diffs, no_team)
     assert set(rows["effect"]) == {"leniency", "severity"}
     lenient = rows[rows["effect"] == "leniency"].iloc[0]
@@ -63,56 +64,56 @@ def test_leniency_from_researchers_by_hand():
     assert rows.loc[rows["effect"] == "severity", "bad_side"].iloc[0] == "low"
 
 
-def test_leniency_falls_back_on_the_other_contractors():
-    """With fewer than 30 tasks shared with researchers, the difference from the other contractors' mean is used."""
-    diffs = pd.DataFrame({"rater_id": "c1", "rubric": "r", "dimension": "d", "task_key": [0], "difference": [1.0]})
-    team = pd.DataFrame(
-        {
-            "rater_id": "c1",
-            "rubric": "r",
-            "dimension": "d",
-            "task_key": [0, 1],
-            "v": [3.0, 2.0],
-            "others_mean": [2.0, 2.5],
-        }
-    )
-    rows = levels.shift_rows(diffs, team)
-    lenient = rows[rows["effect"] == "leniency"].iloc[0]
-    assert lenient["basis"] == "consensus"
-    assert lenient["raw"] == pytest.approx((1.0 - 0.5) / 2)
+LEVELS = ["Very bad", "Bad", "Neutral", "Good", "Very good"]
 
 
-def _ratings(values: list[list[int]]) -> pd.DataFrame:
-    """One contractor's ratings on a five-level scale: one inner list per task, one value per dimension."""
-    rows = [
-        {
-            "rater_id": "c1",
-            "rubric": "r",
-            "dimension": f"d{j}",
-            "task_key": t,
-            "target_key": 0,
-            "value_index": v,
-            "q": 5,
-        }
-        for t, task in enumerate(values)
-        for j, v in enumerate(task)
-    ]
-    return pd.DataFrame(rows).assign(v=lambda d: d["value_index"].astype(float))
+@pytest.fixture
+def rated(con):
+    """Answer comparison, answer A, three ordered dimensions: c1 rates task t0 [2, 2, 0] and t1 [1, 3, 4] (level
+    positions on core, coherence, usefulness); c2 rates core of t0 and t1 at 4 and 1; c3 core of t0 at 3."""
+    rows = [("t0", "c1", d, v) for d, v in zip(("core", "coherence", "usefulness"), (2, 2, 0), strict=True)]
+    rows += [("t1", "c1", d, v) for d, v in zip(("core", "coherence", "usefulness"), (1, 3, 4), strict=True)]
+    rows += [("t0", "c2", "core", 4), ("t1", "c2", "core", 1), ("t0", "c3", "core", 3)]
+    lines = ["task_id,rater_id,role,rubric,dimension,target,value,submitted_at"]
+    lines += [f"{t},{r},contractor,answer_comparison,{d},A,{LEVELS[v]},2026-03-02" for t, r, d, v in rows]
+    result = ingest_bytes(con, ("\n".join(lines) + "\n").encode(), "levels.csv")
+    assert result.status == "loaded", result.errors
+    return con
 
 
-def test_central_tendency_by_hand():
-    """Levels 0..4: the inner ones are 1, 2, 3. Task 0 rates [2, 2, 0] on three dimensions: each dimension is one
-    task, so dimension d0 has inner shares 1 and 1 over tasks [2, 1] -> 1.0; d2 has [0, 4] -> 0."""
-    rows = levels.central_rows(_ratings([[2, 2, 0], [1, 3, 4]]))
-    share = dict(zip(rows["dimension"], rows["raw"], strict=True))
-    assert share == pytest.approx({"d0": 1.0, "d1": 1.0, "d2": 0.0})
+def test_leniency_falls_back_on_the_other_contractors(rated):
+    """Without researchers, c1's core is compared with the other contractors' mean on each unit (leave-self-out):
+    t0 2 - (4 + 3) / 2 = -1.5, t1 1 - 1 = 0 -> mean -0.75 over 2 tasks, se = sd(-1.5, 0) / sqrt(2) = 0.75. The
+    scale's values are 1..5, so positions and values differ by one and the differences are the same."""
+    no_researchers = pd.DataFrame(columns=["rater_id", "rubric", "dimension", "task_key", "difference"])
+    rows = levels.shift_rows(no_researchers, levels.consensus_shift_query(NO_FILTERS).df(rated))
+    lenient = rows[(rows["effect"] == "leniency") & (rows["rater_id"] == "c1")].set_index("dimension")
+    assert list(lenient.index) == ["core"]  # coherence and usefulness: nobody else rated them
+    assert lenient.loc["core", "basis"] == "consensus"
+    assert lenient.loc["core", "raw"] == pytest.approx(-0.75)
+    assert lenient.loc["core", "se"] == pytest.approx(0.75)
+    assert lenient.loc["core", "n_tasks"] == 2
 
 
-def test_halo_by_hand():
-    """Halo is the spread of one item's positions (value / 4) across dimensions: [2, 2, 2] -> 0; [0, 2, 4] ->
-    sd of [0, 0.5, 1] = 0.5; the contractor's mean over the two tasks is 0.25."""
-    rows = levels.halo_rows(_ratings([[2, 2, 2], [0, 2, 4]]))
-    assert rows.iloc[0]["raw"] == pytest.approx(0.25)
+def test_central_tendency_by_hand(rated):
+    """Levels 0..4: the inner ones are 1, 2, 3. c1's core is 2 and 1 (inner both: share 1.0), usefulness 0 and 4
+    (share 0.0); the variance ratio compares c1's values with all contractors' on the dimension."""
+    rows = levels.central_rows(levels.central_query(NO_FILTERS).df(rated))
+    c1 = rows[rows["rater_id"] == "c1"].set_index("dimension")
+    assert c1["raw"].to_dict() == pytest.approx({"core": 1.0, "coherence": 1.0, "usefulness": 0.0})
+    core_ratio = pd.Series([3, 2]).var() / pd.Series([3, 2, 5, 2, 4]).var()  # values 1..5
+    assert f"variance {core_ratio:.2f} times" in c1.loc["core", "evidence"]
+    assert c1.loc["usefulness", "se"] == pytest.approx(share_se(0.0, 2))  # a constant share keeps a floor
+
+
+def test_halo_by_hand(rated):
+    """Halo is the spread of one item's positions (value / 4) across dimensions, items with three or more: c1's
+    t0 [2, 2, 0] -> sd of [0.5, 0.5, 0] = 0.2887; t1 [1, 3, 4] -> sd of [0.25, 0.75, 1] = 0.3819; mean 0.3353.
+    c2 and c3 rate one dimension: no halo row."""
+    rows = levels.halo_rows(levels.halo_query(NO_FILTERS).df(rated))
+    assert rows["rater_id"].tolist() == ["c1"]
+    want = (pd.Series([0.5, 0.5, 0.0]).std() + pd.Series([0.25, 0.75, 1.0]).std()) / 2
+    assert rows.iloc[0]["raw"] == pytest.approx(want)
     assert rows.iloc[0]["dimension"] == ""
     assert rows.iloc[0]["bad_side"] == "low"
 

@@ -32,13 +32,15 @@ def raw_effects(
     rubrics = [r[0] for r in con.execute("SELECT DISTINCT rubric FROM ratings ORDER BY 1").fetchall()]
     rubrics = [r for r in rubrics if not filters.rubric or r == filters.rubric]
     researchers = levels.researcher_differences_query(filters).df(con)
-    ratings = levels.contractor_ratings_query(filters).df(con)
+    by_team = levels.consensus_shift_query(filters).df(con)
+    central = levels.central_query(filters).df(con)
+    halo = levels.halo_query(filters).df(con)
     counts = choices.comparison_counts(con, filters, rubrics)
     ranked = choices.ranking_ties_query(filters).df(con)
     parts = [
-        levels.shift_rows(researchers, ratings) if len(ratings) else None,
-        levels.central_rows(ratings) if len(ratings) else None,
-        levels.halo_rows(ratings) if len(ratings) else None,
+        levels.shift_rows(researchers, by_team) if len(researchers) or len(by_team) else None,
+        levels.central_rows(central) if len(central) else None,
+        levels.halo_rows(halo) if len(halo) else None,
         choices.tie_rows(counts) if len(counts) else None,
         choices.ranking_tie_rows(ranked) if len(ranked) else None,
         choices.position_rows(counts) if len(counts) else None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analytics.agreement.report import MIN_TASKS
-from analytics.effects.rows import finish, share_means, task_means
+from analytics.effects.rows import finish, share_floor, task_means, task_stats_sql
 from analytics.filters import Filters
 from analytics.queries import Query
 
@@ -35,38 +35,74 @@ GROUP BY ALL""",
     )
 
 
-def contractor_ratings_query(filters: Filters) -> Query:
-    """Contractors' ratings of ordered absolute dimensions: value, scale position, and the other contractors'
-    mean on the same unit (leave-self-out, where another contractor rated it)."""
+def _rated(filters: Filters) -> tuple[str, dict]:
+    """The CTEs `ordered` and `rated`: contractors' ratings of ordered absolute dimensions with their value v and
+    scale size q."""
     where, params = filters.but(roles=("contractor",)).where_named("r")
-    return Query(
-        "effects_contractor_ratings",
+    return (
         f"""WITH {ORDERED},
 rated AS (
-    SELECT r.rater_id, r.rubric, r.dimension, r.task_key, r.target_key, r.value_index, o.q,
+    SELECT r.rater_id, r.rubric, r.dimension, r.dim_key, r.task_key, r.target_key, r.value_index, o.q,
            {VALUE.format(i="r.value_index")} AS v
     FROM ratings r JOIN ordered o USING (rubric, dimension)
-    WHERE {where} AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:'))
-SELECT rater_id, rubric, dimension, task_key, target_key, value_index, q, v,
-       CASE WHEN count(*) OVER unit >= 2 THEN (sum(v) OVER unit - v) / (count(*) OVER unit - 1) END AS others_mean
-FROM rated
-WINDOW unit AS (PARTITION BY rubric, dimension, task_key, target_key)""",
+    WHERE {where} AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:'))""",
         params,
     )
 
 
-def shift_rows(researchers: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
+def consensus_shift_query(filters: Filters) -> Query:
+    """Per contractor and ordered absolute dimension, over tasks: the task's mean of their value minus the other
+    contractors' mean on the same unit (leave-self-out, units another contractor rated), as task_means rows."""
+    head, params = _rated(filters)
+    sql = f"""{head},
+unit AS (SELECT dim_key, task_key, target_key, sum(v) AS total, count(*) AS n_unit FROM rated GROUP BY ALL),
+per_task AS (
+    SELECT r.rater_id, r.rubric, r.dimension, r.task_key, avg(r.v - (u.total - r.v) / (u.n_unit - 1)) AS difference
+    FROM rated r JOIN unit u USING (dim_key, task_key, target_key)
+    WHERE u.n_unit >= 2 GROUP BY ALL)
+SELECT rater_id, rubric, dimension, {task_stats_sql("difference")}
+FROM per_task GROUP BY ALL ORDER BY ALL"""
+    return Query("effects_consensus_shift", sql, params)
+
+
+def central_query(filters: Filters) -> Query:
+    """Per contractor and ordered absolute dimension: the share of their ratings at inner levels per task, over
+    tasks (task_means rows), and the variance of their values beside all contractors' (`variance`, `team_variance`)."""
+    head, params = _rated(filters)
+    sql = f"""{head},
+per_task AS (
+    SELECT rater_id, rubric, dimension, task_key,
+           avg(CASE WHEN value_index > 0 AND value_index < q - 1 THEN 1.0 ELSE 0.0 END) AS inner_share
+    FROM rated GROUP BY ALL),
+shares AS (SELECT rater_id, rubric, dimension, {task_stats_sql("inner_share")} FROM per_task GROUP BY ALL),
+own AS (SELECT rater_id, rubric, dimension, var_samp(v) AS variance FROM rated GROUP BY ALL),
+team AS (SELECT rubric, dimension, var_samp(v) AS team_variance FROM rated GROUP BY ALL)
+SELECT * FROM shares JOIN own USING (rater_id, rubric, dimension) JOIN team USING (rubric, dimension)
+ORDER BY rater_id, rubric, dimension"""
+    return Query("effects_central_tendency", sql, params)
+
+
+def halo_query(filters: Filters) -> Query:
+    """Per contractor and rubric, over tasks: the task's mean spread (sample standard deviation) of one item's
+    scale positions (value_index / (q - 1)) across the rubric's ordered dimensions, items rated on three or more."""
+    head, params = _rated(filters)
+    sql = f"""{head},
+items AS (
+    SELECT rater_id, rubric, task_key, stddev_samp(value_index / (q - 1)) AS spread
+    FROM rated GROUP BY rater_id, rubric, task_key, target_key HAVING count(*) >= 3),
+per_task AS (SELECT rater_id, rubric, task_key, avg(spread) AS spread FROM items GROUP BY ALL)
+SELECT rater_id, rubric, '' AS dimension, {task_stats_sql("spread")}
+FROM per_task GROUP BY ALL ORDER BY ALL"""
+    return Query("effects_halo", sql, params)
+
+
+def shift_rows(researchers: pd.DataFrame, by_team: pd.DataFrame) -> pd.DataFrame:
     """Leniency rows (raw = mean signed difference per task, + = more lenient): from researchers where the
-    contractor shares at least MIN_TASKS tasks with them, else from the other contractors' mean."""
+    contractor shares at least MIN_TASKS tasks with them, else from the other contractors' mean (`by_team`:
+    consensus_shift_query's rows)."""
     by_ref = task_means(researchers, "difference").assign(basis="researchers") if len(researchers) else None
-    others = ratings[ratings["others_mean"].notna()]
-    per_task = (
-        others.assign(difference=others["v"] - others["others_mean"])
-        .groupby(["rater_id", "rubric", "dimension", "task_key"], as_index=False)[["difference"]]
-        .mean()
-    )
-    by_team = task_means(per_task, "difference").assign(basis="consensus") if len(per_task) else None
-    parts = [p for p in (by_ref, by_team) if p is not None]
+    by_others = by_team.assign(basis="consensus") if len(by_team) else None
+    parts = [p for p in (by_ref, by_others) if p is not None]
     if not parts:
         return pd.DataFrame()
     both = pd.concat(parts, ignore_index=True)
@@ -82,34 +118,21 @@ def shift_rows(researchers: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame
     return pd.concat([lenient, lenient.assign(effect="severity", bad_side="low")], ignore_index=True)
 
 
-def central_rows(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Central tendency rows: share of a contractor's ratings at the scale's inner levels (neither end), per
-    task then over tasks; the evidence gives their variance against the other contractors'."""
-    inner = ratings.assign(inner=((ratings["value_index"] > 0) & (ratings["value_index"] < ratings["q"] - 1)) * 1.0)
-    per_task = inner.groupby(["rater_id", "rubric", "dimension", "task_key"], as_index=False)[["inner"]].mean()
-    rows = share_means(per_task, "inner")
-    var = ratings.groupby(["rater_id", "rubric", "dimension"])["v"].var()
-    team = ratings.groupby(["rubric", "dimension"])["v"].var()
-    ratio = [
-        var.get((r, rb, d), float("nan")) / team.get((rb, d), float("nan"))
-        for r, rb, d in zip(rows["rater_id"], rows["rubric"], rows["dimension"], strict=True)
-    ]
+def central_rows(stats: pd.DataFrame) -> pd.DataFrame:
+    """Central tendency rows from central_query's rows: share of a contractor's ratings at the scale's inner levels
+    (neither end), per task then over tasks; the evidence gives their variance against the other contractors'."""
+    rows = share_floor(stats)
+    ratio = rows["variance"] / rows["team_variance"]
     rows["evidence"] = [
         f"{s:.0%} of ratings at inner levels over {n} tasks; variance {v:.2f} times the contractors' overall."
         for s, n, v in zip(rows["raw"], rows["n_tasks"], ratio, strict=True)
     ]
-    return finish(rows, "central_tendency", "high", "share", "own ratings")
+    return finish(rows.drop(columns=["variance", "team_variance"]), "central_tendency", "high", "share", "own ratings")
 
 
-def halo_rows(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Halo rows (per rubric, dimension ''): the spread of one item's ratings across the rubric's ordered
-    dimensions (standard deviation of scale positions as shares of the scale, items with at least three
-    dimensions), per task then over tasks; a spread well below the team's is a halo."""
-    pos = ratings.assign(pos=ratings["value_index"] / (ratings["q"] - 1))
-    item = pos.groupby(["rater_id", "rubric", "task_key", "target_key"])["pos"].agg(["std", "size"])
-    item = item[item["size"] >= 3].reset_index()
-    per_task = item.groupby(["rater_id", "rubric", "task_key"], as_index=False)["std"].mean()
-    rows = task_means(per_task.assign(dimension=""), "std")
+def halo_rows(stats: pd.DataFrame) -> pd.DataFrame:
+    """Halo rows (per rubric, dimension '') from halo_query's rows: a spread well below the team's is a halo."""
+    rows = stats.copy()
     rows["evidence"] = [
         f"One item's ratings across dimensions spread {s:.2f} of the scale on average over {n} tasks."
         for s, n in zip(rows["raw"], rows["n_tasks"], strict=True)

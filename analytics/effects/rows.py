@@ -41,6 +41,12 @@ def task_means(per_task: pd.DataFrame, value: str, keys: list[str] = KEYS) -> pd
     return out.drop(columns=["sd"])
 
 
+def task_stats_sql(value: str) -> str:
+    """SQL aggregates of a per-task `value` over a group's tasks: `task_means`' raw, se and n_tasks, for queries
+    that reduce millions of tasks to one row per group in the database."""
+    return f"avg({value}) AS raw, stddev_samp({value}) / sqrt(count({value})) AS se, count({value}) AS n_tasks"
+
+
 def share_se(share: float, n: int) -> float:
     """The standard error of a share of n tasks, with add-half pseudo-counts so that 0 and 1 get a positive one
     (Agresti & Coull 1998's adjustment, here with half a success and half a failure)."""
@@ -54,7 +60,12 @@ def share_means(per_task: pd.DataFrame, value: str, keys: list[str] = KEYS) -> p
     """`task_means` of a per-task share, its standard error at least `share_se` of the mean share over the tasks:
     where every task gives the same share (all 0, all 1) the task-level spread is 0, and an estimate read as exact
     would weigh like thousands of tasks in the team's between-rater variance."""
-    rows = task_means(per_task, value, keys)
+    return share_floor(task_means(per_task, value, keys))
+
+
+def share_floor(rows: pd.DataFrame) -> pd.DataFrame:
+    """`task_means` rows of a share with their standard error raised to at least `share_se` (see share_means)."""
+    rows = rows.copy()
     floor = [share_se(p, n) for p, n in zip(rows["raw"], rows["n_tasks"], strict=True)]
     se = rows["se"].to_numpy(dtype=float)
     rows["se"] = np.where(np.isnan(se), np.nan, np.fmax(se, np.array(floor, dtype=float)))  # one task: still none
