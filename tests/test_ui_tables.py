@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 import pandas as pd
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from ui import tables
@@ -14,23 +13,23 @@ from ui import tables
 def _script() -> None:
     import pandas as pd
 
-    from ui.tables import MAX_SHOWN, table
+    from ui.tables import DEFER_ROWS, table
 
-    table(pd.DataFrame({"task_id": [f"t{i}" for i in range(MAX_SHOWN + 7)], "n": range(MAX_SHOWN + 7)}), "cases")
+    table(pd.DataFrame({"task_id": [f"t{i}" for i in range(DEFER_ROWS + 7)], "n": range(DEFER_ROWS + 7)}), "cases")
 
 
-def test_a_long_table_shows_its_first_rows_and_downloads_all(monkeypatch):
-    offered: list[bytes] = []
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, data, mimetype, kind, filename=None):
-        offered.append(data)
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+def test_a_long_table_shows_its_first_rows_and_downloads_all():
     at = AppTest.from_function(_script).run()
     assert not at.exception, at.exception
     assert len(at.dataframe[0].value) == tables.MAX_SHOWN
-    assert f"first {tables.MAX_SHOWN:,} of {tables.MAX_SHOWN + 7:,} rows" in at.caption[0].value
-    rows = pd.read_csv(io.BytesIO(offered[-1]))
-    assert len(rows) == tables.MAX_SHOWN + 7 and rows["task_id"].iloc[-1] == f"t{tables.MAX_SHOWN + 6}"
+    assert f"first {tables.MAX_SHOWN:,} of {tables.DEFER_ROWS + 7:,} rows" in at.caption[0].value
+    assert at.get("download_button")[0].proto.deferred_file_id  # written on click, not on every rerun
+
+
+def test_a_long_tables_csv_is_deferred_and_holds_every_row():
+    long = pd.DataFrame({"task_id": [f"t{i}" for i in range(tables.DEFER_ROWS + 1)]})
+    data = tables.csv_data(long)
+    assert callable(data)
+    rows = pd.read_csv(io.BytesIO(data()))
+    assert len(rows) == tables.DEFER_ROWS + 1 and rows["task_id"].iloc[-1] == f"t{tables.DEFER_ROWS}"
+    assert tables.csv_data(long.head(3)) == b"task_id\r\nt0\r\nt1\r\nt2\r\n"  # a short one at once
