@@ -14,7 +14,8 @@ from analytics.queries import Query
 
 # Ordered absolute dimensions: comparison scales have no "lenient" direction, two-level scales no inside, and a
 # rank (1 = best) places an item against the task's other items, so its mean is fixed by their number.
-ORDERED = """ordered AS (SELECT rubric, dimension, levels, level_values, len(levels) AS q FROM dimensions
+ORDERED = """ordered AS (SELECT k.dim_key, rubric, dimension, levels, level_values, len(levels) AS q
+                         FROM dimensions JOIN dimension_keys k USING (rubric, dimension)
                          WHERE NOT is_comparison AND measure <> 'nominal' AND kind <> 'ranking'
                                AND len(levels) >= 3)"""
 VALUE = "coalesce(o.level_values[{i} + 1], {i})"  # a level's number on the scale, else its position
@@ -36,18 +37,21 @@ GROUP BY ALL""",
 
 
 def _rated(filters: Filters) -> tuple[str, dict]:
-    """The CTEs `ordered` and `rated`: contractors' ratings of ordered absolute dimensions with their value v and
-    scale size q."""
+    """The CTEs `ordered` and `rated`: contractors' ratings of ordered absolute dimensions on the integer keys
+    (queries group on them and name rater and dimension last), with their value v and scale size q."""
     where, params = filters.but(roles=("contractor",)).where_named("r")
     return (
         f"""WITH {ORDERED},
 rated AS (
-    SELECT r.rater_id, r.rubric, r.dimension, r.dim_key, r.task_key, r.target_key, r.value_index, o.q,
+    SELECT r.rater_key, r.dim_key, o.rubric, r.task_key, r.target_key, r.value_index, o.q,
            {VALUE.format(i="r.value_index")} AS v
-    FROM ratings r JOIN ordered o USING (rubric, dimension)
+    FROM ratings r JOIN ordered o USING (dim_key)
     WHERE {where} AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:'))""",
         params,
     )
+
+
+NAMED = "JOIN rater_keys USING (rater_key) JOIN dimension_keys USING (dim_key)"  # keys to rater_id, rubric, dimension
 
 
 def consensus_shift_query(filters: Filters) -> Query:
@@ -57,11 +61,12 @@ def consensus_shift_query(filters: Filters) -> Query:
     sql = f"""{head},
 unit AS (SELECT dim_key, task_key, target_key, sum(v) AS total, count(*) AS n_unit FROM rated GROUP BY ALL),
 per_task AS (
-    SELECT r.rater_id, r.rubric, r.dimension, r.task_key, avg(r.v - (u.total - r.v) / (u.n_unit - 1)) AS difference
+    SELECT r.rater_key, r.dim_key, r.task_key, avg(r.v - (u.total - r.v) / (u.n_unit - 1)) AS difference
     FROM rated r JOIN unit u USING (dim_key, task_key, target_key)
-    WHERE u.n_unit >= 2 GROUP BY ALL)
-SELECT rater_id, rubric, dimension, {task_stats_sql("difference")}
-FROM per_task GROUP BY ALL ORDER BY ALL"""
+    WHERE u.n_unit >= 2 GROUP BY ALL),
+stats AS (SELECT rater_key, dim_key, {task_stats_sql("difference")} FROM per_task GROUP BY ALL)
+SELECT rater_id, rubric, dimension, raw, se, n_tasks FROM stats {NAMED}
+ORDER BY rater_id, rubric, dimension"""
     return Query("effects_consensus_shift", sql, params)
 
 
@@ -71,13 +76,14 @@ def central_query(filters: Filters) -> Query:
     head, params = _rated(filters)
     sql = f"""{head},
 per_task AS (
-    SELECT rater_id, rubric, dimension, task_key,
+    SELECT rater_key, dim_key, task_key,
            avg(CASE WHEN value_index > 0 AND value_index < q - 1 THEN 1.0 ELSE 0.0 END) AS inner_share
     FROM rated GROUP BY ALL),
-shares AS (SELECT rater_id, rubric, dimension, {task_stats_sql("inner_share")} FROM per_task GROUP BY ALL),
-own AS (SELECT rater_id, rubric, dimension, var_samp(v) AS variance FROM rated GROUP BY ALL),
-team AS (SELECT rubric, dimension, var_samp(v) AS team_variance FROM rated GROUP BY ALL)
-SELECT * FROM shares JOIN own USING (rater_id, rubric, dimension) JOIN team USING (rubric, dimension)
+shares AS (SELECT rater_key, dim_key, {task_stats_sql("inner_share")} FROM per_task GROUP BY ALL),
+own AS (SELECT rater_key, dim_key, var_samp(v) AS variance FROM rated GROUP BY ALL),
+team AS (SELECT dim_key, var_samp(v) AS team_variance FROM rated GROUP BY ALL)
+SELECT rater_id, rubric, dimension, raw, se, n_tasks, variance, team_variance
+FROM shares JOIN own USING (rater_key, dim_key) JOIN team USING (dim_key) {NAMED}
 ORDER BY rater_id, rubric, dimension"""
     return Query("effects_central_tendency", sql, params)
 
@@ -88,11 +94,12 @@ def halo_query(filters: Filters) -> Query:
     head, params = _rated(filters)
     sql = f"""{head},
 items AS (
-    SELECT rater_id, rubric, task_key, stddev_samp(value_index / (q - 1)) AS spread
-    FROM rated GROUP BY rater_id, rubric, task_key, target_key HAVING count(*) >= 3),
-per_task AS (SELECT rater_id, rubric, task_key, avg(spread) AS spread FROM items GROUP BY ALL)
-SELECT rater_id, rubric, '' AS dimension, {task_stats_sql("spread")}
-FROM per_task GROUP BY ALL ORDER BY ALL"""
+    SELECT rater_key, rubric, task_key, stddev_samp(value_index / (q - 1)) AS spread
+    FROM rated GROUP BY rater_key, rubric, task_key, target_key HAVING count(*) >= 3),
+per_task AS (SELECT rater_key, rubric, task_key, avg(spread) AS spread FROM items GROUP BY ALL),
+stats AS (SELECT rater_key, rubric, {task_stats_sql("spread")} FROM per_task GROUP BY ALL)
+SELECT rater_id, rubric, '' AS dimension, raw, se, n_tasks FROM stats JOIN rater_keys USING (rater_key)
+ORDER BY rater_id, rubric"""
     return Query("effects_halo", sql, params)
 
 
