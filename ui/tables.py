@@ -81,8 +81,9 @@ def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
 
 
 # Rows a table draws: every rerun sends them to the browser, and beyond a few thousand nobody scrolls them (1M
-# tasks gave the Disagreements page 116,793 cases and a 5.8 s rerun); the CSV download keeps every row.
-MAX_SHOWN = 5_000
+# tasks gave the Disagreements page 116,793 cases and a 5.8 s rerun); the CSV download keeps every row. As many as
+# the Explore page's query result holds (analytics.explore.MAX_ROWS), which says so itself.
+MAX_SHOWN = 10_000
 DEFER_ROWS = 50_000  # a CSV of more rows is written when its button is clicked
 
 
