@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from analytics import csv_out
+from analytics import csv_out, explore
 from analytics.agreement import LABELS, MIN_TASKS
 from ui.text import md_escape, visible
 
@@ -82,8 +82,8 @@ def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
 
 # Rows a table draws: every rerun sends them to the browser, and beyond a few thousand nobody scrolls them (1M
 # tasks gave the Disagreements page 116,793 cases and a 5.8 s rerun); the CSV download keeps every row. As many as
-# the Explore page's query result holds (analytics.explore.MAX_ROWS), which says so itself.
-MAX_SHOWN = 10_000
+# the Explore page's query result holds, which says so itself.
+MAX_SHOWN = explore.MAX_ROWS
 DEFER_ROWS = 50_000  # a CSV of more rows is written when its button is clicked
 
 

@@ -93,7 +93,7 @@ def task_patterns_for(
 ) -> dict[tuple[str, str], TaskPatterns]:
     """Run `task_patterns_query` (packed where the scales allow, the list form when counts overflow) and
     decode it; the queries that ran are appended to `queries`."""
-    width = pr.scale_width(con)
+    width = pr.scale_width(con, queries)
     bits = pr.packing_bits(width)
     multi = pr.multi_target(con, queries)
     query = task_patterns_query(filters, multi, bits)

@@ -539,7 +539,7 @@ def pair_signatures(
 ) -> dict[tuple, Signatures]:
     """Run `pair_query` for `sides` at `grain` and decode it (the list form when packed counts overflow);
     the queries that ran are appended to `queries`."""
-    width = scale_width(con)
+    width = scale_width(con, queries)
     # Only the rater-pair grain and the packed rater and dimension grains count one-target dimensions apart; the
     # others need no pass over the ratings to find the dimensions with several targets.
     packs = grain in ("rater", "dimension") and bool(packing_bits(width)) and not sides.symmetric
@@ -566,13 +566,17 @@ def tau_signatures(df: pd.DataFrame, grain: str) -> dict[tuple, tuple[np.ndarray
     return out
 
 
-def scale_width(con: duckdb.DuckDBPyConnection) -> int:
+def scale_width_query() -> Query:
     """The largest number of levels of any dimension with ratings (the packing width of confusion cells); a
     catalogued scale nobody rated (e.g. a real dataset's -100..100) must not turn packing off for the rest."""
-    return int(
-        con.execute(
-            """SELECT coalesce(max(len(d.levels)), 1) FROM dimensions d
-               JOIN dimension_keys k USING (rubric, dimension)
-               WHERE k.dim_key IN (SELECT DISTINCT dim_key FROM ratings)"""
-        ).fetchall()[0][0]
+    return Query(
+        "scale_width",
+        """SELECT coalesce(max(len(d.levels)), 1) AS width FROM dimensions d
+JOIN dimension_keys k USING (rubric, dimension)
+WHERE k.dim_key IN (SELECT DISTINCT dim_key FROM ratings)""",
     )
+
+
+def scale_width(con: duckdb.DuckDBPyConnection, queries: list | None = None) -> int:
+    """scale_width_query's width (logged in `queries`; a QueryLog shared by several computations runs it once)."""
+    return int(run(con, scale_width_query(), queries)["width"].iloc[0])

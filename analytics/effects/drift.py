@@ -103,7 +103,7 @@ def week_sums(
     consensus that week, and the sum and sum of squares of the tasks' consensus relative to it (r1, r2): a fall
     everyone shares (new guidelines, harder tasks, newcomers in the pool) is not one contractor's drift. With a
     QueryLog as `queries`, the functions below given the same log and filter run the query once."""
-    bits = packing_bits(scale_width(con))
+    bits = packing_bits(scale_width(con, queries))
     df = run(con, weekly_query(filters, bits), queries)
     if bits and df["n_overflow"].sum():  # a unit with more ratings than the packed counts hold: count exactly
         df = run(con, weekly_query(filters), queries)
