@@ -250,6 +250,7 @@ SHIFT_COLUMNS = (
     "total_variation_ci_high",
     "exact_agreement",
     "small_n",
+    "interval_method",
 )
 
 
@@ -304,15 +305,13 @@ def shift_from_researchers(
     return out[list(SHIFT_COLUMNS)]
 
 
-def _shift_figures(tables: np.ndarray, ordered: bool) -> dict[str, np.ndarray]:
-    """Shift figures of a batch of (batch x q x q) tables of (contractor level, researcher level) pair counts."""
-    n = tables.sum(axis=(1, 2))
-    c, x = tables.sum(axis=2), tables.sum(axis=1)
-    pos = np.arange(1, tables.shape[1] + 1, dtype=float)
+def _shift_figures(c: np.ndarray, x: np.ndarray, ordered: bool) -> dict[str, np.ndarray]:
+    """Shift figures of a batch of (batch x q) contractor and researcher level counts over the same pairs."""
+    n = c.sum(axis=1)
+    pos = np.arange(1, c.shape[1] + 1, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = {
             "total_variation": 0.5 * np.abs(c - x).sum(axis=1) / n,
-            "exact_agreement": np.trace(tables, axis1=1, axis2=2) / n,
             "contractor_mean": c @ pos / n,
             "researcher_mean": x @ pos / n,
         }
@@ -323,20 +322,40 @@ def _shift_figures(tables: np.ndarray, ordered: bool) -> dict[str, np.ndarray]:
     return out
 
 
-def _shift_row(sig: pr.Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator) -> dict:
-    """One contractor's shift on one dimension from its task signatures, with task-bootstrap intervals."""
-    point = {k: float(v[0]) for k, v in _shift_figures(sig.table(q)[None], ordered).items()}
+def _margins(cells: np.ndarray, q: int) -> np.ndarray:
+    """(rows x 2q) contractor then researcher level counts of (rows x q*q) pair cells."""
+    tables = np.asarray(cells, dtype=float).reshape(-1, q, q)
+    return np.concatenate([tables.sum(axis=2), tables.sum(axis=1)], axis=1)
+
+
+def _shift_row(
+    sig: pr.Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator, force_bootstrap: bool = False
+) -> dict:
+    """One contractor's shift on one dimension from its task signatures, with task-bootstrap intervals (the
+    multiplier bootstrap from DELTA_MIN_TASKS tasks unless forced: at that size the same interval, drawing 2q
+    numbers a resample instead of one per signature)."""
+    table = sig.table(q)
+    point = {
+        k: float(v[0]) for k, v in _shift_figures(table.sum(axis=1)[None], table.sum(axis=0)[None], ordered).items()
+    }
+    n_pairs = float(table.sum())
     row = {
         "n_tasks": sig.tasks,
         "n_units": sig.n_units,
-        "n_pairs": int(round(sig.table(q).sum())),
+        "n_pairs": int(round(n_pairs)),
         **point,
+        "exact_agreement": float(np.trace(table)) / n_pairs if n_pairs else math.nan,
         "small_n": sig.tasks < MIN_TASKS,
+        "interval_method": "",
     }
     for k in ("mean_difference", "total_variation"):
         row[f"{k}_ci_low"] = row[f"{k}_ci_high"] = math.nan
     if n_boot and sig.tasks >= 2:
-        boot = _shift_figures(iv.resample(sig.cells, sig.n_tasks, n_boot, rng).reshape(-1, q, q), ordered)
+        large = sig.tasks >= iv.DELTA_MIN_TASKS and not force_bootstrap
+        draw = iv.multiplier_sums if large else iv.resample
+        sums = draw(_margins(sig.cells, q), sig.n_tasks, n_boot, rng)
+        boot = _shift_figures(sums[:, :q], sums[:, q:], ordered)
+        row["interval_method"] = iv.MULTIPLIER if large else iv.BOOTSTRAP
         lo, hi, _ = iv.percentile(boot["mean_difference"])
         if hi - lo > 1e-12:
             row["mean_difference_ci_low"], row["mean_difference_ci_high"] = lo, hi

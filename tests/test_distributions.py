@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from analytics import distributions as dist
+from analytics.agreement import intervals as iv
+from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
 
@@ -145,6 +147,64 @@ def test_shift_ranks_by_an_n_aware_bound_with_small_n_last(con):
     assert 0 <= many["total_variation_ci_low"] < many["total_variation"] < many["total_variation_ci_high"]
     assert many["mean_difference_ci_low"] > 0  # 16 of 40 tasks one level later: the interval excludes 0
     assert many["mean_difference"] == pytest.approx(16 / 40)
+
+
+LIKERT = 5
+SHARES = np.array([0.1, 0.2, 0.3, 0.25, 0.15])  # the researchers' level shares
+LIFT = 0.3  # on average, the chance a contractor rates one level above the researcher (capped at the top)
+
+
+def _shift_signatures(n_tasks: int, rng: np.random.Generator):
+    """Simulated tasks of two targets each: a contractor one level above the researcher with a chance that
+    depends on the task (0.1 on easy tasks, 0.5 on hard ones), so pairs within a task are correlated."""
+    lift = np.where(rng.random(n_tasks) < 0.5, 0.1, 0.5)[:, None]
+    truth = rng.choice(LIKERT, size=(n_tasks, 2), p=SHARES)
+    contractor = np.minimum(truth + (rng.random((n_tasks, 2)) < lift), LIKERT - 1)
+    cells = np.zeros((n_tasks, LIKERT * LIKERT))
+    for t in range(2):
+        np.add.at(cells, (np.arange(n_tasks), contractor[:, t] * LIKERT + truth[:, t]), 1)
+    distinct, counts = np.unique(cells, axis=0, return_counts=True)
+    return pr.Signatures(distinct, counts.astype(float), 2 * n_tasks)
+
+
+def test_large_groups_take_the_multiplier_bootstrap_with_the_multinomial_intervals():
+    """From DELTA_MIN_TASKS tasks the shift's intervals come from the Gaussian multiplier bootstrap: its ends
+    are those of 4,000 multinomial task resamples (to Monte Carlo error), and over 300 simulated groups the mean
+    difference's interval covers the model's true value as often as the multinomial's does (93-97%)."""
+    lifted = SHARES * (1 - LIFT) + np.r_[0, SHARES[:-1] * LIFT] + np.r_[np.zeros(LIKERT - 1), SHARES[-1] * LIFT]
+    true_difference = float((lifted - SHARES) @ np.arange(1, LIKERT + 1))  # 0.255 scale steps
+    rng = np.random.default_rng(2026)
+    hits = {iv.MULTIPLIER: 0, iv.BOOTSTRAP: 0}
+    runs = 300
+    for i in range(runs):
+        sig = _shift_signatures(iv.DELTA_MIN_TASKS, rng)
+        fast = dist._shift_row(sig, LIKERT, True, 1000, np.random.default_rng(i))
+        slow = dist._shift_row(sig, LIKERT, True, 4000 if i < 5 else 1000, np.random.default_rng(i), True)
+        assert (fast["interval_method"], slow["interval_method"]) == (iv.MULTIPLIER, iv.BOOTSTRAP)
+        for row in (fast, slow):
+            hits[row["interval_method"]] += (
+                row["mean_difference_ci_low"] <= true_difference <= row["mean_difference_ci_high"]
+            )
+        if i < 5:
+            for end in ("mean_difference_ci_low", "mean_difference_ci_high"):
+                assert fast[end] == pytest.approx(slow[end], abs=0.01), end
+            for end in ("total_variation_ci_low", "total_variation_ci_high"):
+                assert fast[end] == pytest.approx(slow[end], abs=0.01), end
+    for method, h in hits.items():
+        assert 0.93 <= h / runs <= 0.97, (method, h / runs)
+
+
+def test_small_groups_keep_the_multinomial_task_bootstrap():
+    """Below DELTA_MIN_TASKS tasks the intervals are the multinomial task bootstrap's, resample for resample."""
+    sig = _shift_signatures(120, np.random.default_rng(3))
+    row = dist._shift_row(sig, LIKERT, True, 500, np.random.default_rng(9))
+    assert row["interval_method"] == iv.BOOTSTRAP
+    sums = iv.resample(sig.cells, sig.n_tasks, 500, np.random.default_rng(9)).reshape(-1, LIKERT, LIKERT)
+    pos = np.arange(1, LIKERT + 1)
+    n = sums.sum(axis=(1, 2))
+    difference = (sums.sum(axis=2) @ pos - sums.sum(axis=1) @ pos) / n
+    assert row["mean_difference_ci_low"] == pytest.approx(np.percentile(difference, 2.5))
+    assert row["mean_difference_ci_high"] == pytest.approx(np.percentile(difference, 97.5))
 
 
 def test_wilson_interval_reference_values():

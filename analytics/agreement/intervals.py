@@ -29,6 +29,11 @@ Z95 = (2.5, 97.5)
 Z = 1.959963984540054
 BOOT_BUDGET = 4_000_000  # most numbers held at once by one bootstrap batch (32 MB of float64)
 BOOTSTRAP, DELTA = "task bootstrap", "task delta method"  # how an interval was made
+# From DELTA_MIN_TASKS tasks, a statistic that is not smooth in the sums (a total variation distance, whose basic
+# interval corrects the bias of |.|) is resampled by the Gaussian multiplier bootstrap (Wu 1986; Chernozhukov,
+# Chetverikov & Kato 2013): the summed vectors are drawn from their normal law over tasks, which the multinomial
+# draw over signatures approaches at that size, for a few numbers per resample instead of one per signature.
+MULTIPLIER = "task multiplier bootstrap"
 PROPORTIONS = ("percent_agreement", "exact_agreement", "coarse_agreement", "preference_agreement")
 
 
@@ -69,6 +74,18 @@ def task_draws(n_tasks: np.ndarray, n_boot: int, rng: np.random.Generator) -> np
 def resample(signatures: np.ndarray, n_tasks: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """(n_boot x cells) sums of resampled tasks' vectors, from (signatures x cells) and each one's task count."""
     return task_draws(n_tasks, n_boot, rng) @ np.asarray(signatures, dtype=float)
+
+
+def multiplier_sums(signatures: np.ndarray, n_tasks: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_boot x cells) resampled sums by the Gaussian multiplier bootstrap over tasks (see MULTIPLIER)."""
+    x, n = np.asarray(signatures, dtype=float), np.asarray(n_tasks, dtype=float)
+    total = n @ x
+    dev = x - total / n.sum()
+    # Given the tasks, C + sum_t g_t (x_t - mean) with g_t ~ N(0, 1) is exactly normal with covariance
+    # sum_t (x_t - mean)(x_t - mean)', the multinomial bootstrap's own covariance: draw it through a square root.
+    eigen, vectors = np.linalg.eigh((dev * n[:, None]).T @ dev)
+    root = vectors * np.sqrt(np.clip(eigen, 0.0, None))
+    return total + rng.standard_normal((n_boot, len(eigen))) @ root.T
 
 
 def wilson(p: float, n: float, z: float = Z) -> tuple[float, float]:
