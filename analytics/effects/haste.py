@@ -20,17 +20,17 @@ def durations_query(filters: Filters) -> Query:
     paired, _ = filters.but(roles=("contractor",)).where_named("p")  # the same parameters, on the kept pairs
     return Query(
         "effects_durations",
-        f"""WITH d AS (
+        f"""WITH s AS (SELECT submission_id, duration_s FROM submissions WHERE duration_s IS NOT NULL),
+d AS (
     SELECT r.rater_id, r.rubric, r.task_key, max(coalesce(s.duration_s, r.duration_s)) AS duration_s
-    FROM ratings r LEFT JOIN submissions s USING (submission_id)
-    WHERE {where} AND NOT starts_with(r.rater_id, 'anon:')
+    FROM ratings r LEFT JOIN s USING (submission_id)
+    WHERE {where} AND coalesce(s.duration_s, r.duration_s) > 0 AND NOT starts_with(r.rater_id, 'anon:')
     GROUP BY ALL),
 a AS (
     SELECT p.rater_id, p.rubric, p.task_key, avg(CASE WHEN p.value_index = p.reference_index THEN 1 ELSE 0 END)
            AS agreement
     FROM reference_pairs p WHERE {paired} GROUP BY ALL)
-SELECT d.*, a.agreement FROM d LEFT JOIN a USING (rater_id, rubric, task_key)
-WHERE d.duration_s > 0""",
+SELECT d.*, a.agreement FROM d LEFT JOIN a USING (rater_id, rubric, task_key)""",
         params,
     )
 
