@@ -74,20 +74,16 @@ def central_query(filters: Filters) -> Query:
     """Per contractor and ordered absolute dimension: the share of their ratings at inner levels per task, over
     tasks (task_means rows), and the variance of their values beside all contractors' (`variance`, `team_variance`)."""
     head, params = _rated(filters)
-    # One pass over the ratings: the variances come from per-task counts, sums and sums of squares.
     sql = f"""{head},
 per_task AS (
     SELECT rater_key, dim_key, task_key,
-           avg(CASE WHEN value_index > 0 AND value_index < q - 1 THEN 1.0 ELSE 0.0 END) AS inner_share,
-           count(*) AS n, sum(v) AS s1, sum(v * v) AS s2
+           avg(CASE WHEN value_index > 0 AND value_index < q - 1 THEN 1.0 ELSE 0.0 END) AS inner_share
     FROM rated GROUP BY ALL),
-shares AS (SELECT rater_key, dim_key, {task_stats_sql("inner_share")}, sum(n) AS n, sum(s1) AS s1, sum(s2) AS s2
-           FROM per_task GROUP BY ALL),
-team AS (SELECT dim_key, sum(n) AS n, sum(s1) AS s1, sum(s2) AS s2 FROM shares GROUP BY ALL)
-SELECT rater_id, rubric, dimension, raw, se, n_tasks,
-       CASE WHEN s.n > 1 THEN greatest(s.s2 - s.s1 * s.s1 / s.n, 0) / (s.n - 1) END AS variance,
-       CASE WHEN t.n > 1 THEN greatest(t.s2 - t.s1 * t.s1 / t.n, 0) / (t.n - 1) END AS team_variance
-FROM shares s JOIN team t USING (dim_key) {NAMED}
+shares AS (SELECT rater_key, dim_key, {task_stats_sql("inner_share")} FROM per_task GROUP BY ALL),
+own AS (SELECT rater_key, dim_key, var_samp(v) AS variance FROM rated GROUP BY ALL),
+team AS (SELECT dim_key, var_samp(v) AS team_variance FROM rated GROUP BY ALL)
+SELECT rater_id, rubric, dimension, raw, se, n_tasks, variance, team_variance
+FROM shares JOIN own USING (rater_key, dim_key) JOIN team USING (dim_key) {NAMED}
 ORDER BY rater_id, rubric, dimension"""
     return Query("effects_central_tendency", sql, params)
 
