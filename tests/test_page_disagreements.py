@@ -20,6 +20,7 @@ from ui.text import md_escape
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app_pages/disagreements.py"
+CASE = "dis_case"  # the case picker's key prefix (app_pages/disagreements.py)
 HOSTILE = "Cheaper <script>alert(1)</script> [click](http://evil.example) ![img](http://evil.example/x.png)"
 
 
@@ -329,3 +330,21 @@ def test_every_demo_rubric_side_by_side(demo_app_store, demo_store):
         ), rubric
         assert md_escape(key.task_id) in "".join(s.value for s in at.subheader)
         assert len(options) >= 2, rubric
+
+
+def test_a_rerun_reads_the_dataset_version_a_few_times_not_once_per_named_rater(demo_app_store):
+    """Case labels and rater pickers name every rater: the names are read once a run (sidebar.render), so a
+    click on the page does not query the store's version once per name (2.3 s a rerun at 1M tasks before)."""
+    from unittest import mock
+
+    from conftest import app_test
+
+    at = app_test(PAGE)
+    assert not at.exception
+    named = len(at.sidebar.multiselect(key="f_raters").options)
+    named += len(at.selectbox(key=next(k for k in at.session_state if str(k).startswith(f"{CASE}@"))).options)
+    assert named > 20  # the run names raters more often than the bound below
+    with mock.patch.object(store, "dataset_version", wraps=store.dataset_version) as version:
+        at.run()
+    assert not at.exception
+    assert version.call_count <= 12, version.call_count

@@ -32,9 +32,15 @@ def _names(version: tuple) -> dict[str, str]:
     return people.display_names(state.cursor())
 
 
+NAMES = "rater_names"  # session state: this run's display names, read once by render()
+
+
 def rater_name(rater_id: str) -> str:
     """How pages name a rater to people: "Dana K. (c13)" when a rater directory names them, else the id."""
-    return visible(people.who(rater_id, _names(state.version())))
+    names = st.session_state.get(NAMES)
+    if names is None:  # a page run without the sidebar (render() keeps them for the run)
+        names = _names(state.version())
+    return visible(people.who(rater_id, names))
 
 
 def rubric_title(name: str) -> str:
@@ -45,7 +51,10 @@ def rubric_title(name: str) -> str:
 
 def render() -> Filters:
     """Draw the filters in the sidebar and return what they select."""
-    opts = options()
+    version = state.version()
+    opts = _options(version)
+    # Pages name hundreds of raters a run (options, case labels): the store's version is read once, here.
+    st.session_state[NAMES] = _names(version)
     with st.sidebar:
         st.subheader("Filters")
         rubric = st.selectbox(
