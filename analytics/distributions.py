@@ -17,6 +17,7 @@ import pandas as pd
 from analytics import rubrics
 from analytics.agreement import intervals as iv
 from analytics.agreement import pairs as pr
+from analytics.agreement.intervals import DELTA_MIN_TASKS as DELTA_MIN_TASKS
 from analytics.agreement.report import MIN_TASKS
 from analytics.filters import Filters
 
