@@ -259,13 +259,9 @@ def contractor_weeks(
     cols = ["rater_id", "rubric", "week", "agreement", "team", "n_tasks"]
     if who.empty:
         return pd.DataFrame(columns=cols)
-    weekly = weekly_agreement(con, filters, queries)
-    team = weekly.assign(w=weekly["consensus"] * weekly["n_tasks"]).groupby(["rubric", "week"])[["w", "n_tasks"]].sum()
-    team = (team["w"] / team["n_tasks"]).rename("team").reset_index()
-    mine = weekly.merge(who[["rater_id", "rubric"]].drop_duplicates(), on=["rater_id", "rubric"]).merge(
-        team, on=["rubric", "week"]
-    )
-    return mine.rename(columns={"consensus": "agreement"})[cols]
+    df = week_sums(con, filters, queries)  # its `team` is the team's mean that week
+    mine = df.merge(who[["rater_id", "rubric"]].drop_duplicates(), on=["rater_id", "rubric"])
+    return mine.assign(agreement=mine["s1"] / mine["n"].where(mine["n"] > 0), n_tasks=mine["n"])[cols]
 
 
 def drift_rows(
