@@ -7,7 +7,7 @@ import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from analytics import store
 from analytics.ingest import FORMATS
@@ -192,11 +192,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         return _fail(f"no such file: {missing[0]}")
     if args.raw and not args.csv:
         return _fail("--raw applies to the --csv file: give --csv PATH")
-    if args.scales and not args.files:
+    if args.scales and not args.files and args.engine == "duckdb":
         return _fail(
             "--scales applies to the FILEs given (the store is only read here); to declare scales for the store, "
             "load them with: python -m analytics ingest --scales PATH"
         )
+    if args.engine == "spark" or args.spark_master or args.spark_table:
+        return _agreement_on_spark(args)
     try:
         scales = _read_scales(args.scales)
         options = _format_options(args)
@@ -215,6 +217,59 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed)
     except ValueError as e:
         return _fail(str(e))
+    payload["engine"] = "duckdb"
+    if args.csv:
+        try:
+            _write_raters_csv(payload, args.csv, args.raw)
+        except OSError as e:
+            return _fail(f"cannot write {args.csv}: {e.strerror or e}")
+    print(json.dumps(payload, indent=2) if args.json else agreement.contract_text(payload))
+    return 0
+
+
+def _agreement_on_spark(args: argparse.Namespace) -> int:
+    """`agreement --engine spark`: Spark reads the FILEs (or --spark-table) and computes the sufficient statistics;
+    the figures come from the same Python as on DuckDB (docs/scale-out.md)."""
+    from analytics import agreement
+    from analytics.filters import Filters
+    from analytics.scales_file import ScalesError, declare_scales
+
+    if args.engine != "spark":
+        return _fail("--spark-master and --spark-table apply to --engine spark")
+    if bool(args.files) == bool(args.spark_table):
+        return _fail("--engine spark reads canonical FILEs or --spark-table NAME (one of them; the store is DuckDB's)")
+    if args.format not in ("auto", "canonical"):
+        return _fail(f"--engine spark reads the canonical format only, not --format {args.format}")
+    try:
+        from analytics.spark import engine, session
+    except ImportError as e:
+        return _fail(
+            f"--engine spark needs the Spark extra, which is not installed ({e.name}): pip install -r requirements-spark.txt"
+        )
+    try:
+        catalogue = store.open_store(":memory:")
+        scales = _read_scales(args.scales)
+        if scales:
+            declare_scales(catalogue, scales)
+        spark = session.start(args.spark_master)
+        if args.spark_table:
+            con, loaded = engine.open_table(spark, args.spark_table, catalogue)
+        else:
+            con, loaded = engine.open_files(spark, args.files, catalogue)
+        if loaded.rows_refused:
+            example = f", e.g. {loaded.reasons[0]}" if loaded.reasons else ""
+            print(f"{loaded.rows_refused} row(s) not used{example}", file=sys.stderr)
+        filters = Filters(rubric=args.rubric, dimensions=tuple(args.dimension or ()))
+        if not con.execute(f"SELECT count(*) FROM ratings WHERE {filters.where()[0]}", filters.where()[1]).fetchall()[
+            0
+        ][0]:
+            return _fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
+        # The computation only calls execute(); the Spark connection routes each statement to where its tables are.
+        duck_like = cast(Any, con)
+        payload = agreement.contract_payload(duck_like, filters, args.level, args.coarse, args.n_boot, args.seed)
+    except (ScalesError, store.StoreError, ValueError, session.SparkUnavailable) as e:
+        return _fail(str(e))  # SparkSqlError and SparkInputError are ValueErrors
+    payload["engine"] = "spark"
     if args.csv:
         try:
             _write_raters_csv(payload, args.csv, args.raw)
@@ -452,6 +507,29 @@ def cmd_datasets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_engine(p: argparse.ArgumentParser) -> None:
+    """--engine: where the heavy aggregation runs (docs/scale-out.md)."""
+    p.add_argument(
+        "--engine",
+        default="duckdb",
+        choices=["duckdb", "spark"],
+        help="duckdb (default, in this process) or spark (local mode, a cluster or $SPARK_REMOTE; docs/scale-out.md)",
+    )
+
+
+def _duckdb_only(func):
+    """A command that computes on DuckDB only: --engine spark is refused with one line."""
+
+    def run(args: argparse.Namespace) -> int:
+        if args.engine == "spark":
+            return _fail(
+                f"--engine spark is supported by 'agreement' only for now; run '{args.command}' with --engine duckdb"
+            )
+        return func(args)
+
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="python -m analytics", description="Concord: rating-data quality")
@@ -508,6 +586,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--raw", action="store_true", help="with --csv: write cells exactly as they are")
     _add_format_options(p)
+    _add_engine(p)
+    p.add_argument(
+        "--spark-master", default=None, metavar="URL", help="--engine spark: local[*] (default), spark://HOST:PORT, ..."
+    )
+    p.add_argument(
+        "--spark-table", default=None, metavar="NAME", help="--engine spark: read this table of canonical ratings"
+    )
     p.set_defaults(func=cmd_agreement)
 
     for name, func, text in (
@@ -526,7 +611,8 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "model":
             p.add_argument("--seed", type=int, default=0, help="seed of the resamples behind the intervals")
         _add_format_options(p)
-        p.set_defaults(func=func)
+        _add_engine(p)
+        p.set_defaults(func=_duckdb_only(func))
 
     p = sub.add_parser("report", help="feedback report cards of contractors, from the store")
     who = p.add_mutually_exclusive_group(required=True)
@@ -541,7 +627,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% intervals (0: none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help='print {"reports": [{"rater_id", "file"}]} (needs --out)')
-    p.set_defaults(func=cmd_report)
+    _add_engine(p)
+    p.set_defaults(func=_duckdb_only(cmd_report))
 
     p = sub.add_parser("datasets", help="the real public datasets Concord reads, present and loaded")
     p.add_argument("--db", default=None, help="DuckDB store (default $CONCORD_DB or data/concord.duckdb)")

@@ -71,7 +71,7 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
 ){_NAMED}"""
         return Query("task_value_patterns", sql, {**params, "bits": bits})
     sql = f"""{units}, tasks AS (
-    SELECT dim_key, task_key, list((code, m) ORDER BY code) AS units
+    SELECT dim_key, task_key, list((code, m) ORDER BY code, m) AS units
     FROM units
     WHERE {MULTI}
     GROUP BY ALL

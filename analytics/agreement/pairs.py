@@ -587,7 +587,7 @@ def scale_width_query() -> Query:
     catalogued scale nobody rated (e.g. a real dataset's -100..100) must not turn packing off for the rest."""
     return Query(
         "scale_width",
-        """SELECT coalesce(max(len(d.levels)), 1) AS width FROM dimensions d
+        """SELECT coalesce(max(array_length(d.levels)), 1) AS width FROM dimensions d
 JOIN dimension_keys k USING (rubric, dimension)
 WHERE k.dim_key IN (SELECT DISTINCT dim_key FROM ratings)""",
     )

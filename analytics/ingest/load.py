@@ -381,8 +381,7 @@ def _load(
 ) -> IngestResult:
     ingest_id = store.next_ingest_id(con)
     _input_view(con, parsed)
-    combo_problems = _check_combos(con, role)
-    _combo_keys(con)
+    combo_problems = check_combinations(con, role)
     row_problems = _find_duplicates(con)
     _stage_view(con)
     has_dups = _has_duplicates(con)
@@ -671,6 +670,15 @@ VALUE_SQL = f"""CASE WHEN isfinite({NUMBER}) AND abs({NUMBER}) < 1e15 AND {NUMBE
                        THEN CAST(CAST({NUMBER} AS BIGINT) AS VARCHAR)
                      WHEN isfinite({NUMBER}) AND abs({NUMBER}) < 1e15 THEN CAST({NUMBER} AS VARCHAR)
                      ELSE nullif(trim(raw_value), '') END"""
+
+
+def check_combinations(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
+    """Build `stage_combos` from `stage_input`: each distinct scale combination checked against the store's
+    scales (new dimensions declared or inferred on the way) and keyed; return the rows it rejects. The Spark
+    engine checks its input's combinations with it too (analytics/spark/engine.py)."""
+    bad = _check_combos(con, role)
+    _combo_keys(con)
+    return bad
 
 
 def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:

@@ -1,0 +1,261 @@
+"""`agreement --engine spark`: the same figures as DuckDB's, to 1e-9, on every reference case and the demo.
+
+One Spark session (local mode) serves the whole module. Two checks over the same input, the reference cases of
+../shared/reference (each its own rubric) and the whole demo store written out as canonical Parquet:
+- every named query the DuckDB computation ran against the ratings gives the same rows on Spark (the
+  transpiler's silence is not trusted: a dropped ORDER BY or a changed type shows here);
+- the command line's JSON (every dimension, coefficient, rater, pair and interval) is the same, key for key.
+Outside CI the module skips when pyspark or Java is missing; on CI it fails instead (CI installs both).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import shared_path
+
+from analytics import agreement, store
+from analytics.__main__ import main
+from analytics.filters import Filters
+from analytics.ingest.load import ingest_file
+
+if os.environ.get("CI") != "true":
+    pytest.importorskip("pyspark", reason="the Spark extra is not installed (pip install -r requirements-spark.txt)")
+    if not shutil.which("java") and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java for Spark here (apt-get install openjdk-17-jre-headless)", allow_module_level=True)
+
+from analytics.spark import dialect, engine, session  # noqa: E402
+
+COLS = ["task_id", "rater_id", "role", "rubric", "dimension", "target", "value"]
+# Units x raters files (first column the unit, empty cell missing); the first rater is made the researcher so
+# that the contractor-researcher figures are compared too.
+UNITS_BY_RATERS = (
+    "krippendorff2011_A_binary_2coders_10units.csv",
+    "krippendorff2011_B_nominal_2coders_12units.csv",
+    "krippendorff2011_CDEF_4coders_12units_missing.csv",
+    "wikipedia_krippendorff_3coders_15units_missing.csv",
+    "fleiss1971_diagnoses_30patients_6raters.csv",
+    "irr_anxiety_20subjects_3raters.csv",
+    "irrcac/cac.raw4raters.csv",
+)
+# Contingency tables: rater 1's labels down, rater 2's across.
+TABLES = (
+    "artstein_poesio_2008_table1_2x2.csv",
+    "sas_example_3x3_table.csv",
+    "wikipedia_cohen_2x2_50proposals.csv",
+    "irrcac/cont3x3abstractors.csv",
+    "irrcac/cont4x4diagnosis.csv",
+)
+COUNTS = ("fleiss_wikipedia_10subjects_14raters_counts.csv",)  # subjects x categories, cell = raters
+EXPORT = """COPY (SELECT task_id, rater_id, role, rubric, dimension, target, value, submitted_at, duration_s,
+                         comment, submission_id FROM ratings ORDER BY ALL) TO '{path}' (FORMAT parquet)"""
+
+
+def _csv(name: str) -> tuple[list[str], list[list[str]]]:
+    with open(shared_path("reference", *name.split("/")), newline="") as f:
+        rows = [r for r in csv.reader(f) if r]
+    return rows[0], rows[1:]
+
+
+def reference_rows() -> list[list]:
+    """Every reference case as canonical rows, one rubric per source file."""
+    out: list[list] = []
+    for name in UNITS_BY_RATERS:
+        head, lines = _csv(name)
+        rubric = "ref_" + Path(name).stem.replace(".", "_")
+        for line in lines:
+            for i, (rater, v) in enumerate(zip(head[1:], line[1:], strict=True)):
+                if v.strip():
+                    out.append(
+                        [line[0], rater, "researcher" if i == 0 else "contractor", rubric, "score", "", v.strip()]
+                    )
+    for name in TABLES:
+        head, lines = _csv(name)
+        rubric = "ref_" + Path(name).stem.replace(".", "_")
+        for i, line in enumerate(lines):
+            for j, n in enumerate(line[1:]):
+                for k in range(int(float(n))):
+                    unit = f"{i}-{j}-{k}"
+                    out.append([unit, "r1", "contractor", rubric, "category", "", line[0]])
+                    out.append([unit, "r2", "researcher", rubric, "category", "", head[j + 1]])
+    for name in COUNTS:
+        head, lines = _csv(name)
+        rubric = "ref_" + Path(name).stem
+        for line in lines:
+            labels = [cat for cat, n in zip(head[1:], line[1:], strict=True) for _ in range(int(n))]
+            out += [[line[0], f"p{r}", "contractor", rubric, "category", "", v] for r, v in enumerate(labels)]
+    return out
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory, demo_store) -> list[str]:
+    """The reference cases as a canonical CSV and the demo store's ratings as canonical Parquet."""
+    d = tmp_path_factory.mktemp("spark_inputs")
+    ref = d / "reference_cases.csv"
+    with open(ref, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLS)
+        w.writerows(reference_rows())
+    demo = d / "demo.parquet"
+    con = store.open_store(demo_store, read_only=True)
+    con.execute(EXPORT.format(path=demo))
+    con.close()
+    return [str(ref), str(demo)]
+
+
+@pytest.fixture(scope="module")
+def spark():
+    """One local Spark session for the module (two cores, few shuffle partitions: the inputs are small)."""
+    os.environ.setdefault("CONCORD_SPARK_PARTITIONS", "2")
+    s = session.start("local[2]")
+    yield s
+
+
+@pytest.fixture(scope="module")
+def both(spark, inputs):
+    """The inputs on both engines: (DuckDB connection, Spark connection, what Spark kept)."""
+    con = store.open_store(":memory:")
+    for f in inputs:
+        result = ingest_file(con, f)
+        assert result.status == "loaded" and result.rows_quarantined == 0, result.errors
+    sc, loaded = engine.open_files(spark, inputs)
+    yield con, sc, loaded
+    con.close()
+    sc.close()
+
+
+class Recorder:
+    """A connection that keeps every statement's result rows, by statement and parameters."""
+
+    def __init__(self, con) -> None:
+        self.con, self.results = con, {}
+
+    def execute(self, sql, params=None):
+        result = self.con.execute(sql, params) if params is not None else self.con.execute(sql)
+        if not engine.reads_spark(sql):
+            return result
+        frame = result.df()
+        rows = _plain(frame)
+        if dialect.parse(sql).args.get("order") is None:  # a set of rows (the stamp's dimensions used)
+            rows = sorted(rows, key=json.dumps)
+        self.results[(sql, repr(params))] = rows
+        return Kept(frame)
+
+
+class Kept:
+    """A result the recorder read, served again."""
+
+    def __init__(self, frame) -> None:
+        self.frame = frame
+
+    def df(self):
+        return self.frame
+
+    def fetchall(self):
+        return list(self.frame.itertuples(index=False, name=None))
+
+
+def same(a, b, where: str = "") -> list[str]:
+    """Where two JSON-like values differ (numbers to 1e-9); empty when they agree."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in same(a.get(k), b.get(k), f"{where}.{k}")]
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        if len(a) != len(b):
+            return [f"{where}: {len(a)} vs {len(b)} items"]
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in same(x, y, f"{where}[{i}]")]
+    if isinstance(a, float) or isinstance(b, float):
+        if a is None or b is None or not (math.isclose(a, b, rel_tol=0, abs_tol=1e-9) or (a != a and b != b)):
+            return [f"{where}: {a!r} vs {b!r}"]
+        return []
+    return [] if a == b else [f"{where}: {a!r} vs {b!r}"]
+
+
+def _plain(df) -> list:
+    """A result frame as comparable rows (numpy arrays and scalars as Python lists and numbers)."""
+    return json.loads(df.to_json(orient="values", double_precision=15))
+
+
+def test_the_kept_rows_are_the_stores(both):
+    con, sc, loaded = both
+    assert loaded.rows_refused == 0
+    assert loaded.rows_loaded == con.execute("SELECT count(*) FROM ratings").fetchall()[0][0]
+    q = "SELECT rubric, dimension, target, value_index, count(*) AS n FROM ratings GROUP BY ALL ORDER BY ALL"
+    assert sc.execute(q).fetchall() == con.execute(q).fetchall()
+    pairs = "SELECT rubric, dimension, count(*) AS n FROM reference_pairs GROUP BY ALL ORDER BY ALL"
+    assert sc.execute(pairs).fetchall() == con.execute(pairs).fetchall()
+
+
+def test_every_named_query_and_the_whole_payload_are_the_same_on_spark(both):
+    con, sc, _ = both
+    duck_queries, spark_queries = Recorder(con), Recorder(sc)
+    duck = agreement.contract_payload(duck_queries, Filters(), None, False, 200, 3)
+    spark = agreement.contract_payload(spark_queries, Filters(), None, False, 200, 3)
+    # every named query the computation ran against the ratings gave the same rows on Spark
+    assert len(duck_queries.results) >= 12  # value patterns, level counts, every pairing grain, rankings, anonymous
+    assert duck_queries.results.keys() == spark_queries.results.keys()
+    for key, rows in duck_queries.results.items():
+        assert not same(rows, spark_queries.results[key]), (key[0][:300], same(rows, spark_queries.results[key])[:5])
+    # and every figure of the command line's JSON, intervals included (same seed, same resamples)
+    duck.pop("stamp"), spark.pop("stamp")
+    assert len(duck["dimensions"]) >= 20 and duck["raters"] and duck["ceiling"] and duck["rater_pairs"]
+    assert not same(duck, spark), same(duck, spark)[:10]
+
+
+def test_the_command_line_prints_the_duckdb_figures(spark, tmp_path, capsys):
+    rows = reference_rows()
+    path = tmp_path / "cases.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows([COLS, *rows, ["t1", "x", "contractor", "ref_bad", "score", "", "NaN"]])
+    assert main(["agreement", str(path), "--json", "--n-boot", "100"]) == 0
+    duck = json.loads(capsys.readouterr().out)
+    assert main(["agreement", str(path), "--json", "--n-boot", "100", "--engine", "spark"]) == 0
+    out = capsys.readouterr()
+    on_spark = json.loads(out.out)
+    assert on_spark.pop("engine") == "spark" and duck.pop("engine") == "duckdb"
+    duck.pop("stamp"), on_spark.pop("stamp")
+    assert not same(duck, on_spark)
+    assert "1 row(s) not used, e.g. value NaN is not a finite number" in out.err
+
+
+def test_a_spark_table_is_read_as_the_files_are(spark, inputs, both, capsys):
+    con, sc, _ = both
+    spark.read.parquet(inputs[1]).createOrReplaceTempView("lakehouse_ratings")
+    table, loaded = engine.open_table(spark, "lakehouse_ratings")
+    q = "SELECT rubric, dimension, value_index, count(*) AS n FROM ratings WHERE rubric NOT LIKE 'ref_%' GROUP BY ALL ORDER BY ALL"
+    assert loaded.rows_refused == 0 and table.execute(q).fetchall() == con.execute(q).fetchall()
+    assert main(["agreement", "--engine", "spark", "--spark-table", "no_such_table"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("Spark has no table no_such_table") and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "message"),
+    [
+        (["task_id", "rater_id", "value"], ["t1", "r1", "3"], "missing required column dimension"),
+        (
+            ["task_id", "rater_id", "dimension", "value", "shown_first"],
+            ["t1", "r1", "usefulness_comparison", "Left better", "A"],
+            "shown_first column",
+        ),
+        (
+            ["task_id", "rater_id", "dimension", "value"],
+            ["t1", "r1", "usefulness_comparison", "Left better"],
+            "clicked",
+        ),
+    ],
+)
+def test_input_spark_cannot_read_as_the_store_does_is_one_line_and_exit_2(
+    spark, tmp_path, capsys, header, row, message
+):
+    path = tmp_path / "in.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows([header, row])
+    assert main(["agreement", str(path), "--engine", "spark"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
