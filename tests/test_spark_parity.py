@@ -15,6 +15,11 @@ import json
 import math
 import os
 import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -259,3 +264,55 @@ def test_input_spark_cannot_read_as_the_store_does_is_one_line_and_exit_2(
     assert main(["agreement", str(path), "--engine", "spark"]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def connect_server(tmp_path_factory):
+    """A Spark Connect server in local mode, started from the pinned pyspark's own spark-submit (docs/scale-out.md
+    starts one the same way on a cluster's driver host)."""
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    port = _free_port()
+    log = tmp_path_factory.mktemp("connect") / "server.log"
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"}
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+             "--master", "local[2]", "--conf", f"spark.connect.grpc.binding.port={port}",
+             "--conf", "spark.sql.session.timeZone=UTC", "--conf", "spark.ui.enabled=false",
+             "--conf", "spark.sql.shuffle.partitions=2"],
+            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        )  # fmt: skip
+    try:
+        for _ in range(240):
+            if "Spark Connect server started" in log.read_text():
+                break
+            assert server.poll() is None, log.read_text()[-2000:]
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"the Spark Connect server did not start in 120 s: {log.read_text()[-2000:]}")
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+
+
+@pytest.mark.slow
+def test_spark_connect_gives_the_same_figures(connect_server, inputs, tmp_path):
+    """SPARK_REMOTE: the whole command in its own process, against a server, as on a cluster."""
+    run = [sys.executable, "-m", "analytics", "agreement", inputs[0], "--json", "--n-boot", "50"]
+    env = {**os.environ, "SPARK_REMOTE": connect_server}
+    remote = subprocess.run([*run, "--engine", "spark"], capture_output=True, text=True, env=env, timeout=600)
+    assert remote.returncode == 0, remote.stderr[-2000:]
+    local = subprocess.run(run, capture_output=True, text=True, timeout=600)
+    on_spark, duck = json.loads(remote.stdout), json.loads(local.stdout)
+    assert on_spark.pop("engine") == "spark" and duck.pop("engine") == "duckdb"
+    on_spark.pop("stamp"), duck.pop("stamp")
+    assert duck["dimensions"] and not same(duck, on_spark)

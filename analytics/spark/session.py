@@ -11,12 +11,14 @@ import shutil
 import socket
 import subprocess
 import warnings
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 INSTALL_HINT = "pip install -r requirements-spark.txt"
 JAVA_HINT = "install Java 17 (Debian: apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
 CONNECT_TIMEOUT_S = 5.0
+LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 
 # pyspark warns that it does not fully support pandas 3; results here come back as rows, never through pandas.
 warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
@@ -43,6 +45,8 @@ def start(master: str | None = None, remote: str | None = None) -> Any:
     if not master.startswith("local"):
         _check_reachable(master, "Spark master", default_port=7077)
     _check_java()
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local mode needs no network interface
     builder = (
         SparkSession.builder.master(master)
         .appName("concord")
@@ -51,6 +55,7 @@ def start(master: str | None = None, remote: str | None = None) -> Any:
         .config("spark.sql.session.timeZone", "UTC")  # times without a zone are read as written, like the store
         .config("spark.sql.shuffle.partitions", os.environ.get("CONCORD_SPARK_PARTITIONS", "8"))
         .config("spark.driver.memory", os.environ.get("CONCORD_SPARK_DRIVER_MEMORY", "4g"))
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}")
     )
     try:
         spark = builder.getOrCreate()
