@@ -7,7 +7,7 @@ import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from analytics import store
 from analytics.ingest import FORMATS
@@ -183,11 +183,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement among all raters per dimension and of each contractor against researcher labels."""
-    from analytics import agreement
-    from analytics.filters import Filters
     from analytics.scales_file import ScalesError, declare_scales
 
-    missing = [f for f in [*args.files, *([args.scales] if args.scales else [])] if not Path(f).is_file()]
+    # Spark reads URLs (hdfs://, s3a://, ...) itself; everything else is a local file that must be there.
+    local = [f for f in args.files if not (args.engine == "spark" and "://" in f)]
+    missing = [f for f in [*local, *([args.scales] if args.scales else [])] if not Path(f).is_file()]
     if missing:
         return _fail(f"no such file: {missing[0]}")
     if args.raw and not args.csv:
@@ -210,14 +210,23 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     rejected = _load_files(con, args.files, args.format, options)
     if rejected:
         return _fail(rejected)
+    try:
+        return _agreement_out(con, args)
+    except ValueError as e:
+        return _fail(str(e))
+
+
+def _agreement_out(con: Any, args: argparse.Namespace) -> int:
+    """Compute the agreement on `con` (a DuckDB connection, or the Spark engine's, which routes each statement) and
+    print it, and write --csv; ValueError says why it cannot be computed."""
+    from analytics import agreement
+    from analytics.filters import Filters
+
     filters = Filters(rubric=args.rubric, dimensions=tuple(args.dimension or ()))
     if not con.execute(f"SELECT count(*) FROM ratings WHERE {filters.where()[0]}", filters.where()[1]).fetchall()[0][0]:
         return _fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
-    try:
-        payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed)
-    except ValueError as e:
-        return _fail(str(e))
-    payload["engine"] = "duckdb"
+    payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed)
+    payload["engine"] = args.engine
     if args.csv:
         try:
             _write_raters_csv(payload, args.csv, args.raw)
@@ -230,8 +239,6 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def _agreement_on_spark(args: argparse.Namespace) -> int:
     """`agreement --engine spark`: Spark reads the FILEs (or --spark-table) and computes the sufficient statistics;
     the figures come from the same Python as on DuckDB (docs/scale-out.md)."""
-    from analytics import agreement
-    from analytics.filters import Filters
     from analytics.scales_file import ScalesError, declare_scales
 
     if args.engine != "spark":
@@ -259,24 +266,9 @@ def _agreement_on_spark(args: argparse.Namespace) -> int:
         if loaded.rows_refused:
             example = f", e.g. {loaded.reasons[0]}" if loaded.reasons else ""
             print(f"{loaded.rows_refused} row(s) not used{example}", file=sys.stderr)
-        filters = Filters(rubric=args.rubric, dimensions=tuple(args.dimension or ()))
-        if not con.execute(f"SELECT count(*) FROM ratings WHERE {filters.where()[0]}", filters.where()[1]).fetchall()[
-            0
-        ][0]:
-            return _fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
-        # The computation only calls execute(); the Spark connection routes each statement to where its tables are.
-        duck_like = cast(Any, con)
-        payload = agreement.contract_payload(duck_like, filters, args.level, args.coarse, args.n_boot, args.seed)
+        return _agreement_out(con, args)
     except (ScalesError, store.StoreError, ValueError, session.SparkUnavailable) as e:
         return _fail(str(e))  # SparkSqlError and SparkInputError are ValueErrors
-    payload["engine"] = "spark"
-    if args.csv:
-        try:
-            _write_raters_csv(payload, args.csv, args.raw)
-        except OSError as e:
-            return _fail(f"cannot write {args.csv}: {e.strerror or e}")
-    print(json.dumps(payload, indent=2) if args.json else agreement.contract_text(payload))
-    return 0
 
 
 def _load_files(con: Any, files: list[str], fmt: str, options: Any) -> str | None:

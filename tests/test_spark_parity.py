@@ -239,6 +239,21 @@ def test_a_spark_table_is_read_as_the_files_are(spark, inputs, both, capsys):
     assert err.startswith("Spark has no table no_such_table") and len(err.splitlines()) == 1
 
 
+def test_a_url_is_read_by_spark_with_the_filters_and_a_missing_one_is_one_line(spark, inputs, capsys):
+    only = ["--rubric", "ref_irr_anxiety_20subjects_3raters", "--dimension", "score", "--json", "--n-boot", "50"]
+    assert main(["agreement", inputs[0], *only]) == 0
+    duck = json.loads(capsys.readouterr().out)
+    assert main(["agreement", f"file://{inputs[0]}", "--engine", "spark", *only]) == 0
+    on_spark = json.loads(capsys.readouterr().out)
+    duck.pop("stamp"), on_spark.pop("stamp"), duck.pop("engine"), on_spark.pop("engine")
+    assert [d["rubric"] for d in duck["dimensions"]] == ["ref_irr_anxiety_20subjects_3raters"]
+    assert not same(duck, on_spark)
+    assert main(["agreement", "file:///no/such/ratings.parquet", "--engine", "spark"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("file:///no/such/ratings.parquet: Spark cannot read it: [PATH_NOT_FOUND]"), err
+    assert len(err.splitlines()) == 1
+
+
 @pytest.mark.parametrize(
     ("header", "row", "message"),
     [
@@ -316,3 +331,17 @@ def test_spark_connect_gives_the_same_figures(connect_server, inputs, tmp_path):
     assert on_spark.pop("engine") == "spark" and duck.pop("engine") == "duckdb"
     on_spark.pop("stamp"), duck.pop("stamp")
     assert duck["dimensions"] and not same(duck, on_spark)
+
+
+def test_results_come_back_as_rows_never_through_pandas_conversion(both, monkeypatch):
+    """pyspark does not fully support pandas 3 (pinned here): no result may pass through toPandas."""
+    from pyspark.sql import DataFrame
+
+    def refuse(self):
+        raise AssertionError("a Spark result went through toPandas")
+
+    monkeypatch.setattr(DataFrame, "toPandas", refuse)
+    con, sc, _ = both
+    q = "SELECT rubric, count(*) AS n FROM ratings GROUP BY ALL ORDER BY ALL"
+    frame = sc.execute(q).df()
+    assert frame["n"].dtype.kind == "i" and frame.values.tolist() == con.execute(q).df().values.tolist()

@@ -122,11 +122,18 @@ def open_files(
     spark: Any, files: list[str], catalogue: duckdb.DuckDBPyConnection | None = None
 ) -> tuple[SparkConnection, Loaded]:
     """Spark reads canonical Parquet, CSV or JSONL files; the connection computes on their ratings."""
-    frames = [_read(spark, f, i) for i, f in enumerate(files)]
+    frames = []
+    for i, f in enumerate(files):
+        try:
+            frames.append(_read(spark, f, i))
+        except SparkInputError:
+            raise
+        except Exception as e:  # noqa: BLE001 - AnalysisException (no such path, unreadable) and its Connect twin
+            raise SparkInputError(f"{f}: Spark cannot read it: {session.first_line(e)}") from e
     frame = frames[0]
     for other in frames[1:]:
         frame = frame.unionByName(other)
-    return _open(spark, frame, catalogue or store.open_store(":memory:"))
+    return _open_checked(spark, frame, catalogue, ", ".join(files))
 
 
 def open_table(
@@ -135,18 +142,26 @@ def open_table(
     """A table Spark knows (a lakehouse or warehouse table of canonical ratings) as the input."""
     try:
         frame = spark.table(table)
+        frame.columns  # noqa: B018 - Spark Connect resolves a table only when asked for its columns
     except Exception as e:  # noqa: BLE001 - AnalysisException and its Connect twin
-        raise SparkInputError(f"Spark has no table {table}: {str(e).splitlines()[0][:200]}") from e
-    return _open(
-        spark,
-        _canonical_columns(frame, table).selectExpr("*", "0 AS file_index"),
-        catalogue or store.open_store(":memory:"),
-    )
+        raise SparkInputError(f"Spark has no table {table}: {session.first_line(e)}") from e
+    return _open_checked(spark, _canonical_columns(frame, table).selectExpr("*", "0 AS file_index"), catalogue, table)
+
+
+def _open_checked(spark: Any, frame: Any, catalogue: duckdb.DuckDBPyConnection | None, name: str) -> tuple:
+    """`_open`, with what Spark raises while reading (lazily: a file that went away, a malformed Parquet) as one
+    SparkInputError naming the input."""
+    try:
+        return _open(spark, frame, catalogue or store.open_store(":memory:"))
+    except (SparkInputError, duckdb.Error):
+        raise
+    except Exception as e:  # noqa: BLE001 - Py4JJavaError, AnalysisException, SparkConnectGrpcException, ...
+        raise SparkInputError(f"{name}: Spark could not read it: {session.first_line(e)}") from e
 
 
 def _read(spark: Any, path: str, index: int) -> Any:
     """One canonical file as a Spark frame of text columns, with its place in the order of the files."""
-    kind = canonical._kind(Path(path))
+    kind = _kind(path)
     if kind == "parquet":
         frame = spark.read.parquet(path)
     elif kind == "jsonl":
@@ -154,6 +169,17 @@ def _read(spark: Any, path: str, index: int) -> Any:
     else:
         frame = spark.read.option("header", "true").option("multiLine", "true").option("escape", '"').csv(path)
     return _canonical_columns(frame, path).selectExpr("*", f"{index} AS file_index")
+
+
+def _kind(path: str) -> str:
+    """parquet, jsonl or csv: a local file by its first bytes (as a load into the store decides), a URL that only
+    Spark can open (hdfs://, s3a://, ...) by its name."""
+    if "://" not in path:
+        return canonical._kind(Path(path))
+    name = path.lower().rstrip("/")
+    if name.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    return "csv" if name.endswith((".csv", ".tsv", ".txt")) else "parquet"  # a folder of part files: Parquet
 
 
 def _canonical_columns(frame: Any, name: str) -> Any:
