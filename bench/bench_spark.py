@@ -71,7 +71,7 @@ class Timed:
         self.con, self.seconds, self.count, self.bytes = con, 0.0, 0, 0
 
     def execute(self, sql, params=None):
-        from analytics.spark.engine import reads_spark
+        from analytics.spark.engine import Fetched, reads_spark
 
         t = time.perf_counter()
         result = self.con.execute(sql, params) if params is not None else self.con.execute(sql)
@@ -81,20 +81,7 @@ class Timed:
         self.seconds += time.perf_counter() - t
         self.count += 1
         self.bytes += len(pickle.dumps(frame.to_numpy(dtype=object).tolist()))
-        return Frame(frame)
-
-
-class Frame:
-    """A fetched result, served again."""
-
-    def __init__(self, frame) -> None:
-        self.frame = frame
-
-    def df(self):
-        return self.frame
-
-    def fetchall(self):
-        return list(self.frame.itertuples(index=False, name=None))
+        return Fetched(frame)
 
 
 def equal(a, b) -> bool:

@@ -150,20 +150,7 @@ class Recorder:
         if dialect.parse(sql).args.get("order") is None:  # a set of rows (the stamp's dimensions used)
             rows = sorted(rows, key=json.dumps)
         self.results[(sql, repr(params))] = rows
-        return Kept(frame)
-
-
-class Kept:
-    """A result the recorder read, served again."""
-
-    def __init__(self, frame) -> None:
-        self.frame = frame
-
-    def df(self):
-        return self.frame
-
-    def fetchall(self):
-        return list(self.frame.itertuples(index=False, name=None))
+        return engine.Fetched(frame)
 
 
 def same(a, b, where: str = "") -> list[str]:

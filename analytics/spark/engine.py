@@ -71,6 +71,22 @@ class SparkResult:
         return self.rows[0] if self.rows else None
 
 
+class Fetched:
+    """A result already fetched as a DataFrame, served again (for wrappers that read results on their way: the
+    parity tests' recorder, bench/bench_spark.py's timer)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def df(self) -> pd.DataFrame:
+        """The frame."""
+        return self.frame
+
+    def fetchall(self) -> list[tuple]:
+        """The frame's rows."""
+        return list(self.frame.itertuples(index=False, name=None))
+
+
 class SparkConnection:
     """The subset of a DuckDB connection the agreement computation uses: `execute(sql, params)`, routed to Spark
     when the query reads the ratings, else to the in-memory catalogue store."""
