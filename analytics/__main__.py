@@ -541,14 +541,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_format_options(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_ingest)
+    _add_engine(p)
+    p.set_defaults(func=_duckdb_only(cmd_ingest))
 
     p = sub.add_parser("demo", help="write the demo inputs (data/demo/)")
     p.add_argument("--out", default=str(store.ROOT / "data" / "demo"))
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--load", action="store_true", help="also load them into the store")
     p.add_argument("--db", default=None)
-    p.set_defaults(func=cmd_demo)
+    _add_engine(p)
+    p.set_defaults(func=_duckdb_only(cmd_demo))
 
     p = sub.add_parser("agreement", help="agreement per dimension and per contractor (files alone, or the store)")
     p.add_argument("files", nargs="*", help="compute on these files alone (in memory); none: on the store")
@@ -625,7 +627,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("datasets", help="the real public datasets Concord reads, present and loaded")
     p.add_argument("--db", default=None, help="DuckDB store (default $CONCORD_DB or data/concord.duckdb)")
     p.add_argument("--json", action="store_true", help='print {"datasets": [{"name", "path", "format", "loaded"}]}')
-    p.set_defaults(func=cmd_datasets)
+    _add_engine(p)
+    p.set_defaults(func=_duckdb_only(cmd_datasets))
     return parser
 
 

@@ -65,6 +65,9 @@ def test_an_unreachable_master_is_one_line(ratings, capsys, monkeypatch, args, e
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
+        (["ingest", "x.csv", "--engine", "spark"], "supported by 'agreement' only"),
+        (["demo", "--engine", "spark"], "supported by 'agreement' only"),
+        (["datasets", "--engine", "spark"], "supported by 'agreement' only"),
         (["consistency", "--engine", "spark"], "supported by 'agreement' only"),
         (["effects", "--engine", "spark"], "supported by 'agreement' only"),
         (["model", "--engine", "spark"], "supported by 'agreement' only"),
