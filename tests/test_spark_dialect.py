@@ -92,3 +92,12 @@ def test_spark_values_come_back_as_duckdb_gives_them():
     row = (decimal.Decimal(1 << 100), decimal.Decimal("2.5"), [(decimal.Decimal(3), 4)], "x", None)
     assert engine.plain(row) == (1 << 100, 2.5, [(3, 4)], "x", None)
     assert isinstance(engine.plain(decimal.Decimal(1 << 100)), int)
+
+
+def test_each_inputs_views_are_renamed_but_not_ctes_or_other_databases():
+    views = {"ratings": "ratings_ab12", "dimensions": "dimensions_ab12"}
+    sql = to_spark(
+        "SELECT * FROM ratings r JOIN dimensions USING (rubric) JOIN lake.ratings USING (task_id)", {}, views
+    )
+    assert "FROM ratings_ab12 AS r JOIN dimensions_ab12 USING (rubric) JOIN lake.ratings USING" in sql
+    assert to_spark("WITH ratings AS (SELECT 1 AS x) SELECT x FROM ratings", {}, views).endswith("FROM ratings")

@@ -28,11 +28,28 @@ class SparkSqlError(ValueError):
     """A query uses SQL that has no rewrite to Spark here (say which, rather than run something else)."""
 
 
-def to_spark(sql: str, params: dict[str, Any] | list | tuple | None = None) -> str:
-    """The Spark SQL of a DuckDB statement, its parameters (`$name` or `?`) bound as literals."""
+def to_spark(
+    sql: str, params: dict[str, Any] | list | tuple | None = None, tables: dict[str, str] | None = None
+) -> str:
+    """The Spark SQL of a DuckDB statement, its parameters (`$name` or `?`) bound as literals and its tables
+    renamed by `tables` (each input's views on Spark carry a suffix of their own)."""
     if isinstance(params, list | tuple):
         sql, params = _named(sql, list(params))
-    return transpile(parse(sql), params).sql(dialect="spark")
+    return rename(transpile(parse(sql), params), tables or {}).sql(dialect="spark")
+
+
+def rename(tree: exp.Expr, tables: dict[str, str]) -> exp.Expr:
+    """The tree with its table references renamed (not a CTE's own name, not a table in a database)."""
+    ctes = {c.alias for c in tree.find_all(exp.CTE)}
+    for t in tree.find_all(exp.Table):
+        if not t.db and t.name in tables and t.name not in ctes:
+            t.set("this", exp.to_identifier(tables[t.name]))
+    return tree
+
+
+def spark_sql(sql: str, tables: dict[str, str]) -> str:
+    """Spark SQL with its tables renamed by `tables`."""
+    return rename(sqlglot.parse_one(sql, read="spark"), tables).sql(dialect="spark")
 
 
 def parse(sql: str) -> exp.Expr:

@@ -18,6 +18,7 @@ without the store's integer key tables.
 from __future__ import annotations
 
 import decimal
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,9 @@ from analytics.spark import dialect, session
 
 # Tables that live on Spark; a query naming none of them reads only the catalogue and runs in DuckDB.
 SPARK_TABLES = frozenset({"ratings", "reference_pairs", "rater_keys", "task_keys", "spark_input"})
+# Every view one input keeps on Spark. Each input's views carry a suffix of their own, so that a second input
+# read in the same Spark session (a test, a notebook) does not replace the first one's.
+VIEWS = (*sorted(SPARK_TABLES), "spark_raw", "spark_combos", "dimensions", "dimension_keys", "target_keys")
 CANONICAL = (*canonical.REQUIRED, *(c for c in canonical.OPTIONAL if c != "shown_first"), "submission_id")
 COMBOS = "spark_combos"
 
@@ -91,8 +95,8 @@ class SparkConnection:
     """The subset of a DuckDB connection the agreement computation uses: `execute(sql, params)`, routed to Spark
     when the query reads the ratings, else to the in-memory catalogue store."""
 
-    def __init__(self, spark: Any, catalogue: duckdb.DuckDBPyConnection) -> None:
-        self.spark, self.catalogue = spark, catalogue
+    def __init__(self, spark: Any, catalogue: duckdb.DuckDBPyConnection, views: dict[str, str]) -> None:
+        self.spark, self.catalogue, self.views = spark, catalogue, views
         self.ran: list[tuple[str, str]] = []  # (engine, SQL as run), for tests and the bytes-back benchmark
 
     def execute(self, sql: str, params: dict | Sequence | None = None) -> Any:
@@ -101,7 +105,7 @@ class SparkConnection:
             self.ran.append(("duckdb", sql))
             return self.catalogue.execute(sql, params) if params is not None else self.catalogue.execute(sql)
         bound = params if params is None or isinstance(params, dict) else list(params)
-        spark_sql = dialect.to_spark(sql, bound)
+        spark_sql = dialect.to_spark(sql, bound, self.views)
         self.ran.append(("spark", spark_sql))
         try:
             frame = self.spark.sql(spark_sql)
@@ -214,9 +218,15 @@ def _canonical_columns(frame: Any, name: str) -> Any:
 
 def _open(spark: Any, frame: Any, cat: duckdb.DuckDBPyConnection) -> tuple[SparkConnection, Loaded]:
     """Check the input's scale combinations here, then build the ratings and their pairs on Spark."""
-    frame.createOrReplaceTempView("spark_raw")
-    spark.sql(INPUT_SQL).createOrReplaceTempView("spark_input")
-    combos = spark.sql(
+    suffix = uuid.uuid4().hex[:12]
+    views = {name: f"{name}_{suffix}" for name in VIEWS}
+
+    def run(sql: str) -> Any:
+        return spark.sql(dialect.spark_sql(sql, views))
+
+    frame.createOrReplaceTempView(views["spark_raw"])
+    run(INPUT_SQL).createOrReplaceTempView(views["spark_input"])
+    combos = run(
         "SELECT file_index, raw_role, raw_rubric, raw_dimension, raw_target, raw_value, count(*) AS n "
         "FROM spark_input GROUP BY ALL ORDER BY file_index"
     ).collect()
@@ -228,21 +238,22 @@ def _open(spark: Any, frame: Any, cat: duckdb.DuckDBPyConnection) -> tuple[Spark
                 "puts in A/B terms: use --engine duckdb for this file"
             )
     checked = _check_combos(cat, combos)
-    spark.createDataFrame(checked, COMBO_SCHEMA).createOrReplaceTempView(COMBOS)
-    _share_catalogue(spark, cat)
-    ratings = spark.sql(_ratings_sql()).persist()
-    ratings.createOrReplaceTempView("ratings")
+    spark.createDataFrame(checked, COMBO_SCHEMA).createOrReplaceTempView(views[COMBOS])
+    _share_catalogue(spark, cat, views)
+    ratings = run(_ratings_sql()).persist()
+    ratings.createOrReplaceTempView(views["ratings"])
     kept = ratings.count()
-    spark.sql("SELECT DISTINCT rater_id AS rater_key, rater_id FROM ratings").createOrReplaceTempView("rater_keys")
-    spark.sql("SELECT DISTINCT task_id AS task_key, task_id FROM ratings").createOrReplaceTempView("task_keys")
+    run("SELECT DISTINCT rater_id AS rater_key, rater_id FROM ratings").createOrReplaceTempView(views["rater_keys"])
+    run("SELECT DISTINCT task_id AS task_key, task_id FROM ratings").createOrReplaceTempView(views["task_keys"])
     # The store's own pairing statement (INSERT INTO reference_pairs SELECT ...): its SELECT, named as the table's
     # columns (an INSERT is positional; Spark refuses a view with two rater_key columns).
     names = [c.name for c in dialect.parse(reference_pairs.CREATE).find_all(exp.ColumnDef)]
     pairs = dialect.transpile(dialect.parse(reference_pairs.migration_statements()[1]).expression)
-    spark.sql(pairs.sql(dialect="spark")).toDF(*names).persist().createOrReplaceTempView("reference_pairs")
+    pairs_sql = dialect.rename(pairs, views).sql(dialect="spark")
+    spark.sql(pairs_sql).toDF(*names).persist().createOrReplaceTempView(views["reference_pairs"])
     read = sum(int(r["n"]) for r in combos)
-    reasons = [r[0] for r in spark.sql(REASONS_SQL).collect()]
-    return SparkConnection(spark, cat), Loaded(read, kept, read - kept, reasons)
+    reasons = [r[0] for r in run(REASONS_SQL).collect()]
+    return SparkConnection(spark, cat, views), Loaded(read, kept, read - kept, reasons)
 
 
 # The input rows as the store's staging reads them (load._input_view): ids trimmed, empty as NULL, times parsed.
@@ -297,7 +308,7 @@ def _check_combos(cat: duckdb.DuckDBPyConnection, combos: list) -> list[tuple]:
     return fixed
 
 
-def _share_catalogue(spark: Any, cat: duckdb.DuckDBPyConnection) -> None:
+def _share_catalogue(spark: Any, cat: duckdb.DuckDBPyConnection, views: dict[str, str]) -> None:
     """The catalogue tables the aggregation queries join (dimensions and their keys) as Spark views."""
     for table, schema in (
         ("dimension_keys", "dim_key INT, rubric STRING, dimension STRING"),
@@ -311,7 +322,7 @@ def _share_catalogue(spark: Any, cat: duckdb.DuckDBPyConnection) -> None:
     ):
         cols = ", ".join(part.split()[0] for part in schema.split(", "))
         rows = cat.execute(f"SELECT {cols} FROM {table}").fetchall()
-        spark.createDataFrame(rows, schema).createOrReplaceTempView(table)
+        spark.createDataFrame(rows, schema).createOrReplaceTempView(views[table])
 
 
 def _row_problem_sql() -> str:
