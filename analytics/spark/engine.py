@@ -56,7 +56,7 @@ class Loaded:
 
 
 class SparkResult:
-    """One query's rows, fetched from Spark as rows (not through pandas, which pyspark does not support at 3.x)."""
+    """One query's rows, fetched from Spark as rows (never through pandas: pyspark does not fully support pandas 3)."""
 
     def __init__(self, columns: list[str], rows: list[tuple]) -> None:
         self.columns, self.rows = columns, rows
