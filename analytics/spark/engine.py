@@ -36,9 +36,9 @@ from analytics.spark import dialect, session
 SPARK_TABLES = frozenset({"ratings", "reference_pairs", "rater_keys", "task_keys", "spark_input"})
 # Every view one input keeps on Spark. Each input's views carry a suffix of their own, so that a second input
 # read in the same Spark session (a test, a notebook) does not replace the first one's.
-VIEWS = (*sorted(SPARK_TABLES), "spark_raw", "spark_combos", "dimensions", "dimension_keys", "target_keys")
-CANONICAL = (*canonical.REQUIRED, *(c for c in canonical.OPTIONAL if c != "shown_first"), "submission_id")
 COMBOS = "spark_combos"
+VIEWS = (*sorted(SPARK_TABLES), "spark_raw", COMBOS, "dimensions", "dimension_keys", "target_keys")
+CANONICAL = (*canonical.REQUIRED, *(c for c in canonical.OPTIONAL if c != "shown_first"), "submission_id")
 
 
 class SparkInputError(ValueError):
@@ -70,10 +70,6 @@ class SparkResult:
         """The rows."""
         return self.rows
 
-    def fetchone(self) -> tuple | None:
-        """The first row, or None."""
-        return self.rows[0] if self.rows else None
-
 
 class Fetched:
     """A result already fetched as a DataFrame, served again (for wrappers that read results on their way: the
@@ -97,16 +93,13 @@ class SparkConnection:
 
     def __init__(self, spark: Any, catalogue: duckdb.DuckDBPyConnection, views: dict[str, str]) -> None:
         self.spark, self.catalogue, self.views = spark, catalogue, views
-        self.ran: list[tuple[str, str]] = []  # (engine, SQL as run), for tests and the bytes-back benchmark
 
     def execute(self, sql: str, params: dict | Sequence | None = None) -> Any:
         """Run a DuckDB statement on the engine that holds its tables."""
         if not reads_spark(sql):
-            self.ran.append(("duckdb", sql))
             return self.catalogue.execute(sql, params) if params is not None else self.catalogue.execute(sql)
         bound = params if params is None or isinstance(params, dict) else list(params)
         spark_sql = dialect.to_spark(sql, bound, self.views)
-        self.ran.append(("spark", spark_sql))
         try:
             frame = self.spark.sql(spark_sql)
             rows = frame.collect()
