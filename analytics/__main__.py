@@ -509,19 +509,6 @@ def _add_engine(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _duckdb_only(func):
-    """A command that computes on DuckDB only: --engine spark is refused with one line."""
-
-    def run(args: argparse.Namespace) -> int:
-        if args.engine == "spark":
-            return _fail(
-                f"--engine spark is supported by 'agreement' only for now; run '{args.command}' with --engine duckdb"
-            )
-        return func(args)
-
-    return run
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="python -m analytics", description="Concord: rating-data quality")
@@ -542,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_format_options(p)
     p.add_argument("--json", action="store_true")
     _add_engine(p)
-    p.set_defaults(func=_duckdb_only(cmd_ingest))
+    p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("demo", help="write the demo inputs (data/demo/)")
     p.add_argument("--out", default=str(store.ROOT / "data" / "demo"))
@@ -550,7 +537,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--load", action="store_true", help="also load them into the store")
     p.add_argument("--db", default=None)
     _add_engine(p)
-    p.set_defaults(func=_duckdb_only(cmd_demo))
+    p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("agreement", help="agreement per dimension and per contractor (files alone, or the store)")
     p.add_argument("files", nargs="*", help="compute on these files alone (in memory); none: on the store")
@@ -606,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--seed", type=int, default=0, help="seed of the resamples behind the intervals")
         _add_format_options(p)
         _add_engine(p)
-        p.set_defaults(func=_duckdb_only(func))
+        p.set_defaults(func=func)
 
     p = sub.add_parser("report", help="feedback report cards of contractors, from the store")
     who = p.add_mutually_exclusive_group(required=True)
@@ -622,19 +609,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help='print {"reports": [{"rater_id", "file"}]} (needs --out)')
     _add_engine(p)
-    p.set_defaults(func=_duckdb_only(cmd_report))
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("datasets", help="the real public datasets Concord reads, present and loaded")
     p.add_argument("--db", default=None, help="DuckDB store (default $CONCORD_DB or data/concord.duckdb)")
     p.add_argument("--json", action="store_true", help='print {"datasets": [{"name", "path", "format", "loaded"}]}')
     _add_engine(p)
-    p.set_defaults(func=_duckdb_only(cmd_datasets))
+    p.set_defaults(func=cmd_datasets)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; exit code 2 with one clear line on bad input."""
     args = build_parser().parse_args(argv)
+    if args.engine == "spark" and args.command != "agreement":
+        return _fail(
+            f"--engine spark is supported by 'agreement' only for now; run '{args.command}' with --engine duckdb"
+        )
     return args.func(args)
 
 
