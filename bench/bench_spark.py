@@ -84,17 +84,6 @@ class Timed:
         return Fetched(frame)
 
 
-def equal(a, b) -> bool:
-    """Whether two JSON payloads hold the same figures (numbers to 1e-9)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and isinstance(b, float):
-        return abs(a - b) <= 1e-9 or (a != a and b != b)
-    return a == b
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tasks", type=int, default=1_000_000)
@@ -125,7 +114,9 @@ def main() -> int:
         ]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True, env={**os.environ}).stdout
         results[name] = json.loads(out.strip().splitlines()[-1])
-    same = equal(results["duckdb"].pop("payload"), results["spark"].pop("payload"))
+    from analytics.agreement.contract import differences
+
+    same = not differences(results["duckdb"].pop("payload"), results["spark"].pop("payload"))
     print(f"file: {path.name} ({path.stat().st_size / 2**20:.0f} MiB), n_boot {args.n_boot}, master {args.master}")
     for r in results.values():
         print(

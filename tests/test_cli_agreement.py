@@ -204,3 +204,15 @@ def test_module_runs_and_keeps_heavy_imports_off_the_page_path(kripp):
     res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+
+
+def test_differences_between_payloads_name_where_and_allow_only_rounding():
+    from analytics.agreement.contract import differences
+
+    a = {"dimensions": [{"alpha": 0.5, "n": 3, "ci": [0.1, float("nan")]}]}
+    assert differences(a, {"dimensions": [{"alpha": 0.5 + 1e-12, "n": 3, "ci": [0.1, float("nan")]}]}) == []
+    assert differences(a, {"dimensions": [{"alpha": 0.5001, "n": 3, "ci": [0.1, None]}]}) == [
+        ".dimensions[0].alpha: 0.5 vs 0.5001",
+        ".dimensions[0].ci[1]: nan vs None",
+    ]
+    assert differences(a, {"dimensions": []}) == [".dimensions: 1 vs 0 items"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 import shutil
 import signal
@@ -27,6 +26,7 @@ from conftest import shared_path
 
 from analytics import agreement, store
 from analytics.__main__ import main
+from analytics.agreement.contract import differences
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_file
 
@@ -153,21 +153,6 @@ class Recorder:
         return engine.Fetched(frame)
 
 
-def same(a, b, where: str = "") -> list[str]:
-    """Where two JSON-like values differ (numbers to 1e-9); empty when they agree."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return [d for k in sorted(set(a) | set(b)) for d in same(a.get(k), b.get(k), f"{where}.{k}")]
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        if len(a) != len(b):
-            return [f"{where}: {len(a)} vs {len(b)} items"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in same(x, y, f"{where}[{i}]")]
-    if isinstance(a, float) or isinstance(b, float):
-        if a is None or b is None or not (math.isclose(a, b, rel_tol=0, abs_tol=1e-9) or (a != a and b != b)):
-            return [f"{where}: {a!r} vs {b!r}"]
-        return []
-    return [] if a == b else [f"{where}: {a!r} vs {b!r}"]
-
-
 def _plain(df) -> list:
     """A result frame as comparable rows (numpy arrays and scalars as Python lists and numbers)."""
     return json.loads(df.to_json(orient="values", double_precision=15))
@@ -192,11 +177,14 @@ def test_every_named_query_and_the_whole_payload_are_the_same_on_spark(both):
     assert len(duck_queries.results) >= 12  # value patterns, level counts, every pairing grain, rankings, anonymous
     assert duck_queries.results.keys() == spark_queries.results.keys()
     for key, rows in duck_queries.results.items():
-        assert not same(rows, spark_queries.results[key]), (key[0][:300], same(rows, spark_queries.results[key])[:5])
+        assert not differences(rows, spark_queries.results[key]), (
+            key[0][:300],
+            differences(rows, spark_queries.results[key])[:5],
+        )
     # and every figure of the command line's JSON, intervals included (same seed, same resamples)
     duck.pop("stamp"), spark.pop("stamp")
     assert len(duck["dimensions"]) >= 20 and duck["raters"] and duck["ceiling"] and duck["rater_pairs"]
-    assert not same(duck, spark), same(duck, spark)[:10]
+    assert not differences(duck, spark), differences(duck, spark)[:10]
 
 
 def test_the_command_line_prints_the_duckdb_figures(spark, tmp_path, capsys):
@@ -211,7 +199,7 @@ def test_the_command_line_prints_the_duckdb_figures(spark, tmp_path, capsys):
     on_spark = json.loads(out.out)
     assert on_spark.pop("engine") == "spark" and duck.pop("engine") == "duckdb"
     duck.pop("stamp"), on_spark.pop("stamp")
-    assert not same(duck, on_spark)
+    assert not differences(duck, on_spark)
     assert "1 row(s) not used, e.g. value NaN is not a finite number" in out.err
 
 
@@ -234,7 +222,7 @@ def test_a_url_is_read_by_spark_with_the_filters_and_a_missing_one_is_one_line(s
     on_spark = json.loads(capsys.readouterr().out)
     duck.pop("stamp"), on_spark.pop("stamp"), duck.pop("engine"), on_spark.pop("engine")
     assert [d["rubric"] for d in duck["dimensions"]] == ["ref_irr_anxiety_20subjects_3raters"]
-    assert not same(duck, on_spark)
+    assert not differences(duck, on_spark)
     assert main(["agreement", "file:///no/such/ratings.parquet", "--engine", "spark"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("file:///no/such/ratings.parquet: Spark cannot read it: [PATH_NOT_FOUND]"), err
@@ -317,7 +305,7 @@ def test_spark_connect_gives_the_same_figures(connect_server, inputs, tmp_path):
     on_spark, duck = json.loads(remote.stdout), json.loads(local.stdout)
     assert on_spark.pop("engine") == "spark" and duck.pop("engine") == "duckdb"
     on_spark.pop("stamp"), duck.pop("stamp")
-    assert duck["dimensions"] and not same(duck, on_spark)
+    assert duck["dimensions"] and not differences(duck, on_spark)
 
 
 def test_results_come_back_as_rows_never_through_pandas_conversion(both, monkeypatch):

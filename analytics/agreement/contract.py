@@ -86,6 +86,22 @@ def contract_payload(
     }
 
 
+def differences(a, b, where: str = "") -> list[str]:
+    """Where two payloads (or any JSON-like values) differ, numbers to 1e-9 and NaN equal to NaN; empty when they
+    hold the same figures (the Spark engine's parity tests and benchmark compare the two engines with it)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in differences(a.get(k), b.get(k), f"{where}.{k}")]
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        if len(a) != len(b):
+            return [f"{where}: {len(a)} vs {len(b)} items"]
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{where}[{i}]")]
+    if isinstance(a, float) or isinstance(b, float):
+        if a is None or b is None or not (math.isclose(a, b, rel_tol=0, abs_tol=1e-9) or (a != a and b != b)):
+            return [f"{where}: {a!r} vs {b!r}"]
+        return []
+    return [] if a == b else [f"{where}: {a!r} vs {b!r}"]
+
+
 def _fmt(v, ci: tuple | None = None) -> str:
     """A cell of the text tables: numbers by analytics.formatting, with the interval where asked."""
     if isinstance(v, float):
