@@ -221,9 +221,11 @@ def _agreement_out(con: Any, args: argparse.Namespace) -> int:
     print it, and write --csv; ValueError says why it cannot be computed."""
     from analytics import agreement
     from analytics.filters import Filters
+    from analytics.queries import Query
 
     filters = Filters(rubric=args.rubric, dimensions=tuple(args.dimension or ()))
-    if not con.execute(f"SELECT count(*) FROM ratings WHERE {filters.where()[0]}", filters.where()[1]).fetchall()[0][0]:
+    where, params = filters.where_named()
+    if not Query("ratings_to_compare", f"SELECT count(*) FROM ratings WHERE {where}", params).rows(con)[0][0]:
         return _fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
     payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed)
     payload["engine"] = args.engine
