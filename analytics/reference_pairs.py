@@ -4,7 +4,8 @@ Researchers label a share of the tasks, so the pairs of a contractor rating and 
 unit are a small fraction of all ratings (a tenth at 1M tasks in bench/). Every load adds the pairs its rows
 make (its contractor ratings with every researcher rating of their unit, its researcher ratings with every
 contractor rating), inside the load's transaction; an unload takes out the pairs either of whose ratings it
-removes. Each pair carries what the filters of analytics/agreement/pairs.py read from the subject (contractor)
+removes; a dimension whose stored ratings are re-read on a wider or declared scale has its pairs recomputed (the
+positions moved). Each pair carries what the filters of analytics/agreement/pairs.py read from the subject (contractor)
 rating: rubric, dimension, rater, role and submission time. The reference label counts whatever its date.
 """
 
@@ -58,6 +59,21 @@ def redo_loads(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
     con.execute(_insert("NOT list_contains($ids, ingest_id)", "list_contains($ids, ingest_id)"), p)
 
 
+def redo_dimension(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -> None:
+    """Recompute the pairs of one dimension whose stored ratings were re-read on a new scale (positions moved)."""
+    p = {"rubric": rubric, "dimension": dimension}
+    con.execute("DELETE FROM reference_pairs WHERE rubric = $rubric AND dimension = $dimension", p)
+    con.execute(
+        _insert("rubric = $rubric AND dimension = $dimension", "rubric = $rubric AND dimension = $dimension"), p
+    )
+
+
 def migration_statements() -> list[str]:
     """Migration 6: the table, filled from the ratings already stored."""
     return [CREATE, _insert("TRUE", "TRUE")]
+
+
+def rebuild_statements() -> list[str]:
+    """Migration 10: every pair again, for stores whose pairs kept old positions after a scale was widened or
+    declared (before redo_dimension existed)."""
+    return ["DELETE FROM reference_pairs", _insert("TRUE", "TRUE")]

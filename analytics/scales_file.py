@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from analytics import rubrics, store
+from analytics import reference_pairs, rubrics, store
 
 ENTRY_KEYS = ("rubric", "dimension", "level", "levels", "missing")
 MAX_SCALES_BYTES = 10 * 2**20
@@ -454,7 +454,7 @@ def _replace_scale(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str
     _write_dimension(con, s, rubric)
     if row is None:
         return 0
-    return int(
+    reread = int(
         con.execute(
             f"""UPDATE ratings SET
                   value_index = CASE WHEN NOT ({missing_sql("value", "CAST($missing AS VARCHAR[])")})
@@ -473,6 +473,8 @@ def _replace_scale(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str
             },
         ).fetchall()[0][0]
     )
+    reference_pairs.redo_dimension(con, rubric, s.dimension)  # the kept pairs hold positions on the old scale
+    return reread
 
 
 def missing_sql(value: str, codes: str) -> str:

@@ -144,6 +144,9 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
                 author VARCHAR, created_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"""
         ],
     ),
+    # The kept pairs recomputed: a scale widened by a later load or declared over stored ratings left old positions
+    # in them before reference_pairs.redo_dimension.
+    (10, reference_pairs.rebuild_statements()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

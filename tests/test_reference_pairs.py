@@ -5,6 +5,7 @@ figures of pairing the ratings themselves."""
 from __future__ import annotations
 
 import io
+import json
 import math
 from unittest import mock
 
@@ -145,3 +146,71 @@ def test_the_report_reads_kept_pairs_and_shows_that_sql():
     shown = [q.sql for q in report.queries if q.name.startswith("pairs_")]
     assert any("FROM reference_pairs" in sql for sql in shown)
     assert set(report.raters["rater_id"]) == {"c1", "c2", "c3"}
+
+
+def kept_values_equal_joined(con) -> None:
+    """Every kept pair carries the positions its two ratings hold now (not those of the scale they were kept on)."""
+    kept = con.execute(
+        """SELECT task_key, dim_key, target_key, rater_key, value_index, reference_key, reference_index
+           FROM reference_pairs ORDER BY ALL"""
+    ).fetchall()
+    joined = con.execute(
+        """SELECT s.task_key, s.dim_key, s.target_key, s.rater_key, s.value_index, r.rater_key, r.value_index
+           FROM ratings s JOIN ratings r USING (task_key, dim_key, target_key)
+           WHERE s.role = 'contractor' AND r.role = 'researcher' AND s.value_index IS NOT NULL
+             AND r.value_index IS NOT NULL ORDER BY ALL"""
+    ).fetchall()
+    assert kept == joined
+
+
+def test_a_later_load_that_widens_an_inferred_scale_moves_the_kept_pairs_positions():
+    """Levels 1 and 3 are positions 0 and 1 until a load brings 2: then 3 is position 2, in the pairs too (they
+    kept 1 against 3 as one step apart, and an ordinal or interval coefficient read a smaller disagreement)."""
+    con = store.open_store(":memory:")
+    first = [(t, "", r, role, "clarity", v, "2026-03-02") for t, r, role, v in [
+        ("t1", "c1", "contractor", "1"), ("t1", "r1", "researcher", "3"),
+        ("t2", "c1", "contractor", "3"), ("t2", "r1", "researcher", "3")]]  # fmt: skip
+    ingest_bytes(con, csv(first), "first.csv")
+    assert con.execute("SELECT value_index, reference_index FROM reference_pairs ORDER BY ALL").fetchall() == [
+        (0, 1),
+        (1, 1),
+    ]
+    later = [("t3", "", "c1", "contractor", "clarity", "2", "2026-03-03")]
+    ingest_bytes(con, csv(later), "later.csv")
+    assert con.execute("SELECT levels FROM dimensions WHERE dimension = 'clarity'").fetchall()[0][0] == ["1", "2", "3"]
+    kept_values_equal_joined(con)
+    assert con.execute("SELECT value_index, reference_index FROM reference_pairs ORDER BY ALL").fetchall() == [
+        (0, 2),
+        (2, 2),
+    ]
+    kept_equals_listed(con)
+
+
+def test_a_declared_scale_rereads_the_kept_pairs_positions_and_drops_pairs_of_missing_values():
+    from analytics.scales_file import declare_scales, parse_scales
+
+    con = store.open_store(":memory:")
+    for name in FILES:
+        ingest_bytes(con, FILES[name], name)
+    entry = {"rubric": "study", "dimension": "quality", "level": "ordinal", "levels": ["2", "3", "4"], "missing": ["1"]}
+    scales = parse_scales(json.dumps({"scales": [entry]}).encode(), "s.json")
+    assert declare_scales(con, scales).ratings_reindexed > 0
+    kept_values_equal_joined(con)
+    n_missing = con.execute("SELECT count(*) FROM reference_pairs WHERE dimension = 'quality' AND value_index IS NULL")
+    assert n_missing.fetchall()[0][0] == 0
+    assert con.execute("SELECT count(*) FROM reference_pairs WHERE dimension = 'quality'").fetchall()[0][0] > 0
+
+
+def test_a_store_whose_pairs_kept_old_positions_is_mended_when_opened(tmp_path):
+    """Migration 10 recomputes the kept pairs of a store written before redo_dimension."""
+    path = tmp_path / "old.duckdb"
+    con = store.open_store(path)
+    for name in FILES:
+        ingest_bytes(con, FILES[name], name)
+    con.execute("UPDATE reference_pairs SET reference_index = 3 - reference_index WHERE dimension = 'clarity'")
+    con.execute("DELETE FROM schema_migrations WHERE version = 10")
+    con.close()
+    con = store.open_store(path)
+    assert store.schema_version(con) == 10
+    kept_values_equal_joined(con)
+    con.close()

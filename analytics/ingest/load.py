@@ -790,6 +790,7 @@ def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
                    WHERE rubric = ? AND dimension = ?""",
                 [list(dim.levels), rubric, dimension],
             )
+            reference_pairs.redo_dimension(con, rubric, dimension)
 
 
 def _combo_join(alias: str = "c") -> str:
