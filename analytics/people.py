@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from analytics import keys, reference_pairs
+from analytics import contractor_tasks, keys, reference_pairs
 
 FORMAT = "rater_directory"
 COLUMNS = ("rater_id", "display_name", "aliases", "team", "active_from", "active_to")
@@ -236,7 +236,9 @@ def _rename(con: duckdb.DuckDBPyConnection, directory: int | None, ingest: int |
         p,
     )
     if directory is not None:  # a ratings load adds its kept pairs after this, already renamed
-        reference_pairs.redo_loads(con, _loads_renamed_by(con, directory))
+        renamed = _loads_renamed_by(con, directory)
+        reference_pairs.redo_loads(con, renamed)
+        contractor_tasks.redo_loads(con, renamed)
     return int(n)
 
 
@@ -271,6 +273,7 @@ def unload(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
     for table in ("rater_directory", "rater_aliases"):
         con.execute(f"DELETE FROM {table} WHERE ingest_id = ?", [ingest_id])
     reference_pairs.redo_loads(con, touched)
+    contractor_tasks.redo_loads(con, touched)
 
 
 def has_aliases(con: duckdb.DuckDBPyConnection) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import keys, people, reference_pairs, rubrics
+from analytics import contractor_tasks, keys, people, reference_pairs, rubrics
 from analytics.consistency import results as rule_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,6 +147,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # The kept pairs recomputed: a scale widened by a later load or declared over stored ratings left old positions
     # in them before reference_pairs.redo_dimension.
     (10, reference_pairs.rebuild_statements()),
+    # Per contractor, task and dimension, the sums the rater effects and drift read (analytics/contractor_tasks.py).
+    (11, contractor_tasks.migration_statements()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
@@ -366,6 +368,7 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
             if not found:
                 raise KeyError(f"no loaded file has ingest id {ingest_id}")
             removed = {"reference_pairs": reference_pairs.remove_load(con, ingest_id)}
+            tasks = contractor_tasks.load_tasks(con, ingest_id)
             people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
             for table in ("ratings", "quarantine"):
                 removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
@@ -400,6 +403,7 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
                 [(who or "").strip() or None, ingest_id],
             )
             con.execute("DELETE FROM ingest_log WHERE ingest_id = ?", [ingest_id])
+            contractor_tasks.redo_tasks(con, tasks)  # the other contractors' figures on its units change too
             bump_version(con)
             con.execute("COMMIT")
             return removed

@@ -1,5 +1,5 @@
-"""Drift's weekly sums (analytics/effects/drift.py): the consensus of each contractor-task by hand, the packed
-query (level counts in one integer) equal to the exact one, and its fallback when a unit's counts overflow."""
+"""Drift's weekly sums (analytics/effects/drift.py): the consensus of each contractor-task by hand, and on the demo
+equal to a pandas computation from the ratings."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from analytics.effects import drift
 from analytics.filters import NO_FILTERS
 from analytics.ingest.load import ingest_bytes
+from tests.kept_tasks import expected_rows
 
 
 def _csv(rows: list[tuple[str, str, str, str]]) -> bytes:
@@ -48,21 +49,22 @@ def test_week_sums_by_hand(small):
     assert c1["r2"] == pytest.approx((0.5 - 0.2) ** 2 + (0.0 - 0.2) ** 2)
 
 
-def _exact(con, monkeypatch) -> pd.DataFrame:
-    with monkeypatch.context() as m:
-        m.setattr(drift, "packing_bits", lambda width: 0)
-        return drift.week_sums(con, NO_FILTERS)
-
-
-def test_packed_counts_equal_the_exact_ones_on_the_demo(demo, monkeypatch):
-    packed = drift.week_sums(demo, NO_FILTERS)
-    assert drift.packing_bits(drift.scale_width(demo)) > 0  # the demo takes the packed form
-    pd.testing.assert_frame_equal(packed, _exact(demo, monkeypatch), check_exact=False, rtol=1e-12)
-
-
-def test_overflowing_packed_counts_fall_back_to_exact_counts(small, monkeypatch):
-    """With one bit per level a unit of two ratings cannot be packed: the query asks again without packing."""
-    monkeypatch.setattr(drift, "packing_bits", lambda width: 1)
-    overflowing = drift.week_sums(small, NO_FILTERS)
-    pd.testing.assert_frame_equal(overflowing, _exact(small, monkeypatch))
-    assert overflowing["n"].sum() == 5
+def test_weekly_sums_on_the_demo_equal_pandas_from_the_ratings(demo):
+    """Each contractor-task's consensus (over its units another contractor rated, the share of the others who gave
+    the same level), summed per contractor, rubric and week, from tests/kept_tasks.py's pandas rows."""
+    rows = expected_rows(demo).dropna(subset=["submitted_at"])
+    per_task = rows.groupby(["rater_id", "rubric", "task_key"]).agg(
+        submitted_at=("submitted_at", "min"), agree_sum=("agree_sum", "sum"), agree_n=("agree_n", "sum")
+    )
+    per_task["consensus"] = (per_task["agree_sum"] / per_task["agree_n"]).where(per_task["agree_n"] > 0)
+    per_task["week"] = per_task["submitted_at"].dt.to_period("W-SUN").dt.start_time
+    g = per_task.groupby(["rater_id", "rubric", "week"])["consensus"]
+    want = pd.DataFrame({"n_rows": g.size(), "n": g.count(), "s1": g.sum()}).reset_index()
+    got = drift.week_sums(demo, NO_FILTERS)
+    assert len(got) > 50
+    pd.testing.assert_frame_equal(
+        got[["rater_id", "rubric", "week", "n_rows", "n", "s1"]].reset_index(drop=True),
+        want.sort_values(["rater_id", "rubric", "week"]).reset_index(drop=True),
+        check_dtype=False,
+        rtol=1e-9,
+    )

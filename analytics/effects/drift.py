@@ -9,7 +9,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics.agreement.pairs import packing_bits, scale_width
 from analytics.effects import markers
 from analytics.effects.rows import finish
 from analytics.filters import NO_FILTERS, Filters
@@ -34,62 +33,37 @@ ALERT_COLUMNS = (
 )
 
 
-def task_agreement_query(filters: Filters, bits: int = 0) -> Query:
+def task_agreement_query(filters: Filters) -> Query:
     """Per contractor, rubric and task, with its week: the share of the other contractors' ratings of the same
-    units that agree exactly (consensus), and the share of researcher ratings that do (NULL where none).
-
-    With `bits` (analytics.agreement.pairs.packing_bits), each unit's level counts are packed in one integer and
-    every rating reads its own level's count from it (one join on the unit, no window); `overflow` marks tasks
-    with a unit of 2^bits or more ratings, whose counts the packing cannot hold (week_sums then asks again
-    without packing)."""
-    where, params = filters.but(roles=("contractor",)).where_named("r")
+    units that agree exactly (consensus; the other contractors count whatever their date, see
+    analytics/contractor_tasks.py, which keeps the sums per task), and the share of researcher ratings that do
+    (NULL where none)."""
+    where, params = filters.but(roles=("contractor",)).where_named("t")
     paired, _ = filters.but(roles=("contractor",)).where_named("p")
-    if bits:
-        unit = """unit AS (SELECT dim_key, task_key, target_key, count(*) AS n_unit,
-                  sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
-           FROM c GROUP BY dim_key, task_key, target_key)"""
-        own = "CAST((u.code >> ($bits * c.value_index)) & ((CAST(1 AS HUGEINT) << $bits) - 1) AS BIGINT)"
-        on, overflow, params = (
-            "dim_key, task_key, target_key",
-            "bool_or(u.n_unit >= (CAST(1 AS HUGEINT) << $bits))",
-            {**params, "bits": bits},
-        )
-    else:
-        unit = """levels AS (SELECT dim_key, task_key, target_key, value_index, count(*) AS n_level FROM c
-           GROUP BY dim_key, task_key, target_key, value_index),
-unit AS (SELECT *, sum(n_level) OVER (PARTITION BY dim_key, task_key, target_key) AS n_unit FROM levels)"""
-        own, on, overflow = "u.n_level", "dim_key, task_key, target_key, value_index", "false"
     return Query(
         "drift_task_agreement",
-        f"""WITH c AS (
-    SELECT r.rater_key, r.task_key, r.dim_key, r.target_key, r.value_index, r.submitted_at
-    FROM ratings r WHERE {where} AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:')),
-{unit},
-team AS (
-    SELECT c.rater_key, d.rubric, c.task_key, min(c.submitted_at) AS submitted_at,
-           avg(CASE WHEN u.n_unit >= 2 THEN ({own} - 1) / (u.n_unit - 1) END) AS consensus,
-           {overflow} AS overflow
-    FROM c JOIN unit u USING ({on}) JOIN dimension_keys d USING (dim_key) GROUP BY ALL),
+        f"""WITH team AS (
+    SELECT t.rater_key, t.rubric, t.task_key, min(t.submitted_at) AS submitted_at,
+           sum(t.agree_sum) / nullif(sum(t.agree_n), 0) AS consensus
+    FROM contractor_tasks t WHERE {where} GROUP BY t.rater_key, t.rubric, t.task_key),
 res AS (
     SELECT p.rater_key, p.rubric, p.task_key,
            avg(CASE WHEN p.value_index = p.reference_index THEN 1.0 ELSE 0.0 END) AS researchers
     FROM reference_pairs p WHERE {paired} GROUP BY ALL)
-SELECT k.rater_id, t.rubric, t.task_key, date_trunc('week', t.submitted_at) AS week, t.consensus, res.researchers,
-       t.overflow
+SELECT k.rater_id, t.rubric, t.task_key, date_trunc('week', t.submitted_at) AS week, t.consensus, res.researchers
 FROM team t LEFT JOIN res USING (rater_key, rubric, task_key) JOIN rater_keys k USING (rater_key)
 WHERE t.submitted_at IS NOT NULL""",
         params,
     )
 
 
-def weekly_query(filters: Filters, bits: int = 0) -> Query:
+def weekly_query(filters: Filters) -> Query:
     """Per contractor, rubric and week, over task_agreement_query's tasks: how many there were (n_rows) and, over
     those with a consensus, their number, sum and sum of squares (n, s1, s2); the researcher agreement's number
-    and sum; tasks whose packed counts overflowed. Small (contractors x weeks), whatever the number of tasks."""
-    task = task_agreement_query(filters, bits)
+    and sum. Small (contractors x weeks), whatever the number of tasks."""
+    task = task_agreement_query(filters)
     sql = f"""SELECT rater_id, rubric, week, count(*) AS n_rows, count(consensus) AS n, sum(consensus) AS s1,
-       sum(consensus * consensus) AS s2, count(researchers) AS n_researchers, sum(researchers) AS s_researchers,
-       count(*) FILTER (WHERE overflow) AS n_overflow
+       sum(consensus * consensus) AS s2, count(researchers) AS n_researchers, sum(researchers) AS s_researchers
 FROM ({task.sql}) AS tasks
 GROUP BY ALL
 ORDER BY ALL"""
@@ -103,10 +77,7 @@ def week_sums(
     consensus that week, and the sum and sum of squares of the tasks' consensus relative to it (r1, r2): a fall
     everyone shares (new guidelines, harder tasks, newcomers in the pool) is not one contractor's drift. With a
     QueryLog as `queries`, the functions below given the same log and filter run the query once."""
-    bits = packing_bits(scale_width(con, queries))
-    df = run(con, weekly_query(filters, bits), queries)
-    if bits and df["n_overflow"].sum():  # a unit with more ratings than the packed counts hold: count exactly
-        df = run(con, weekly_query(filters), queries)
+    df = run(con, weekly_query(filters), queries)
     if df.empty:
         return df.assign(week_no=pd.Series(dtype=int), team=[], r1=[], r2=[])
     first = df.groupby(["rater_id", "rubric"])["week"].transform("min")

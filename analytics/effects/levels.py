@@ -54,17 +54,24 @@ rated AS (
 NAMED = "JOIN rater_keys USING (rater_key) JOIN dimension_keys USING (dim_key)"  # keys to rater_id, rubric, dimension
 
 
+def _kept(filters: Filters) -> tuple[str, dict]:
+    """The CTEs `ordered` and `kept`: the contractor tasks (analytics/contractor_tasks.py) of ordered absolute
+    dimensions the filter selects."""
+    where, params = filters.but(roles=("contractor",)).where_named("t")
+    return (
+        f"""WITH {ORDERED},
+kept AS (SELECT t.* FROM contractor_tasks t JOIN ordered o USING (dim_key) WHERE {where})""",
+        params,
+    )
+
+
 def consensus_shift_query(filters: Filters) -> Query:
     """Per contractor and ordered absolute dimension, over tasks: the task's mean of their value minus the other
-    contractors' mean on the same unit (leave-self-out, units another contractor rated), as task_means rows."""
-    head, params = _rated(filters)
+    contractors' mean on the same unit (leave-self-out, units another contractor rated, whatever that one's date),
+    as task_means rows."""
+    head, params = _kept(filters)
     sql = f"""{head},
-unit AS (SELECT dim_key, task_key, target_key, sum(v) AS total, count(*) AS n_unit FROM rated GROUP BY ALL),
-per_task AS (
-    SELECT r.rater_key, r.dim_key, r.task_key, avg(r.v - (u.total - r.v) / (u.n_unit - 1)) AS difference
-    FROM rated r JOIN unit u USING (dim_key, task_key, target_key)
-    WHERE u.n_unit >= 2 GROUP BY ALL),
-stats AS (SELECT rater_key, dim_key, {task_stats_sql("difference")} FROM per_task GROUP BY ALL)
+stats AS (SELECT rater_key, dim_key, {task_stats_sql("diff_sum / agree_n")} FROM kept WHERE agree_n > 0 GROUP BY ALL)
 SELECT rater_id, rubric, dimension, raw, se, n_tasks FROM stats {NAMED}
 ORDER BY rater_id, rubric, dimension"""
     return Query("effects_consensus_shift", sql, params)
@@ -72,18 +79,17 @@ ORDER BY rater_id, rubric, dimension"""
 
 def central_query(filters: Filters) -> Query:
     """Per contractor and ordered absolute dimension: the share of their ratings at inner levels per task, over
-    tasks (task_means rows), and the variance of their values beside all contractors' (`variance`, `team_variance`)."""
-    head, params = _rated(filters)
+    tasks (task_means rows), and the variance of their values beside all contractors' (`variance`, `team_variance`:
+    sample variances from the kept sums)."""
+    head, params = _kept(filters)
     sql = f"""{head},
-per_task AS (
-    SELECT rater_key, dim_key, task_key,
-           avg(CASE WHEN value_index > 0 AND value_index < q - 1 THEN 1.0 ELSE 0.0 END) AS inner_share
-    FROM rated GROUP BY ALL),
-shares AS (SELECT rater_key, dim_key, {task_stats_sql("inner_share")} FROM per_task GROUP BY ALL),
-own AS (SELECT rater_key, dim_key, var_samp(v) AS variance FROM rated GROUP BY ALL),
-team AS (SELECT dim_key, var_samp(v) AS team_variance FROM rated GROUP BY ALL)
-SELECT rater_id, rubric, dimension, raw, se, n_tasks, variance, team_variance
-FROM shares JOIN own USING (rater_key, dim_key) JOIN team USING (dim_key) {NAMED}
+own AS (SELECT rater_key, dim_key, {task_stats_sql("inner_n / n_ratings")},
+               sum(n_ratings) AS n, sum(v_sum) AS s1, sum(v_sq) AS s2 FROM kept GROUP BY ALL),
+team AS (SELECT dim_key, sum(n) AS n, sum(s1) AS s1, sum(s2) AS s2 FROM own GROUP BY ALL)
+SELECT rater_id, rubric, dimension, raw, se, n_tasks,
+       CASE WHEN own.n > 1 THEN (own.s2 - own.s1 * own.s1 / own.n) / (own.n - 1) END AS variance,
+       CASE WHEN team.n > 1 THEN (team.s2 - team.s1 * team.s1 / team.n) / (team.n - 1) END AS team_variance
+FROM own JOIN team USING (dim_key) {NAMED}
 ORDER BY rater_id, rubric, dimension"""
     return Query("effects_central_tendency", sql, params)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from analytics import keys, people, reference_pairs, rubrics, store
+from analytics import contractor_tasks, keys, people, reference_pairs, rubrics, store
 from analytics.consistency import results as rule_results
 from analytics.ingest import FORMATS, detect_format, limits
 from analytics.ingest.base import (
@@ -426,6 +426,7 @@ def _load(
         problems += merged
         loaded -= len(merged)
     reference_pairs.add_load(con, ingest_id)
+    contractor_tasks.add_load(con, ingest_id)
     rule_results.after_load(con, ingest_id)
     quarantined = bad + sum(p.counts_as_row for p in problems)
     con.execute(
@@ -791,6 +792,7 @@ def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
                 [list(dim.levels), rubric, dimension],
             )
             reference_pairs.redo_dimension(con, rubric, dimension)
+            contractor_tasks.redo_dimension(con, rubric, dimension)
 
 
 def _combo_join(alias: str = "c") -> str:

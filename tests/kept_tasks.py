@@ -1,0 +1,74 @@
+"""An independent pandas computation of analytics/contractor_tasks.py's rows, for tests that change the stored
+ratings (loads, unloads, directories, scales) to check the kept table against."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ["task_key", "dim_key", "rater_key", "rater_id", "rubric", "dimension", "submitted_at", "n_ratings",
+           "agree_sum", "agree_n", "diff_sum", "inner_n", "v_sum", "v_sq"]  # fmt: skip
+
+
+def expected_rows(con) -> pd.DataFrame:
+    """contractor_tasks' rows computed in pandas from the ratings and the dimensions' scales as stored now."""
+    r = con.execute(
+        """SELECT task_key, dim_key, target_key, rater_key, rater_id, rubric, dimension, submitted_at, value_index
+           FROM ratings WHERE role = 'contractor' AND value_index IS NOT NULL AND rater_id NOT LIKE 'anon:%'"""
+    ).df()
+    dims = con.execute("SELECT rubric, dimension, levels, level_values FROM dimensions").df()
+    scale = {(d.rubric, d.dimension): (_list(d.levels), _list(d.level_values)) for d in dims.itertuples()}
+
+    def value(row) -> float:
+        levels, values = scale[(row.rubric, row.dimension)]
+        v = values[row.value_index] if row.value_index < len(values) else None
+        unnumbered = v is None or np.ma.is_masked(v) or pd.isna(v)  # a level without a number: its position
+        return float(row.value_index) if unnumbered else float(v)
+
+    r["v"] = [value(row) for row in r.itertuples()]
+    r["q"] = [len(scale[(a, b)][0]) for a, b in zip(r["rubric"], r["dimension"], strict=True)]
+    unit = ["dim_key", "task_key", "target_key"]
+    r["n_unit"] = r.groupby(unit)["v"].transform("size")
+    r["total"] = r.groupby(unit)["v"].transform("sum")
+    r["n_level"] = r.groupby([*unit, "value_index"])["v"].transform("size")
+    shared = r["n_unit"] >= 2
+    others = (r["n_unit"] - 1).where(shared)
+    r["agree"] = ((r["n_level"] - 1) / others).where(shared)
+    r["diff"] = (r["v"] - (r["total"] - r["v"]) / others).where(shared)
+    r["inner"] = (r["value_index"] > 0) & (r["value_index"] < r["q"] - 1)
+    r["v_sq"] = r["v"] * r["v"]
+    g = r.groupby(["task_key", "dim_key", "rater_key", "rater_id", "rubric", "dimension"])
+    out = pd.DataFrame(
+        {
+            "submitted_at": g["submitted_at"].min(),
+            "n_ratings": g.size(),
+            "agree_sum": g["agree"].sum(min_count=1),
+            "agree_n": g["agree"].count(),
+            "diff_sum": g["diff"].sum(min_count=1),
+            "inner_n": g["inner"].sum(),
+            "v_sum": g["v"].sum(),
+            "v_sq": g["v_sq"].sum(),
+        }
+    ).reset_index()
+    return _sorted(out)
+
+
+def _list(x) -> list:
+    return [] if x is None else list(x)
+
+
+def kept_rows(con) -> pd.DataFrame:
+    """contractor_tasks as stored."""
+    return _sorted(con.execute(f"SELECT {', '.join(COLUMNS)} FROM contractor_tasks").df())
+
+
+def _sorted(df: pd.DataFrame) -> pd.DataFrame:
+    out = df[COLUMNS].sort_values(["task_key", "dim_key", "rater_key"]).reset_index(drop=True)
+    for c in ("n_ratings", "agree_n", "inner_n", "task_key", "dim_key", "rater_key"):
+        out[c] = out[c].astype(np.int64)
+    return out
+
+
+def assert_kept_tasks_are_the_ratings(con) -> None:
+    """The kept contractor tasks equal the pandas computation from the ratings as they now are."""
+    pd.testing.assert_frame_equal(kept_rows(con), expected_rows(con), check_dtype=False, rtol=1e-9)

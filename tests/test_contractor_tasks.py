@@ -1,0 +1,139 @@
+"""The contractor tasks kept at ingest (analytics/contractor_tasks.py): whatever loads, unloads, rater directories
+and scale changes happen, the kept rows equal a pandas computation from the ratings as they are; the effects and
+drift read them; the other contractors on a unit count whatever their date."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pandas as pd
+import pytest
+
+from analytics import store
+from analytics.effects import drift, levels
+from analytics.filters import NO_FILTERS, Filters
+from analytics.ingest.load import ingest_bytes
+from analytics.scales_file import declare_scales, parse_scales
+from tests.kept_tasks import assert_kept_tasks_are_the_ratings, expected_rows, kept_rows
+from tests.test_reference_pairs import FILES, csv
+
+
+def test_the_kept_rows_follow_loads_and_unloads_in_any_order(con):
+    names = list(FILES)
+    for name in [names[1], names[3], names[2], names[0]]:
+        assert ingest_bytes(con, FILES[name], name).status == "loaded"
+        assert_kept_tasks_are_the_ratings(con)
+    assert len(kept_rows(con)) > 0
+    ids = dict(con.execute("SELECT file_name, ingest_id FROM ingest_log").fetchall())
+    store.unload_file(con, ids["contractors_2.csv"], "test")  # c3 shared tasks 10-19 with c1 and c2
+    assert_kept_tasks_are_the_ratings(con)
+    store.unload_file(con, ids["contractors_1.csv"], "test")
+    assert_kept_tasks_are_the_ratings(con)
+    assert kept_rows(con).empty
+    assert ingest_bytes(con, FILES["contractors_2.csv"], "contractors_2.csv").status == "loaded"
+    assert_kept_tasks_are_the_ratings(con)
+
+
+def test_anonymous_raters_are_neither_kept_nor_counted_as_others(con):
+    rows = [("t1", "", r, "contractor", "clarity", v, "2026-03-02") for r, v in (("c1", "1"), ("anon:7", "4"))]
+    ingest_bytes(con, csv(rows + [("t1", "", "c2", "contractor", "clarity", "2", "2026-03-02")]), "a.csv")
+    kept = kept_rows(con)
+    assert set(kept["rater_id"]) == {"c1", "c2"}
+    assert kept["agree_n"].tolist() == [1, 1]  # each has one other contractor, not two
+    assert_kept_tasks_are_the_ratings(con)
+
+
+def test_a_scale_widened_by_a_later_load_or_declared_moves_the_kept_values(con):
+    first = [("t1", "", c, "contractor", "clarity", v, "2026-03-02") for c, v in (("c1", "1"), ("c2", "3"))]
+    ingest_bytes(con, csv(first), "first.csv")
+    assert kept_rows(con)["v_sum"].tolist() == [1.0, 3.0]  # numeric levels are their own values
+    ingest_bytes(con, csv([("t2", "", "c1", "contractor", "clarity", "2", "2026-03-03")]), "later.csv")
+    assert_kept_tasks_are_the_ratings(con)
+    assert kept_rows(con)["inner_n"].tolist() == [0, 0, 1]  # 1 and 3 are the ends of 1..3, 2 is inside
+    entry = {"rubric": "study", "dimension": "clarity", "level": "interval",
+             "levels": [{"label": "1", "value": 10}, {"label": "2", "value": 20}, {"label": "3", "value": 40}]}  # fmt: skip
+    declare_scales(con, parse_scales(json.dumps({"scales": [entry]}).encode(), "s.json"))
+    assert_kept_tasks_are_the_ratings(con)
+    assert kept_rows(con)["v_sum"].tolist() == [10.0, 40.0, 20.0]
+
+
+def test_a_rater_directory_merging_and_unmerging_ids_redoes_the_kept_rows(con):
+    from tests.test_people import AS_ANNOTATOR, AS_C13, DIRECTORY, RESEARCHER
+
+    for name, data in (("r.csv", RESEARCHER), ("c13.csv", AS_C13), ("ann.csv", AS_ANNOTATOR)):
+        ingest_bytes(con, data, name)
+    assert set(kept_rows(con)["rater_id"]) == {"c13", "annotator_13"}
+    result = ingest_bytes(con, DIRECTORY, "people.csv")
+    assert result.status == "loaded", result.errors
+    assert set(kept_rows(con)["rater_id"]) == {"c13"}
+    assert_kept_tasks_are_the_ratings(con)
+    directory_id = con.execute("SELECT ingest_id FROM ingest_log WHERE file_name = 'people.csv'").fetchall()[0][0]
+    store.unload_file(con, directory_id, "test")
+    assert set(kept_rows(con)["rater_id"]) == {"c13", "annotator_13"}
+    assert_kept_tasks_are_the_ratings(con)
+
+
+def test_the_demo_store_keeps_the_rows_the_ratings_give(demo):
+    assert len(kept_rows(demo)) > 1000
+    assert_kept_tasks_are_the_ratings(demo)
+
+
+def test_a_store_from_before_the_table_gains_it_when_opened(tmp_path):
+    path = tmp_path / "old.duckdb"
+    con = store.open_store(path)
+    for name in FILES:
+        ingest_bytes(con, FILES[name], name)
+    want = expected_rows(con)
+    con.execute("DROP TABLE contractor_tasks")
+    con.execute("DELETE FROM schema_migrations WHERE version = 11")
+    con.close()
+    con = store.open_store(path)
+    assert store.schema_version(con) >= 11
+    pd.testing.assert_frame_equal(kept_rows(con), want, check_dtype=False, rtol=1e-9)
+    con.close()
+
+
+@pytest.fixture
+def two_dates(con):
+    """c1 rates t1 and t2 on 2 March; c2 rates t1 on 20 March (a different level) and t2 on 2 March (the same)."""
+    rows = [
+        ("t1", "", "c1", "contractor", "clarity", "1", "2026-03-02"),
+        ("t2", "", "c1", "contractor", "clarity", "3", "2026-03-02"),
+        ("t1", "", "c2", "contractor", "clarity", "4", "2026-03-20"),
+        ("t2", "", "c2", "contractor", "clarity", "3", "2026-03-02"),
+    ]
+    assert ingest_bytes(con, csv(rows), "dates.csv").status == "loaded"
+    return con
+
+
+def test_the_other_contractors_on_a_unit_count_whatever_their_date(two_dates):
+    """A filter to the first ten days of March reads c1's tasks t1 and t2; c2's later rating of t1 is still the
+    one c1 is compared with: leniency (1 - 4 + 3 - 3) / 2 = -1.5 on the value scale 1..4, consensus 1/2."""
+    early = Filters(date_to=dt.date(2026, 3, 10))
+    shift = levels.consensus_shift_query(early).df(two_dates).set_index("rater_id")
+    assert shift.loc["c1", "raw"] == pytest.approx(-1.5) and shift.loc["c1", "n_tasks"] == 2
+    assert shift.loc["c2", "n_tasks"] == 1  # c2's rating of t1 is after the filter: only t2 is read
+    weeks = drift.week_sums(two_dates, early).set_index("rater_id")
+    assert weeks.loc["c1", "n"] == 2 and weeks.loc["c1", "s1"] == pytest.approx(1.0)
+    # A rater filter does not shrink the others either: c1 alone is still compared with c2.
+    alone = levels.consensus_shift_query(Filters(raters=("c1",))).df(two_dates)
+    assert alone["rater_id"].tolist() == ["c1"] and alone["raw"].iloc[0] == pytest.approx(-1.5)
+    assert drift.week_sums(two_dates, NO_FILTERS)["n"].sum() == 4
+
+
+def test_central_tendency_variances_from_the_kept_sums_equal_pandas(demo):
+    """The own and team variances read from kept sums equal pandas' sample variances of the values."""
+    got = levels.central_query(NO_FILTERS).df(demo)
+    assert len(got) > 0
+    ratings = demo.execute(
+        """SELECT r.rater_id, r.rubric, r.dimension, coalesce(d.level_values[r.value_index + 1], r.value_index) AS v
+           FROM ratings r JOIN dimensions d USING (rubric, dimension)
+           WHERE r.role = 'contractor' AND r.value_index IS NOT NULL AND r.rater_id NOT LIKE 'anon:%'"""
+    ).df()
+    own = ratings.groupby(["rater_id", "rubric", "dimension"])["v"].var()
+    team = ratings.groupby(["rubric", "dimension"])["v"].var()
+    for row in got.itertuples():
+        want = own[(row.rater_id, row.rubric, row.dimension)]
+        assert row.variance == pytest.approx(want, rel=1e-9, abs=1e-12) or (pd.isna(want) and pd.isna(row.variance))
+        assert row.team_variance == pytest.approx(team[(row.rubric, row.dimension)], rel=1e-9)
