@@ -14,6 +14,8 @@ renames, a scale re-read (`redo`). Raters whose id starts with 'anon:' are neith
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import duckdb
 
 CREATE = """CREATE TABLE contractor_tasks (
@@ -30,24 +32,65 @@ CREATE = """CREATE TABLE contractor_tasks (
 #   v_sum, v_sq         the sum and sum of squares of the values (central tendency's variances).
 # A value is the level's number on the scale, else its position (levels.VALUE).
 
-_FILL = """INSERT INTO contractor_tasks
-WITH c AS (
-    SELECT r.task_key, r.dim_key, r.target_key, r.rater_key, r.rater_id, r.rubric, r.dimension, r.submitted_at,
-           r.value_index, len(d.levels) AS q, coalesce(d.level_values[r.value_index + 1], r.value_index) AS v
-    FROM ratings r LEFT JOIN dimensions d USING (rubric, dimension)
+# The contractors' ratings in scope with their value v and scale size q.
+_RATED = """WITH scale AS (
+    SELECT k.dim_key, len(d.levels) AS q, d.level_values FROM dimensions d JOIN dimension_keys k USING (rubric, dimension)),
+c AS (
+    SELECT r.task_key, r.dim_key, r.target_key, r.rater_key, r.submitted_at, r.value_index, s.q,
+           coalesce(s.level_values[r.value_index + 1], r.value_index) AS v
+    FROM ratings r LEFT JOIN scale s USING (dim_key)
     WHERE r.role = 'contractor' AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:')
-      AND {scope}),
+      AND {scope})"""
+# Each rating reads how many ratings of its unit share its level (own): from each unit's level counts packed in one
+# integer ($bits per level, analytics/agreement/pairs.py's packing; one GROUP BY of units, no second join), or, when
+# the scale is too wide or a unit could hold 2^$bits ratings, from a GROUP BY of unit levels.
+_PACKED = """,
+units AS (SELECT dim_key, task_key, target_key, count(*) AS n_unit, sum(v) AS total,
+                 sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code FROM c GROUP BY ALL),
+own AS (SELECT c.*, u.n_unit, u.total,
+               CAST((u.code >> ($bits * c.value_index)) & ((CAST(1 AS HUGEINT) << $bits) - 1) AS BIGINT) AS n_level
+        FROM c JOIN units u USING (dim_key, task_key, target_key))"""
+_EXACT = """,
 levels AS (SELECT dim_key, task_key, target_key, value_index, count(*) AS n_level FROM c GROUP BY ALL),
-units AS (SELECT dim_key, task_key, target_key, count(*) AS n_unit, sum(v) AS total FROM c GROUP BY ALL)
-SELECT c.task_key, c.dim_key, c.rater_key, c.rater_id, 'contractor', c.rubric, c.dimension, min(c.submitted_at),
-       count(*),
-       sum(CASE WHEN u.n_unit >= 2 THEN (l.n_level - 1) / (u.n_unit - 1) END),
-       count(*) FILTER (WHERE u.n_unit >= 2),
-       sum(CASE WHEN u.n_unit >= 2 THEN c.v - (u.total - c.v) / (u.n_unit - 1) END),
-       count(*) FILTER (WHERE c.value_index > 0 AND c.value_index < c.q - 1),
-       sum(c.v), sum(c.v * c.v)
-FROM c JOIN units u USING (dim_key, task_key, target_key) JOIN levels l USING (dim_key, task_key, target_key, value_index)
-GROUP BY c.task_key, c.dim_key, c.rater_key, c.rater_id, c.rubric, c.dimension"""
+units AS (SELECT dim_key, task_key, target_key, count(*) AS n_unit, sum(v) AS total FROM c GROUP BY ALL),
+own AS (SELECT c.*, u.n_unit, u.total, l.n_level
+        FROM c JOIN units u USING (dim_key, task_key, target_key)
+               JOIN levels l USING (dim_key, task_key, target_key, value_index))"""
+_ROWS = """,
+sums AS (
+    SELECT task_key, dim_key, rater_key, min(submitted_at) AS submitted_at, count(*) AS n_ratings,
+           sum(CASE WHEN n_unit >= 2 THEN (n_level - 1) / (n_unit - 1) END) AS agree_sum,
+           count(*) FILTER (WHERE n_unit >= 2) AS agree_n,
+           sum(CASE WHEN n_unit >= 2 THEN v - (total - v) / (n_unit - 1) END) AS diff_sum,
+           count(*) FILTER (WHERE value_index > 0 AND value_index < q - 1) AS inner_n,
+           sum(v) AS v_sum, sum(v * v) AS v_sq
+    FROM own GROUP BY task_key, dim_key, rater_key)
+INSERT INTO contractor_tasks
+SELECT s.task_key, s.dim_key, s.rater_key, k.rater_id, 'contractor', d.rubric, d.dimension, s.submitted_at,
+       s.n_ratings, s.agree_sum, s.agree_n, s.diff_sum, s.inner_n, s.v_sum, s.v_sq
+FROM sums s JOIN rater_keys k USING (rater_key) JOIN dimension_keys d USING (dim_key)"""
+
+
+def fill_sql(scope: str, packed: bool) -> str:
+    """The INSERT of the rows of the units `scope` selects, in the packed form (parameter $bits) or the exact one."""
+    return _RATED.format(scope=scope) + (_PACKED if packed else _EXACT) + _ROWS
+
+
+def packing(con: duckdb.DuckDBPyConnection) -> int:
+    """Bits per level for the packed form, 0 for the exact one: packing needs a narrow enough scale, and a unit
+    holds one rating per rater, so fewer raters than 2^bits cannot overflow a level's count."""
+    from analytics.agreement.pairs import packing_bits, scale_width  # the store's migrations run before the rest
+
+    bits = packing_bits(scale_width(con))
+    n_raters = int(con.execute("SELECT count(*) FROM rater_keys").fetchall()[0][0])
+    return bits if bits and n_raters < (1 << bits) else 0
+
+
+def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | None = None) -> None:
+    """Insert the rows of the units `scope` selects, from the ratings stored now."""
+    bits = packing(con)
+    con.execute(fill_sql(scope, bool(bits)), {**(params or {}), **({"bits": bits} if bits else {})})
+
 
 # Conditions closed under units (a unit's ratings meet all or none), on columns both tables have: the tasks of
 # some loads, one dimension, a list of tasks.
@@ -59,7 +102,7 @@ TASKS = "list_contains($tasks, task_key)"
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
     """Recompute the rows of the units `scope` (LOADS, DIMENSION or TASKS) selects, from the ratings stored now."""
     con.execute(f"DELETE FROM contractor_tasks WHERE {scope}", params)
-    con.execute(_FILL.format(scope=scope), params)
+    fill(con, scope, params)
 
 
 def add_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
@@ -90,6 +133,6 @@ def redo_tasks(con: duckdb.DuckDBPyConnection, task_keys: list[int]) -> None:
         redo(con, TASKS, {"tasks": list(task_keys)})
 
 
-def migration_statements() -> list[str]:
+def migration_steps() -> list[str | Callable[[duckdb.DuckDBPyConnection], None]]:
     """Migration 11: the table, filled from the ratings already stored."""
-    return [CREATE, _FILL.format(scope="TRUE")]
+    return [CREATE, fill]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import duckdb
@@ -35,7 +36,8 @@ def db_path(path: str | os.PathLike | None = None) -> Path:
 
 
 # Each migration is (version, statements). Never edit a released migration: append a new one.
-MIGRATIONS: list[tuple[int, list[str]]] = [
+# Each migration: SQL statements, or functions of the connection for steps that choose their SQL.
+MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection], None]]]] = [
     (
         1,
         [
@@ -148,7 +150,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # in them before reference_pairs.redo_dimension.
     (10, reference_pairs.rebuild_statements()),
     # Per contractor, task and dimension, the sums the rater effects and drift read (analytics/contractor_tasks.py).
-    (11, contractor_tasks.migration_statements()),
+    (11, contractor_tasks.migration_steps()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
@@ -305,8 +307,8 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> None:
             continue
         con.execute("BEGIN TRANSACTION")
         try:
-            for sql in statements:
-                con.execute(sql)
+            for step in statements:
+                step(con) if callable(step) else con.execute(step)
             con.execute("INSERT INTO schema_migrations VALUES (?, current_timestamp)", [version])
             con.execute("COMMIT")
         except Exception:

@@ -137,3 +137,29 @@ def test_central_tendency_variances_from_the_kept_sums_equal_pandas(demo):
         want = own[(row.rater_id, row.rubric, row.dimension)]
         assert row.variance == pytest.approx(want, rel=1e-9, abs=1e-12) or (pd.isna(want) and pd.isna(row.variance))
         assert row.team_variance == pytest.approx(team[(row.rubric, row.dimension)], rel=1e-9)
+
+
+def test_the_packed_and_the_exact_form_keep_the_same_rows(tmp_path, monkeypatch):
+    """Level counts packed in one integer per unit, or counted per unit level (wide scales, many raters)."""
+    from analytics import contractor_tasks
+
+    con = store.open_store(tmp_path / "s.duckdb")
+    for name in FILES:
+        ingest_bytes(con, FILES[name], name)
+    assert contractor_tasks.packing(con) > 0
+    packed = kept_rows(con)
+    monkeypatch.setattr(contractor_tasks, "packing", lambda con: 0)
+    con.execute("DELETE FROM contractor_tasks")
+    contractor_tasks.fill(con)
+    pd.testing.assert_frame_equal(kept_rows(con), packed, check_dtype=False, rtol=1e-12)
+    assert_kept_tasks_are_the_ratings(con)
+    con.close()
+
+
+def test_packing_is_off_when_a_unit_could_overflow_its_bits(con, monkeypatch):
+    from analytics import contractor_tasks
+    from analytics.agreement import pairs
+
+    ingest_bytes(con, FILES["contractors_1.csv"], "c.csv")
+    monkeypatch.setattr(pairs, "packing_bits", lambda width: 1)  # 2 raters: a level count of 2 needs 2 bits
+    assert contractor_tasks.packing(con) == 0
