@@ -14,6 +14,7 @@ renames, a scale re-read (`redo`). Raters whose id starts with 'anon:' are neith
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import duckdb
@@ -86,10 +87,24 @@ def packing(con: duckdb.DuckDBPyConnection) -> int:
     return bits if bits and n_raters < (1 << bits) else 0
 
 
+CHUNK_RATINGS = 4_000_000  # ratings per fill statement: bounds the memory of a large load's fill
+
+
 def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | None = None) -> None:
-    """Insert the rows of the units `scope` selects, from the ratings stored now."""
+    """Insert the rows of the units `scope` selects, from the ratings stored now: in ranges of task keys (units
+    are within one task) of about CHUNK_RATINGS ratings each, so that a load of 24M ratings does not hold every
+    unit's counts at once."""
+    params = params or {}
+    lo, hi, n = con.execute(
+        f"SELECT min(task_key), max(task_key), count(*) FROM ratings WHERE {scope}", params
+    ).fetchall()[0]
+    if not n:
+        return
     bits = packing(con)
-    con.execute(fill_sql(scope, bool(bits)), {**(params or {}), **({"bits": bits} if bits else {})})
+    sql = fill_sql(f"({scope}) AND task_key >= $lo AND task_key < $hi", bool(bits))
+    step = (hi - lo) // math.ceil(n / CHUNK_RATINGS) + 1
+    for start in range(lo, hi + 1, step):
+        con.execute(sql, {**params, **({"bits": bits} if bits else {}), "lo": start, "hi": start + step})
 
 
 # Conditions closed under units (a unit's ratings meet all or none), on columns both tables have: the tasks of

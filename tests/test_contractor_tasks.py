@@ -163,3 +163,16 @@ def test_packing_is_off_when_a_unit_could_overflow_its_bits(con, monkeypatch):
     ingest_bytes(con, FILES["contractors_1.csv"], "c.csv")
     monkeypatch.setattr(pairs, "packing_bits", lambda width: 1)  # 2 raters: a level count of 2 needs 2 bits
     assert contractor_tasks.packing(con) == 0
+
+
+def test_a_fill_in_many_task_ranges_keeps_the_same_rows(con, monkeypatch):
+    """A large load fills in ranges of task keys (CHUNK_RATINGS ratings each); units never straddle two."""
+    from analytics import contractor_tasks
+
+    monkeypatch.setattr(contractor_tasks, "CHUNK_RATINGS", 7)
+    for name in FILES:
+        ingest_bytes(con, FILES[name], name)
+    assert_kept_tasks_are_the_ratings(con)
+    con.execute("DELETE FROM contractor_tasks")
+    contractor_tasks.fill(con)
+    assert_kept_tasks_are_the_ratings(con)
