@@ -1,9 +1,12 @@
-"""Contractor tasks kept at ingest: per contractor, task and dimension, the sums the rater effects and drift read.
+"""Contractor tasks kept at ingest: per contractor, task and dimension, the sums the rater effects and drift read;
+per contractor, task and rubric, the spread halo reads.
 
 Leniency from the other contractors, central tendency and drift's weekly agreement each compared every contractor
 rating with the other contractors' ratings of its unit: a scan and join of every contractor rating (16-22M at 1M
 tasks) on every filter change. This table holds one row per contractor, task and dimension with those figures
-summed over the task's units (its targets), so a page groups it instead.
+summed over the task's units (its targets), so a page groups it instead. Halo's spread of one item's ratings
+across the rubric's ordered dimensions is kept per contractor, task and rubric in `contractor_halo`; it reads
+every ordered dimension of the rubric, whatever dimensions a filter selects.
 
 The other contractors on a unit count whatever their date and whoever the filter selects: the filters choose which
 of a contractor's tasks are read, not who they are compared with (as reference_pairs keeps a researcher's label
@@ -32,16 +35,32 @@ CREATE = """CREATE TABLE contractor_tasks (
 #   inner_n             ratings at neither end of the scale (central tendency);
 #   v_sum, v_sq         the sum and sum of squares of the values (central tendency's variances).
 # A value is the level's number on the scale, else its position (levels.VALUE).
+CREATE_HALO = """CREATE TABLE contractor_halo (
+    task_key INTEGER NOT NULL, rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL,
+    rubric VARCHAR NOT NULL, submitted_at TIMESTAMP, spread_sum DOUBLE NOT NULL, items INTEGER NOT NULL)"""
+# Per row, over the contractor's items (targets) of the task rated on three or more ordered absolute dimensions
+# (levels.ORDERED): the sum of each item's sample standard deviation of its scale positions (value_index / (q - 1))
+# across those dimensions, and the number of such items.
+TABLES = ("contractor_tasks", "contractor_halo")
 
-# The contractors' ratings in scope with their value v and scale size q.
-_RATED = """WITH scale AS (
-    SELECT k.dim_key, len(d.levels) AS q, d.level_values FROM dimensions d JOIN dimension_keys k USING (rubric, dimension)),
+# Ordered absolute dimensions (a condition on the dimensions table): comparison scales have no "lenient"
+# direction, two-level scales no inside, and a rank (1 = best) places an item against the task's other items, so
+# its mean is fixed by their number. Leniency, central tendency and halo read these.
+ORDERED = "NOT is_comparison AND measure <> 'nominal' AND kind <> 'ranking' AND len(levels) >= 3"
+# The contractors' ratings in scope with their value v, scale size q and whether the scale is ORDERED.
+_RATED = (
+    """WITH scale AS (
+    SELECT k.dim_key, len(d.levels) AS q, d.level_values, """
+    + ORDERED
+    + """ AS ordered
+    FROM dimensions d JOIN dimension_keys k USING (rubric, dimension)),
 c AS (
-    SELECT r.task_key, r.dim_key, r.target_key, r.rater_key, r.submitted_at, r.value_index, s.q,
+    SELECT r.task_key, r.dim_key, r.target_key, r.rater_key, r.rubric, r.submitted_at, r.value_index, s.q, s.ordered,
            coalesce(s.level_values[r.value_index + 1], r.value_index) AS v
     FROM ratings r LEFT JOIN scale s USING (dim_key)
     WHERE r.role = 'contractor' AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:')
       AND {scope})"""
+)
 # Each rating reads how many ratings of its unit share its level (own): from each unit's level counts packed in one
 # integer ($bits per level, analytics/agreement/pairs.py's packing; one GROUP BY of units, no second join), or, when
 # the scale is too wide or a unit could hold 2^$bits ratings, from a GROUP BY of unit levels.
@@ -70,6 +89,20 @@ INSERT INTO contractor_tasks
 SELECT s.task_key, s.dim_key, s.rater_key, k.rater_id, 'contractor', d.rubric, d.dimension, s.submitted_at,
        s.n_ratings, s.agree_sum, s.agree_n, s.diff_sum, s.inner_n, s.v_sum, s.v_sq
 FROM sums s JOIN rater_keys k USING (rater_key) JOIN dimension_keys d USING (dim_key)"""
+
+
+_HALO = """,
+items AS (
+    SELECT rater_key, rubric, task_key, min(submitted_at) AS submitted_at, stddev_samp(value_index / (q - 1)) AS spread
+    FROM c WHERE ordered GROUP BY rater_key, rubric, task_key, target_key HAVING count(*) >= 3)
+INSERT INTO contractor_halo
+SELECT i.task_key, i.rater_key, k.rater_id, 'contractor', i.rubric, min(i.submitted_at), sum(i.spread), count(*)
+FROM items i JOIN rater_keys k USING (rater_key) GROUP BY i.task_key, i.rater_key, k.rater_id, i.rubric"""
+
+
+def halo_sql(scope: str) -> str:
+    """The INSERT of the contractor_halo rows of the tasks `scope` selects."""
+    return _RATED.format(scope=scope) + _HALO
 
 
 def fill_sql(scope: str, packed: bool) -> str:
@@ -101,22 +134,25 @@ def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | Non
     if not n:
         return
     bits = packing(con)
-    sql = fill_sql(f"({scope}) AND task_key >= $lo AND task_key < $hi", bool(bits))
+    chunk = f"({scope}) AND task_key >= $lo AND task_key < $hi"
+    sql, halo = fill_sql(chunk, bool(bits)), halo_sql(chunk)
     step = (hi - lo) // math.ceil(n / CHUNK_RATINGS) + 1
     for start in range(lo, hi + 1, step):
         con.execute(sql, {**params, **({"bits": bits} if bits else {}), "lo": start, "hi": start + step})
+        con.execute(halo, {**params, "lo": start, "hi": start + step})
 
 
-# Conditions closed under units (a unit's ratings meet all or none), on columns both tables have: the tasks of
-# some loads, one dimension, a list of tasks.
+# Conditions closed under items (an item's ratings meet all or none), on columns the ratings and both tables have:
+# the tasks of some loads, one rubric, a list of tasks.
 LOADS = "task_key IN (SELECT task_key FROM ratings WHERE list_contains($ids, ingest_id))"
-DIMENSION = "rubric = $rubric AND dimension = $dimension"
+RUBRIC = "rubric = $rubric"
 TASKS = "list_contains($tasks, task_key)"
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Recompute the rows of the units `scope` (LOADS, DIMENSION or TASKS) selects, from the ratings stored now."""
-    con.execute(f"DELETE FROM contractor_tasks WHERE {scope}", params)
+    """Recompute the rows of the items `scope` (LOADS, RUBRIC or TASKS) selects, from the ratings stored now."""
+    for table in TABLES:
+        con.execute(f"DELETE FROM {table} WHERE {scope}", params)
     fill(con, scope, params)
 
 
@@ -132,8 +168,9 @@ def redo_loads(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
 
 
 def redo_dimension(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -> None:
-    """The rows of one dimension again (its stored ratings were re-read on a new scale)."""
-    redo(con, DIMENSION, {"rubric": rubric, "dimension": dimension})
+    """The rows of a dimension's rubric again (its stored ratings were re-read on a new scale; halo spans the
+    rubric's dimensions)."""
+    redo(con, RUBRIC, {"rubric": rubric})
 
 
 def load_tasks(con: duckdb.DuckDBPyConnection, ingest_id: int) -> list[int]:
@@ -150,4 +187,4 @@ def redo_tasks(con: duckdb.DuckDBPyConnection, task_keys: list[int]) -> None:
 
 def migration_steps() -> list[str | Callable[[duckdb.DuckDBPyConnection], None]]:
     """Migration 11: the table, filled from the ratings already stored."""
-    return [CREATE, fill]
+    return [CREATE, CREATE_HALO, fill]

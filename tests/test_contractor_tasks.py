@@ -15,22 +15,36 @@ from analytics.effects import drift, levels
 from analytics.filters import NO_FILTERS, Filters
 from analytics.ingest.load import ingest_bytes
 from analytics.scales_file import declare_scales, parse_scales
-from tests.kept_tasks import assert_kept_tasks_are_the_ratings, expected_rows, kept_rows
+from tests.kept_tasks import assert_kept_tasks_are_the_ratings, expected_halo, expected_rows, kept_halo, kept_rows
 from tests.test_reference_pairs import FILES, csv
 
 
+# Three ordered dimensions on items A and B of tasks 0-9 by c1, c2 and c4 (halo needs three dimensions or more).
+THREE = csv(
+    [
+        (f"t{t}", target, c, "contractor", dim, str(1 + (t * 7 + i * 3 + k) % 4), f"2026-03-{3 + t % 5:02d}")
+        for t in range(10)
+        for target in ("A", "B")
+        for k, c in enumerate(("c1", "c2", "c4"))
+        for i, dim in enumerate(("accuracy", "tone", "depth"))
+    ]
+)
+ALL = {**FILES, "three.csv": THREE}
+
+
 def test_the_kept_rows_follow_loads_and_unloads_in_any_order(con):
-    names = list(FILES)
-    for name in [names[1], names[3], names[2], names[0]]:
-        assert ingest_bytes(con, FILES[name], name).status == "loaded"
+    names = list(ALL)
+    for name in [names[1], names[4], names[3], names[2], names[0]]:
+        assert ingest_bytes(con, ALL[name], name).status == "loaded"
         assert_kept_tasks_are_the_ratings(con)
-    assert len(kept_rows(con)) > 0
+    assert len(kept_rows(con)) > 0 and len(kept_halo(con)) > 0
     ids = dict(con.execute("SELECT file_name, ingest_id FROM ingest_log").fetchall())
     store.unload_file(con, ids["contractors_2.csv"], "test")  # c3 shared tasks 10-19 with c1 and c2
     assert_kept_tasks_are_the_ratings(con)
     store.unload_file(con, ids["contractors_1.csv"], "test")
     assert_kept_tasks_are_the_ratings(con)
-    assert kept_rows(con).empty
+    store.unload_file(con, ids["three.csv"], "test")
+    assert kept_rows(con).empty and kept_halo(con).empty
     assert ingest_bytes(con, FILES["contractors_2.csv"], "contractors_2.csv").status == "loaded"
     assert_kept_tasks_are_the_ratings(con)
 
@@ -82,15 +96,17 @@ def test_the_demo_store_keeps_the_rows_the_ratings_give(demo):
 def test_a_store_from_before_the_table_gains_it_when_opened(tmp_path):
     path = tmp_path / "old.duckdb"
     con = store.open_store(path)
-    for name in FILES:
-        ingest_bytes(con, FILES[name], name)
-    want = expected_rows(con)
-    con.execute("DROP TABLE contractor_tasks")
+    for name in ALL:
+        ingest_bytes(con, ALL[name], name)
+    want, want_halo = expected_rows(con), expected_halo(con)
+    assert len(want) and len(want_halo)
+    con.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_halo")
     con.execute("DELETE FROM schema_migrations WHERE version = 11")
     con.close()
     con = store.open_store(path)
     assert store.schema_version(con) >= 11
     pd.testing.assert_frame_equal(kept_rows(con), want, check_dtype=False, rtol=1e-9)
+    pd.testing.assert_frame_equal(kept_halo(con), want_halo, check_dtype=False, rtol=1e-9)
     con.close()
 
 
@@ -144,12 +160,12 @@ def test_the_packed_and_the_exact_form_keep_the_same_rows(tmp_path, monkeypatch)
     from analytics import contractor_tasks
 
     con = store.open_store(tmp_path / "s.duckdb")
-    for name in FILES:
-        ingest_bytes(con, FILES[name], name)
+    for name in ALL:
+        ingest_bytes(con, ALL[name], name)
     assert contractor_tasks.packing(con) > 0
     packed = kept_rows(con)
     monkeypatch.setattr(contractor_tasks, "packing", lambda con: 0)
-    con.execute("DELETE FROM contractor_tasks")
+    con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_halo")
     contractor_tasks.fill(con)
     pd.testing.assert_frame_equal(kept_rows(con), packed, check_dtype=False, rtol=1e-12)
     assert_kept_tasks_are_the_ratings(con)
@@ -170,9 +186,19 @@ def test_a_fill_in_many_task_ranges_keeps_the_same_rows(con, monkeypatch):
     from analytics import contractor_tasks
 
     monkeypatch.setattr(contractor_tasks, "CHUNK_RATINGS", 7)
-    for name in FILES:
-        ingest_bytes(con, FILES[name], name)
+    for name in ALL:
+        ingest_bytes(con, ALL[name], name)
     assert_kept_tasks_are_the_ratings(con)
-    con.execute("DELETE FROM contractor_tasks")
+    con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_halo")
     contractor_tasks.fill(con)
     assert_kept_tasks_are_the_ratings(con)
+
+
+def test_halo_reads_every_ordered_dimension_of_the_rubric_whatever_the_dimension_filter(con):
+    ingest_bytes(con, THREE, "three.csv")
+    every = levels.halo_query(NO_FILTERS).df(con)
+    assert len(every) == 3 and every["n_tasks"].tolist() == [10, 10, 10]
+    one = levels.halo_query(Filters(dimensions=("accuracy",))).df(con)
+    pd.testing.assert_frame_equal(one, every)
+    early = levels.halo_query(Filters(date_to=dt.date(2026, 3, 4))).df(con)
+    assert early["n_tasks"].tolist() == [4, 4, 4]  # tasks 0, 1, 5, 6 on 3 and 4 March

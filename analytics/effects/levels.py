@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analytics import contractor_tasks
 from analytics.agreement.report import MIN_TASKS
 from analytics.effects.rows import finish, share_floor, task_means, task_stats_sql
 from analytics.filters import Filters
 from analytics.queries import Query
 
-# Ordered absolute dimensions: comparison scales have no "lenient" direction, two-level scales no inside, and a
-# rank (1 = best) places an item against the task's other items, so its mean is fixed by their number.
-ORDERED = """ordered AS (SELECT k.dim_key, rubric, dimension, levels, level_values, len(levels) AS q
+# Ordered absolute dimensions (contractor_tasks.ORDERED says which and why).
+ORDERED = f"""ordered AS (SELECT k.dim_key, rubric, dimension, levels, level_values, len(levels) AS q
                          FROM dimensions JOIN dimension_keys k USING (rubric, dimension)
-                         WHERE NOT is_comparison AND measure <> 'nominal' AND kind <> 'ranking'
-                               AND len(levels) >= 3)"""
+                         WHERE {contractor_tasks.ORDERED})"""
 VALUE = "coalesce(o.level_values[{i} + 1], {i})"  # a level's number on the scale, else its position
 
 
@@ -32,21 +31,6 @@ SELECT p.rater_id, p.rubric, p.dimension, p.task_key,
 FROM reference_pairs p JOIN ordered o USING (rubric, dimension)
 WHERE {where} AND NOT starts_with(p.rater_id, 'anon:')
 GROUP BY ALL""",
-        params,
-    )
-
-
-def _rated(filters: Filters) -> tuple[str, dict]:
-    """The CTEs `ordered` and `rated`: contractors' ratings of ordered absolute dimensions on the integer keys
-    (queries group on them and name rater and dimension last), with their value v and scale size q."""
-    where, params = filters.but(roles=("contractor",)).where_named("r")
-    return (
-        f"""WITH {ORDERED},
-rated AS (
-    SELECT r.rater_key, r.dim_key, o.rubric, r.task_key, r.target_key, r.value_index, o.q,
-           {VALUE.format(i="r.value_index")} AS v
-    FROM ratings r JOIN ordered o USING (dim_key)
-    WHERE {where} AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:'))""",
         params,
     )
 
@@ -96,14 +80,13 @@ ORDER BY rater_id, rubric, dimension"""
 
 def halo_query(filters: Filters) -> Query:
     """Per contractor and rubric, over tasks: the task's mean spread (sample standard deviation) of one item's
-    scale positions (value_index / (q - 1)) across the rubric's ordered dimensions, items rated on three or more."""
-    head, params = _rated(filters)
-    sql = f"""{head},
-items AS (
-    SELECT rater_key, rubric, task_key, stddev_samp(value_index / (q - 1)) AS spread
-    FROM rated GROUP BY rater_key, rubric, task_key, target_key HAVING count(*) >= 3),
-per_task AS (SELECT rater_key, rubric, task_key, avg(spread) AS spread FROM items GROUP BY ALL),
-stats AS (SELECT rater_key, rubric, {task_stats_sql("spread")} FROM per_task GROUP BY ALL)
+    scale positions (value_index / (q - 1)) across the rubric's ordered dimensions, items rated on three or more
+    (kept per task in contractor_halo, analytics/contractor_tasks.py; every ordered dimension of the rubric,
+    whatever dimensions the filter selects)."""
+    where, params = filters.but(roles=("contractor",), dimensions=()).where_named("t")
+    sql = f"""WITH stats AS (
+    SELECT t.rater_key, t.rubric, {task_stats_sql("t.spread_sum / t.items")}
+    FROM contractor_halo t WHERE {where} GROUP BY ALL)
 SELECT rater_id, rubric, '' AS dimension, raw, se, n_tasks FROM stats JOIN rater_keys USING (rater_key)
 ORDER BY rater_id, rubric"""
     return Query("effects_halo", sql, params)
