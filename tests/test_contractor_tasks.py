@@ -18,7 +18,6 @@ from analytics.scales_file import declare_scales, parse_scales
 from tests.kept_tasks import assert_kept_tasks_are_the_ratings, expected_halo, expected_rows, kept_halo, kept_rows
 from tests.test_reference_pairs import FILES, csv
 
-
 # Three ordered dimensions on items A and B of tasks 0-9 by c1, c2 and c4 (halo needs three dimensions or more).
 THREE = csv(
     [
