@@ -1,12 +1,13 @@
 """Contractor tasks kept at ingest: per contractor, task and dimension, the sums the rater effects and drift read;
-per contractor, task and rubric, the spread halo reads.
+per contractor, task and rubric, drift's agreement and the spread halo reads.
 
 Leniency from the other contractors, central tendency and drift's weekly agreement each compared every contractor
 rating with the other contractors' ratings of its unit: a scan and join of every contractor rating (16-22M at 1M
 tasks) on every filter change. This table holds one row per contractor, task and dimension with those figures
-summed over the task's units (its targets), so a page groups it instead. Halo's spread of one item's ratings
-across the rubric's ordered dimensions is kept per contractor, task and rubric in `contractor_halo`; it reads
-every ordered dimension of the rubric, whatever dimensions a filter selects.
+summed over the task's units (its targets), so a page groups it instead. `contractor_rubric_tasks` holds one row
+per contractor, task and rubric: the same agreement sums over the rubric's dimensions (drift reads them when no
+dimension filter applies) and halo's spread of one item's ratings across the rubric's ordered dimensions (halo
+reads every ordered dimension of the rubric, whatever dimensions a filter selects).
 
 The other contractors on a unit count whatever their date and whoever the filter selects: the filters choose which
 of a contractor's tasks are read, not who they are compared with (as reference_pairs keeps a researcher's label
@@ -35,13 +36,15 @@ CREATE = """CREATE TABLE contractor_tasks (
 #   inner_n             ratings at neither end of the scale (central tendency);
 #   v_sum, v_sq         the sum and sum of squares of the values (central tendency's variances).
 # A value is the level's number on the scale, else its position (levels.VALUE).
-CREATE_HALO = """CREATE TABLE contractor_halo (
+CREATE_RUBRIC = """CREATE TABLE contractor_rubric_tasks (
     task_key INTEGER NOT NULL, rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL,
-    rubric VARCHAR NOT NULL, submitted_at TIMESTAMP, spread_sum DOUBLE NOT NULL, items INTEGER NOT NULL)"""
-# Per row, over the contractor's items (targets) of the task rated on three or more ordered absolute dimensions
-# (levels.ORDERED): the sum of each item's sample standard deviation of its scale positions (value_index / (q - 1))
-# across those dimensions, and the number of such items.
-TABLES = ("contractor_tasks", "contractor_halo")
+    rubric VARCHAR NOT NULL, submitted_at TIMESTAMP, agree_sum DOUBLE, agree_n INTEGER NOT NULL,
+    spread_sum DOUBLE NOT NULL, items INTEGER NOT NULL)"""
+# Per row: submitted_at, agree_sum and agree_n over the contractor_tasks rows of the task and rubric; over the
+# contractor's items (targets) of the task rated on three or more ordered absolute dimensions (ORDERED), the sum of
+# each item's sample standard deviation of its scale positions (value_index / (q - 1)) across those dimensions,
+# and the number of such items (0: no halo figure for the task).
+TABLES = ("contractor_tasks", "contractor_rubric_tasks")
 
 # Ordered absolute dimensions (a condition on the dimensions table): comparison scales have no "lenient"
 # direction, two-level scales no inside, and a rank (1 = best) places an item against the task's other items, so
@@ -91,18 +94,25 @@ SELECT s.task_key, s.dim_key, s.rater_key, k.rater_id, 'contractor', d.rubric, d
 FROM sums s JOIN rater_keys k USING (rater_key) JOIN dimension_keys d USING (dim_key)"""
 
 
-_HALO = """,
+_RUBRIC = """,
 items AS (
-    SELECT rater_key, rubric, task_key, min(submitted_at) AS submitted_at, stddev_samp(value_index / (q - 1)) AS spread
-    FROM c WHERE ordered GROUP BY rater_key, rubric, task_key, target_key HAVING count(*) >= 3)
-INSERT INTO contractor_halo
-SELECT i.task_key, i.rater_key, k.rater_id, 'contractor', i.rubric, min(i.submitted_at), sum(i.spread), count(*)
-FROM items i JOIN rater_keys k USING (rater_key) GROUP BY i.task_key, i.rater_key, k.rater_id, i.rubric"""
+    SELECT rater_key, rubric, task_key, stddev_samp(value_index / (q - 1)) AS spread
+    FROM c WHERE ordered GROUP BY rater_key, rubric, task_key, target_key HAVING count(*) >= 3),
+halo AS (SELECT rater_key, rubric, task_key, sum(spread) AS spread_sum, count(*) AS items FROM items GROUP BY ALL),
+tasks AS (
+    SELECT task_key, rater_key, rater_id, rubric, min(submitted_at) AS submitted_at, sum(agree_sum) AS agree_sum,
+           sum(agree_n) AS agree_n
+    FROM contractor_tasks WHERE {scope} GROUP BY task_key, rater_key, rater_id, rubric)
+INSERT INTO contractor_rubric_tasks
+SELECT t.task_key, t.rater_key, t.rater_id, 'contractor', t.rubric, t.submitted_at, t.agree_sum, t.agree_n,
+       coalesce(h.spread_sum, 0), coalesce(h.items, 0)
+FROM tasks t LEFT JOIN halo h USING (rater_key, rubric, task_key)"""
 
 
-def halo_sql(scope: str) -> str:
-    """The INSERT of the contractor_halo rows of the tasks `scope` selects."""
-    return _RATED.format(scope=scope) + _HALO
+def rubric_sql(scope: str) -> str:
+    """The INSERT of the contractor_rubric_tasks rows of the tasks `scope` selects (after their contractor_tasks
+    rows are in)."""
+    return _RATED.format(scope=scope) + _RUBRIC.format(scope=scope)
 
 
 def fill_sql(scope: str, packed: bool) -> str:
@@ -135,11 +145,11 @@ def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | Non
         return
     bits = packing(con)
     chunk = f"({scope}) AND task_key >= $lo AND task_key < $hi"
-    sql, halo = fill_sql(chunk, bool(bits)), halo_sql(chunk)
+    sql, by_rubric = fill_sql(chunk, bool(bits)), rubric_sql(chunk)
     step = (hi - lo) // math.ceil(n / CHUNK_RATINGS) + 1
     for start in range(lo, hi + 1, step):
         con.execute(sql, {**params, **({"bits": bits} if bits else {}), "lo": start, "hi": start + step})
-        con.execute(halo, {**params, "lo": start, "hi": start + step})
+        con.execute(by_rubric, {**params, "lo": start, "hi": start + step})
 
 
 # Conditions closed under items (an item's ratings meet all or none), on columns the ratings and both tables have:
@@ -168,8 +178,8 @@ def redo_loads(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
 
 
 def redo_dimension(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -> None:
-    """The rows of a dimension's rubric again (its stored ratings were re-read on a new scale; halo spans the
-    rubric's dimensions)."""
+    """The rows of a dimension's rubric again (its stored ratings were re-read on a new scale; the rubric rows span
+    its dimensions)."""
     redo(con, RUBRIC, {"rubric": rubric})
 
 
@@ -187,4 +197,4 @@ def redo_tasks(con: duckdb.DuckDBPyConnection, task_keys: list[int]) -> None:
 
 def migration_steps() -> list[str | Callable[[duckdb.DuckDBPyConnection], None]]:
     """Migration 11: the table, filled from the ratings already stored."""
-    return [CREATE, CREATE_HALO, fill]
+    return [CREATE, CREATE_RUBRIC, fill]

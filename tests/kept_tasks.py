@@ -69,37 +69,44 @@ def _sorted(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-HALO_COLUMNS = ["task_key", "rater_key", "rater_id", "rubric", "submitted_at", "spread_sum", "items"]
+RUBRIC_COLUMNS = ["task_key", "rater_key", "rater_id", "rubric", "submitted_at", "agree_sum", "agree_n", "spread_sum",
+                  "items"]  # fmt: skip
 
 
-def expected_halo(con) -> pd.DataFrame:
-    """contractor_halo's rows in pandas: per contractor, rubric and task, the sum over items (targets) rated on three
-    or more ordered absolute dimensions of the sample sd of their positions / (q - 1), and the number of items."""
+def expected_rubric_rows(con) -> pd.DataFrame:
+    """contractor_rubric_tasks' rows in pandas: per contractor, rubric and task, expected_rows' agreement sums over
+    the dimensions, and the sum over items (targets) rated on three or more ordered absolute dimensions of the
+    sample sd of their positions / (q - 1), with the number of such items."""
+    tasks = expected_rows(con)
+    g = tasks.groupby(["task_key", "rater_key", "rater_id", "rubric"])
+    out = pd.DataFrame(
+        {
+            "submitted_at": g["submitted_at"].min(),
+            "agree_sum": g["agree_sum"].sum(min_count=1),
+            "agree_n": g["agree_n"].sum(),
+        }
+    ).reset_index()
     r = con.execute(
-        """SELECT r.task_key, r.target_key, r.rater_key, r.rater_id, r.rubric, r.submitted_at,
-                  r.value_index / (len(d.levels) - 1) AS pos
+        """SELECT r.task_key, r.target_key, r.rater_key, r.rubric, r.value_index / (len(d.levels) - 1) AS pos
            FROM ratings r JOIN dimensions d USING (rubric, dimension)
            WHERE r.role = 'contractor' AND r.value_index IS NOT NULL AND r.rater_id NOT LIKE 'anon:%'
              AND NOT d.is_comparison AND d.measure <> 'nominal' AND d.kind <> 'ranking' AND len(d.levels) >= 3"""
     ).df()
-    items = r.groupby(["task_key", "rater_key", "rater_id", "rubric", "target_key"]).agg(
-        submitted_at=("submitted_at", "min"), spread=("pos", "std"), n=("pos", "size")
-    )
-    items = items[items["n"] >= 3].reset_index()
-    g = items.groupby(["task_key", "rater_key", "rater_id", "rubric"])
-    out = pd.DataFrame(
-        {"submitted_at": g["submitted_at"].min(), "spread_sum": g["spread"].sum(), "items": g.size()}
-    ).reset_index()
-    return out[HALO_COLUMNS].sort_values(["task_key", "rater_key", "rubric"]).reset_index(drop=True)
+    items = r.groupby(["task_key", "rater_key", "rubric", "target_key"])["pos"].agg(["std", "size"])
+    items = items[items["size"] >= 3].reset_index()
+    halo = items.groupby(["task_key", "rater_key", "rubric"]).agg(spread_sum=("std", "sum"), items=("std", "size"))
+    out = out.merge(halo.reset_index(), on=["task_key", "rater_key", "rubric"], how="left")
+    out[["spread_sum", "items"]] = out[["spread_sum", "items"]].fillna(0)
+    return out[RUBRIC_COLUMNS].sort_values(["task_key", "rater_key", "rubric"]).reset_index(drop=True)
 
 
-def kept_halo(con) -> pd.DataFrame:
-    """contractor_halo as stored."""
-    df = con.execute(f"SELECT {', '.join(HALO_COLUMNS)} FROM contractor_halo").df()
+def kept_rubric_rows(con) -> pd.DataFrame:
+    """contractor_rubric_tasks as stored."""
+    df = con.execute(f"SELECT {', '.join(RUBRIC_COLUMNS)} FROM contractor_rubric_tasks").df()
     return df.sort_values(["task_key", "rater_key", "rubric"]).reset_index(drop=True)
 
 
 def assert_kept_tasks_are_the_ratings(con) -> None:
-    """The kept contractor tasks and halo rows equal the pandas computation from the ratings as they now are."""
+    """The kept contractor task and rubric rows equal the pandas computation from the ratings as they now are."""
     pd.testing.assert_frame_equal(kept_rows(con), expected_rows(con), check_dtype=False, rtol=1e-9)
-    pd.testing.assert_frame_equal(kept_halo(con), expected_halo(con), check_dtype=False, rtol=1e-9)
+    pd.testing.assert_frame_equal(kept_rubric_rows(con), expected_rubric_rows(con), check_dtype=False, rtol=1e-9)

@@ -15,7 +15,13 @@ from analytics.effects import drift, levels
 from analytics.filters import NO_FILTERS, Filters
 from analytics.ingest.load import ingest_bytes
 from analytics.scales_file import declare_scales, parse_scales
-from tests.kept_tasks import assert_kept_tasks_are_the_ratings, expected_halo, expected_rows, kept_halo, kept_rows
+from tests.kept_tasks import (
+    assert_kept_tasks_are_the_ratings,
+    expected_rows,
+    expected_rubric_rows,
+    kept_rows,
+    kept_rubric_rows,
+)
 from tests.test_reference_pairs import FILES, csv
 
 # Three ordered dimensions on items A and B of tasks 0-9 by c1, c2 and c4 (halo needs three dimensions or more).
@@ -36,14 +42,14 @@ def test_the_kept_rows_follow_loads_and_unloads_in_any_order(con):
     for name in [names[1], names[4], names[3], names[2], names[0]]:
         assert ingest_bytes(con, ALL[name], name).status == "loaded"
         assert_kept_tasks_are_the_ratings(con)
-    assert len(kept_rows(con)) > 0 and len(kept_halo(con)) > 0
+    assert len(kept_rows(con)) > 0 and kept_rubric_rows(con)["items"].gt(0).any()
     ids = dict(con.execute("SELECT file_name, ingest_id FROM ingest_log").fetchall())
     store.unload_file(con, ids["contractors_2.csv"], "test")  # c3 shared tasks 10-19 with c1 and c2
     assert_kept_tasks_are_the_ratings(con)
     store.unload_file(con, ids["contractors_1.csv"], "test")
     assert_kept_tasks_are_the_ratings(con)
     store.unload_file(con, ids["three.csv"], "test")
-    assert kept_rows(con).empty and kept_halo(con).empty
+    assert kept_rows(con).empty and kept_rubric_rows(con).empty
     assert ingest_bytes(con, FILES["contractors_2.csv"], "contractors_2.csv").status == "loaded"
     assert_kept_tasks_are_the_ratings(con)
 
@@ -97,15 +103,15 @@ def test_a_store_from_before_the_table_gains_it_when_opened(tmp_path):
     con = store.open_store(path)
     for name in ALL:
         ingest_bytes(con, ALL[name], name)
-    want, want_halo = expected_rows(con), expected_halo(con)
-    assert len(want) and len(want_halo)
-    con.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_halo")
+    want, want_rubric = expected_rows(con), expected_rubric_rows(con)
+    assert len(want) and want_rubric["items"].gt(0).any()
+    con.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_rubric_tasks")
     con.execute("DELETE FROM schema_migrations WHERE version = 11")
     con.close()
     con = store.open_store(path)
     assert store.schema_version(con) >= 11
     pd.testing.assert_frame_equal(kept_rows(con), want, check_dtype=False, rtol=1e-9)
-    pd.testing.assert_frame_equal(kept_halo(con), want_halo, check_dtype=False, rtol=1e-9)
+    pd.testing.assert_frame_equal(kept_rubric_rows(con), want_rubric, check_dtype=False, rtol=1e-9)
     con.close()
 
 
@@ -164,7 +170,7 @@ def test_the_packed_and_the_exact_form_keep_the_same_rows(tmp_path, monkeypatch)
     assert contractor_tasks.packing(con) > 0
     packed = kept_rows(con)
     monkeypatch.setattr(contractor_tasks, "packing", lambda con: 0)
-    con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_halo")
+    con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_rubric_tasks")
     contractor_tasks.fill(con)
     pd.testing.assert_frame_equal(kept_rows(con), packed, check_dtype=False, rtol=1e-12)
     assert_kept_tasks_are_the_ratings(con)
@@ -188,7 +194,7 @@ def test_a_fill_in_many_task_ranges_keeps_the_same_rows(con, monkeypatch):
     for name in ALL:
         ingest_bytes(con, ALL[name], name)
     assert_kept_tasks_are_the_ratings(con)
-    con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_halo")
+    con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_rubric_tasks")
     contractor_tasks.fill(con)
     assert_kept_tasks_are_the_ratings(con)
 

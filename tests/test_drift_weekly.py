@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analytics.effects import drift
-from analytics.filters import NO_FILTERS
+from analytics.filters import NO_FILTERS, Filters
 from analytics.ingest.load import ingest_bytes
 from tests.kept_tasks import expected_rows
 
@@ -68,3 +68,18 @@ def test_weekly_sums_on_the_demo_equal_pandas_from_the_ratings(demo):
         check_dtype=False,
         rtol=1e-9,
     )
+
+
+def test_a_dimension_filter_sums_the_tasks_per_dimension_rows_to_the_same_weeks(demo):
+    """Without a dimension filter drift reads one kept row per contractor, rubric and task; with one, it sums the
+    task's per-dimension rows. Every dimension chosen gives the same weeks; one dimension gives that one's."""
+    every = sorted({d for (d,) in demo.execute("SELECT DISTINCT dimension FROM contractor_tasks").fetchall()})
+    all_dims = drift.weekly_query(Filters(dimensions=tuple(every)))
+    assert "contractor_tasks" in all_dims.sql and "contractor_rubric_tasks" in drift.weekly_query(NO_FILTERS).sql
+    pd.testing.assert_frame_equal(
+        drift.week_sums(demo, Filters(dimensions=tuple(every))), drift.week_sums(demo, NO_FILTERS), rtol=1e-12
+    )
+    one = drift.week_sums(demo, Filters(dimensions=("usefulness",)))
+    rows = expected_rows(demo)
+    rows = rows[rows["dimension"] == "usefulness"]
+    assert one["n"].sum() == int((rows["agree_n"] > 0).sum())

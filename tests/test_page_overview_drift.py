@@ -58,7 +58,7 @@ def test_a_store_from_before_markers_gains_them(tmp_path):
     path = tmp_path / "old.duckdb"
     c = store.open_store(path)
     c.execute("DROP TABLE guideline_markers")
-    c.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_halo")  # migration 11
+    c.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_rubric_tasks")  # migration 11
     c.execute("DELETE FROM schema_migrations WHERE version >= 9")
     c.close()
     c = store.open_store(path, read_only=True)

@@ -209,7 +209,7 @@ def test_a_store_whose_pairs_kept_old_positions_is_mended_when_opened(tmp_path):
         ingest_bytes(con, FILES[name], name)
     con.execute("UPDATE reference_pairs SET reference_index = 3 - reference_index WHERE dimension = 'clarity'")
     con.execute("DELETE FROM schema_migrations WHERE version >= 10")
-    con.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_halo")  # migration 11
+    con.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_rubric_tasks")  # migration 11
     con.close()
     con = store.open_store(path)
     assert store.schema_version(con) == store.MIGRATIONS[-1][0]

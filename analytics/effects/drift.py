@@ -40,12 +40,20 @@ def task_agreement_query(filters: Filters) -> Query:
     (NULL where none)."""
     where, params = filters.but(roles=("contractor",)).where_named("t")
     paired, _ = filters.but(roles=("contractor",)).where_named("p")
+    # One row per contractor, rubric and task is kept (contractor_rubric_tasks); with a dimension filter the
+    # task's rows of the chosen dimensions are summed instead.
+    team = (
+        f"""SELECT t.rater_key, t.rubric, t.task_key, min(t.submitted_at) AS submitted_at,
+           sum(t.agree_sum) / nullif(sum(t.agree_n), 0) AS consensus
+    FROM contractor_tasks t WHERE {where} GROUP BY t.rater_key, t.rubric, t.task_key"""
+        if filters.dimensions
+        else f"""SELECT t.rater_key, t.rubric, t.task_key, t.submitted_at, t.agree_sum / nullif(t.agree_n, 0) AS consensus
+    FROM contractor_rubric_tasks t WHERE {where}"""
+    )
     return Query(
         "drift_task_agreement",
         f"""WITH team AS (
-    SELECT t.rater_key, t.rubric, t.task_key, min(t.submitted_at) AS submitted_at,
-           sum(t.agree_sum) / nullif(sum(t.agree_n), 0) AS consensus
-    FROM contractor_tasks t WHERE {where} GROUP BY t.rater_key, t.rubric, t.task_key),
+    {team}),
 res AS (
     SELECT p.rater_key, p.rubric, p.task_key,
            avg(CASE WHEN p.value_index = p.reference_index THEN 1.0 ELSE 0.0 END) AS researchers

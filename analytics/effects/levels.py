@@ -81,12 +81,12 @@ ORDER BY rater_id, rubric, dimension"""
 def halo_query(filters: Filters) -> Query:
     """Per contractor and rubric, over tasks: the task's mean spread (sample standard deviation) of one item's
     scale positions (value_index / (q - 1)) across the rubric's ordered dimensions, items rated on three or more
-    (kept per task in contractor_halo, analytics/contractor_tasks.py; every ordered dimension of the rubric,
-    whatever dimensions the filter selects)."""
+    (kept per task in contractor_rubric_tasks, analytics/contractor_tasks.py; every ordered dimension of the
+    rubric, whatever dimensions the filter selects)."""
     where, params = filters.but(roles=("contractor",), dimensions=()).where_named("t")
     sql = f"""WITH stats AS (
     SELECT t.rater_key, t.rubric, {task_stats_sql("t.spread_sum / t.items")}
-    FROM contractor_halo t WHERE {where} GROUP BY ALL)
+    FROM contractor_rubric_tasks t WHERE {where} AND t.items > 0 GROUP BY ALL)
 SELECT rater_id, rubric, '' AS dimension, raw, se, n_tasks FROM stats JOIN rater_keys USING (rater_key)
 ORDER BY rater_id, rubric"""
     return Query("effects_halo", sql, params)
