@@ -11,6 +11,7 @@ import pandas as pd
 from analytics.agreement import anonymous as an
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
+from analytics.queries import Query
 
 
 @dataclass(frozen=True)
@@ -34,23 +35,71 @@ class Summary:
     anonymous_positions: int  # label positions of files without rater ids: not people, so not among the raters
 
 
-def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
-    """Headline counts over the filtered ratings and submissions, plus the store-wide quarantine and file counts."""
-    where, params = filters.where()
-    # A task is (task_id, rubric): tasks are counted per rubric (on the integer task key) and summed; raters
-    # on their keys, over one small group per rater and role.
-    r = con.execute(
-        f"""WITH t AS (SELECT rubric, count(DISTINCT task_key) AS tasks FROM ratings WHERE {where} GROUP BY rubric),
-                 k AS (SELECT rater_key, role, count(*) AS n, min(submitted_at) AS lo, max(submitted_at) AS hi
-                       FROM ratings WHERE {where} GROUP BY rater_key, role)
-            SELECT coalesce((SELECT sum(n) FROM k), 0), coalesce((SELECT sum(tasks) FROM t), 0),
-                   count(DISTINCT rater_key) FILTER (WHERE NOT anonymous),
-                   count(DISTINCT rater_key) FILTER (WHERE role = 'contractor' AND NOT anonymous),
-                   count(DISTINCT rater_key) FILTER (WHERE role = 'researcher' AND NOT anonymous),
-                   (SELECT count(*) FROM t), min(lo), max(hi), count(DISTINCT rater_key) FILTER (WHERE anonymous)
-            FROM (SELECT k.*, starts_with(rater_id, ?) AS anonymous FROM k JOIN rater_keys USING (rater_key))""",
-        params + params + [an.ANONYMOUS_PREFIX],
-    ).fetchall()[0]
+def activity_query(filters: Filters) -> Query:
+    """One pass over the filtered ratings, grouped per rater, role, rubric and task, then read four ways (`part`):
+    per rubric and role (ratings, tasks, raters), per rubric (tasks), per rater and role (ratings, first and last
+    rating, whether the id is an anonymous label position) and per rater (the Overview's rater table: a task's
+    duration is its longest rating's; a rater who rated one task under both roles counts it once per role)."""
+    where, params = filters.where_named("r")
+    sql = f"""WITH per_task AS MATERIALIZED (
+    SELECT r.rater_key, r.role, r.rubric, r.task_key, count(*) AS n, min(r.submitted_at) AS lo,
+           max(r.submitted_at) AS hi, max(r.duration_s) AS duration_s
+    FROM ratings r WHERE {where} GROUP BY r.rater_key, r.role, r.rubric, r.task_key)
+SELECT 'rubric_role' AS part, rubric, role, sum(n) AS ratings, count(DISTINCT task_key) AS tasks,
+       count(DISTINCT rater_key) AS raters
+FROM per_task GROUP BY rubric, role
+UNION ALL BY NAME
+SELECT 'rubric' AS part, rubric, count(DISTINCT task_key) AS tasks FROM per_task GROUP BY rubric
+UNION ALL BY NAME
+SELECT 'rater_role' AS part, p.rater_key, p.role, sum(p.n) AS ratings, min(p.lo) AS first_rating,
+       max(p.hi) AS last_rating, starts_with(any_value(k.rater_id), $anonymous) AS anonymous
+FROM per_task p JOIN rater_keys k USING (rater_key) GROUP BY p.rater_key, p.role
+UNION ALL BY NAME
+SELECT 'rater' AS part, k.rater_id, t.role, t.rubrics, t.tasks, t.ratings, t.first_rating, t.last_rating,
+       t.median_duration_s
+FROM (SELECT rater_key, any_value(role) AS role, string_agg(DISTINCT rubric, ', ' ORDER BY rubric) AS rubrics,
+             count(*) AS tasks, sum(n) AS ratings, min(lo) AS first_rating, max(hi) AS last_rating,
+             median(duration_s) AS median_duration_s
+      FROM per_task GROUP BY rater_key) t
+JOIN rater_keys k USING (rater_key) WHERE NOT starts_with(k.rater_id, $anonymous)"""
+    return Query("overview_activity", sql, {**params, "anonymous": an.ANONYMOUS_PREFIX})
+
+
+@dataclass(frozen=True)
+class Activity:
+    """activity_query's four readings: the headline counts, volumes per rubric and role, and the raters."""
+
+    summary: Summary
+    by_rubric: pd.DataFrame
+    raters: pd.DataFrame
+
+
+def activity(con: duckdb.DuckDBPyConnection, filters: Filters) -> Activity:
+    """The Overview's summary, volume per rubric and rater table from one pass over the ratings."""
+    df = activity_query(filters).df(con)
+    part = {name: rows.drop(columns="part") for name, rows in df.groupby("part", sort=False)}
+    empty = df.iloc[0:0].drop(columns="part")
+    by_role = part.get("rubric_role", empty)
+    by_rubric = by_role[["rubric", "role", "ratings", "tasks", "raters"]].astype(
+        {"ratings": "int64", "tasks": "int64", "raters": "int64"}
+    )
+    people = part.get("rater", empty)[RATER_COLUMNS].astype({"tasks": "int64", "ratings": "int64"})
+    return Activity(
+        summary=_summary(con, filters, part.get("rater_role", empty), part.get("rubric", empty)),
+        by_rubric=by_rubric.sort_values(["rubric", "role"]).reset_index(drop=True),
+        raters=people.sort_values(["role", "rater_id"]).reset_index(drop=True),
+    )
+
+
+RATER_COLUMNS = ["rater_id", "role", "rubrics", "tasks", "ratings", "first_rating", "last_rating", "median_duration_s"]
+
+
+def _summary(
+    con: duckdb.DuckDBPyConnection, filters: Filters, by_rater: pd.DataFrame, by_rubric: pd.DataFrame
+) -> Summary:
+    """Summary from activity_query's per rater and role and per rubric rows, plus the coverage, submissions and
+    store-wide counts."""
+    named = by_rater[~by_rater["anonymous"].astype(bool)]
     contractor_tasks, paired_tasks = researcher_coverage(con, filters)
     share = paired_tasks / contractor_tasks if contractor_tasks else None
     sub_where, sub_params = submission_filter(filters)
@@ -60,22 +109,32 @@ def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
     quarantined = con.execute("SELECT count(*) FROM quarantine").fetchall()[0][0]
     files = con.execute("SELECT count(*) FROM ingest_log").fetchall()[0][0]
     return Summary(
-        ratings=int(r[0]),
-        tasks=int(r[1]),
-        raters=int(r[2]),
-        contractors=int(r[3]),
-        researchers=int(r[4]),
-        rubrics=int(r[5]),
+        ratings=int(by_rater["ratings"].sum()),
+        tasks=int(by_rubric["tasks"].sum()),
+        raters=int(named["rater_key"].nunique()),
+        contractors=int(named.loc[named["role"] == "contractor", "rater_key"].nunique()),
+        researchers=int(named.loc[named["role"] == "researcher", "rater_key"].nunique()),
+        rubrics=len(by_rubric),
         researcher_share=share,
         contractor_tasks=contractor_tasks,
         paired_tasks=paired_tasks,
         incomplete_submissions=int(incomplete),
         quarantined_rows=int(quarantined),
         files_loaded=int(files),
-        first_rating=r[6],
-        last_rating=r[7],
-        anonymous_positions=int(r[8]),
+        first_rating=_timestamp(by_rater["first_rating"].min()),
+        last_rating=_timestamp(by_rater["last_rating"].max()),
+        anonymous_positions=int(by_rater.loc[by_rater["anonymous"].astype(bool), "rater_key"].nunique()),
     )
+
+
+def _timestamp(value) -> dt.datetime | None:
+    """A pandas minimum or maximum as a datetime (None when there was no dated rating)."""
+    return None if pd.isna(value) else pd.Timestamp(value).to_pydatetime()
+
+
+def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
+    """Headline counts over the filtered ratings and submissions, plus the store-wide quarantine and file counts."""
+    return activity(con, filters).summary
 
 
 def researcher_coverage(con: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[int, int]:
@@ -89,13 +148,7 @@ def researcher_coverage(con: duckdb.DuckDBPyConnection, filters: Filters) -> tup
 
 def volume_by_rubric(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """Ratings, tasks and raters per rubric and role."""
-    where, params = filters.where()
-    return con.execute(
-        f"""SELECT rubric, role, count(*) AS ratings, count(DISTINCT task_key) AS tasks,
-                   count(DISTINCT rater_key) AS raters
-            FROM ratings WHERE {where} GROUP BY rubric, role ORDER BY rubric, role""",
-        params,
-    ).df()
+    return activity(con, filters).by_rubric
 
 
 def volume_by_week(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
@@ -114,23 +167,7 @@ def volume_by_week(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataF
 def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """One row per rater: role, rubrics, tasks and ratings, first and last activity, median time per submission
     (label positions of files without rater ids are nobody: Summary.anonymous_positions counts them)."""
-    where, params = filters.where()
-    return con.execute(
-        f"""WITH per_task AS (SELECT rater_key, task_key, rubric, any_value(role) AS role, count(*) AS ratings,
-                                     min(submitted_at) AS first_rating, max(submitted_at) AS last_rating,
-                                     max(duration_s) AS duration_s
-                              FROM ratings WHERE {where} GROUP BY rater_key, task_key, rubric),
-                 per_rater AS (SELECT rater_key, any_value(role) AS role,
-                                      string_agg(DISTINCT rubric, ', ' ORDER BY rubric) AS rubrics,
-                                      count(*) AS tasks, CAST(sum(ratings) AS BIGINT) AS ratings,
-                                      min(first_rating) AS first_rating, max(last_rating) AS last_rating,
-                                      median(duration_s) AS median_duration_s
-                               FROM per_task GROUP BY rater_key)
-            SELECT rater_id, role, rubrics, tasks, ratings, first_rating, last_rating, median_duration_s
-            FROM per_rater JOIN rater_keys USING (rater_key) WHERE NOT starts_with(rater_id, ?)
-            ORDER BY role, rater_id""",
-        params + [an.ANONYMOUS_PREFIX],
-    ).df()
+    return activity(con, filters).raters
 
 
 def submission_filter(filters: Filters) -> tuple[str, list]:

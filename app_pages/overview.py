@@ -20,11 +20,12 @@ from ui.text import md_escape
 def load(version: tuple, filters) -> dict:
     """All the Overview's figures for one dataset version and filter."""
     con = state.cursor()
+    activity = overview.activity(con, filters)
     return {
-        "summary": overview.summary(con, filters),
-        "by_rubric": overview.volume_by_rubric(con, filters),
+        "summary": activity.summary,
+        "by_rubric": activity.by_rubric,
         "by_week": overview.volume_by_week(con, filters),
-        "raters": overview.raters(con, filters),
+        "raters": activity.raters,
         "status": overview.submission_status(con, filters),
         "rules_weekly": rates.weekly_share(con, filters),
     }

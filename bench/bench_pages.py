@@ -74,10 +74,8 @@ def direct(con, filters, contractor: str) -> dict[str, list[tuple[str, float]]]:
     rubric = "answer_comparison"  # the only rubric of the benchmark data (the pages' default)
     out: dict[str, list] = {p: [] for p in PAGES}
     o = out["Overview"]
-    timed("summary", lambda: overview.summary(con, filters), o)
-    timed("volume_by_rubric", lambda: overview.volume_by_rubric(con, filters), o)
+    timed("activity (summary, volume by rubric, raters)", lambda: overview.activity(con, filters), o)
     timed("volume_by_week", lambda: overview.volume_by_week(con, filters), o)
-    timed("raters", lambda: overview.raters(con, filters), o)
     timed("submission_status", lambda: overview.submission_status(con, filters), o)
     a = out["Agreement"]  # the page's default view: contractors against researchers, the first rubric
     from analytics import agreement

@@ -64,7 +64,11 @@ def test_three_readers_and_an_upload(browser, shared_url):
     uploader = open_page(browser, url, "Data")
     assert files_loaded(readers[0]) == 3
 
-    uploader.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files([str(f) for f in files[3:]])
+    # The ratings uploader (several files at once), not whichever uploader the DOM lists first: on a busy
+    # machine the scales file's single-file uploader was picked and refused the list.
+    uploader.locator('[data-testid="stFileUploaderDropzoneInput"][multiple]').set_input_files(
+        [str(f) for f in files[3:]]
+    )
     uploader.get_by_role("button", name="Load files").click()
     for _ in range(2):  # the readers keep working while the upload runs
         for page, title in zip(readers, ("Distributions", "Disagreements", "Overview"), strict=True):

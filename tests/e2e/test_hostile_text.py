@@ -101,7 +101,9 @@ def test_every_page_keeps_hostile_text_inert(hostile_page, tmp_path):
     for name, data in names.items():
         (tmp_path / name).write_bytes(data)
         paths.append(str(tmp_path / name))
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(paths)
+    # The ratings uploader (several files at once), not whichever uploader the DOM lists first: on a busy
+    # machine the scales file's single-file uploader was picked and refused the list.
+    page.locator('[data-testid="stFileUploaderDropzoneInput"][multiple]').set_input_files(paths)
     page.get_by_role("button", name="Load files").click()
     expect(main).to_contain_text("rejected.csv was rejected, nothing was written")
     expect(main).to_contain_text(f"{hostile.FILE_STEM} new.csv (canonical): loaded")
