@@ -13,7 +13,6 @@ import re
 import duckdb
 import numpy as np
 import pandas as pd
-from sklearn.feature_extraction.text import TfidfVectorizer  # type: ignore[import-untyped]
 
 from analytics import rubrics
 from analytics.consistency.catalogue import Rule, empty_check, sql_check
@@ -197,6 +196,10 @@ def near_duplicates(df: pd.DataFrame, threshold: float = NEAR_DUPLICATE) -> list
     has_words = np.array([re.search(r"[^\W\d_]", t) is not None for t in texts])
     if not has_words.any():
         return out
+    # Imported here: scikit-learn takes about a second to import, and every page that lists the rubric rules
+    # imports this module without fitting anything.
+    from sklearn.feature_extraction.text import TfidfVectorizer  # type: ignore[import-untyped]
+
     vectorizer = TfidfVectorizer(lowercase=True, ngram_range=(1, 2), sublinear_tf=True)
     matrix = vectorizer.fit_transform([t if w else "" for t, w in zip(texts, has_words, strict=True)])
     tasks = df["task_id"].to_numpy()
