@@ -419,7 +419,7 @@ def test_a_damage_found_by_a_query_shows_the_sentence_not_a_traceback(app_store,
             'IO Error: Could not read enough bytes from file "/srv/secret/concord.duckdb": attempted to read 262144'
         )
 
-    monkeypatch.setattr(overview, "summary", broken)
+    monkeypatch.setattr(overview, "activity", broken)  # the Overview page's first query
     st.cache_data.clear()
     monkeypatch.setenv("CONCORD_GUARD_UNDER_TEST", "1")
     at = app_test()
@@ -437,7 +437,7 @@ def test_an_unexpected_error_on_a_page_is_one_sentence(app_store, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("/srv/secret/path/module.py exploded")
 
-    monkeypatch.setattr(overview, "summary", boom)
+    monkeypatch.setattr(overview, "activity", boom)
     st.cache_data.clear()
     monkeypatch.setenv("CONCORD_GUARD_UNDER_TEST", "1")
     at = app_test()
