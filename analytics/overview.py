@@ -102,10 +102,8 @@ def _summary(
     named = by_rater[~by_rater["anonymous"].astype(bool)]
     contractor_tasks, paired_tasks = researcher_coverage(con, filters)
     share = paired_tasks / contractor_tasks if contractor_tasks else None
-    sub_where, sub_params = submission_filter(filters)
-    incomplete = con.execute(
-        f"SELECT count(*) FROM submissions WHERE status NOT IN ('rated') AND {sub_where}", sub_params
-    ).fetchall()[0][0]
+    status = submission_status(con, filters)
+    incomplete = status.loc[status["status"].notna() & (status["status"] != "rated"), "submissions"].sum()
     quarantined = con.execute("SELECT count(*) FROM quarantine").fetchall()[0][0]
     files = con.execute("SELECT count(*) FROM ingest_log").fetchall()[0][0]
     return Summary(
@@ -151,17 +149,20 @@ def volume_by_rubric(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.Dat
     return activity(con, filters).by_rubric
 
 
+def volume_by_week_query(filters: Filters) -> Query:
+    """Ratings and tasks per ISO week, rubric and role (undated ratings are left out)."""
+    where, params = filters.where_named("r")
+    sql = f"""WITH per_task AS (
+    SELECT CAST(date_trunc('week', r.submitted_at) AS DATE) AS week, r.rubric, r.role, r.task_key, count(*) AS n
+    FROM ratings r WHERE {where} AND r.submitted_at IS NOT NULL GROUP BY ALL)
+SELECT week, rubric, role, CAST(sum(n) AS BIGINT) AS ratings, count(*) AS tasks
+FROM per_task GROUP BY week, rubric, role ORDER BY week, rubric, role"""
+    return Query("overview_volume_by_week", sql, params)
+
+
 def volume_by_week(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """Ratings per ISO week, rubric and role (undated ratings are left out)."""
-    where, params = filters.where()
-    return con.execute(
-        f"""WITH per_task AS (SELECT CAST(date_trunc('week', submitted_at) AS DATE) AS week, rubric, role, task_key,
-                                     count(*) AS n
-                              FROM ratings WHERE {where} AND submitted_at IS NOT NULL GROUP BY ALL)
-            SELECT week, rubric, role, CAST(sum(n) AS BIGINT) AS ratings, count(*) AS tasks
-            FROM per_task GROUP BY week, rubric, role ORDER BY week, rubric, role""",
-        params,
-    ).df()
+    return volume_by_week_query(filters).df(con)
 
 
 def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
@@ -170,20 +171,19 @@ def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     return activity(con, filters).raters
 
 
-def submission_filter(filters: Filters) -> tuple[str, list]:
-    """The filter's SQL condition on the submissions table: rubric, role, rater and date as on ratings (an undated
-    submission passes a date filter, like an undated rating); a dimension filter does not apply to a submission."""
-    return filters.but(dimensions=()).where()
+def submission_status_query(filters: Filters) -> Query:
+    """Submissions per rubric and status (rated, skipped, rejected, flagged, incomplete) under the filters: rubric,
+    role, rater and date as on ratings (an undated submission passes a date filter, like an undated rating); a
+    dimension filter does not apply to a submission."""
+    where, params = filters.but(dimensions=()).where_named("s")
+    sql = f"""SELECT s.rubric, s.status, count(*) AS submissions FROM submissions s
+WHERE {where} GROUP BY ALL ORDER BY rubric, status"""
+    return Query("overview_submission_status", sql, params)
 
 
 def submission_status(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """Submissions per rubric and status (rated, skipped, rejected, flagged, incomplete) under the filters."""
-    where, params = submission_filter(filters)
-    return con.execute(
-        f"""SELECT rubric, status, count(*) AS submissions FROM submissions
-            WHERE {where} GROUP BY ALL ORDER BY rubric, status""",
-        params,
-    ).df()
+    return submission_status_query(filters).df(con)
 
 
 def filter_options(con: duckdb.DuckDBPyConnection) -> dict:
