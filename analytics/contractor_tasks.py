@@ -156,7 +156,7 @@ def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | Non
 # the tasks of some loads, one rubric, a list of tasks.
 LOADS = "task_key IN (SELECT task_key FROM ratings WHERE list_contains($ids, ingest_id))"
 RUBRIC = "rubric = $rubric"
-TASKS = "list_contains($tasks, task_key)"
+TASKS = "task_key IN (SELECT unnest($tasks))"  # a semi-join: an unload of 1M tasks, not a 1M-item list per row
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
