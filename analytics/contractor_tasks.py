@@ -13,7 +13,7 @@ The other contractors on a unit count whatever their date and whoever the filter
 of a contractor's tasks are read, not who they are compared with (as reference_pairs keeps a researcher's label
 whatever its date). A unit's figures change when another contractor rates it, so every change of stored ratings
 recomputes the rows of the tasks it touches, inside its transaction: a load, an unload, a rater directory's
-renames, a scale re-read (`redo`). Raters whose id starts with 'anon:' are neither counted nor compared with.
+renames, a scale re-read (analytics/kept.py calls `redo` for each). Raters whose id starts with 'anon:' are neither counted nor compared with.
 """
 
 from __future__ import annotations
@@ -177,8 +177,8 @@ def redo_loads(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
         redo(con, LOADS, {"ids": list(ingest_ids)})
 
 
-def redo_dimension(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -> None:
-    """The rows of a dimension's rubric again (its stored ratings were re-read on a new scale; the rubric rows span
+def redo_rubric(con: duckdb.DuckDBPyConnection, rubric: str) -> None:
+    """The rows of one rubric again (a dimension's stored ratings were re-read on a new scale; the rubric rows span
     its dimensions)."""
     redo(con, RUBRIC, {"rubric": rubric})
 

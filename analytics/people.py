@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from analytics import contractor_tasks, keys, reference_pairs
+from analytics import kept, keys
 
 FORMAT = "rater_directory"
 COLUMNS = ("rater_id", "display_name", "aliases", "team", "active_from", "active_to")
@@ -236,9 +236,7 @@ def _rename(con: duckdb.DuckDBPyConnection, directory: int | None, ingest: int |
         p,
     )
     if directory is not None:  # a ratings load adds its kept pairs after this, already renamed
-        renamed = _loads_renamed_by(con, directory)
-        reference_pairs.redo_loads(con, renamed)
-        contractor_tasks.redo_loads(con, renamed)
+        kept.after_renames(con, _loads_renamed_by(con, directory))
     return int(n)
 
 
@@ -272,8 +270,7 @@ def unload(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
     con.execute("DELETE FROM renamed_ratings WHERE ingest_id = ?", [ingest_id])
     for table in ("rater_directory", "rater_aliases"):
         con.execute(f"DELETE FROM {table} WHERE ingest_id = ?", [ingest_id])
-    reference_pairs.redo_loads(con, touched)
-    contractor_tasks.redo_loads(con, touched)
+    kept.after_renames(con, touched)
 
 
 def has_aliases(con: duckdb.DuckDBPyConnection) -> bool:

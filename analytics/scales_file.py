@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from analytics import contractor_tasks, reference_pairs, rubrics, store
+from analytics import kept, rubrics, store
 
 ENTRY_KEYS = ("rubric", "dimension", "level", "levels", "missing")
 MAX_SCALES_BYTES = 10 * 2**20
@@ -474,8 +474,7 @@ def _replace_scale(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str
         ).fetchall()[0][0]
     )
     # the kept tables hold positions (and values) of the old scale
-    reference_pairs.redo_dimension(con, rubric, s.dimension)
-    contractor_tasks.redo_dimension(con, rubric, s.dimension)
+    kept.after_rescale(con, rubric, s.dimension)
     return reread
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from analytics import contractor_tasks, keys, people, reference_pairs, rubrics, store
+from analytics import kept, keys, people, rubrics, store
 from analytics.consistency import results as rule_results
 from analytics.ingest import FORMATS, detect_format, limits
 from analytics.ingest.base import (
@@ -425,8 +425,7 @@ def _load(
         _quarantine_problems(con, ingest_id, name, merged)
         problems += merged
         loaded -= len(merged)
-    reference_pairs.add_load(con, ingest_id)
-    contractor_tasks.add_load(con, ingest_id)
+    kept.after_load(con, ingest_id)
     rule_results.after_load(con, ingest_id)
     quarantined = bad + sum(p.counts_as_row for p in problems)
     con.execute(
@@ -791,8 +790,7 @@ def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
                    WHERE rubric = ? AND dimension = ?""",
                 [list(dim.levels), rubric, dimension],
             )
-            reference_pairs.redo_dimension(con, rubric, dimension)
-            contractor_tasks.redo_dimension(con, rubric, dimension)
+            kept.after_rescale(con, rubric, dimension)
 
 
 def _combo_join(alias: str = "c") -> str:
