@@ -67,11 +67,13 @@ JOIN rater_keys k USING (rater_key) WHERE NOT starts_with(k.rater_id, $anonymous
 
 @dataclass(frozen=True)
 class Activity:
-    """activity_query's four readings: the headline counts, volumes per rubric and role, and the raters."""
+    """activity_query's four readings (the headline counts, volumes per rubric and role, the raters) and the
+    submissions per status the headline's incomplete count is read from."""
 
     summary: Summary
     by_rubric: pd.DataFrame
     raters: pd.DataFrame
+    status: pd.DataFrame
 
 
 def activity(con: duckdb.DuckDBPyConnection, filters: Filters) -> Activity:
@@ -84,10 +86,12 @@ def activity(con: duckdb.DuckDBPyConnection, filters: Filters) -> Activity:
         {"ratings": "int64", "tasks": "int64", "raters": "int64"}
     )
     people = part.get("rater", empty)[RATER_COLUMNS].astype({"tasks": "int64", "ratings": "int64"})
+    status = submission_status(con, filters)
     return Activity(
-        summary=_summary(con, filters, part.get("rater_role", empty), part.get("rubric", empty)),
+        summary=_summary(con, filters, part.get("rater_role", empty), part.get("rubric", empty), status),
         by_rubric=by_rubric.sort_values(["rubric", "role"]).reset_index(drop=True),
         raters=people.sort_values(["role", "rater_id"]).reset_index(drop=True),
+        status=status,
     )
 
 
@@ -95,14 +99,17 @@ RATER_COLUMNS = ["rater_id", "role", "rubrics", "tasks", "ratings", "first_ratin
 
 
 def _summary(
-    con: duckdb.DuckDBPyConnection, filters: Filters, by_rater: pd.DataFrame, by_rubric: pd.DataFrame
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    by_rater: pd.DataFrame,
+    by_rubric: pd.DataFrame,
+    status: pd.DataFrame,
 ) -> Summary:
-    """Summary from activity_query's per rater and role and per rubric rows, plus the coverage, submissions and
-    store-wide counts."""
+    """Summary from activity_query's per rater and role and per rubric rows and the submissions per status, plus the
+    coverage and store-wide counts."""
     named = by_rater[~by_rater["anonymous"].astype(bool)]
     contractor_tasks, paired_tasks = researcher_coverage(con, filters)
     share = paired_tasks / contractor_tasks if contractor_tasks else None
-    status = submission_status(con, filters)
     incomplete = status.loc[status["status"].notna() & (status["status"] != "rated"), "submissions"].sum()
     quarantined = con.execute("SELECT count(*) FROM quarantine").fetchall()[0][0]
     files = con.execute("SELECT count(*) FROM ingest_log").fetchall()[0][0]

@@ -26,7 +26,7 @@ def load(version: tuple, filters) -> dict:
         "by_rubric": activity.by_rubric,
         "by_week": overview.volume_by_week(con, filters),
         "raters": activity.raters,
-        "status": overview.submission_status(con, filters),
+        "status": activity.status,
         "rules_weekly": rates.weekly_share(con, filters),
     }
 
