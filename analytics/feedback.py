@@ -38,6 +38,7 @@ from analytics.effects import estimate_effects as rater_effect_table
 from analytics.effects.drift import drift_alerts
 from analytics.filters import Filters
 from analytics.formatting import is_missing
+from analytics.overview import rated_rubrics
 from analytics.queries import Query, QueryLog
 from analytics.stamp import stamp
 
@@ -184,11 +185,7 @@ def team_figures(
 
 def _positions(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """distributions.position_bias of every rubric under the filter, with a `rubric` column."""
-    where, params = filters.where()
-    names = [
-        r for (r,) in con.execute(f"SELECT DISTINCT rubric FROM ratings WHERE {where} ORDER BY 1", params).fetchall()
-    ]
-    frames = [dist.position_bias(con, r, filters).assign(rubric=r) for r in names]
+    frames = [dist.position_bias(con, r, filters).assign(rubric=r) for r in rated_rubrics(con, filters)]
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["rubric", "rater_id", "dimension"])
 
@@ -224,9 +221,7 @@ def default_contractor(
     unit with a researcher under the filter (rubric, dates, raters). Intervals are computed only for
     contractors with MIN_TASKS tasks (the same intervals as the Agreement page's: same seed, same rows)."""
     f = filters.but(roles=(), dimensions=())
-    where, params = f.but(raters=()).where()
-    sql = f"SELECT DISTINCT rubric FROM ratings WHERE {where} ORDER BY 1"
-    primary = {(r, dis.primary_dimension(con, r)) for (r,) in con.execute(sql, params).fetchall()}
+    primary = {(r, dis.primary_dimension(con, r)) for r in rated_rubrics(con, f.but(raters=()))}
     dims = tuple(sorted({d for _, d in primary if d}))
     if not dims:
         return None
@@ -525,9 +520,7 @@ def severe_cases(
 
 def _rated_rubrics(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple[str, ...]:
     """The rubrics the contractor has ratings in, under the filter."""
-    where, params = subject_filter(filters, contractor).where()
-    rows = con.execute(f"SELECT DISTINCT rubric FROM ratings WHERE {where} ORDER BY rubric", params).fetchall()
-    return tuple(r[0] for r in rows)
+    return tuple(rated_rubrics(con, subject_filter(filters, contractor)))
 
 
 def _case_texts(con: duckdb.DuckDBPyConnection, cases: pd.DataFrame, contractor: str) -> pd.DataFrame:

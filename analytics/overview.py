@@ -156,6 +156,17 @@ def volume_by_rubric(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.Dat
     return activity(con, filters).by_rubric
 
 
+def rated_rubrics_query(filters: Filters) -> Query:
+    """The rubrics with ratings under the filter, in order."""
+    where, params = filters.where_named("r")
+    return Query("rated_rubrics", f"SELECT DISTINCT r.rubric FROM ratings r WHERE {where} ORDER BY 1", params)
+
+
+def rated_rubrics(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
+    """rated_rubrics_query's rubrics."""
+    return [r for (r,) in rated_rubrics_query(filters).rows(con)]
+
+
 def volume_by_week_query(filters: Filters) -> Query:
     """Ratings and tasks per ISO week, rubric and role (undated ratings are left out)."""
     where, params = filters.where_named("r")

@@ -10,6 +10,7 @@ import pandas as pd
 from analytics.effects import choices, drift, haste, levels, shrink
 from analytics.effects.rows import EFFECT_COLUMNS as EFFECT_COLUMNS
 from analytics.filters import NO_FILTERS, Filters
+from analytics.overview import rated_rubrics
 
 EFFECT_TITLES = {  # effect -> how pages and reports name it, in the order they list them
     "leniency": "Leniency",
@@ -29,8 +30,7 @@ def raw_effects(
 ) -> pd.DataFrame:
     """Every effect's raw rows (before shrinkage) for the contractors under the filter (`queries`: a QueryLog
     shared with drift's other figures runs their weekly query once)."""
-    rubrics = [r[0] for r in con.execute("SELECT DISTINCT rubric FROM ratings ORDER BY 1").fetchall()]
-    rubrics = [r for r in rubrics if not filters.rubric or r == filters.rubric]
+    rubrics = rated_rubrics(con, Filters(rubric=filters.rubric))
     researchers = levels.researcher_differences_query(filters).df(con)
     by_team = levels.consensus_shift_query(filters).df(con)
     central = levels.central_query(filters).df(con)
