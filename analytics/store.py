@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import contractor_tasks, keys, people, reference_pairs, rubrics
+from analytics import contractor_tasks, kept, keys, people, reference_pairs, reference_tasks, rubrics
 from analytics.consistency import results as rule_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,6 +151,8 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
     (10, reference_pairs.rebuild_statements()),
     # Per contractor, task and dimension, the sums the rater effects and drift read (analytics/contractor_tasks.py).
     (11, contractor_tasks.migration_steps()),
+    # Per contractor, task and dimension, the confusion cells of the kept pairs (analytics/reference_tasks.py).
+    (12, reference_tasks.migration_statements()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
@@ -405,7 +407,7 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
                 [(who or "").strip() or None, ingest_id],
             )
             con.execute("DELETE FROM ingest_log WHERE ingest_id = ?", [ingest_id])
-            contractor_tasks.redo_tasks(con, tasks)  # the other contractors' figures on its units change too
+            kept.after_unload(con, tasks)
             bump_version(con)
             con.execute("COMMIT")
             return removed

@@ -107,6 +107,57 @@ def kept_rubric_rows(con) -> pd.DataFrame:
 
 
 def assert_kept_tasks_are_the_ratings(con) -> None:
-    """The kept contractor task and rubric rows equal the pandas computation from the ratings as they now are."""
+    """The kept contractor task and rubric rows, and the confusion cells per contractor task, equal the pandas
+    computation from the ratings as they now are."""
     pd.testing.assert_frame_equal(kept_rows(con), expected_rows(con), check_dtype=False, rtol=1e-9)
     pd.testing.assert_frame_equal(kept_rubric_rows(con), expected_rubric_rows(con), check_dtype=False, rtol=1e-9)
+    assert_reference_tasks_are_the_ratings(con)
+
+
+REFERENCE_COLUMNS = ["task_key", "dim_key", "rater_key", "rater_id", "role", "rubric", "dimension", "submitted_at",
+                     "cells", "targets", "one_row"]  # fmt: skip
+
+
+def expected_reference_tasks(con) -> pd.DataFrame:
+    """reference_tasks' rows in pandas: every contractor rating with every researcher rating of its unit (both with
+    a level), grouped per contractor, task, dimension and submission time into the sorted cells (subject position *
+    CELL + reference position) and the sorted targets; one_row when the contractor has one such row on the task
+    and dimension."""
+    from analytics.reference_tasks import CELL
+
+    r = con.execute(
+        """SELECT task_key, dim_key, target_key, rater_key, rater_id, role, rubric, dimension, submitted_at,
+                  value_index FROM ratings WHERE value_index IS NOT NULL"""
+    ).df()
+    unit = ["task_key", "dim_key", "target_key"]
+    s, ref = r[r["role"] == "contractor"], r[r["role"] == "researcher"][[*unit, "value_index"]]
+    pairs = s.merge(ref, on=unit, suffixes=("", "_ref"))
+    pairs["cell"] = pairs["value_index"].astype(np.int64) * CELL + pairs["value_index_ref"].astype(np.int64)
+    keys = ["task_key", "dim_key", "rater_key", "rater_id", "role", "rubric", "dimension", "submitted_at"]
+    g = pairs.groupby(keys, dropna=False)
+    out = pd.DataFrame(
+        {"cells": g["cell"].agg(lambda c: sorted(c)), "targets": g["target_key"].agg(lambda t: sorted(set(t)))}
+    ).reset_index()
+    out["one_row"] = out.groupby(["task_key", "dim_key", "rater_key"])["cells"].transform("size") == 1
+    return _reference_sorted(out)
+
+
+def kept_reference_tasks(con) -> pd.DataFrame:
+    """reference_tasks as stored."""
+    return _reference_sorted(con.execute(f"SELECT {', '.join(REFERENCE_COLUMNS)} FROM reference_tasks").df())
+
+
+def _reference_sorted(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.reindex(columns=REFERENCE_COLUMNS)
+    for c in ("cells", "targets"):
+        out[c] = [[int(x) for x in v] for v in out[c]]
+    for c in ("task_key", "dim_key", "rater_key"):
+        out[c] = out[c].astype(np.int64)
+    out["one_row"] = out["one_row"].astype(bool)
+    out["submitted_at"] = pd.to_datetime(out["submitted_at"])
+    return out.sort_values(["task_key", "dim_key", "rater_key", "submitted_at"]).reset_index(drop=True)
+
+
+def assert_reference_tasks_are_the_ratings(con) -> None:
+    """The kept confusion cells per contractor task equal the pandas computation from the ratings."""
+    pd.testing.assert_frame_equal(kept_reference_tasks(con), expected_reference_tasks(con), check_dtype=False)

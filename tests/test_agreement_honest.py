@@ -531,9 +531,10 @@ def test_packed_counts_fall_back_to_lists_when_a_level_overflows():
 @pytest.mark.parametrize("grain", ["rater", "dimension"])
 def test_packed_pairs_equal_the_listed_pairs(demo_store, filters, grain):
     """The packed forms (per rater: each subject rating with its unit's packed reference counts; per
-    dimension: the unit's subject, reference and both-sides counts, S x R minus B) give exactly the signatures
-    of listing every pair (the same tasks per confusion-cell multiset), for every comparison,
-    with dates selecting subjects only; on the demo, which has dimensions with several targets."""
+    dimension: the unit's subject, reference and both-sides counts, S x R minus B), and for contractors against
+    researchers the cells kept per contractor task, give exactly the signatures of listing every pair (the same
+    tasks per confusion-cell multiset), for every comparison, with dates selecting subjects only; on the demo,
+    which has dimensions with several targets."""
     con = store.open_store(demo_store, read_only=True)
     width = pr.scale_width(con)
     multi = pr.multi_target(con)
@@ -542,20 +543,25 @@ def test_packed_pairs_equal_the_listed_pairs(demo_store, filters, grain):
     q_of = lambda key: len(scale_of[key[-2:]].levels) if key[-2:] in scale_of else None  # noqa: E731
     for comparison in pr.COMPARISONS:
         sides = pr.comparison_sides(filters, comparison)
-        packed_q = pr.pair_query(sides, grain, width, multi)
+        with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # over the ratings
+            packed_q = pr.pair_query(sides, grain, width, multi)
+            listed_q = pr.pair_query(sides, grain, width, multi, packed=False)  # every pair listed by the self-join
         assert "<<" in packed_q.sql  # the packed form ran
-        packed = pr.signatures(packed_q.df(con), grain, width, q_of)
-        with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # every pair listed by the self-join
-            listed_q = pr.pair_query(sides, grain, width, multi, packed=False)
+        forms = [packed_q]
+        if comparison == "contractor_vs_researcher":  # the kept pairs, or per rater the cells kept per task
+            forms.append(pr.pair_query(sides, grain, width, multi))
+            assert f"FROM {'reference_tasks' if grain == 'rater' else 'reference_pairs'}" in forms[-1].sql
         listed = pr.signatures(listed_q.df(con), grain, width, q_of)
-        assert packed.keys() == listed.keys() and packed, comparison
-        for key, sig in listed.items():
-            got = packed[key]
-            assert got.n_units == sig.n_units and got.tasks == sig.tasks, (comparison, key)
-            q = int(math.isqrt(sig.cells.shape[1]))
-            assert np.array_equal(got.table(q), sig.table(q)), (comparison, key)
-            as_set = lambda s: sorted(zip(map(tuple, s.cells.tolist()), s.n_tasks.tolist(), strict=True))  # noqa: E731
-            assert as_set(got) == as_set(sig), (comparison, key)
+        for form in forms:
+            packed = pr.signatures(form.df(con), grain, width, q_of)
+            assert packed.keys() == listed.keys() and packed, (comparison, form.sql)
+            for key, sig in listed.items():
+                got = packed[key]
+                assert got.n_units == sig.n_units and got.tasks == sig.tasks, (comparison, key)
+                q = int(math.isqrt(sig.cells.shape[1]))
+                assert np.array_equal(got.table(q), sig.table(q)), (comparison, key)
+                as_set = lambda s: sorted(zip(map(tuple, s.cells.tolist()), s.n_tasks.tolist(), strict=True))  # noqa: E731
+                assert as_set(got) == as_set(sig), (comparison, key)
     con.close()
 
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from analytics import agreement, keys, reference_pairs, store
+from analytics import agreement, keys, reference_pairs, reference_tasks, store
 from analytics.agreement import counts
 from analytics.filters import Filters
 
@@ -44,7 +44,8 @@ def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | N
     con = _con()
     levels = [str(i + 1) for i in range(q)]
     con.execute("DELETE FROM ratings")
-    con.execute("DELETE FROM reference_pairs")
+    for table in ("reference_pairs", "reference_tasks"):  # the kept tables the pairing reads (analytics/kept.py)
+        con.execute(f"DELETE FROM {table}")
     con.execute("DELETE FROM dimensions WHERE rubric = ?", [RUBRIC])
     con.execute(
         "INSERT INTO dimensions (rubric, dimension, label, kind, levels, coarse, targets, dim_group, is_primary, "
@@ -62,6 +63,7 @@ def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | N
         [RUBRIC, DIM],
     )
     reference_pairs.add_load(con, 1)
+    reference_tasks.redo_loads(con, [1])
     con.unregister("new_rows")
     return con
 

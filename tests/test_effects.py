@@ -55,13 +55,34 @@ def test_leniency_from_researchers_by_hand():
         }
     )
     no_team = pd.DataFrame(columns=["rater_id", "rubric", "dimension", "raw", "se", "n_tasks"])
-    rows = levels.shift_rows(diffs, no_team)
+    rows = levels.shift_rows(task_means(diffs, "difference"), no_team)
     assert set(rows["effect"]) == {"leniency", "severity"}
     lenient = rows[rows["effect"] == "leniency"].iloc[0]
     assert lenient["raw"] == pytest.approx(2 / 3)
     assert lenient["se"] == pytest.approx(pd.Series([1.0] * 20 + [0.0] * 10).std() / math.sqrt(30))
     assert lenient["basis"] == "researchers"
     assert rows.loc[rows["effect"] == "severity", "bad_side"].iloc[0] == "low"
+
+
+def test_the_researcher_shift_aggregated_in_sql_equals_task_means_of_the_pairs_in_pandas(demo):
+    """researcher_shift_query's rows (per contractor and ordered dimension, over tasks) equal task_means of each
+    task's mean value difference from the researchers, computed in pandas from the ratings and the scales."""
+    r = demo.execute(
+        """SELECT r.task_id, r.rubric, r.dimension, r.target, r.rater_id, r.role, r.value_index,
+                  coalesce(d.level_values[r.value_index + 1], r.value_index) AS v
+           FROM ratings r JOIN dimensions d USING (rubric, dimension)
+           WHERE r.value_index IS NOT NULL AND NOT d.is_comparison AND d.measure <> 'nominal'
+             AND d.kind <> 'ranking' AND len(d.levels) >= 3"""
+    ).df()
+    unit = ["task_id", "rubric", "dimension", "target"]
+    c = r[(r["role"] == "contractor") & ~r["rater_id"].str.startswith("anon:")]
+    pairs = c.merge(r[r["role"] == "researcher"][[*unit, "v"]], on=unit, suffixes=("", "_ref"))
+    pairs["difference"] = pairs["v"] - pairs["v_ref"]
+    per_task = pairs.groupby(["rater_id", "rubric", "dimension", "task_id"])["difference"].mean().reset_index()
+    want = task_means(per_task, "difference")
+    got = levels.researcher_shift_query(NO_FILTERS).df(demo)
+    assert len(want) > 20
+    pd.testing.assert_frame_equal(got[list(want.columns)], want, check_dtype=False, rtol=1e-9)
 
 
 LEVELS = ["Very bad", "Bad", "Neutral", "Good", "Very good"]
@@ -85,7 +106,7 @@ def test_leniency_falls_back_on_the_other_contractors(rated):
     """Without researchers, c1's core is compared with the other contractors' mean on each unit (leave-self-out):
     t0 2 - (4 + 3) / 2 = -1.5, t1 1 - 1 = 0 -> mean -0.75 over 2 tasks, se = sd(-1.5, 0) / sqrt(2) = 0.75. The
     scale's values are 1..5, so positions and values differ by one and the differences are the same."""
-    no_researchers = pd.DataFrame(columns=["rater_id", "rubric", "dimension", "task_key", "difference"])
+    no_researchers = pd.DataFrame(columns=["rater_id", "rubric", "dimension", "raw", "se", "n_tasks"])
     rows = levels.shift_rows(no_researchers, levels.consensus_shift_query(NO_FILTERS).df(rated))
     lenient = rows[(rows["effect"] == "leniency") & (rows["rater_id"] == "c1")].set_index("dimension")
     assert list(lenient.index) == ["core"]  # coherence and usefulness: nobody else rated them

@@ -18,6 +18,7 @@ from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
 from analytics.queries import Query
+from tests.kept_tasks import assert_reference_tasks_are_the_ratings
 
 RNG = np.random.default_rng(7)
 LEVELS = ["1", "2", "3", "4"]
@@ -63,6 +64,7 @@ def kept_equals_listed(con) -> None:
              AND r.value_index IS NOT NULL ORDER BY ALL"""
     ).fetchall()
     assert kept == joined
+    assert_reference_tasks_are_the_ratings(con)
     width = pr.scale_width(con)
     multi = pr.multi_target(con)
     q_of = lambda key: len(LEVELS)  # noqa: E731
@@ -71,7 +73,7 @@ def kept_equals_listed(con) -> None:
             for grain in ("rater", "dimension"):
                 sides = pr.comparison_sides(filters, comparison)
                 kept_q = pr.pair_query(sides, grain, width, multi)
-                assert "reference_pairs" in kept_q.sql
+                assert ("reference_tasks" if grain == "rater" else "reference_pairs") in kept_q.sql
                 got = pr.signatures(kept_q.df(con), grain, width, q_of)
                 with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # the self-join
                     listed_q = pr.pair_query(sides, grain, width, multi, packed=False)
@@ -117,6 +119,25 @@ def test_quarantined_ratings_make_no_pairs():
     assert raters == {"c8"}
 
 
+def test_a_contractor_task_rated_at_two_times_is_kept_in_two_rows_and_merged_when_both_are_read():
+    """c1 rates target A of tasks 0-5 on 3 March and target B on 12 March: reference_tasks keeps two rows of each
+    task (one_row false); with no date filter both are merged into the task's signature, from 10 March only B's
+    row counts, and both give the self-join's signatures (kept_equals_listed)."""
+    con = store.open_store(":memory:")
+    ingest_bytes(con, FILES["researchers.csv"], "researchers.csv")
+    rows = [
+        (f"t{t}", target, "c1", "contractor", "quality", str(1 + (t + k) % 4), f"2026-03-{day:02d}")
+        for t in range(0, 6)
+        for k, (target, day) in enumerate((("A", 3), ("B", 12)))
+    ]
+    assert ingest_bytes(con, csv(rows), "two_times.csv").status == "loaded"
+    split = con.execute("SELECT count(*) FROM reference_tasks WHERE NOT one_row").fetchall()[0][0]
+    assert split == 6  # tasks 0, 2, 4 have researcher labels: two rows each
+    kept_equals_listed(con)
+    raters = agreement.rater_agreement(con, Filters(), "contractor_vs_researcher", n_boot=0).set_index("rater_id")
+    assert raters.loc["c1", "n_tasks"] == 3 and raters.loc["c1", "n"] == 12  # 3 tasks x 2 targets x 2 researchers
+
+
 def pairs_queries(sides: pr.Sides) -> list[Query]:
     """The queries over the pairing other modules build: every pair, pairs with submission times, shared tasks."""
     head, params = pr.pair_ctes(sides, carry=("submitted_at",))
@@ -144,7 +165,7 @@ def test_the_report_reads_kept_pairs_and_shows_that_sql():
         ingest_bytes(con, FILES[name], name)
     report = agreement.agreement_report(con, Filters(), "contractor_vs_researcher", n_boot=0)
     shown = [q.sql for q in report.queries if q.name.startswith("pairs_")]
-    assert any("FROM reference_pairs" in sql for sql in shown)
+    assert any("FROM reference_tasks" in sql for sql in shown)
     assert set(report.raters["rater_id"]) == {"c1", "c2", "c3"}
 
 
@@ -210,6 +231,7 @@ def test_a_store_whose_pairs_kept_old_positions_is_mended_when_opened(tmp_path):
     con.execute("UPDATE reference_pairs SET reference_index = 3 - reference_index WHERE dimension = 'clarity'")
     con.execute("DELETE FROM schema_migrations WHERE version >= 10")
     con.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_rubric_tasks")  # migration 11
+    con.execute("DROP TABLE reference_tasks")  # migration 12
     con.close()
     con = store.open_store(path)
     assert store.schema_version(con) == store.MIGRATIONS[-1][0]

@@ -31,7 +31,7 @@ def raw_effects(
     """Every effect's raw rows (before shrinkage) for the contractors under the filter (`queries`: a QueryLog
     shared with drift's other figures runs their weekly query once)."""
     rubrics = rated_rubrics(con, Filters(rubric=filters.rubric))
-    researchers = levels.researcher_differences_query(filters).df(con)
+    researchers = levels.researcher_shift_query(filters).df(con)
     by_team = levels.consensus_shift_query(filters).df(con)
     central = levels.central_query(filters).df(con)
     halo = levels.halo_query(filters).df(con)

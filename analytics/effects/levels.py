@@ -9,7 +9,7 @@ import pandas as pd
 
 from analytics import contractor_tasks
 from analytics.agreement.report import MIN_TASKS
-from analytics.effects.rows import finish, share_floor, task_means, task_stats_sql
+from analytics.effects.rows import finish, share_floor, task_stats_sql
 from analytics.filters import Filters
 from analytics.queries import Query
 
@@ -20,17 +20,21 @@ ORDERED = f"""ordered AS (SELECT k.dim_key, rubric, dimension, levels, level_val
 VALUE = "coalesce(o.level_values[{i} + 1], {i})"  # a level's number on the scale, else its position
 
 
-def researcher_differences_query(filters: Filters) -> Query:
-    """Per contractor, ordered absolute dimension and task: their value minus the researchers' (kept pairs)."""
+def researcher_shift_query(filters: Filters) -> Query:
+    """Per contractor and ordered absolute dimension, over tasks: the task's mean of their value minus the
+    researchers' on the same unit (kept pairs), as task_means rows."""
     where, params = filters.but(roles=()).where_named("p")
     return Query(
-        "effects_researcher_differences",
-        f"""WITH {ORDERED}
-SELECT p.rater_id, p.rubric, p.dimension, p.task_key,
-       avg({VALUE.format(i="p.value_index")} - {VALUE.format(i="p.reference_index")}) AS difference
-FROM reference_pairs p JOIN ordered o USING (rubric, dimension)
-WHERE {where} AND NOT starts_with(p.rater_id, 'anon:')
-GROUP BY ALL""",
+        "effects_researcher_shift",
+        f"""WITH {ORDERED},
+tasks AS (
+    SELECT p.rater_id, p.rubric, p.dimension, p.task_key,
+           avg({VALUE.format(i="p.value_index")} - {VALUE.format(i="p.reference_index")}) AS difference
+    FROM reference_pairs p JOIN ordered o USING (rubric, dimension)
+    WHERE {where} AND NOT starts_with(p.rater_id, 'anon:')
+    GROUP BY ALL)
+SELECT rater_id, rubric, dimension, {task_stats_sql("difference")} FROM tasks GROUP BY ALL
+ORDER BY rater_id, rubric, dimension""",
         params,
     )
 
@@ -93,10 +97,10 @@ ORDER BY rater_id, rubric"""
 
 
 def shift_rows(researchers: pd.DataFrame, by_team: pd.DataFrame) -> pd.DataFrame:
-    """Leniency rows (raw = mean signed difference per task, + = more lenient): from researchers where the
-    contractor shares at least MIN_TASKS tasks with them, else from the other contractors' mean (`by_team`:
-    consensus_shift_query's rows)."""
-    by_ref = task_means(researchers, "difference").assign(basis="researchers") if len(researchers) else None
+    """Leniency rows (raw = mean signed difference per task, + = more lenient): from researchers
+    (researcher_shift_query's rows) where the contractor shares at least MIN_TASKS tasks with them, else from the
+    other contractors' mean (`by_team`: consensus_shift_query's rows)."""
+    by_ref = researchers.assign(basis="researchers") if len(researchers) else None
     by_others = by_team.assign(basis="consensus") if len(by_team) else None
     parts = [p for p in (by_ref, by_others) if p is not None]
     if not parts:

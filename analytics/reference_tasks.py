@@ -1,0 +1,73 @@
+"""Contractor-researcher confusion cells per contractor task, kept at ingest: what the per-rater and per-dimension
+figures of contractors against researchers group, so a filter change groups a small table instead of pairing.
+
+The per-rater query of analytics/agreement/pairs.py met every contractor rating with its unit's researcher labels
+and listed each task's cells, on every filter change (1.2 s at 1M tasks, 3M kept pairs). This table holds, per
+contractor, task, dimension and submission time, the sorted confusion cells of the contractor's pairs on the task
+(subject position * CELL + reference position, one per pair in reference_pairs) and the targets they are on. The
+filters read the same columns as on the ratings (rubric, dimension, rater, role, submitted_at); a task whose
+ratings by one contractor carry several submission times has several rows (`one_row` false), merged at query time.
+
+Rows are a function of a task's kept pairs, so every change of the pairs recomputes the rows of the tasks it
+touches, after reference_pairs has followed it (analytics/kept.py).
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from analytics.contractor_tasks import LOADS, RUBRIC, TASKS
+
+# A cell is subject position * CELL + reference position; positions are below CELL on any scale (levels of a
+# catalogued or inferred scale number at most a few hundred).
+CELL = 1 << 20
+
+CREATE = """CREATE TABLE reference_tasks (
+    task_key INTEGER NOT NULL, dim_key INTEGER NOT NULL, rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL,
+    role VARCHAR NOT NULL, rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL, submitted_at TIMESTAMP,
+    cells BIGINT[] NOT NULL, targets INTEGER[] NOT NULL, one_row BOOLEAN NOT NULL)"""
+# Per row, over the contractor's kept pairs on the task and dimension submitted at `submitted_at`:
+#   cells    every pair's cell, sorted (a unit with two researcher labels gives two);
+#   targets  the distinct target keys of those pairs (the units with a pair), sorted;
+#   one_row  whether this is the contractor's one row of the task and dimension (else merged at query time).
+
+_FILL = f"""INSERT INTO reference_tasks
+SELECT task_key, dim_key, rater_key, rater_id, role, rubric, dimension, submitted_at, cells, targets,
+       count(*) OVER (PARTITION BY task_key, dim_key, rater_key) = 1 AS one_row
+FROM (
+    SELECT task_key, dim_key, rater_key, rater_id, role, rubric, dimension, submitted_at,
+           list(CAST(value_index AS BIGINT) * {CELL} + reference_index ORDER BY value_index, reference_index) AS cells,
+           list_sort(list_distinct(list(target_key))) AS targets
+    FROM reference_pairs
+    WHERE {{scope}}
+    GROUP BY task_key, dim_key, rater_key, rater_id, role, rubric, dimension, submitted_at
+)"""
+
+
+def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
+    """Recompute the rows of the tasks `scope` (contractor_tasks' LOADS, RUBRIC or TASKS) selects, from the kept
+    pairs as they are now."""
+    con.execute(f"DELETE FROM reference_tasks WHERE {scope}", params)
+    con.execute(_FILL.format(scope=scope), params)
+
+
+def redo_loads(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
+    """The rows of the tasks these loads rated (a load's pairs were added, or its raters renamed)."""
+    if ingest_ids:
+        redo(con, LOADS, {"ids": list(ingest_ids)})
+
+
+def redo_rubric(con: duckdb.DuckDBPyConnection, rubric: str) -> None:
+    """The rows of one rubric (a dimension's kept pairs were recomputed on a new scale)."""
+    redo(con, RUBRIC, {"rubric": rubric})
+
+
+def redo_tasks(con: duckdb.DuckDBPyConnection, task_keys: list[int]) -> None:
+    """The rows of these tasks (after an unload took their pairs out)."""
+    if task_keys:
+        redo(con, TASKS, {"tasks": list(task_keys)})
+
+
+def migration_statements() -> list[str]:
+    """Migration 12: the table, filled from the pairs already kept."""
+    return [CREATE, _FILL.format(scope="TRUE")]
