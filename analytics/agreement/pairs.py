@@ -32,7 +32,6 @@ are counted without listing them).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 import duckdb
 import numpy as np
@@ -517,32 +516,36 @@ def signatures(df: pd.DataFrame, grain: str, width: int, q_of) -> dict[tuple, Si
     group_keys = list(df.loc[starts, keys].itertuples(index=False, name=None))
     qs = [q_of(k) for k in group_keys]
     q_row = np.repeat([q or 0 for q in qs], ends - starts)
-    local = np.zeros(len(df), dtype=np.int64)  # a row's index among the rows of its scale size
-    decoded: dict[int, np.ndarray] = {}
+    n_tasks_all, n_units_all = df["n_tasks"].to_numpy(float), df["n_units"].to_numpy()
     for q in sorted({q for q in qs if q}):
         rows = np.flatnonzero(q_row == q)
-        local[rows] = np.arange(len(rows))
-        decoded[q] = _decode(form, df[form].to_numpy()[rows], q, width)
-    n_tasks_all, n_units_all = df["n_tasks"].to_numpy(float), df["n_units"].to_numpy()
-    for key, q, start, end in zip(group_keys, qs, starts, ends, strict=True):
-        if not q:
-            continue
-        cells = decoded[q][local[start] : local[start] + (end - start)]
-        n_tasks = n_tasks_all[start:end]
-        # Packed units that differ can give the same cells: one signature each. Every form's signatures come out
-        # in the order of their cells, so a resample draws the same tasks whichever query form ran.
-        cells, which = np.unique(cells, axis=0, return_inverse=True)
-        n_tasks = np.bincount(which.ravel(), weights=n_tasks, minlength=len(cells))
-        out[key] = Signatures(cells, n_tasks, int(n_units_all[start:end].sum()))
+        decoded = _decode(form, df[form].to_numpy()[rows], q, width)
+        cells, n_tasks, group = _distinct(decoded, n_tasks_all[rows], gid[rows])
+        mine = np.flatnonzero([k == q for k in qs])  # the groups of this scale size
+        los, his = np.searchsorted(group, mine, side="left"), np.searchsorted(group, mine, side="right")
+        for g, lo, hi in zip(mine, los, his, strict=True):
+            n_units = int(n_units_all[starts[g] : ends[g]].sum())
+            out[group_keys[g]] = Signatures(cells[lo:hi], n_tasks[lo:hi], n_units)
     return out
+
+
+def _distinct(cells: np.ndarray, n_tasks: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each group's distinct cells rows with their summed task counts, sorted by group then cells (np.unique's
+    order): packed units that differ can give the same cells, and every query form's signatures come out in one
+    order, so a resample draws the same tasks whichever form ran."""
+    order = np.lexsort([*cells.T[::-1], group])
+    cells, n_tasks, group = cells[order], n_tasks[order], group[order]
+    new = np.r_[True, (group[1:] != group[:-1]) | (cells[1:] != cells[:-1]).any(axis=1)]
+    which = np.cumsum(new) - 1
+    return cells[new], np.bincount(which, weights=n_tasks), group[new]
 
 
 def _decode(form: str, values: np.ndarray, q: int, width: int) -> np.ndarray:
     """(rows x q*q) confusion cells of `pair_query` rows of one scale size, from their cells, units or sides."""
     cells = np.zeros((len(values), q * q))
     if form == "cells":
-        lens = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
-        flat = np.fromiter(chain.from_iterable(values), dtype=np.int64, count=int(lens.sum()))
+        lens = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        flat = np.concatenate([np.asarray(v, dtype=np.int64) for v in values]) if len(values) else np.zeros(0, np.int64)
         row = np.repeat(np.arange(len(values)), lens)
         a, b = flat // width, flat % width
         ok = (a < q) & (b < q)
