@@ -36,7 +36,7 @@ SELECT task_key, dim_key, rater_key, rater_id, role, rubric, dimension, submitte
        count(*) OVER (PARTITION BY task_key, dim_key, rater_key) = 1 AS one_row
 FROM (
     SELECT task_key, dim_key, rater_key, rater_id, role, rubric, dimension, submitted_at,
-           list(CAST(value_index AS BIGINT) * {CELL} + reference_index ORDER BY value_index, reference_index) AS cells,
+           list_sort(list(CAST(value_index AS BIGINT) * {CELL} + reference_index)) AS cells,
            list_sort(list_distinct(list(target_key))) AS targets
     FROM reference_pairs
     WHERE {{scope}}

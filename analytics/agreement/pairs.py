@@ -22,11 +22,11 @@ pair of raters) has on one task, with the number of tasks that share it. That is
 resample (analytics/agreement/intervals.py), and summing signatures x tasks gives the confusion counts.
 
 Contractors against researchers per rater group the confusion cells kept per contractor task at ingest
-(analytics/reference_tasks.py); their other queries read the pairs kept at ingest (analytics/reference_pairs.py). For the other comparisons, two shapes keep this one pass over the ratings: per
-rater, a subject rating is met with its unit's reference level counts packed in one integer (so raters of one
-role against each other need no self-join); per dimension, a unit's pairs follow from its packed subject and
-reference level counts (no pair is formed); and on dimensions with one target a task is its one unit (so tasks
-are counted without listing them).
+(analytics/reference_tasks.py); their other queries read the pairs kept at ingest (analytics/reference_pairs.py).
+Elsewhere, two shapes keep this one pass over the ratings: per rater, a subject rating is met with its unit's
+reference level counts packed in one integer (so raters of one role against each other need no self-join); per
+dimension, a unit's pairs follow from its packed subject and reference level counts (no pair is formed); and on
+dimensions with one target a task is its one unit (so tasks are counted without listing them).
 """
 
 from __future__ import annotations
@@ -298,9 +298,9 @@ def _kept_tasks_query(sides: Sides, grain: str, width: int) -> Query:
     -- contractor tasks with their confusion cells against researchers, kept at ingest (reference_tasks)
     SELECT rater_key, dim_key, task_key, cells, targets, one_row FROM reference_tasks WHERE {where}
 ), tasks AS (
-    SELECT rater_key, dim_key, cells, len(targets) AS n_units FROM k WHERE one_row
+    SELECT rater_key, dim_key, cells, array_length(targets) AS n_units FROM k WHERE one_row
     UNION ALL
-    SELECT rater_key, dim_key, list_sort(flatten(list(cells))), len(list_distinct(flatten(list(targets))))
+    SELECT rater_key, dim_key, list_sort(flatten(list(cells))), array_length(list_distinct(flatten(list(targets))))
     FROM k WHERE NOT one_row
     GROUP BY rater_key, dim_key, task_key
 ), grouped AS (

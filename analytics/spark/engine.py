@@ -2,7 +2,8 @@
 
 What runs where:
 - Spark reads the canonical files (or a table) and keeps the `ratings` view, the `reference_pairs` built from it
-  by the store's own pairing SQL (analytics/reference_pairs.py), and every named query that reads either. Only
+  by the store's own pairing SQL (analytics/reference_pairs.py) and the `reference_tasks` built from those
+  (analytics/reference_tasks.py), and every named query that reads any of them. Only
   their small results (value counts per unit pattern, confusion counts per pair) come back to this process.
 - This process keeps the catalogue: the distinct scale combinations of the input (rubric, dimension, target,
   role, value; a few hundred rows whatever the number of ratings) go through the same checks, scale inference
@@ -28,12 +29,12 @@ import duckdb
 import pandas as pd
 from sqlglot import exp
 
-from analytics import reference_pairs, store
+from analytics import reference_pairs, reference_tasks, store
 from analytics.ingest import canonical, load
 from analytics.spark import dialect, session
 
 # Tables that live on Spark; a query naming none of them reads only the catalogue and runs in DuckDB.
-SPARK_TABLES = frozenset({"ratings", "reference_pairs", "rater_keys", "task_keys", "spark_input"})
+SPARK_TABLES = frozenset({"ratings", "reference_pairs", "reference_tasks", "rater_keys", "task_keys", "spark_input"})
 # Every view one input keeps on Spark. Each input's views carry a suffix of their own, so that a second input
 # read in the same Spark session (a test, a notebook) does not replace the first one's.
 COMBOS = "spark_combos"
@@ -238,15 +239,21 @@ def _open(spark: Any, frame: Any, cat: duckdb.DuckDBPyConnection) -> tuple[Spark
     kept = ratings.count()
     run("SELECT DISTINCT rater_id AS rater_key, rater_id FROM ratings").createOrReplaceTempView(views["rater_keys"])
     run("SELECT DISTINCT task_id AS task_key, task_id FROM ratings").createOrReplaceTempView(views["task_keys"])
-    # The store's own pairing statement (INSERT INTO reference_pairs SELECT ...): its SELECT, named as the table's
-    # columns (an INSERT is positional; Spark refuses a view with two rater_key columns).
-    names = [c.name for c in dialect.parse(reference_pairs.CREATE).find_all(exp.ColumnDef)]
-    pairs = dialect.transpile(dialect.parse(reference_pairs.migration_statements()[1]).expression)
-    pairs_sql = dialect.rename(pairs, views).sql(dialect="spark")
-    spark.sql(pairs_sql).toDF(*names).persist().createOrReplaceTempView(views["reference_pairs"])
+    # The store's own statements filling its kept pairs and the cells per contractor task from them.
+    _kept_view(spark, views, "reference_pairs", reference_pairs.CREATE, reference_pairs.migration_statements()[1])
+    _kept_view(spark, views, "reference_tasks", reference_tasks.CREATE, reference_tasks.migration_statements()[1])
     read = sum(int(r["n"]) for r in combos)
     reasons = [r[0] for r in run(REASONS_SQL).collect()]
     return SparkConnection(spark, cat, views), Loaded(read, kept, read - kept, reasons)
+
+
+def _kept_view(spark: Any, views: dict[str, str], table: str, create: str, fill: str) -> None:
+    """Keep on Spark, as the view of `table`, the SELECT of the store's statement filling it (INSERT INTO `table`
+    SELECT ...), named as the table's columns (an INSERT is positional; Spark refuses a view with two columns of
+    one name)."""
+    names = [c.name for c in dialect.parse(create).find_all(exp.ColumnDef)]
+    select = dialect.rename(dialect.transpile(dialect.parse(fill).expression), views).sql(dialect="spark")
+    spark.sql(select).toDF(*names).persist().createOrReplaceTempView(views[table])
 
 
 # The input rows as the store's staging reads them (load._input_view): ids trimmed, empty as NULL, times parsed.
