@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
+from analytics import rater_tasks
 from analytics.agreement import anonymous as an
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
@@ -35,16 +36,29 @@ class Summary:
     anonymous_positions: int  # label positions of files without rater ids: not people, so not among the raters
 
 
-def activity_query(filters: Filters) -> Query:
-    """One pass over the filtered ratings, grouped per rater, role, rubric and task, then read four ways (`part`):
+def activity_query(filters: Filters, kept: bool = True) -> Query:
+    """One pass over the filtered rater tasks kept at ingest (analytics/rater_tasks.py; the ratings under a
+    dimension filter or without `kept`), grouped per rater, role, rubric and task, then read four ways (`part`):
     per rubric and role (ratings, tasks, raters), per rubric (tasks), per rater and role (ratings, first and last
     rating, whether the id is an anonymous label position) and per rater (the Overview's rater table: a task's
     duration is its longest rating's; a rater who rated one task under both roles counts it once per role)."""
     where, params = filters.where_named("r")
-    sql = f"""WITH per_task AS MATERIALIZED (
+    if kept and rater_tasks.answers(filters):
+        per_task = f"""per_task AS NOT MATERIALIZED (
+    -- the rater tasks kept at ingest; a task rated at several times is merged (each reading scans the table)
+    SELECT r.rater_key, r.role, r.rubric, r.task_key, r.n_ratings AS n, r.submitted_at AS lo, r.submitted_at AS hi,
+           r.duration_s
+    FROM rater_tasks r WHERE r.one_row AND {where}
+    UNION ALL
+    SELECT r.rater_key, r.role, r.rubric, r.task_key, sum(r.n_ratings), min(r.submitted_at), max(r.submitted_at),
+           max(r.duration_s)
+    FROM rater_tasks r WHERE NOT r.one_row AND {where} GROUP BY r.rater_key, r.role, r.rubric, r.task_key)"""
+    else:
+        per_task = f"""per_task AS MATERIALIZED (
     SELECT r.rater_key, r.role, r.rubric, r.task_key, count(*) AS n, min(r.submitted_at) AS lo,
            max(r.submitted_at) AS hi, max(r.duration_s) AS duration_s
-    FROM ratings r WHERE {where} GROUP BY r.rater_key, r.role, r.rubric, r.task_key)
+    FROM ratings r WHERE {where} GROUP BY r.rater_key, r.role, r.rubric, r.task_key)"""
+    sql = f"""WITH {per_task}
 SELECT 'rubric_role' AS part, rubric, role, sum(n) AS ratings, count(DISTINCT task_key) AS tasks,
        count(DISTINCT rater_key) AS raters
 FROM per_task GROUP BY rubric, role
@@ -167,12 +181,14 @@ def rated_rubrics(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]
     return [r for (r,) in rated_rubrics_query(filters).rows(con)]
 
 
-def volume_by_week_query(filters: Filters) -> Query:
-    """Ratings and tasks per ISO week, rubric and role (undated ratings are left out)."""
+def volume_by_week_query(filters: Filters, kept: bool = True) -> Query:
+    """Ratings and tasks per ISO week, rubric and role (undated ratings are left out), from the rater tasks kept
+    at ingest (the ratings under a dimension filter or without `kept`)."""
     where, params = filters.where_named("r")
+    table, n = ("rater_tasks", "sum(r.n_ratings)") if kept and rater_tasks.answers(filters) else ("ratings", "count(*)")
     sql = f"""WITH per_task AS (
-    SELECT CAST(date_trunc('week', r.submitted_at) AS DATE) AS week, r.rubric, r.role, r.task_key, count(*) AS n
-    FROM ratings r WHERE {where} AND r.submitted_at IS NOT NULL GROUP BY ALL)
+    SELECT CAST(date_trunc('week', r.submitted_at) AS DATE) AS week, r.rubric, r.role, r.task_key, {n} AS n
+    FROM {table} r WHERE {where} AND r.submitted_at IS NOT NULL GROUP BY ALL)
 SELECT week, rubric, role, CAST(sum(n) AS BIGINT) AS ratings, count(*) AS tasks
 FROM per_task GROUP BY week, rubric, role ORDER BY week, rubric, role"""
     return Query("overview_volume_by_week", sql, params)

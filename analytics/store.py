@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import contractor_tasks, kept, keys, people, reference_pairs, reference_tasks, rubrics
+from analytics import contractor_tasks, kept, keys, people, rater_tasks, reference_pairs, reference_tasks, rubrics
 from analytics.consistency import results as rule_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,6 +153,8 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
     (11, contractor_tasks.migration_steps()),
     # Per contractor, task and dimension, the confusion cells of the kept pairs (analytics/reference_tasks.py).
     (12, reference_tasks.migration_statements()),
+    # Per rater, role, rubric, task and submission time, the counts the Overview reads (analytics/rater_tasks.py).
+    (13, rater_tasks.migration_statements()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

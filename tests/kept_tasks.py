@@ -112,6 +112,7 @@ def assert_kept_tasks_are_the_ratings(con) -> None:
     pd.testing.assert_frame_equal(kept_rows(con), expected_rows(con), check_dtype=False, rtol=1e-9)
     pd.testing.assert_frame_equal(kept_rubric_rows(con), expected_rubric_rows(con), check_dtype=False, rtol=1e-9)
     assert_reference_tasks_are_the_ratings(con)
+    assert_rater_tasks_are_the_ratings(con)
 
 
 REFERENCE_COLUMNS = ["task_key", "dim_key", "rater_key", "rater_id", "role", "rubric", "dimension", "submitted_at",
@@ -161,3 +162,38 @@ def _reference_sorted(df: pd.DataFrame) -> pd.DataFrame:
 def assert_reference_tasks_are_the_ratings(con) -> None:
     """The kept confusion cells per contractor task equal the pandas computation from the ratings."""
     pd.testing.assert_frame_equal(kept_reference_tasks(con), expected_reference_tasks(con), check_dtype=False)
+
+
+RATER_TASK_KEYS = ["task_key", "rater_key", "rater_id", "role", "rubric", "submitted_at"]
+
+
+def expected_rater_tasks(con) -> pd.DataFrame:
+    """rater_tasks' rows in pandas: the ratings per rater, role, rubric, task and submission time, how many have a
+    level, the longest duration, and whether the row is the rater's one row of the task under the role and rubric."""
+    r = con.execute(f"SELECT {', '.join(RATER_TASK_KEYS)}, value_index, duration_s FROM ratings").df()
+    g = r.groupby(RATER_TASK_KEYS, dropna=False)
+    out = pd.DataFrame(
+        {"n_ratings": g.size(), "n_valued": g["value_index"].count(), "duration_s": g["duration_s"].max()}
+    ).reset_index()
+    out["one_row"] = out.groupby(["task_key", "rater_key", "role", "rubric"])["n_ratings"].transform("size") == 1
+    return _rater_sorted(out)
+
+
+def kept_rater_tasks(con) -> pd.DataFrame:
+    """rater_tasks as stored."""
+    cols = [*RATER_TASK_KEYS, "n_ratings", "n_valued", "duration_s", "one_row"]
+    return _rater_sorted(con.execute(f"SELECT {', '.join(cols)} FROM rater_tasks").df())
+
+
+def _rater_sorted(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    for c in ("task_key", "rater_key", "n_ratings", "n_valued"):
+        out[c] = out[c].astype(np.int64)
+    out["submitted_at"] = pd.to_datetime(out["submitted_at"])
+    out["duration_s"] = out["duration_s"].astype(float)
+    return out.sort_values(["task_key", "rater_key", "role", "rubric", "submitted_at"]).reset_index(drop=True)
+
+
+def assert_rater_tasks_are_the_ratings(con) -> None:
+    """The kept rater tasks equal the pandas computation from the ratings."""
+    pd.testing.assert_frame_equal(kept_rater_tasks(con), expected_rater_tasks(con), check_dtype=False)

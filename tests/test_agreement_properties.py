@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from analytics import agreement, keys, reference_pairs, reference_tasks, store
+from analytics import agreement, kept, keys, store
 from analytics.agreement import counts
 from analytics.filters import Filters
 
@@ -39,12 +39,16 @@ def _con():
     return _STORE[0]
 
 
+# The tables kept beside the ratings (analytics/kept.py), emptied with them.
+KEPT_TABLES = ("reference_pairs", "reference_tasks", "contractor_tasks", "contractor_rubric_tasks", "rater_tasks")
+
+
 def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | None = None):
     """Replace the store's ratings with rows (task_id, target, rater_id, role, level index) on a 1..q scale."""
     con = _con()
     levels = [str(i + 1) for i in range(q)]
     con.execute("DELETE FROM ratings")
-    for table in ("reference_pairs", "reference_tasks"):  # the kept tables the pairing reads (analytics/kept.py)
+    for table in KEPT_TABLES:
         con.execute(f"DELETE FROM {table}")
     con.execute("DELETE FROM dimensions WHERE rubric = ?", [RUBRIC])
     con.execute(
@@ -62,8 +66,7 @@ def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | N
                    NULL AS comment, NULL AS submission_id, 1 AS ingest_id FROM new_rows)""",
         [RUBRIC, DIM],
     )
-    reference_pairs.add_load(con, 1)
-    reference_tasks.redo_loads(con, [1])
+    kept.after_load(con, 1)
     con.unregister("new_rows")
     return con
 

@@ -22,6 +22,7 @@ from tests.kept_tasks import (
     kept_rows,
     kept_rubric_rows,
 )
+from tests.old_store import roll_back
 from tests.test_reference_pairs import FILES, csv
 
 # Three ordered dimensions on items A and B of tasks 0-9 by c1, c2 and c4 (halo needs three dimensions or more).
@@ -105,8 +106,7 @@ def test_a_store_from_before_the_table_gains_it_when_opened(tmp_path):
         ingest_bytes(con, ALL[name], name)
     want, want_rubric = expected_rows(con), expected_rubric_rows(con)
     assert len(want) and want_rubric["items"].gt(0).any()
-    con.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_rubric_tasks; DROP TABLE reference_tasks")
-    con.execute("DELETE FROM schema_migrations WHERE version >= 11")  # a store of schema 10
+    roll_back(con, 10)
     con.close()
     con = store.open_store(path)
     assert store.schema_version(con) >= 11

@@ -8,6 +8,7 @@ import datetime as dt
 from analytics import store
 from analytics.effects import drift, markers
 from tests.conftest import app_test
+from tests.old_store import roll_back
 
 
 def _text(at) -> str:
@@ -57,9 +58,7 @@ def test_a_store_from_before_markers_gains_them(tmp_path):
     reads as having no markers."""
     path = tmp_path / "old.duckdb"
     c = store.open_store(path)
-    c.execute("DROP TABLE guideline_markers")
-    c.execute("DROP TABLE contractor_tasks; DROP TABLE contractor_rubric_tasks")  # migration 11
-    c.execute("DELETE FROM schema_migrations WHERE version >= 9")
+    roll_back(c, 8)
     c.close()
     c = store.open_store(path, read_only=True)
     assert markers.markers(c).empty

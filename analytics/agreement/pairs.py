@@ -459,16 +459,28 @@ def case_pairs_query(sides: Sides, disagreeing: bool = True) -> Query:
 
 def shared_tasks_query(sides: Sides) -> Query:
     """How many tasks the subject side rated (`subject_tasks`) and how many of them have a pair with the
-    reference side on some unit (`paired_tasks`), per rubric, under the filter rules above."""
-    head, params = _side_ctes(sides, "value_index")
-    sql = f"""{head}, rated AS (
-    SELECT rubric, count(DISTINCT task_key) AS subject_tasks FROM s GROUP BY rubric
-), paired AS (
-    SELECT rubric, count(DISTINCT task_key) AS paired_tasks FROM pairs GROUP BY rubric
-)
+    reference side on some unit (`paired_tasks`), per rubric, under the filter rules above. Contractors against
+    researchers without a dimension filter read the rater tasks and the cells per contractor task kept at ingest
+    (analytics/rater_tasks.py, analytics/reference_tasks.py)."""
+    tail = """
 SELECT rubric, subject_tasks, coalesce(paired_tasks, 0) AS paired_tasks
 FROM rated LEFT JOIN paired USING (rubric)
 ORDER BY rubric"""
+    if _reads_reference_pairs(sides) and not sides.subject.dimensions:
+        where, params = sides.subject.where_named("", "s_")
+        sql = f"""WITH rated AS (
+    SELECT rubric, count(DISTINCT task_key) AS subject_tasks FROM rater_tasks WHERE n_valued > 0 AND {where}
+    GROUP BY rubric
+), paired AS (
+    SELECT rubric, count(DISTINCT task_key) AS paired_tasks FROM reference_tasks WHERE {where} GROUP BY rubric
+){tail}"""
+    else:
+        head, params = _side_ctes(sides, "value_index")
+        sql = f"""{head}, rated AS (
+    SELECT rubric, count(DISTINCT task_key) AS subject_tasks FROM s GROUP BY rubric
+), paired AS (
+    SELECT rubric, count(DISTINCT task_key) AS paired_tasks FROM pairs GROUP BY rubric
+){tail}"""
     return Query(f"shared_tasks_{sides.name}", sql, params)
 
 

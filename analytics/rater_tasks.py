@@ -1,0 +1,71 @@
+"""Rater tasks kept at ingest: per rater, role, rubric, task and submission time, how many ratings, how many with a
+level, and the longest duration; what the Overview's counts group instead of every rating.
+
+The Overview's activity (ratings, tasks and raters per rubric and role, the rater table) and its volume per week
+each grouped the filtered ratings per rater and task on every filter change (24M ratings at 1M tasks). Ratings of
+one row share their submission time, so a date filter keeps or drops a row whole, as it would its ratings; the
+rubric, role and rater filters read the same columns as on the ratings. A dimension filter cannot be answered
+from these rows (`answers`): the readers then read the ratings.
+
+Every change of stored ratings recomputes the rows of the tasks it touches (analytics/kept.py): a load, an
+unload, a rater directory's renames, and a scale re-read (a declared scale can leave a rating without a level).
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from analytics.contractor_tasks import LOADS, RUBRIC, TASKS
+from analytics.filters import Filters
+
+CREATE = """CREATE TABLE rater_tasks (
+    task_key INTEGER NOT NULL, rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL,
+    rubric VARCHAR NOT NULL, submitted_at TIMESTAMP, n_ratings INTEGER NOT NULL, n_valued INTEGER NOT NULL,
+    duration_s DOUBLE, one_row BOOLEAN NOT NULL)"""
+# Per row, over the rater's ratings of the task under the role and rubric submitted at `submitted_at`:
+#   n_ratings   ratings (with a level or not);
+#   n_valued    ratings with a level (value_index not NULL);
+#   duration_s  the longest duration;
+#   one_row     whether this is the rater's one row of the task under the role and rubric (else a reader merges).
+
+_FILL = """INSERT INTO rater_tasks
+SELECT *, count(*) OVER (PARTITION BY task_key, rater_key, role, rubric) = 1
+FROM (
+    SELECT task_key, rater_key, rater_id, role, rubric, submitted_at, count(*), count(value_index), max(duration_s)
+    FROM ratings
+    WHERE {scope}
+    GROUP BY task_key, rater_key, rater_id, role, rubric, submitted_at
+)"""
+
+
+def answers(filters: Filters) -> bool:
+    """Whether the kept rows can answer `filters`: every filter but a dimension filter reads their columns."""
+    return not filters.dimensions
+
+
+def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
+    """Recompute the rows of the tasks `scope` (contractor_tasks' LOADS, RUBRIC or TASKS) selects."""
+    con.execute(f"DELETE FROM rater_tasks WHERE {scope}", params)
+    con.execute(_FILL.format(scope=scope), params)
+
+
+def redo_loads(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
+    """The rows of the tasks these loads rated (a load's ratings came in, or its raters were renamed)."""
+    if ingest_ids:
+        redo(con, LOADS, {"ids": list(ingest_ids)})
+
+
+def redo_rubric(con: duckdb.DuckDBPyConnection, rubric: str) -> None:
+    """The rows of one rubric (a dimension's stored ratings were re-read on a new scale)."""
+    redo(con, RUBRIC, {"rubric": rubric})
+
+
+def redo_tasks(con: duckdb.DuckDBPyConnection, task_keys: list[int]) -> None:
+    """The rows of these tasks (after an unload)."""
+    if task_keys:
+        redo(con, TASKS, {"tasks": list(task_keys)})
+
+
+def migration_statements() -> list[str]:
+    """Migration 13: the table, filled from the ratings already stored."""
+    return [CREATE, _FILL.format(scope="TRUE")]
