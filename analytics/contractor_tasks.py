@@ -152,47 +152,16 @@ def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | Non
         con.execute(by_rubric, {**params, "lo": start, "hi": start + step})
 
 
-# Conditions closed under items (an item's ratings meet all or none), on columns the ratings and both tables have:
-# the tasks of some loads, one rubric, a list of tasks.
-LOADS = "task_key IN (SELECT task_key FROM ratings WHERE list_contains($ids, ingest_id))"
+# A condition closed under items (an item's ratings meet all or none), on a column the ratings and both tables
+# have: one rubric (the other scope, the tasks a change touched, is kept.SCOPE).
 RUBRIC = "rubric = $rubric"
-TASKS = "task_key IN (SELECT unnest($tasks))"  # a semi-join: an unload of 1M tasks, not a 1M-item list per row
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Recompute the rows of the items `scope` (LOADS, RUBRIC or TASKS) selects, from the ratings stored now."""
+    """Recompute the rows of the items `scope` (kept.SCOPE or RUBRIC) selects, from the ratings stored now."""
     for table in TABLES:
         con.execute(f"DELETE FROM {table} WHERE {scope}", params)
     fill(con, scope, params)
-
-
-def add_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
-    """The rows of the tasks load `ingest_id` rated, again (inside its transaction, after its ratings are in)."""
-    redo(con, LOADS, {"ids": [ingest_id]})
-
-
-def redo_loads(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
-    """The rows of the tasks the loads rated, again (their raters were renamed)."""
-    if ingest_ids:
-        redo(con, LOADS, {"ids": list(ingest_ids)})
-
-
-def redo_rubric(con: duckdb.DuckDBPyConnection, rubric: str) -> None:
-    """The rows of one rubric again (a dimension's stored ratings were re-read on a new scale; the rubric rows span
-    its dimensions)."""
-    redo(con, RUBRIC, {"rubric": rubric})
-
-
-def load_tasks(con: duckdb.DuckDBPyConnection, ingest_id: int) -> list[int]:
-    """The tasks load `ingest_id` rated: an unload reads them before it deletes the ratings, to redo them after."""
-    rows = con.execute("SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id", {"id": ingest_id}).fetchall()
-    return [k for (k,) in rows]
-
-
-def redo_tasks(con: duckdb.DuckDBPyConnection, task_keys: list[int]) -> None:
-    """The rows of these tasks again (after an unload)."""
-    if task_keys:
-        redo(con, TASKS, {"tasks": list(task_keys)})
 
 
 def migration_steps() -> list[str | Callable[[duckdb.DuckDBPyConnection], None]]:

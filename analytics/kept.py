@@ -1,8 +1,9 @@
 """The tables kept beside the ratings at ingest (analytics/reference_pairs.py, analytics/reference_tasks.py,
-analytics/contractor_tasks.py, analytics/rater_tasks.py): every change of stored ratings calls one function here, inside its transaction,
-and each kept table follows it. A new kept table is added here once, not at every place that changes ratings. An
-unload takes the file's pairs out and reads its tasks before its deletes (store.unload_file), then calls
-after_unload. reference_tasks is made from the kept pairs, so it follows reference_pairs."""
+analytics/contractor_tasks.py, analytics/rater_tasks.py): every change of stored ratings calls one function here,
+inside its transaction, and each kept table follows it. A new kept table is added here once, not at every place
+that changes ratings. An unload takes the file's pairs out and reads its tasks (tasks_of_load) before its
+deletes (store.unload_file), then calls after_unload. reference_tasks is made from the kept pairs, so it follows
+reference_pairs."""
 
 from __future__ import annotations
 
@@ -10,34 +11,54 @@ import duckdb
 
 from analytics import contractor_tasks, rater_tasks, reference_pairs, reference_tasks
 
+# The tables kept per task: a change recomputes their rows of the tasks it touched.
+PER_TASK = (reference_tasks, contractor_tasks, rater_tasks)
+# The tasks a change touched, held once per change in a temporary table of the connection. A semi-join on it
+# costs 0.2 s at 24M ratings; re-reading the load's ratings in each statement cost 0.9-1.1 s, and the fills run
+# a dozen statements for a large load (contractor_tasks fills in ranges of tasks).
+SCOPE = "task_key IN (SELECT task_key FROM kept_scope)"
+
+
+def _redo_tasks(con: duckdb.DuckDBPyConnection, tasks_sql: str, params: dict) -> None:
+    """Recompute every per-task kept table's rows of the tasks `tasks_sql` (a SELECT of task_key) gives."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE kept_scope AS {tasks_sql}", params)
+    for table in PER_TASK:
+        table.redo(con, SCOPE, {})
+    con.execute("DROP TABLE kept_scope")
+
 
 def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
     """Load `ingest_id`'s ratings are in (already renamed by a rater directory)."""
     reference_pairs.add_load(con, ingest_id)
-    reference_tasks.redo_loads(con, [ingest_id])
-    contractor_tasks.add_load(con, ingest_id)
-    rater_tasks.redo_loads(con, [ingest_id])
+    _redo_tasks(con, "SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id", {"id": ingest_id})
 
 
 def after_renames(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
     """A rater directory merged or split ids in these loads' ratings."""
+    if not ingest_ids:
+        return
     reference_pairs.redo_loads(con, ingest_ids)
-    reference_tasks.redo_loads(con, ingest_ids)
-    contractor_tasks.redo_loads(con, ingest_ids)
-    rater_tasks.redo_loads(con, ingest_ids)
+    ids = {"ids": list(ingest_ids)}
+    _redo_tasks(con, "SELECT DISTINCT task_key FROM ratings WHERE list_contains($ids, ingest_id)", ids)
 
 
 def after_rescale(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -> None:
-    """A dimension's stored ratings were re-read on a wider or declared scale: their positions and values moved."""
+    """A dimension's stored ratings were re-read on a wider or declared scale: their positions and values moved
+    (contractor_tasks' rubric rows span the rubric's dimensions; a declared scale can leave ratings without a
+    level, which rater_tasks counts)."""
     reference_pairs.redo_dimension(con, rubric, dimension)
-    reference_tasks.redo_rubric(con, rubric)
-    contractor_tasks.redo_rubric(con, rubric)  # its rubric rows span the rubric's dimensions
-    rater_tasks.redo_rubric(con, rubric)  # a declared scale can leave ratings without a level
+    for table in PER_TASK:
+        table.redo(con, contractor_tasks.RUBRIC, {"rubric": rubric})
+
+
+def tasks_of_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> list[int]:
+    """The tasks load `ingest_id` rated: an unload reads them before it deletes the ratings, to redo them after."""
+    rows = con.execute("SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id", {"id": ingest_id}).fetchall()
+    return [k for (k,) in rows]
 
 
 def after_unload(con: duckdb.DuckDBPyConnection, task_keys: list[int]) -> None:
-    """A file's ratings and its kept pairs are gone: the rows of the tasks it rated (contractor_tasks.load_tasks,
-    read before the deletes) again, as the other raters' figures on its units change too."""
-    reference_tasks.redo_tasks(con, task_keys)
-    contractor_tasks.redo_tasks(con, task_keys)
-    rater_tasks.redo_tasks(con, task_keys)
+    """A file's ratings and its kept pairs are gone: the rows of the tasks it rated (tasks_of_load, read before the
+    deletes) again, as the other raters' figures on its units change too."""
+    if task_keys:
+        _redo_tasks(con, "SELECT unnest($tasks) AS task_key", {"tasks": list(task_keys)})

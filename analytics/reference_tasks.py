@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import duckdb
 
-from analytics.contractor_tasks import LOADS, RUBRIC, TASKS
-
 # A cell is subject position * CELL + reference position; positions are below CELL on any scale (levels of a
 # catalogued or inferred scale number at most a few hundred).
 CELL = 1 << 20
@@ -31,41 +29,25 @@ CREATE = """CREATE TABLE reference_tasks (
 #   targets  the distinct target keys of those pairs (the units with a pair), sorted;
 #   one_row  whether this is the contractor's one row of the task and dimension (else merged at query time).
 
+# A row is its contractor's one row of the task and dimension unless `multi` lists the three (cheaper than a
+# window count per partition, as in analytics/rater_tasks.py).
 _FILL = f"""INSERT INTO reference_tasks
-SELECT task_key, dim_key, rater_key, rater_id, role, rubric, dimension, submitted_at, cells, targets,
-       count(*) OVER (PARTITION BY task_key, dim_key, rater_key) = 1 AS one_row
-FROM (
+WITH g AS MATERIALIZED (
     SELECT task_key, dim_key, rater_key, rater_id, role, rubric, dimension, submitted_at,
            list_sort(list(CAST(value_index AS BIGINT) * {CELL} + reference_index)) AS cells,
            list_sort(list_distinct(list(target_key))) AS targets
     FROM reference_pairs
     WHERE {{scope}}
     GROUP BY task_key, dim_key, rater_key, rater_id, role, rubric, dimension, submitted_at
-)"""
+), multi AS (SELECT task_key, dim_key, rater_key FROM g GROUP BY ALL HAVING count(*) > 1)
+SELECT g.*, m.task_key IS NULL FROM g LEFT JOIN multi m USING (task_key, dim_key, rater_key)"""
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Recompute the rows of the tasks `scope` (contractor_tasks' LOADS, RUBRIC or TASKS) selects, from the kept
-    pairs as they are now."""
+    """Recompute the rows of the tasks `scope` (kept.SCOPE or contractor_tasks.RUBRIC) selects, from the kept pairs
+    as they are now."""
     con.execute(f"DELETE FROM reference_tasks WHERE {scope}", params)
     con.execute(_FILL.format(scope=scope), params)
-
-
-def redo_loads(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
-    """The rows of the tasks these loads rated (a load's pairs were added, or its raters renamed)."""
-    if ingest_ids:
-        redo(con, LOADS, {"ids": list(ingest_ids)})
-
-
-def redo_rubric(con: duckdb.DuckDBPyConnection, rubric: str) -> None:
-    """The rows of one rubric (a dimension's kept pairs were recomputed on a new scale)."""
-    redo(con, RUBRIC, {"rubric": rubric})
-
-
-def redo_tasks(con: duckdb.DuckDBPyConnection, task_keys: list[int]) -> None:
-    """The rows of these tasks (after an unload took their pairs out)."""
-    if task_keys:
-        redo(con, TASKS, {"tasks": list(task_keys)})
 
 
 def migration_statements() -> list[str]:

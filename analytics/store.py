@@ -374,7 +374,7 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
             if not found:
                 raise KeyError(f"no loaded file has ingest id {ingest_id}")
             removed = {"reference_pairs": reference_pairs.remove_load(con, ingest_id)}
-            tasks = contractor_tasks.load_tasks(con, ingest_id)
+            tasks = kept.tasks_of_load(con, ingest_id)
             people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
             for table in ("ratings", "quarantine"):
                 removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
