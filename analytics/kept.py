@@ -30,6 +30,11 @@ def _redo_tasks(con: duckdb.DuckDBPyConnection, tasks_sql: str, params: dict) ->
 def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
     """Load `ingest_id`'s ratings are in (already renamed by a rater directory)."""
     reference_pairs.add_load(con, ingest_id)
+    others = con.execute("SELECT 1 FROM ratings WHERE ingest_id <> $id LIMIT 1", {"id": ingest_id}).fetchall()
+    if not others:  # the store's first ratings (a large first load, typically): every row, with no scope to read
+        for table in PER_TASK:
+            table.redo(con, "TRUE", {})
+        return
     _redo_tasks(con, "SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id", {"id": ingest_id})
 
 
