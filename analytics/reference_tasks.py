@@ -1,5 +1,6 @@
-"""Contractor-researcher confusion cells per contractor task, kept at ingest: what the per-rater and per-dimension
-figures of contractors against researchers group, so a filter change groups a small table instead of pairing.
+"""Contractor-researcher confusion cells per contractor task, kept at ingest: what the per-rater figures of
+contractors against researchers (and the researcher coverage) group, so a filter change groups a small table
+instead of pairing.
 
 The per-rater query of analytics/agreement/pairs.py met every contractor rating with its unit's researcher labels
 and listed each task's cells, on every filter change (1.2 s at 1M tasks, 3M kept pairs). This table holds, per
