@@ -4,6 +4,7 @@ on every unit, a CUSUM alert when it falls below their own first weeks, and the 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import duckdb
 import numpy as np
@@ -146,37 +147,63 @@ def cusum(
     return path
 
 
-def _alert(g: pd.DataFrame, sd: float, h: float) -> dict | None:
+@dataclass(frozen=True)
+class Weeks:
+    """One contractor's week sums on one rubric, weeks with tasks only, in week order (numpy columns of
+    week_sums: a group's alert is computed on arrays, not on a DataFrame per group)."""
+
+    week_no: np.ndarray
+    week: np.ndarray
+    n: np.ndarray
+    s1: np.ndarray
+    r1: np.ndarray
+
+
+def _alert(g: Weeks, sd: float, h: float) -> dict | None:
     """The first week a contractor's CUSUM of agreement relative to the team crosses h (None when it never does);
     g is the contractor's week sums, sd the task-level standard deviation of the rubric's relative agreement."""
-    g = g[g["n"] > 0].sort_values("week_no")
-    base = g[g["week_no"] < BASELINE_WEEKS]
-    later = g[g["week_no"] >= BASELINE_WEEKS]
-    n_base = int(base["n"].sum())
-    if n_base < 10 or later.empty:
+    base, later = g.week_no < BASELINE_WEEKS, g.week_no >= BASELINE_WEEKS
+    n_base = int(g.n[base].sum())
+    if n_base < 10 or not later.any():
         return None
-    mu = _mean(base)
-    path = cusum((later["r1"] / later["n"]).tolist(), later["n"].astype(int).tolist(), mu, n_base, sd)
+    mu = float(g.r1[base].sum()) / n_base
+    n_later = g.n[later]
+    path = cusum((g.r1[later] / n_later).tolist(), n_later.astype(int).tolist(), mu, n_base, sd)
     crossed = [i for i, s in enumerate(path) if s > h]
     if not crossed:
         return None
     i = crossed[0]
-    since = later[later["week_no"] <= later["week_no"].iloc[i]]
-    before, recent = _mean(base, "s1"), _mean(since, "s1")
+    alert_week_no, alert_week = g.week_no[later][i], g.week[later][i]
+    since = later & (g.week_no <= alert_week_no)
+    n_since = float(g.n[since].sum())
+    before, recent = float(g.s1[base].sum()) / n_base, float(g.s1[since].sum()) / n_since
     return {
-        "rater_id": g["rater_id"].iloc[0],
-        "rubric": g["rubric"].iloc[0],
         "basis": "consensus",
-        "alert_week": later["week"].iloc[i],
+        "alert_week": alert_week,
         "baseline": before,
         "recent": recent,
         "cusum": path[i],
         "threshold": h,
-        "n_tasks": int(g["n"].sum()),
+        "n_tasks": int(g.n.sum()),
         "evidence": f"Agreement with the other contractors fell from {before:.0%} in their first {BASELINE_WEEKS} "
-        f"weeks to {recent:.0%} since, {mu - _mean(since):.0%} more than the team's; the CUSUM crossed "
-        f"{h:g} in the week of {pd.Timestamp(later['week'].iloc[i]).date()}.",
+        f"weeks to {recent:.0%} since, {mu - float(g.r1[since].sum()) / n_since:.0%} more than the team's; the "
+        f"CUSUM crossed {h:g} in the week of {pd.Timestamp(alert_week).date()}.",
     }
+
+
+def _groups(df: pd.DataFrame) -> list[tuple[str, str, Weeks]]:
+    """week_sums' rows with tasks as (rater_id, rubric, Weeks) per contractor and rubric, sorted by both."""
+    d = df[df["n"] > 0].sort_values(["rater_id", "rubric", "week_no"], kind="stable")
+    if d.empty:
+        return []
+    raters, rubrics = d["rater_id"].to_numpy(), d["rubric"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, (raters[1:] != raters[:-1]) | (rubrics[1:] != rubrics[:-1])])
+    ends = np.r_[starts[1:], len(d)]
+    cols = {c: d[c].to_numpy() for c in ("week_no", "week", "n", "s1", "r1")}
+    return [
+        (raters[a], rubrics[a], Weeks(**{c: v[a:b] for c, v in cols.items()}))
+        for a, b in zip(starts, ends, strict=True)
+    ]
 
 
 def _rubric_sd(df: pd.DataFrame) -> pd.Series:
@@ -193,8 +220,11 @@ def drift_alerts(
     first weeks by more than chance allows (CUSUM over h), with evidence."""
     df = week_sums(con, filters, queries)
     sd = _rubric_sd(df)
-    groups = df.groupby(["rater_id", "rubric"], sort=True)
-    rows = [a for (_, rubric), g in groups if (a := _alert(g, float(sd.get(rubric, math.nan)), h))]
+    rows = [
+        {"rater_id": rater, "rubric": rubric, **a}
+        for rater, rubric, g in _groups(df)
+        if (a := _alert(g, float(sd.get(rubric, math.nan)), h))
+    ]
     out = pd.DataFrame(rows, columns=list(ALERT_COLUMNS))
     marks = markers.markers(con)
     if len(out) and len(marks):
