@@ -161,6 +161,22 @@ def test_delta_method_covers_95_percent_from_delta_min_tasks():
         assert 0.93 <= h / runs <= 0.97, (k, h / runs)
 
 
+def test_task_draws_of_few_tasks_per_signature_follow_the_multinomial_law_in_any_batches():
+    """Groups with few tasks per signature draw the tasks themselves (iv.TASKS_PER_SIGNATURE): T tasks in every
+    resample, the multinomial's mean n_i and covariance T (p_i [i = j] - p_i p_j) to Monte Carlo error, and the
+    same resamples whether a caller draws them at once or in batches from one generator."""
+    n = np.array([3.0, 1, 5, 2, 1, 1, 4])
+    assert n.sum() <= iv.TASKS_PER_SIGNATURE * len(n)  # the task-drawing branch
+    d = iv.task_draws(n, 100_000, np.random.default_rng(1))
+    p = n / n.sum()
+    assert (d.sum(axis=1) == n.sum()).all()
+    assert np.abs(d.mean(axis=0) - n).max() < 0.03
+    assert np.abs(np.cov(d.T) - n.sum() * (np.diag(p) - np.outer(p, p))).max() < 0.05
+    rng = np.random.default_rng(2)
+    batched = np.concatenate([iv.task_draws(n, b, rng) for b in (7, 300, 693)])
+    np.testing.assert_array_equal(batched, iv.task_draws(n, 1000, np.random.default_rng(2)))
+
+
 def test_multi_rater_intervals_resample_tasks():
     """Alpha's interval resamples tasks: a dimension whose units sit two per task gets a wider interval than
     the same units one per task (the within-task correlation is kept), and the point value is the same."""

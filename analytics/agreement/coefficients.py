@@ -21,6 +21,7 @@ and ratio metrics use the level values, the ordinal metric their ranks.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -155,18 +156,20 @@ def alpha_arrays(
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     full = np.asarray(values, dtype=float)
     at = np.arange(len(full)) if levels is None else np.asarray(levels)
-    b = len(o)
-    n_c = o.sum(axis=-1)
-    n = n_c.sum(axis=-1)
+    b, k = len(o), o.shape[-1]
+    cells = o.reshape(b, k * k)
+    n_c = cells @ _margin_sums(k)[:, :k]  # sums as matrix products, as in pair_arrays
+    ones = np.ones(k)
+    n = n_c @ ones
     if level in ("interval", "ordinal"):
         # Both metrics are squared differences of a number per level: the value itself (interval) or its
         # mid-rank among the pairable values, sum_{g<c} n_g + n_c/2 (ordinal; Krippendorff 2011 section D).
         # Sums over pairs then reduce to sums over levels, with no (batch x q x q) metric.
         v = np.broadcast_to(full[at], n_c.shape)
         a = np.cumsum(n_c, axis=-1) - n_c / 2 if level == "ordinal" else v
-        s2 = (n_c * a**2).sum(axis=1)
-        observed = 2 * s2 - 2 * (np.matmul(a[:, None, :], o)[:, 0, :] * a).sum(axis=1)
-        expected = 2 * n * s2 - 2 * (n_c * a).sum(axis=1) ** 2
+        s2 = (n_c * a**2) @ ones
+        observed = 2 * s2 - 2 * np.einsum("bi,bij,bj->b", a, o, a)
+        expected = 2 * n * s2 - 2 * ((n_c * a) @ ones) ** 2
         if level == "interval":
             lo, hi = np.full(b, full.min()), np.full(b, full.max())
         else:  # a level left out, below (above) every level here, has mid-rank 0 (n)
@@ -176,8 +179,8 @@ def alpha_arrays(
     else:
         scale_d2 = delta2(level, full, n_c)
         d2 = scale_d2[np.ix_(at, at)]
-        observed = o.reshape(b, -1) @ d2.ravel()
-        expected = ((n_c @ d2) * n_c).sum(axis=1)
+        observed = cells @ d2.ravel()
+        expected = ((n_c @ d2) * n_c) @ ones
         dmax = np.full(b, scale_d2.max())
     alpha = 1 - _div((n - 1) * observed, expected)
     alpha = np.where(n >= 2, alpha, np.nan)
@@ -410,20 +413,25 @@ def pair_arrays(
     values = np.asarray(values, dtype=float)
     q = len(values)
     at = np.arange(q) if levels is None else np.asarray(levels)
+    k = len(at)
     # Levels left out have no pairs, so every sum over them is 0; only the chance terms of Gwet and
-    # Brennan-Prediger read the whole scale (its q and the sum of its weights).
-    n = t.sum(axis=(1, 2))
-    p = t / np.where(n > 0, n, 1.0)[:, None, None]
-    flat = p.reshape(len(t), -1)
-    rows, cols = p.sum(axis=2), p.sum(axis=1)
+    # Brennan-Prediger read the whole scale (its q and the sum of its weights). Every sum over cells is a product
+    # with a (k*k x m) matrix: bootstraps call this on millions of small tables, where numpy's reductions over
+    # short axes cost several times a matrix product.
+    cells = t.reshape(len(t), k * k)
+    margins = cells @ _margin_sums(k)  # subject (rows) then reference (columns) counts
+    n = margins[:, :k].sum(axis=1)
+    scale = np.where(n > 0, 1 / np.where(n > 0, n, 1.0), np.nan)  # 1/n, NaN without pairs
+    rows, cols = margins[:, :k] * np.nan_to_num(scale)[:, None], margins[:, k:] * np.nan_to_num(scale)[:, None]
     pi = (rows + cols) / 2
+    ones = np.ones(k)
     out: dict[str, np.ndarray] = {"n": n, "subject_marginals": rows, "reference_marginals": cols}
     for tag, full in (("", np.eye(q)), ("weighted_", agreement_weights(q, weights, values))):
         wt = full[np.ix_(at, at)]
-        pa = np.where(n > 0, flat @ wt.ravel(), np.nan)
-        kappa_pe = ((rows @ wt) * cols).sum(axis=1)
-        scott_pe = ((pi @ wt) * pi).sum(axis=1)
-        gwet_pe = full.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1) if q > 1 else np.full(len(t), np.nan)
+        pa = (cells @ wt.ravel()) * scale
+        kappa_pe = ((rows @ wt) * cols) @ ones
+        scott_pe = ((pi @ wt) * pi) @ ones
+        gwet_pe = full.sum() / (q * (q - 1)) * ((pi * (1 - pi)) @ ones) if q > 1 else np.full(len(t), np.nan)
         out[f"{tag}agreement"] = pa
         out[f"{tag}kappa_pe"] = kappa_pe
         out[f"{tag}cohen_kappa"] = _chance_corrected(pa, kappa_pe)
@@ -433,11 +441,21 @@ def pair_arrays(
         out[f"{tag}brennan_prediger"] = _chance_corrected(pa, np.full(len(t), full.sum() / q**2))
     out["krippendorff_alpha"] = alpha_arrays(t + np.swapaxes(t, 1, 2), values, level, at)["value"]
     v = values[at]
-    out["mean_difference"] = np.where(n > 0, flat @ (v[:, None] - v[None, :]).ravel(), np.nan)
+    out["mean_difference"] = (cells @ (v[:, None] - v[None, :]).ravel()) * scale
     if coarse is not None:
         c = coarse[at]
-        out["coarse_agreement"] = np.where(n > 0, flat @ (c @ c.T).ravel(), np.nan)  # 1: same coarse level
+        out["coarse_agreement"] = (cells @ (c @ c.T).ravel()) * scale  # 1: same coarse level
     return out
+
+
+@functools.cache
+def _margin_sums(k: int) -> np.ndarray:
+    """The (k*k x 2k) 0/1 matrix summing a flattened k x k table's rows (first k columns) and columns."""
+    cell = np.arange(k * k)
+    m = np.zeros((k * k, 2 * k))
+    m[cell, cell // k] = 1
+    m[cell, k + cell % k] = 1
+    return m
 
 
 def _table_reason(t: np.ndarray, pe: float, what: str = "kappa") -> str | None:

@@ -68,7 +68,32 @@ def task_draws(n_tasks: np.ndarray, n_boot: int, rng: np.random.Generator) -> np
     total = int(round(n.sum()))
     if total <= 0 or n_boot <= 0:
         return np.zeros((max(n_boot, 0), n.size))
+    counts = np.rint(n).astype(np.int64)
+    if total <= TASKS_PER_SIGNATURE * n.size and np.array_equal(counts, n):
+        return _draw_tasks(counts, total, n_boot, rng)
     return rng.multinomial(total, n / n.sum(), size=n_boot).astype(float)
+
+
+# A multinomial draw costs one binomial per signature and resample, about as much as drawing eight tasks: where a
+# group has fewer tasks than that per signature (most pairs of raters: some 50 tasks on 27 signatures), the tasks
+# themselves are drawn. Both are exactly the multinomial law of T tasks over the signatures.
+TASKS_PER_SIGNATURE = 8
+
+
+def _draw_tasks(counts: np.ndarray, total: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """task_draws by drawing T task indices per resample and counting them per signature (chunked in resamples,
+    so that a batch stays under BOOT_BUDGET indices)."""
+    k = len(counts)
+    signature_of = np.repeat(np.arange(k, dtype=np.int64), counts)
+    out, start = np.empty((n_boot, k)), 0
+    for size in chunks(n_boot, total):
+        # uint32 (not uint16, which buffers within one call only): draws in batches equal one draw of all rows, so a
+        # group's resamples do not depend on how its caller batches them.
+        tasks = rng.integers(0, total, size=(size, total), dtype=np.uint32)
+        flat = signature_of[tasks] + (np.arange(size, dtype=np.int64) * k)[:, None]
+        out[start : start + size] = np.bincount(flat.ravel(), minlength=size * k).reshape(size, k)
+        start += size
+    return out
 
 
 def resample(signatures: np.ndarray, n_tasks: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
