@@ -233,6 +233,25 @@ def test_three_agreeing_tasks_get_a_wilson_interval_not_one_to_one():
     assert lo == pytest.approx(0.4385, abs=5e-4)  # Wilson (1927) score interval, p = 1, n = 3, z = 1.96
 
 
+def test_a_constant_kappa_of_many_tasks_gets_no_interval_of_rounding_width():
+    """A contractor who used one level on 600 tasks has kappa 0 on every resample: no interval, with the reason.
+    The delta method's numerical gradient can give such a kappa a width of rounding size (a pair of raters at 300k
+    tasks of bench/generate.py: [-7.1e-13, 7.1e-13] over 1,385 tasks), which is no interval either."""
+    rounding = iv.interval_of("cohen_kappa", 0.0, -7.1e-13, 7.1e-13, 0, 1385, rp.MIN_TASKS, 1000, iv.DELTA)
+    assert math.isnan(rounding.low) and "too little variation" in (rounding.reason or "")
+    rng = np.random.default_rng(11)
+    rows = []
+    for t in range(600):
+        for target in ("A", "B"):
+            rows.append((f"t{t}", target, "c1", "contractor", "d", "c"))
+            rows.append((f"t{t}", target, "r1", "researcher", "d", "abcde"[rng.integers(0, 5)]))
+    con = store_of(("constant.csv", canonical(rows)))
+    row = agreement.rater_agreement(con, Filters()).set_index("rater_id").loc["c1"]
+    assert row["n_tasks"] == 600 >= iv.DELTA_MIN_TASKS and abs(row["cohen_kappa"]) < 1e-12
+    assert math.isnan(row["cohen_kappa_ci_low"]) and math.isnan(row["cohen_kappa_ci_high"])
+    assert "too little variation for an interval" in row["notes"]
+
+
 def test_undefined_resamples_are_counted_and_reported():
     """Resamples where kappa is 0/0 are left out of the interval, counted, and said in the notes."""
     rows = []

@@ -34,6 +34,10 @@ BOOTSTRAP, DELTA = "task bootstrap", "task delta method"  # how an interval was 
 # Chetverikov & Kato 2013): the summed vectors are drawn from their normal law over tasks, which the multinomial
 # draw over signatures approaches at that size, for a few numbers per resample instead of one per signature.
 MULTIPLIER = "task multiplier bootstrap"
+# An interval narrower than this is rounding, not uncertainty: a coefficient that is constant in the cells (kappa
+# of a rater who used one level is 0 on any resample) gets a delta-method width of 1e-13 to 1e-12 from the numerical
+# gradient, on either side of a tighter threshold depending on the order of float sums.
+FLOAT_NOISE = 1e-9
 PROPORTIONS = ("percent_agreement", "exact_agreement", "coarse_agreement", "preference_agreement")
 
 
@@ -183,7 +187,7 @@ def interval_of(
     if math.isnan(value) or n_boot == 0:
         return NO_INTERVAL
     boot_ok = not math.isnan(lo)
-    degenerate = boot_ok and hi - lo <= 1e-12
+    degenerate = boot_ok and hi - lo <= FLOAT_NOISE
     if name in PROPORTIONS and (degenerate or not boot_ok or n_tasks < min_tasks):
         wlo, whi = wilson(value, n_tasks)
         if boot_ok and not degenerate:
@@ -272,7 +276,7 @@ def difference_interval(
     """The 95% interval of a change in a proportion (p2 - p1 over n1 and n2 tasks): the task bootstrap's,
     joined with Newcombe's where a side has fewer than `min_tasks` tasks or the bootstrap is degenerate."""
     lo, hi, _ = percentile(samples) if samples.size else (math.nan, math.nan, 0)
-    boot_ok = not math.isnan(lo) and hi - lo > 1e-12
+    boot_ok = not math.isnan(lo) and hi - lo > FLOAT_NOISE
     if boot_ok and min(n1, n2) >= min_tasks:
         return lo, hi, "task bootstrap"
     nlo, nhi = newcombe(p1, n1, p2, n2)
