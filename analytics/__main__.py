@@ -207,7 +207,10 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             declare_scales(con, scales)  # into the in-memory store, before the files
     except (ScalesError, store.StoreError, ValueError) as e:
         return _fail(str(e))
-    rejected = _load_files(con, args.files, args.format, options)
+    from analytics import kept
+
+    with kept.only(*kept.AGREEMENT):  # the in-memory store lives for this command, which reads no other kept table
+        rejected = _load_files(con, args.files, args.format, options)
     if rejected:
         return _fail(rejected)
     try:

@@ -7,6 +7,10 @@ reference_pairs."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
+
 import duckdb
 
 from analytics import contractor_tasks, rater_tasks, reference_pairs, reference_tasks
@@ -17,12 +21,33 @@ PER_TASK = (reference_tasks, contractor_tasks, rater_tasks)
 # costs 0.2 s at 24M ratings; re-reading the load's ratings in each statement cost 0.9-1.1 s, and the fills run
 # a dozen statements for a large load (contractor_tasks fills in ranges of tasks).
 SCOPE = "task_key IN (SELECT task_key FROM kept_scope)"
+# What the agreement reads of them (analytics/agreement/pairs.py; the kept pairs are always kept).
+AGREEMENT = (reference_tasks,)
+_ONLY: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("kept_only", default=None)
+
+
+@contextlib.contextmanager
+def only(*tables) -> Iterator[None]:
+    """Within the block, changes of ratings fill only these per-task kept tables: for a scratch store that one
+    command reads and throws away (`agreement FILE` reads AGREEMENT alone; contractor_tasks is 40% of a load),
+    never for a store that is kept."""
+    token = _ONLY.set(tables)
+    try:
+        yield
+    finally:
+        _ONLY.reset(token)
+
+
+def _per_task() -> tuple:
+    """The per-task kept tables this change fills (all of PER_TASK outside `only`)."""
+    chosen = _ONLY.get()
+    return PER_TASK if chosen is None else tuple(t for t in PER_TASK if t in chosen)
 
 
 def _redo_tasks(con: duckdb.DuckDBPyConnection, tasks_sql: str, params: dict) -> None:
     """Recompute every per-task kept table's rows of the tasks `tasks_sql` (a SELECT of task_key) gives."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE kept_scope AS {tasks_sql}", params)
-    for table in PER_TASK:
+    for table in _per_task():
         table.redo(con, SCOPE, {})
     con.execute("DROP TABLE kept_scope")
 
@@ -32,7 +57,7 @@ def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
     reference_pairs.add_load(con, ingest_id)
     others = con.execute("SELECT 1 FROM ratings WHERE ingest_id <> $id LIMIT 1", {"id": ingest_id}).fetchall()
     if not others:  # the store's first ratings (a large first load, typically): every row, with no scope to read
-        for table in PER_TASK:
+        for table in _per_task():
             table.redo(con, "TRUE", {})
         return
     _redo_tasks(con, "SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id", {"id": ingest_id})
@@ -52,7 +77,7 @@ def after_rescale(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -
     (contractor_tasks' rubric rows span the rubric's dimensions; a declared scale can leave ratings without a
     level, which rater_tasks counts)."""
     reference_pairs.redo_dimension(con, rubric, dimension)
-    for table in PER_TASK:
+    for table in _per_task():
         table.redo(con, contractor_tasks.RUBRIC, {"rubric": rubric})
 
 

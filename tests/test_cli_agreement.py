@@ -216,3 +216,40 @@ def test_differences_between_payloads_name_where_and_allow_only_rounding():
         ".dimensions[0].ci[1]: nan vs None",
     ]
     assert differences(a, {"dimensions": []}) == [".dimensions: 1 vs 0 items"]
+
+
+def test_files_fill_only_the_kept_table_the_agreement_reads(tmp_path, capsys):
+    """`agreement FILE` fills only reference_tasks of the per-task kept tables (kept.only(*kept.AGREEMENT)) and
+    gives the JSON of a store whose every kept table is filled: several targets, raters and researchers."""
+    import numpy as np
+
+    from analytics import kept, store
+    from analytics.ingest.load import ingest_file
+
+    rng = np.random.default_rng(3)
+    lines = ["task_id,rater_id,role,rubric,dimension,target,value"]
+    for t in range(60):
+        raters = [f"c{i}" for i in rng.choice(6, 3, replace=False)] + ["r1", "r2"][: 1 + t % 2]
+        for r in raters:
+            role = "researcher" if r.startswith("r") else "contractor"
+            for dim in ("clarity", "accuracy"):
+                for target in ("A", "B"):
+                    lines.append(f"t{t},{r},{role},study,{dim},{target},{int(rng.integers(1, 6))}")
+    path = tmp_path / "ratings.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = str(tmp_path / "store.duckdb")
+    assert main(["ingest", str(path), "--db", db, "--json"]) == 0
+    capsys.readouterr()
+    _, from_files, _ = _run(capsys, "agreement", str(path), "--json", "--n-boot", "200")
+    _, from_store, _ = _run(capsys, "agreement", "--db", db, "--json", "--n-boot", "200")
+    assert json.loads(from_files) == json.loads(from_store)
+
+    con = store.open_store(":memory:")
+    with kept.only(*kept.AGREEMENT):
+        assert ingest_file(con, path).status == "loaded"
+    tables = ("reference_tasks", "contractor_tasks", "rater_tasks")
+    counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in tables}
+    assert counts["reference_tasks"] > 0 and counts["contractor_tasks"] == counts["rater_tasks"] == 0
+    full = store.open_store(":memory:")  # outside the block every kept table fills
+    assert ingest_file(full, path).status == "loaded"
+    assert all(full.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] > 0 for t in tables)
