@@ -422,7 +422,8 @@ def pair_arrays(
     margins = cells @ _margin_sums(k)  # subject (rows) then reference (columns) counts
     n = margins[:, :k].sum(axis=1)
     scale = np.where(n > 0, 1 / np.where(n > 0, n, 1.0), np.nan)  # 1/n, NaN without pairs
-    rows, cols = margins[:, :k] * np.nan_to_num(scale)[:, None], margins[:, k:] * np.nan_to_num(scale)[:, None]
+    shares = margins * np.nan_to_num(scale)[:, None]
+    rows, cols = shares[:, :k], shares[:, k:]
     pi = (rows + cols) / 2
     ones = np.ones(k)
     out: dict[str, np.ndarray] = {"n": n, "subject_marginals": rows, "reference_marginals": cols}

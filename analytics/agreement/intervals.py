@@ -35,8 +35,8 @@ BOOTSTRAP, DELTA = "task bootstrap", "task delta method"  # how an interval was 
 # draw over signatures approaches at that size, for a few numbers per resample instead of one per signature.
 MULTIPLIER = "task multiplier bootstrap"
 # An interval narrower than this is rounding, not uncertainty: a coefficient that is constant in the cells (kappa
-# of a rater who used one level is 0 on any resample) gets a delta-method width of 1e-13 to 1e-12 from the numerical
-# gradient, on either side of a tighter threshold depending on the order of float sums.
+# of a rater who used one level is 0 on any resample) gets a delta-method width of 1e-13 to 5e-11 from the numerical
+# gradient (rater pairs at 300k tasks), on either side of a tighter threshold depending on the order of float sums.
 FLOAT_NOISE = 1e-9
 PROPORTIONS = ("percent_agreement", "exact_agreement", "coarse_agreement", "preference_agreement")
 
