@@ -152,13 +152,8 @@ def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | Non
         con.execute(by_rubric, {**params, "lo": start, "hi": start + step})
 
 
-# A condition closed under items (an item's ratings meet all or none), on a column the ratings and both tables
-# have: one rubric (the other scope, the tasks a change touched, is kept.SCOPE).
-RUBRIC = "rubric = $rubric"
-
-
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Recompute the rows of the items `scope` (kept.SCOPE or RUBRIC) selects, from the ratings stored now."""
+    """Recompute the rows of the items `scope` (kept.SCOPE or kept.RUBRIC) selects, from the ratings stored now."""
     for table in TABLES:
         con.execute(f"DELETE FROM {table} WHERE {scope}", params)
     fill(con, scope, params)

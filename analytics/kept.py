@@ -21,6 +21,10 @@ PER_TASK = (reference_tasks, contractor_tasks, rater_tasks)
 # costs 0.2 s at 24M ratings; re-reading the load's ratings in each statement cost 0.9-1.1 s, and the fills run
 # a dozen statements for a large load (contractor_tasks fills in ranges of tasks).
 SCOPE = "task_key IN (SELECT task_key FROM kept_scope)"
+# The other scope, closed under items (an item's ratings meet all or none) on a column the ratings and every
+# per-task table have: one rubric (a scale re-read; contractor_tasks' rubric rows span the rubric's dimensions).
+RUBRIC = "rubric = $rubric"
+LOAD_TASKS = "SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id"  # the tasks one load rated
 # What the agreement reads of them (analytics/agreement/pairs.py; the kept pairs are always kept).
 AGREEMENT = (reference_tasks,)
 _ONLY: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("kept_only", default=None)
@@ -60,7 +64,7 @@ def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
         for table in _per_task():
             table.redo(con, "TRUE", {})
         return
-    _redo_tasks(con, "SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id", {"id": ingest_id})
+    _redo_tasks(con, LOAD_TASKS, {"id": ingest_id})
 
 
 def after_renames(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None:
@@ -78,12 +82,12 @@ def after_rescale(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -
     level, which rater_tasks counts)."""
     reference_pairs.redo_dimension(con, rubric, dimension)
     for table in _per_task():
-        table.redo(con, contractor_tasks.RUBRIC, {"rubric": rubric})
+        table.redo(con, RUBRIC, {"rubric": rubric})
 
 
 def tasks_of_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> list[int]:
     """The tasks load `ingest_id` rated: an unload reads them before it deletes the ratings, to redo them after."""
-    rows = con.execute("SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id", {"id": ingest_id}).fetchall()
+    rows = con.execute(LOAD_TASKS, {"id": ingest_id}).fetchall()
     return [k for (k,) in rows]
 
 
