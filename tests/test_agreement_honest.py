@@ -177,6 +177,29 @@ def test_task_draws_of_few_tasks_per_signature_follow_the_multinomial_law_in_any
     np.testing.assert_array_equal(batched, iv.task_draws(n, 1000, np.random.default_rng(2)))
 
 
+def test_shared_task_draws_follow_each_groups_multinomial_law_whatever_else_is_drawn():
+    """Groups of at most iv.SHARED_MAX_TASKS tasks read draws shared per number of tasks T (iv.TaskDraws): T tasks in
+    every resample, the multinomial's mean n_i and covariance T (p_i [i = j] - p_i p_j) to Monte Carlo error; a
+    group's draws depend on its tasks and the seed only (not on the groups drawn before it, nor its key); larger
+    groups draw from their own generator, as iv.task_draws with iv.rng_for(seed, *key)."""
+    n = np.array([3.0, 1, 5, 2, 1, 1, 4, 30])
+    p = n / n.sum()
+    d = iv.TaskDraws(1, 100_000).of(n, "a")
+    assert (d.sum(axis=1) == n.sum()).all()
+    assert np.abs(d.mean(axis=0) - n).max() < 0.06
+    assert np.abs(np.cov(d.T) - n.sum() * (np.diag(p) - np.outer(p, p))).max() < 0.15
+    draws = iv.TaskDraws(2, 1000)
+    first = draws.of(n, "a")
+    draws.of(np.array([2.0, 9.0]), "b")  # another number of tasks in between
+    np.testing.assert_array_equal(draws.of(n, "c"), first)
+    np.testing.assert_array_equal(iv.TaskDraws(2, 1000).of(n, "d"), first)
+    assert not np.array_equal(iv.TaskDraws(3, 1000).of(n, "a"), first)  # the seed changes them
+    big = np.array([300.0, 250.0])
+    assert big.sum() > iv.SHARED_MAX_TASKS
+    want = iv.task_draws(big, 1000, iv.rng_for(2, "x", "y"))
+    np.testing.assert_array_equal(iv.TaskDraws(2, 1000).of(big, "x", "y"), want)
+
+
 def test_multi_rater_intervals_resample_tasks():
     """Alpha's interval resamples tasks: a dimension whose units sit two per task gets a wider interval than
     the same units one per task (the within-task correlation is kept), and the point value is the same."""
@@ -606,8 +629,8 @@ def test_distinct_resamples_are_the_resamples(n_sigs, tasks_each):
     generator, same draws): one signature, few tasks (many repeats), and many signatures (no dedupe)."""
     gen = np.random.default_rng(5)
     sig = pr.Signatures(gen.integers(0, 3, size=(n_sigs, 9)).astype(float), np.full(n_sigs, float(tasks_each)), 1)
-    want = iv.resample(sig.cells, sig.n_tasks, 300, iv.rng_for(3, "k"))
-    uniq, inverse = rp._distinct_resamples(sig, 300, iv.rng_for(3, "k"))
+    want = iv.TaskDraws(3, 300).of(sig.n_tasks, "k") @ sig.cells
+    uniq, inverse = rp._distinct_resamples(sig, iv.TaskDraws(3, 300), ["k"])
     assert np.array_equal(uniq[inverse], want)
     if n_sigs <= 3:  # few tasks: far fewer distinct resamples than resamples, each computed once
         assert len(uniq) <= 28

@@ -145,7 +145,7 @@ def test_boot_samples_on_used_levels_equal_dense_resamples(level):
     got = rp._boot_pairs(s, keys, rp._Groups.of(s, sigs), [200] * 4, 3, wanted)
     compute = rp._pair_compute(s)
     for g, (key, sig) in enumerate(zip(keys, sigs, strict=True)):
-        tables = iv.resample(sig.cells, sig.n_tasks, 200, iv.rng_for(3, *key)).reshape(-1, 41, 41)
+        tables = (iv.TaskDraws(3, 200).of(sig.n_tasks, *key) @ sig.cells).reshape(-1, 41, 41)
         want = compute(tables)
         for name in wanted:
             assert _close(got[name][g], want[name]), (key, name)

@@ -475,12 +475,12 @@ def _boot_pairs(s: Scale, keys: list, gs: _Groups, boots: list[int], seed: int, 
     out = {name: np.full((len(gs.sigs), n_boot), np.nan) for name in wanted}
     if not used or not n_boot:
         return out
-    compute = _pair_compute(s)
+    compute, draws = _pair_compute(s), iv.TaskDraws(seed, n_boot)
+    used.sort(key=lambda g: gs.sigs[g].tasks)  # groups of one number of tasks read the same shared draws in turn
     for idx, lv in _blocks(used, gs.levels, len(s.levels), n_boot):
         tables, which, offset = [], [], 0
         for g in idx:
-            rng = iv.rng_for(seed, *[str(k) for k in keys[g]])
-            uniq, inverse = _distinct_resamples(gs.sigs[g], n_boot, rng, _on(gs.tables[g], lv))
+            uniq, inverse = _distinct_resamples(gs.sigs[g], draws, [str(k) for k in keys[g]], _on(gs.tables[g], lv))
             tables.append(uniq)
             which.append(inverse + offset)
             offset += len(uniq)
@@ -492,16 +492,17 @@ def _boot_pairs(s: Scale, keys: list, gs: _Groups, boots: list[int], seed: int, 
 
 
 def _distinct_resamples(
-    sig: pr.Signatures, n_boot: int, rng: np.random.Generator, cells: np.ndarray | None = None
+    sig: pr.Signatures, task_draws: iv.TaskDraws, key: list[str], cells: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """A group's resampled sums of `cells` (default its confusion cells; one row per signature) as (distinct
-    sums, index of each resample's sum): the same resamples as iv.resample, with each distinct one computed
-    once. A group of few tasks has few distinct resamples (most pairs of raters share a handful of tasks), and
-    a group of one signature has one."""
+    sums, index of each resample's sum): the resamples of `task_draws` for the group (`key`), with each distinct
+    one computed once. A group of few tasks has few distinct resamples (most pairs of raters share a handful of
+    tasks), and a group of one signature has one."""
     cells = sig.cells if cells is None else cells
+    n_boot = task_draws.n_boot
     if len(sig.n_tasks) == 1:  # every resample draws all tasks from the one signature
         return sig.n_tasks[0] * cells[:1], np.zeros(n_boot, dtype=np.int64)
-    draws = iv.task_draws(sig.n_tasks, n_boot, rng)
+    draws = task_draws.of(sig.n_tasks, *key)
     radix = sig.tasks + 1  # each resample's task counts as one integer in base tasks + 1, when that fits
     k = len(sig.n_tasks)
     # Distinct resamples possible: multisets of T tasks over k signatures, C(T + k - 1, k - 1). Where that is
