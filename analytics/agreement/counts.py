@@ -70,20 +70,15 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
     GROUP BY dim_key, code, m
 ){_NAMED}"""
         return Query("task_value_patterns", sql, {**params, "bits": bits})
-    sql = f"""{units}, tasks AS (
-    SELECT dim_key, task_key, list((code, m) ORDER BY code, m) AS units
-    FROM units
-    WHERE {MULTI}
-    GROUP BY ALL
-), grouped AS (
+    # a task of a dimension with several targets: its units' (code, m) listed, as the pairings list theirs
+    listed = pr.task_lists("dim_key", "units", MULTI, "(code, m)", "code, m", "units", "count(*)")
+    sql = f"""{units}{listed}, grouped AS (
     SELECT dim_key, [(code, m)] AS units, count(*) AS n_tasks
     FROM units
     WHERE NOT {MULTI}
     GROUP BY dim_key, code, m
     UNION ALL
-    SELECT dim_key, units, count(*) AS n_tasks
-    FROM tasks
-    GROUP BY ALL
+    SELECT dim_key, units, n_tasks FROM by_list
 ){_NAMED}"""
     return Query("task_value_patterns", sql, {**params, "bits": bits, "multi": multi})
 

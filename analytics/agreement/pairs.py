@@ -253,7 +253,7 @@ def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = N
     )
     # index_b < width, so a cell's number sorts as (index_a, index_b)
     where = MULTI if one_pair_per_task else "TRUE"
-    listed = _task_lists(
+    listed = task_lists(
         keys, "pairs", where, "index_a * $width + index_b", "index_a, index_b", "cells", "count(DISTINCT target_key)"
     )
     sql = f"""{head}{listed}, grouped AS ({single}
@@ -333,7 +333,7 @@ def _kept_pairs(sides: Sides, bits: int) -> tuple[str, dict]:
     return sql, {**s_params, "bits": bits}
 
 
-def _task_lists(keys: str, source: str, where: str, item: str, order: str, name: str, n_units: str) -> str:
+def task_lists(keys: str, source: str, where: str, item: str, order: str, name: str, n_units: str) -> str:
     """CTEs (ending in `by_list`) giving per group of `keys` each distinct task signature, the sorted list `name`
     of the task's `item`s (rows of `source` passing `where`), with n_tasks and n_units (`n_units`: an aggregate
     over the task's rows). Tasks of one or two items take min and max, not a list: grouping on lists is slow
@@ -372,7 +372,7 @@ def _packed_tail(source: str, keys: str, packed: tuple[str, ...], name: str, has
     if not multi:  # every dimension has one target: a task is its one unit
         return f""", grouped AS ({single.format("")}
 )"""
-    listed = _task_lists(keys, source, f"{has_pair} AND {MULTI}", f"({fields})", fields, name, "count(*)")
+    listed = task_lists(keys, source, f"{has_pair} AND {MULTI}", f"({fields})", fields, name, "count(*)")
     return f"""{listed}, grouped AS ({single.format(f" AND NOT {MULTI}")}
     UNION ALL
     SELECT * FROM by_list
