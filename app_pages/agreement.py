@@ -19,19 +19,28 @@ ALL = "all"
 
 
 @st.cache_data(max_entries=12, show_spinner=False)
+def load_ceiling(version: tuple, scope, coarse: bool, level: str | None) -> agreement.Ceiling:
+    """The researcher ceiling under `scope` (agreement.ceiling_scope: it spans all dates and raters, so it is kept
+    across changes of those filters)."""
+    return agreement.researcher_ceiling(state.cursor(), scope, coarse=coarse, level=level)
+
+
+@st.cache_data(max_entries=12, show_spinner=False)
 def load(version: tuple, filters, rubric: str, comparison: str, coarse: bool, level: str | None) -> dict:
     """The rubric's agreement report for one comparison (with the team and the researcher ceiling) and its
     dimensions."""
     con = state.cursor()
+    scoped = filters.but(rubric=rubric)
+    ceiling = load_ceiling(version, agreement.ceiling_scope(scoped), coarse, level)
     # Raters' intervals are computed per dimension shown (load_raters): most of the resampling, saved on a filter
     # change for the dimensions nobody is looking at.
     report = agreement.agreement_report(
-        con, filters.but(rubric=rubric), comparison, coarse=coarse, level=level, rater_intervals=False
+        con, scoped, comparison, coarse=coarse, level=level, rater_intervals=False, ceiling=ceiling
     )
     return {
         "report": report,
         "dimensions": distributions.dimensions(con, rubric),
-        "needs_rater_ids": agreement.needs_rater_ids(con, filters.but(rubric=rubric)),
+        "needs_rater_ids": agreement.needs_rater_ids(con, scoped),
     }
 
 

@@ -438,6 +438,25 @@ def test_every_view_shows_the_same_ceiling_and_team_median(demo_store):
     con.close()
 
 
+def test_a_ceiling_kept_across_date_and_rater_changes_is_the_report_own(demo_store):
+    """The Agreement page keeps the researcher ceiling across date and rater changes (agreement.ceiling_scope): a
+    report given the ceiling computed under other dates and raters equals the report that computes its own, in the
+    ceiling, every other table and the SQL it lists, with intervals on."""
+    con = store.open_store(demo_store, read_only=True)
+    f = Filters(rubric="answer_comparison", date_from=pd.Timestamp("2026-03-09").date(), raters=("c03",))
+    other = Filters(rubric="answer_comparison", date_to=pd.Timestamp("2026-03-01").date(), raters=("c05", "r01"))
+    assert agreement.ceiling_scope(f) == agreement.ceiling_scope(other) == Filters(rubric="answer_comparison")
+    kept = agreement.researcher_ceiling(con, other, n_boot=200, seed=4)
+    own = agreement.agreement_report(con, f, n_boot=200, seed=4)
+    given = agreement.agreement_report(con, f, n_boot=200, seed=4, ceiling=kept)
+    con.close()
+    assert len(own.ceiling) and own.ceiling["exact_agreement_ci_low"].notna().any()
+    for name in ("ceiling", "dimensions", "raters", "team", "coefficients"):
+        pd.testing.assert_frame_equal(getattr(given, name), getattr(own, name))
+    assert [q.sql for q in given.queries] == [q.sql for q in own.queries]
+    assert any(q.name.startswith("pairs_ceiling") for q in given.queries)
+
+
 def test_json_has_pooled_ceiling_rater_pairs_with_tasks_and_a_stamp(demo_store):
     """pooled[], ceiling[], rater_pairs[] with n_units and n_tasks; min_tasks; a stamp of what was computed."""
     con = store.open_store(demo_store, read_only=True)

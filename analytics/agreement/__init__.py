@@ -44,12 +44,15 @@ from analytics.agreement.report import (
     RATER_COLUMNS,
     RATER_STATS,
     AgreementReport,
+    Ceiling,
     agreement_report,
+    ceiling_scope,
     ceiling_table,
     dimension_agreement,
     pooled_table,
     rater_agreement,
     rater_pairs_table,
+    researcher_ceiling,
 )
 from analytics.agreement.scales import Scale, ScaleError
 from analytics.agreement.views import confusion_matrix, confusion_table, pairwise_matrix, paradox_diagnostic
@@ -68,12 +71,14 @@ __all__ = [
     "RATER_COLUMNS",
     "RATER_STATS",
     "AgreementReport",
+    "Ceiling",
     "Coefficient",
     "ParadoxDiagnostic",
     "Scale",
     "ScaleError",
     "agreement_report",
     "brennan_prediger",
+    "ceiling_scope",
     "ceiling_table",
     "cohen_kappa",
     "confusion_matrix",
@@ -96,4 +101,5 @@ __all__ = [
     "pooled_table",
     "rater_agreement",
     "rater_pairs_table",
+    "researcher_ceiling",
 ]

@@ -185,6 +185,34 @@ class AgreementReport:
         return {q.name: q.sql for q in self.queries}
 
 
+@dataclass(frozen=True)
+class Ceiling:
+    """The researcher ceiling per dimension (ceiling_table) and the queries that made it."""
+
+    table: pd.DataFrame
+    queries: tuple[Query, ...]
+
+
+def ceiling_scope(filters: Filters) -> Filters:
+    """What of a filter the researcher ceiling depends on: rubric and dimensions (it spans all dates and raters,
+    pairs.ceiling_sides), so a caller may keep one ceiling across changes of the other filters."""
+    return Filters(rubric=filters.rubric, dimensions=filters.dimensions)
+
+
+def researcher_ceiling(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters = NO_FILTER,
+    coarse: bool = False,
+    level: str | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> Ceiling:
+    """ceiling_table under `ceiling_scope(filters)`, with the queries that ran (for agreement_report's `ceiling`)."""
+    queries: list[Query] = QueryLog()
+    table = ceiling_table(con, ceiling_scope(filters), coarse, level, n_boot, seed, queries)
+    return Ceiling(table, tuple(queries))
+
+
 def _check_args(comparison: str, level: str | None, n_boot: int) -> None:
     if comparison not in COMPARISONS:
         raise ValueError(f"comparison must be one of {', '.join(COMPARISONS)}, not {comparison!r}")
@@ -847,10 +875,13 @@ def agreement_report(
     n_boot: int = 1000,
     seed: int = 0,
     rater_intervals: bool = True,
+    ceiling: Ceiling | None = None,
 ) -> AgreementReport:
     """Per-dimension and per-rater agreement for one comparison, the team's rows, the researcher ceiling, with
     intervals, notes and the SQL that ran. Without `rater_intervals` the raters' rows are point estimates (a page
-    asks rater_agreement for the intervals of the dimension it shows: the same figures, resampled per rater)."""
+    asks rater_agreement for the intervals of the dimension it shows: the same figures, resampled per rater).
+    `ceiling`, researcher_ceiling's under the same filter, scales, n_boot and seed, is used as it is (a page keeps
+    it across date and rater changes, which do not move it); its queries are listed with the report's."""
     _check_args(comparison, level, n_boot)
     queries: list[Query] = QueryLog()
     scale_of = scales(con, filters, level, coarse, queries)
@@ -862,10 +893,12 @@ def agreement_report(
     team = _frame(team_rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
     raters = team[team["rater_id"].isin(filters.raters)].reset_index(drop=True) if filters.raters else team
     rlong = [r for r in rlong if not filters.raters or r["rater_id"] in filters.raters]
-    ceiling = pair_set_table(con, pr.ceiling_sides(filters), "dimension", scale_of, n_boot, seed, queries)
+    if ceiling is None:
+        ceiling = researcher_ceiling(con, filters, coarse, level, n_boot, seed)
+    queries += [q for q in ceiling.queries if q not in queries]
     coefficients = pd.DataFrame(dlong + rlong, columns=list(LONG_COLUMNS))
     return AgreementReport(
-        comparison, coarse, level, n_boot, seed, dims, raters, team, ceiling, coefficients, tuple(queries)
+        comparison, coarse, level, n_boot, seed, dims, raters, team, ceiling.table, coefficients, tuple(queries)
     )
 
 
