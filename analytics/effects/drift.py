@@ -101,16 +101,14 @@ def week_sums(
     )
 
 
-def _mean(rows: pd.DataFrame, column: str = "r1") -> float:
-    """Mean over the tasks of `rows` (week sums) of the consensus (s1) or the relative consensus (r1)."""
-    n = float(rows["n"].sum())
-    return float(rows[column].sum()) / n if n else math.nan
+def _variance_of(n: float, r1: float, r2: float) -> float:
+    """Sample variance (ddof 1) of the relative consensus over n tasks, from its sum r1 and sum of squares r2."""
+    return max(r2 - r1 * r1 / n, 0.0) / (n - 1) if n > 1 else math.nan
 
 
 def _variance(rows: pd.DataFrame) -> float:
     """Sample variance (ddof 1) of the relative consensus over the tasks of `rows` (week sums)."""
-    n, r1, r2 = float(rows["n"].sum()), float(rows["r1"].sum()), float(rows["r2"].sum())
-    return max(r2 - r1 * r1 / n, 0.0) / (n - 1) if n > 1 else math.nan
+    return _variance_of(float(rows["n"].sum()), float(rows["r1"].sum()), float(rows["r2"].sum()))
 
 
 def weekly_agreement(
@@ -157,6 +155,7 @@ class Weeks:
     n: np.ndarray
     s1: np.ndarray
     r1: np.ndarray
+    r2: np.ndarray
 
 
 def _alert(g: Weeks, sd: float, h: float) -> dict | None:
@@ -199,7 +198,7 @@ def _groups(df: pd.DataFrame) -> list[tuple[str, str, Weeks]]:
     raters, rubrics = d["rater_id"].to_numpy(), d["rubric"].to_numpy()
     starts = np.flatnonzero(np.r_[True, (raters[1:] != raters[:-1]) | (rubrics[1:] != rubrics[:-1])])
     ends = np.r_[starts[1:], len(d)]
-    cols = {c: d[c].to_numpy() for c in ("week_no", "week", "n", "s1", "r1")}
+    cols = {c: d[c].to_numpy() for c in ("week_no", "week", "n", "s1", "r1", "r2")}
     return [
         (raters[a], rubrics[a], Weeks(**{c: v[a:b] for c, v in cols.items()}))
         for a, b in zip(starts, ends, strict=True)
@@ -281,16 +280,16 @@ def drift_rows(
     standard error."""
     df = week_sums(con, filters, queries)
     rows = []
-    for (rater, rubric), g in df.groupby(["rater_id", "rubric"], sort=True):
-        g = g[g["n"] > 0]
-        last = g["week_no"].max() if len(g) else 0
-        early = g[g["week_no"] < EARLY_WEEKS]
-        late = g[g["week_no"] > last - LATE_WEEKS]
-        n_early, n_late = int(early["n"].sum()), int(late["n"].sum())
+    for rater, rubric, g in _groups(df):
+        last = g.week_no.max()
+        early, late = g.week_no < EARLY_WEEKS, g.week_no > last - LATE_WEEKS
+        n_early, n_late = int(g.n[early].sum()), int(g.n[late].sum())
         if last < EARLY_WEEKS + LATE_WEEKS - 1 or n_early < 2 or n_late < 2:
             continue
-        se = math.sqrt(_variance(early) / n_early + _variance(late) / n_late)
-        before, after = _mean(early), _mean(late)
+        var_early = _variance_of(n_early, float(g.r1[early].sum()), float(g.r2[early].sum()))
+        var_late = _variance_of(n_late, float(g.r1[late].sum()), float(g.r2[late].sum()))
+        se = math.sqrt(var_early / n_early + var_late / n_late)
+        before, after = float(g.r1[early].sum()) / n_early, float(g.r1[late].sum()) / n_late
         rows.append(
             {
                 "rater_id": rater,
