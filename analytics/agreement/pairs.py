@@ -204,7 +204,7 @@ def _named(grain: str, fields: str, source: str = "grouped", rater_key: bool = F
     and rater_b), then `fields`, in a stable order."""
     names = ", ".join(GRAINS[grain])
     raters = " JOIN (SELECT rater_key, rater_id AS rater_a FROM rater_keys) USING (rater_key)" if rater_key else ""
-    if grain == "rater_pair":  # grouped on the raters' integer keys, not their ids (a third faster at 1M tasks)
+    if grain == "rater_pair":  # grouped on the raters' integer keys, not their ids (a fifth faster at 1M tasks)
         raters = "".join(
             f" JOIN (SELECT rater_key AS key_{s}, rater_id AS rater_{s} FROM rater_keys) USING (key_{s})" for s in "ab"
         )
