@@ -17,8 +17,9 @@ DIMENSION = "usefulness_comparison"
 @pytest.mark.parametrize("comparison", list(agreement.COMPARISONS))
 @pytest.mark.parametrize("raters", [(), ("c26", "c14", "r01")])
 def test_per_dimension_intervals_equal_the_full_report(demo, comparison, raters):
-    """Per-rater rows of one dimension, resampled alone, equal the full report's rows (bootstrap seeded per
-    rater and dimension, analytics.agreement.intervals.rng_for); the point-estimate report keeps every value."""
+    """Per-rater rows of one dimension, resampled alone, equal the full report's rows (a group's draws depend on
+    its own tasks and the seed only: intervals.TaskDraws, shared per number of tasks, or rng_for per rater and
+    dimension); the point-estimate report keeps every value."""
     f = Filters(rubric="answer_comparison", raters=raters)
     full = agreement.agreement_report(demo, f, comparison)
     points = agreement.agreement_report(demo, f, comparison, rater_intervals=False)
