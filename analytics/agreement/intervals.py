@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,19 +86,41 @@ TASKS_PER_SIGNATURE = 8
 
 
 def _draw_tasks(counts: np.ndarray, total: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """task_draws by drawing T task indices per resample and counting them per signature (chunked in resamples,
-    so that a batch stays under BOOT_BUDGET indices)."""
+    """task_draws by drawing T task indices per resample and counting them per signature."""
     k = len(counts)
     signature_of = np.repeat(np.arange(k, dtype=np.int64), counts)
-    out, start = np.empty((n_boot, k)), 0
+    out = np.empty((n_boot, k))
+    for rows, tasks in _task_batches(total, n_boot, rng):
+        flat = signature_of[tasks] + (np.arange(len(tasks), dtype=np.int64) * k)[:, None]
+        out[rows] = np.bincount(flat.ravel(), minlength=len(tasks) * k).reshape(len(tasks), k)
+    return out
+
+
+def _task_batches(total: int, n_boot: int, rng: np.random.Generator) -> Iterator[tuple[slice, np.ndarray]]:
+    """n_boot resamples of T task indices drawn with replacement, as (resample rows, size x T indices) batches
+    that stay under BOOT_BUDGET indices."""
+    start = 0
     for size in chunks(n_boot, total):
         # uint32 (not uint16, which buffers within one call only): draws in batches equal one draw of all rows, so a
         # group's resamples do not depend on how its caller batches them.
-        tasks = rng.integers(0, total, size=(size, total), dtype=np.uint32)
-        flat = signature_of[tasks] + (np.arange(size, dtype=np.int64) * k)[:, None]
-        out[start : start + size] = np.bincount(flat.ravel(), minlength=size * k).reshape(size, k)
+        yield slice(start, start + size), rng.integers(0, total, size=(size, total), dtype=np.uint32)
         start += size
-    return out
+
+
+def _tasks_below(total: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_boot x T+1): per resample of T task indices (_task_batches), how many fall below each position 0..T."""
+    below = np.zeros((n_boot, total + 1), dtype=np.int32)
+    for rows, tasks in _task_batches(total, n_boot, rng):
+        flat = tasks + (np.arange(len(tasks), dtype=np.int64) * total)[:, None]
+        hits = np.bincount(flat.ravel(), minlength=len(tasks) * total).reshape(len(tasks), total)
+        np.cumsum(hits, axis=1, out=below[rows, 1:])
+    return below
+
+
+def _per_signature(below: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """(n_boot x signatures) draws per signature from _tasks_below's counts: signature j owns the task positions
+    [c_j-1, c_j) of the cumulative task counts c."""
+    return np.diff(below[:, np.r_[0, np.cumsum(counts)]], axis=1).astype(float)
 
 
 # Groups of at most this many tasks read task draws shared with every group of the same number of tasks (see
@@ -111,8 +134,8 @@ class TaskDraws:
 
     A group of at most SHARED_MAX_TASKS tasks reads draws shared by every group of the same T (common random
     numbers): per T, n_boot resamples of T task indices, seeded by the seed and T alone, held as each resample's
-    number of indices below each position. Signature j owns positions [c_j-1, c_j) of the cumulative task counts,
-    so its draw is a difference of two of those numbers: k numbers per resample instead of T. Groups of the same T
+    number of indices below each position (_tasks_below). A signature's draw is a difference of two of those
+    numbers (_per_signature): k numbers per resample instead of T. Groups of the same T
     are then not independent of each other, which no interval needs; each one's law is exact, and depends on its
     own tasks and the seed only. Larger groups draw from their own generator (rng_for with the group's key)."""
 
@@ -127,22 +150,10 @@ class TaskDraws:
         total = int(counts.sum())
         if not 0 < total <= SHARED_MAX_TASKS or not np.array_equal(counts, n) or self.n_boot <= 0:
             return task_draws(n, self.n_boot, rng_for(self.seed, *key))
-        below = self._below_of(total)[:, np.r_[0, np.cumsum(counts)]]
-        return np.diff(below, axis=1).astype(float)
-
-    def _below_of(self, total: int) -> np.ndarray:
-        """(n_boot x T+1): per resample of T task indices, how many are below each position 0..T."""
         if total != self._total:
             rng = rng_for(self.seed, "shared task draws", str(total))
-            below, start = np.zeros((self.n_boot, total + 1), dtype=np.int32), 0
-            for size in chunks(self.n_boot, total):
-                tasks = rng.integers(0, total, size=(size, total), dtype=np.uint32)
-                flat = tasks + (np.arange(size, dtype=np.int64) * total)[:, None]
-                hits = np.bincount(flat.ravel(), minlength=size * total).reshape(size, total)
-                np.cumsum(hits, axis=1, out=below[start : start + size, 1:])
-                start += size
-            self._total, self._below = total, below
-        return self._below
+            self._total, self._below = total, _tasks_below(total, self.n_boot, rng)
+        return _per_signature(self._below, counts)
 
 
 def resample(signatures: np.ndarray, n_tasks: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
