@@ -893,12 +893,14 @@ def agreement_report(
     team = _frame(team_rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
     raters = team[team["rater_id"].isin(filters.raters)].reset_index(drop=True) if filters.raters else team
     rlong = [r for r in rlong if not filters.raters or r["rater_id"] in filters.raters]
-    if ceiling is None:
-        ceiling = researcher_ceiling(con, filters, coarse, level, n_boot, seed)
-    queries += [q for q in ceiling.queries if q not in queries]
+    if ceiling is None:  # in this report's log: the queries it shares with the tables above run once
+        ceiling_rows = pair_set_table(con, pr.ceiling_sides(filters), "dimension", scale_of, n_boot, seed, queries)
+    else:
+        ceiling_rows = ceiling.table
+        queries += [q for q in ceiling.queries if q not in queries]
     coefficients = pd.DataFrame(dlong + rlong, columns=list(LONG_COLUMNS))
     return AgreementReport(
-        comparison, coarse, level, n_boot, seed, dims, raters, team, ceiling.table, coefficients, tuple(queries)
+        comparison, coarse, level, n_boot, seed, dims, raters, team, ceiling_rows, coefficients, tuple(queries)
     )
 
 
