@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from analytics import rater_tasks
+from analytics import keys, rater_tasks
 from analytics.agreement import anonymous as an
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
@@ -36,13 +36,15 @@ class Summary:
     anonymous_positions: int  # label positions of files without rater ids: not people, so not among the raters
 
 
-def activity_query(filters: Filters, kept: bool = True) -> Query:
+def activity_query(filters: Filters, bound: dict[str, int], kept: bool = True) -> Query:
     """One pass over the filtered rater tasks kept at ingest (analytics/rater_tasks.py; the ratings under a
     dimension filter or without `kept`), grouped per rater, role, rubric and task, then read four ways (`part`):
     per rubric and role (ratings, tasks, raters), per rubric (tasks), per rater and role (ratings, first and last
     rating, whether the id is an anonymous label position) and per rater (the Overview's rater table: a task's
-    duration is its longest rating's; a rater who rated one task under both roles counts it once per role)."""
+    duration is its longest rating's; a rater who rated one task under both roles counts it once per role).
+    `bound` is keys.task_key_bound's."""
     where, params = filters.where_named("r")
+    tasks = keys.distinct_tasks("task_key")
     if kept and rater_tasks.answers(filters):
         per_task = f"""per_task AS NOT MATERIALIZED (
     -- the rater tasks kept at ingest; a task rated at several times is merged (each reading scans the table)
@@ -59,11 +61,10 @@ def activity_query(filters: Filters, kept: bool = True) -> Query:
            max(r.submitted_at) AS hi, max(r.duration_s) AS duration_s
     FROM ratings r WHERE {where} GROUP BY r.rater_key, r.role, r.rubric, r.task_key)"""
     sql = f"""WITH {per_task}
-SELECT 'rubric_role' AS part, rubric, role, sum(n) AS ratings, count(DISTINCT task_key) AS tasks,
-       count(DISTINCT rater_key) AS raters
+SELECT 'rubric_role' AS part, rubric, role, sum(n) AS ratings, {tasks} AS tasks, count(DISTINCT rater_key) AS raters
 FROM per_task GROUP BY rubric, role
 UNION ALL BY NAME
-SELECT 'rubric' AS part, rubric, count(DISTINCT task_key) AS tasks FROM per_task GROUP BY rubric
+SELECT 'rubric' AS part, rubric, {tasks} AS tasks FROM per_task GROUP BY rubric
 UNION ALL BY NAME
 SELECT 'rater_role' AS part, p.rater_key, p.role, sum(p.n) AS ratings, min(p.lo) AS first_rating,
        max(p.hi) AS last_rating, starts_with(any_value(k.rater_id), $anonymous) AS anonymous
@@ -76,7 +77,7 @@ FROM (SELECT rater_key, any_value(role) AS role, string_agg(DISTINCT rubric, ', 
              median(duration_s) AS median_duration_s
       FROM per_task GROUP BY rater_key) t
 JOIN rater_keys k USING (rater_key) WHERE NOT starts_with(k.rater_id, $anonymous)"""
-    return Query("overview_activity", sql, {**params, "anonymous": an.ANONYMOUS_PREFIX})
+    return Query("overview_activity", sql, {**params, **bound, "anonymous": an.ANONYMOUS_PREFIX})
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class Activity:
 
 def activity(con: duckdb.DuckDBPyConnection, filters: Filters) -> Activity:
     """The Overview's summary, volume per rubric and rater table from one pass over the ratings."""
-    df = activity_query(filters).df(con)
+    df = activity_query(filters, keys.task_key_bound(con)).df(con)
     part = {name: rows.drop(columns="part") for name, rows in df.groupby("part", sort=False)}
     empty = df.iloc[0:0].drop(columns="part")
     by_role = part.get("rubric_role", empty)
@@ -161,7 +162,7 @@ def researcher_coverage(con: duckdb.DuckDBPyConnection, filters: Filters) -> tup
     (analytics.agreement.pairs, contractor_vs_researcher): the rater filter chooses which contractors, dates
     select their ratings, researcher labels count whatever their date, the role filter does not apply."""
     sides = pr.comparison_sides(filters, "contractor_vs_researcher")
-    df = pr.shared_tasks_query(sides).df(con)
+    df = pr.shared_tasks_query(sides, keys.task_key_bound(con)).df(con)
     return int(df["subject_tasks"].sum()), int(df["paired_tasks"].sum())
 
 
@@ -181,22 +182,21 @@ def rated_rubrics(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]
     return [r for (r,) in rated_rubrics_query(filters).rows(con)]
 
 
-def volume_by_week_query(filters: Filters, kept: bool = True) -> Query:
+def volume_by_week_query(filters: Filters, bound: dict[str, int], kept: bool = True) -> Query:
     """Ratings and tasks per ISO week, rubric and role (undated ratings are left out), from the rater tasks kept
-    at ingest (the ratings under a dimension filter or without `kept`)."""
+    at ingest (the ratings under a dimension filter or without `kept`). `bound` is keys.task_key_bound's."""
     where, params = filters.where_named("r")
     table, n = ("rater_tasks", "sum(r.n_ratings)") if kept and rater_tasks.answers(filters) else ("ratings", "count(*)")
-    sql = f"""WITH per_task AS (
-    SELECT CAST(date_trunc('week', r.submitted_at) AS DATE) AS week, r.rubric, r.role, r.task_key, {n} AS n
-    FROM {table} r WHERE {where} AND r.submitted_at IS NOT NULL GROUP BY ALL)
-SELECT week, rubric, role, CAST(sum(n) AS BIGINT) AS ratings, count(*) AS tasks
-FROM per_task GROUP BY week, rubric, role ORDER BY week, rubric, role"""
-    return Query("overview_volume_by_week", sql, params)
+    sql = f"""SELECT CAST(date_trunc('week', r.submitted_at) AS DATE) AS week, r.rubric, r.role,
+       CAST({n} AS BIGINT) AS ratings, {keys.distinct_tasks("r.task_key")} AS tasks
+FROM {table} r WHERE {where} AND r.submitted_at IS NOT NULL
+GROUP BY ALL ORDER BY week, rubric, role"""
+    return Query("overview_volume_by_week", sql, {**params, **bound})
 
 
 def volume_by_week(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """Ratings per ISO week, rubric and role (undated ratings are left out)."""
-    return volume_by_week_query(filters).df(con)
+    return volume_by_week_query(filters, keys.task_key_bound(con)).df(con)
 
 
 def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:

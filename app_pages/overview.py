@@ -40,8 +40,13 @@ def load_drift(version: tuple, filters) -> dict:
         "alerts": alerts,
         "weekly": weekly,
         "markers": markers.markers(con, filters.rubric),
-        "false_alarms": drift.drift_false_alarm_rate(),
     }
+
+
+@st.cache_data(show_spinner=False)
+def false_alarm_rate() -> float:
+    """The drift CUSUM's simulated false-alarm rate (no data: the same for every store and filter)."""
+    return drift.drift_false_alarm_rate()
 
 
 def add_marker() -> None:
@@ -123,7 +128,7 @@ alerts = found["alerts"]
 st.caption(
     f"A contractor is alerted when their agreement with the other contractors, measured against the team's that "
     f"week, falls below their own first {drift.BASELINE_WEEKS} weeks by more than chance allows (a CUSUM with "
-    f"k = {drift.K}, h = {drift.H}: about {found['false_alarms']:.0%} of simulated steady contractors are "
+    f"k = {drift.K}, h = {drift.H}: about {false_alarm_rate():.0%} of simulated steady contractors are "
     "alerted at least once in nine weeks; docs/effects.md). Mark guideline changes below to read a fall against them."
 )
 if alerts.empty:

@@ -4,6 +4,7 @@ file that names the same id, kept through unloads, and added to stores loaded be
 from __future__ import annotations
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -105,3 +106,29 @@ def test_a_store_loaded_before_keys_is_migrated_with_the_same_figures(tmp_path):
     assert list(migrated.raters["rater_id"]) == ["c0", "c1", "c2"]
     for a, b in ((migrated.raters, loaded.raters), (migrated.dimensions, loaded.dimensions)):
         pd.testing.assert_frame_equal(a, b)
+
+
+def test_distinct_tasks_counts_what_count_distinct_counts_in_every_group(con):
+    """keys.distinct_tasks (a bitmap over the task keys) against DuckDB's count(DISTINCT) on the same groups:
+    repeated keys, the first and the largest key, a group missing a key, a group of NULL keys only."""
+    ingest_bytes(con, FIRST, "first.csv")
+    ingest_bytes(con, SECOND, "second.csv")
+    bound = keys.task_key_bound(con)
+    assert bound == {keys.TASK_KEY_MAX: 3}  # t1, t2, t3
+    rng = np.random.default_rng(7)
+    rows = pd.DataFrame({"g": rng.integers(0, 5, 400), "k": rng.choice([1, 2, 3, 3, 3], 400)}).astype({"k": "Int64"})
+    rows.loc[(rows["g"] == 3) & (rows["k"] == 2), "k"] = 3  # group 3 never has task 2
+    rows.loc[rows["g"] == 4, "k"] = None  # group 4 counts no task
+    con.register("rows_view", rows)
+    got = con.execute(
+        f"SELECT g, {keys.distinct_tasks('k')} AS n, count(DISTINCT k) AS want FROM rows_view GROUP BY g ORDER BY g",
+        bound,
+    ).df()
+    assert got["n"].tolist() == got["want"].tolist() == [3, 3, 3, 2, 0]
+
+
+def test_an_empty_store_bounds_its_task_keys_at_one(con):
+    assert keys.task_key_bound(con) == {keys.TASK_KEY_MAX: 1}
+    assert con.execute(
+        f"SELECT {keys.distinct_tasks('x')} FROM range(0) t(x)", keys.task_key_bound(con)
+    ).fetchall() == [(0,)]

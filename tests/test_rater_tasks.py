@@ -11,7 +11,7 @@ from unittest import mock
 import pandas as pd
 import pytest
 
-from analytics import overview, store
+from analytics import keys, overview, store
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
@@ -31,7 +31,8 @@ FILTERS = [
 def _same_from_kept_and_ratings(con, filters: Filters) -> None:
     """activity_query and volume_by_week_query give the same rows from the kept rows as from the ratings."""
     for build in (overview.activity_query, overview.volume_by_week_query):
-        kept, ratings = build(filters), build(filters, kept=False)
+        bound = keys.task_key_bound(con)
+        kept, ratings = build(filters, bound), build(filters, bound, kept=False)
         assert ("FROM rater_tasks" in kept.sql) == (not filters.dimensions), build.__name__
         assert "FROM ratings" in ratings.sql and "rater_tasks" not in ratings.sql
         want = _in_order(ratings.df(con))  # the activity's four readings come in no set order
@@ -59,9 +60,9 @@ def test_the_overview_from_the_kept_rows_equals_the_overview_from_the_ratings(lo
 def test_the_researcher_coverage_from_the_kept_rows_equals_the_self_join(loaded):
     for filters in FILTERS:
         sides = pr.comparison_sides(filters, "contractor_vs_researcher")
-        kept = pr.shared_tasks_query(sides)
+        kept = pr.shared_tasks_query(sides, keys.task_key_bound(loaded))
         with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):
-            joined = pr.shared_tasks_query(sides)
+            joined = pr.shared_tasks_query(sides, keys.task_key_bound(loaded))
         assert ("FROM rater_tasks" in kept.sql) == (not filters.dimensions)
         pd.testing.assert_frame_equal(kept.df(loaded), joined.df(loaded), check_dtype=False)
 

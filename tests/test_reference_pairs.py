@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import agreement, store
+from analytics import agreement, keys, store
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
@@ -139,11 +139,11 @@ def test_a_contractor_task_rated_at_two_times_is_kept_in_two_rows_and_merged_whe
     assert raters.loc["c1", "n_tasks"] == 3 and raters.loc["c1", "n"] == 12  # 3 tasks x 2 targets x 2 researchers
 
 
-def pairs_queries(sides: pr.Sides) -> list[Query]:
+def pairs_queries(sides: pr.Sides, con) -> list[Query]:
     """The queries over the pairing other modules build: every pair, pairs with submission times, shared tasks."""
     head, params = pr.pair_ctes(sides, carry=("submitted_at",))
     carried = Query("carried", f"{head}\nSELECT * FROM pairs ORDER BY ALL", params)
-    return [pr.unit_pairs_query(sides), pr.shared_tasks_query(sides), carried]
+    return [pr.unit_pairs_query(sides), pr.shared_tasks_query(sides, keys.task_key_bound(con)), carried]
 
 
 def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_join():
@@ -154,8 +154,8 @@ def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_jo
     for filters in (Filters(), Filters(raters=("c2",), date_to=pd.Timestamp("2026-03-12").date())):
         sides = pr.comparison_sides(filters, "contractor_vs_researcher")
         with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):
-            self_joins = pairs_queries(sides)
-        for kept, self_join in zip(pairs_queries(sides), self_joins, strict=True):
+            self_joins = pairs_queries(sides, con)
+        for kept, self_join in zip(pairs_queries(sides, con), self_joins, strict=True):
             assert "reference_" in kept.sql and "reference_" not in self_join.sql, kept.name  # kept pairs or cells
             pd.testing.assert_frame_equal(kept.df(con), self_join.df(con), check_dtype=False)
 

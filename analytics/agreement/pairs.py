@@ -37,6 +37,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from analytics import keys
 from analytics import reference_pairs as rp
 from analytics import reference_tasks as rt
 from analytics.filters import Filters
@@ -464,31 +465,31 @@ def case_pairs_query(sides: Sides, disagreeing: bool = True) -> Query:
     return Query(f"case_pairs_{sides.name}", sql, params)
 
 
-def shared_tasks_query(sides: Sides) -> Query:
+def shared_tasks_query(sides: Sides, bound: dict[str, int]) -> Query:
     """How many tasks the subject side rated (`subject_tasks`) and how many of them have a pair with the
     reference side on some unit (`paired_tasks`), per rubric, under the filter rules above. Contractors against
     researchers without a dimension filter read the rater tasks and the cells per contractor task kept at ingest
-    (analytics/rater_tasks.py, analytics/reference_tasks.py)."""
+    (analytics/rater_tasks.py, analytics/reference_tasks.py). `bound` is keys.task_key_bound's."""
     tail = """
 SELECT rubric, subject_tasks, coalesce(paired_tasks, 0) AS paired_tasks
 FROM rated LEFT JOIN paired USING (rubric)
 ORDER BY rubric"""
+    tasks = keys.distinct_tasks("task_key")
     if _reads_reference_pairs(sides) and not sides.subject.dimensions:
         where, params = sides.subject.where_named("", "s_")
         sql = f"""WITH rated AS (
-    SELECT rubric, count(DISTINCT task_key) AS subject_tasks FROM rater_tasks WHERE n_valued > 0 AND {where}
-    GROUP BY rubric
+    SELECT rubric, {tasks} AS subject_tasks FROM rater_tasks WHERE n_valued > 0 AND {where} GROUP BY rubric
 ), paired AS (
-    SELECT rubric, count(DISTINCT task_key) AS paired_tasks FROM reference_tasks WHERE {where} GROUP BY rubric
+    SELECT rubric, {tasks} AS paired_tasks FROM reference_tasks WHERE {where} GROUP BY rubric
 ){tail}"""
     else:
         head, params = _side_ctes(sides, "value_index")
         sql = f"""{head}, rated AS (
-    SELECT rubric, count(DISTINCT task_key) AS subject_tasks FROM s GROUP BY rubric
+    SELECT rubric, {tasks} AS subject_tasks FROM s GROUP BY rubric
 ), paired AS (
-    SELECT rubric, count(DISTINCT task_key) AS paired_tasks FROM pairs GROUP BY rubric
+    SELECT rubric, {tasks} AS paired_tasks FROM pairs GROUP BY rubric
 ){tail}"""
-    return Query(f"shared_tasks_{sides.name}", sql, params)
+    return Query(f"shared_tasks_{sides.name}", sql, {**params, **bound})
 
 
 @dataclass(frozen=True)
