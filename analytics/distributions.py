@@ -77,7 +77,8 @@ def dimensions(con: duckdb.DuckDBPyConnection, rubric: str) -> pd.DataFrame:
 
 
 def level_distribution(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS) -> pd.DataFrame:
-    """Per dimension and role: every level in scale order with its count and share of the role's ratings."""
+    """Per dimension and role: every level in scale order with its count and share of the role's ratings (from
+    the level counts kept at ingest, analytics/level_counts.py)."""
     where, params = filters.but(rubric=rubric).where("r")
     roles = [r for r in ROLES if not filters.roles or r in filters.roles]
     return con.execute(
@@ -87,8 +88,8 @@ def level_distribution(con: duckdb.DuckDBPyConnection, rubric: str, filters: Fil
                                unnest(levels) AS level, unnest(coarse) AS coarse,
                                generate_subscripts(levels, 1) - 1 AS level_index
                         FROM d LEFT JOIN dimension_keys k USING (rubric, dimension)),
-                 counts AS (SELECT r.dim_key, r.role, r.value_index, count(*) AS n FROM ratings r
-                            WHERE {where} GROUP BY ALL),
+                 counts AS (SELECT r.dim_key, r.role, r.value_index, CAST(sum(r.n) AS BIGINT) AS n
+                            FROM level_counts r WHERE {where} GROUP BY ALL),
                  grid AS (SELECT lv.*, role FROM lv CROSS JOIN unnest(?) AS t(role)),
                  joined AS (SELECT g.*, coalesce(c.n, 0) AS n FROM grid g LEFT JOIN counts c
                             ON c.dim_key = g.dim_key AND c.role = g.role AND c.value_index = g.level_index)
@@ -106,13 +107,14 @@ def rater_levels(
     con: duckdb.DuckDBPyConnection, rubric: str, dimension: str, filters: Filters = NO_FILTERS
 ) -> pd.DataFrame:
     """Per rater: every level of one dimension in scale order with the rater's count and share (long form);
-    missing ratings (no level) are not counted."""
+    missing ratings (no level) are not counted (from the level counts kept at ingest, analytics/level_counts.py)."""
     where, params = filters.but(rubric=rubric, dimensions=(dimension,)).where("r")
     return con.execute(
         f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ? AND dimension = ?),
                  lv AS (SELECT unnest(levels) AS level, generate_subscripts(levels, 1) - 1 AS level_index FROM d),
-                 counts AS (SELECT r.rater_key, any_value(r.role) AS role, r.value_index, count(*) AS n
-                            FROM ratings r WHERE r.value_index IS NOT NULL AND {where}
+                 counts AS (SELECT r.rater_key, any_value(r.role) AS role, r.value_index,
+                                   CAST(sum(r.n) AS BIGINT) AS n
+                            FROM level_counts r WHERE r.value_index IS NOT NULL AND {where}
                             GROUP BY r.rater_key, r.value_index),
                  raters AS (SELECT rater_key, any_value(role) AS role, CAST(sum(n) AS BIGINT) AS rater_total,
                                    sum(n * (value_index + 1)) / sum(n) AS mean_level
@@ -282,17 +284,13 @@ def shift_from_researchers(
     }
     q_of = lambda key: scale[key[2]][1] if key[2] in scale and scale[key[2]][1] else None  # noqa: E731
     sigs = pr.pair_signatures(con, sides, "rater", q_of)
-    rows = []
+    rows, draws = [], []
     for (contractor, _, dimension), sig in sigs.items():
         label, q, ordered = scale[dimension]
-        rows.append(
-            {
-                "contractor_id": contractor,
-                "dimension": dimension,
-                "dimension_label": label,
-                **_shift_row(sig, q, ordered, n_boot, iv.rng_for(seed, contractor, rubric, dimension)),
-            }
-        )
+        row, drawn = _shift_draws(sig, q, ordered, n_boot, iv.rng_for(seed, contractor, rubric, dimension))
+        rows.append({"contractor_id": contractor, "dimension": dimension, "dimension_label": label, **row})
+        draws.append(drawn)
+    rows = _with_intervals(rows, draws)
     if not rows:
         return pd.DataFrame(columns=list(SHIFT_COLUMNS))
     out = pd.DataFrame(rows)
@@ -329,12 +327,13 @@ def _margins(cells: np.ndarray, q: int) -> np.ndarray:
     return np.concatenate([tables.sum(axis=2), tables.sum(axis=1)], axis=1)
 
 
-def _shift_row(
+def _shift_draws(
     sig: pr.Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator, force_bootstrap: bool = False
-) -> dict:
-    """One contractor's shift on one dimension from its task signatures, with task-bootstrap intervals (the
-    multiplier bootstrap from DELTA_MIN_TASKS tasks unless forced: at that size the same interval, drawing 2q
-    numbers a resample instead of one per signature)."""
+) -> tuple[dict, dict[str, np.ndarray] | None]:
+    """One contractor's shift on one dimension from its task signatures, without intervals, and its figures over
+    task resamples (None below two tasks or without resamples): the multiplier bootstrap from DELTA_MIN_TASKS
+    tasks unless forced (at that size the same interval, drawing 2q numbers a resample instead of one per
+    signature), else the multinomial task bootstrap."""
     table = sig.table(q)
     point = {
         k: float(v[0]) for k, v in _shift_figures(table.sum(axis=1)[None], table.sum(axis=0)[None], ordered).items()
@@ -351,18 +350,37 @@ def _shift_row(
     }
     for k in ("mean_difference", "total_variation"):
         row[f"{k}_ci_low"] = row[f"{k}_ci_high"] = math.nan
-    if n_boot and sig.tasks >= 2:
-        large = sig.tasks >= iv.DELTA_MIN_TASKS and not force_bootstrap
-        draw = iv.multiplier_sums if large else iv.resample
-        sums = draw(_margins(sig.cells, q), sig.n_tasks, n_boot, rng)
-        boot = _shift_figures(sums[:, :q], sums[:, q:], ordered)
-        row["interval_method"] = iv.MULTIPLIER if large else iv.BOOTSTRAP
-        lo, hi, _ = iv.percentile(boot["mean_difference"])
+    if not (n_boot and sig.tasks >= 2):
+        return row, None
+    large = sig.tasks >= iv.DELTA_MIN_TASKS and not force_bootstrap
+    draw = iv.multiplier_sums if large else iv.resample
+    sums = draw(_margins(sig.cells, q), sig.n_tasks, n_boot, rng)
+    row["interval_method"] = iv.MULTIPLIER if large else iv.BOOTSTRAP
+    return row, _shift_figures(sums[:, :q], sums[:, q:], ordered)
+
+
+def _with_intervals(rows: list[dict], draws: list[dict[str, np.ndarray] | None]) -> list[dict]:
+    """The rows with their 95% intervals from their resampled figures (every row's percentiles at once; rows
+    without resamples keep NaN): the mean difference's percentile interval, the total variation's basic one."""
+    drawn = [(row, d) for row, d in zip(rows, draws, strict=True) if d is not None]
+    if not drawn:
+        return rows
+    ends = {k: iv.percentiles(np.stack([d[k] for _, d in drawn])) for k in ("mean_difference", "total_variation")}
+    for j, (row, _) in enumerate(drawn):
+        lo, hi = float(ends["mean_difference"][0][j]), float(ends["mean_difference"][1][j])
         if hi - lo > 1e-12:
             row["mean_difference_ci_low"], row["mean_difference_ci_high"] = lo, hi
-        lo, hi, _ = iv.percentile(boot["total_variation"])
+        lo, hi = float(ends["total_variation"][0][j]), float(ends["total_variation"][1][j])
         if hi - lo > 1e-12:  # basic bootstrap: reflect the percentiles around the estimate
-            tv = point["total_variation"]
+            tv = row["total_variation"]
             row["total_variation_ci_low"] = max(0.0, 2 * tv - hi)
             row["total_variation_ci_high"] = min(1.0, 2 * tv - lo)
-    return row
+    return rows
+
+
+def _shift_row(
+    sig: pr.Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator, force_bootstrap: bool = False
+) -> dict:
+    """One contractor's shift on one dimension with its task-bootstrap intervals (_shift_draws, _with_intervals)."""
+    row, drawn = _shift_draws(sig, q, ordered, n_boot, rng, force_bootstrap)
+    return _with_intervals([row], [drawn])[0]

@@ -1,9 +1,9 @@
-"""The tables kept beside the ratings at ingest (analytics/reference_pairs.py, analytics/reference_tasks.py,
-analytics/contractor_tasks.py, analytics/rater_tasks.py): every change of stored ratings calls one function here,
-inside its transaction, and each kept table follows it. A new kept table is added here once, not at every place
-that changes ratings. An unload takes the file's pairs out and reads its tasks (tasks_of_load) before its
-deletes (store.unload_file), then calls after_unload. reference_tasks is made from the kept pairs, so it follows
-reference_pairs."""
+"""The tables kept beside the ratings at ingest (analytics/reference_pairs.py, analytics/level_counts.py,
+analytics/reference_tasks.py, analytics/contractor_tasks.py, analytics/rater_tasks.py): every change of stored
+ratings calls one function here, inside its transaction, and each kept table follows it. A new kept table is added
+here once, not at every place that changes ratings. An unload takes the file's rows out of the tables kept per load
+(remove_load) and reads its tasks (tasks_of_load) before its deletes (store.unload_file), then calls after_unload.
+reference_tasks is made from the kept pairs, so it follows reference_pairs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ from collections.abc import Iterator
 
 import duckdb
 
-from analytics import contractor_tasks, rater_tasks, reference_pairs, reference_tasks
+from analytics import contractor_tasks, level_counts, rater_tasks, reference_pairs, reference_tasks
+
+# The tables kept per load (their rows carry the loads of their ratings): a change adds, takes out or redoes the
+# rows of the loads it touched.
+PER_LOAD = (reference_pairs, level_counts)
 
 # The tables kept per task: a change recomputes their rows of the tasks it touched.
 PER_TASK = (reference_tasks, contractor_tasks, rater_tasks)
@@ -58,7 +62,8 @@ def _redo_tasks(con: duckdb.DuckDBPyConnection, tasks_sql: str, params: dict) ->
 
 def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
     """Load `ingest_id`'s ratings are in (already renamed by a rater directory)."""
-    reference_pairs.add_load(con, ingest_id)
+    for table in PER_LOAD:
+        table.add_load(con, ingest_id)
     others = con.execute("SELECT 1 FROM ratings WHERE ingest_id <> $id LIMIT 1", {"id": ingest_id}).fetchall()
     if not others:  # the store's first ratings (a large first load, typically): every row, with no scope to read
         for table in _per_task():
@@ -71,7 +76,8 @@ def after_renames(con: duckdb.DuckDBPyConnection, ingest_ids: list[int]) -> None
     """A rater directory merged or split ids in these loads' ratings."""
     if not ingest_ids:
         return
-    reference_pairs.redo_loads(con, ingest_ids)
+    for table in PER_LOAD:
+        table.redo_loads(con, ingest_ids)
     ids = {"ids": list(ingest_ids)}
     _redo_tasks(con, "SELECT DISTINCT task_key FROM ratings WHERE list_contains($ids, ingest_id)", ids)
 
@@ -80,9 +86,16 @@ def after_rescale(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -
     """A dimension's stored ratings were re-read on a wider or declared scale: their positions and values moved
     (contractor_tasks' rubric rows span the rubric's dimensions; a declared scale can leave ratings without a
     level, which rater_tasks counts)."""
-    reference_pairs.redo_dimension(con, rubric, dimension)
+    for kept_per_load in PER_LOAD:
+        kept_per_load.redo_dimension(con, rubric, dimension)
     for table in _per_task():
         table.redo(con, RUBRIC, {"rubric": rubric})
+
+
+def remove_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> dict[str, int]:
+    """Take load `ingest_id`'s rows out of the tables kept per load (an unload, before its deletes); the rows
+    removed per table."""
+    return {table.__name__.rsplit(".", 1)[-1]: table.remove_load(con, ingest_id) for table in PER_LOAD}
 
 
 def tasks_of_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> list[int]:

@@ -172,9 +172,9 @@ def volume_by_rubric(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.Dat
 
 
 def rated_rubrics_query(filters: Filters) -> Query:
-    """The rubrics with ratings under the filter, in order."""
+    """The rubrics with ratings under the filter, in order (from the level counts kept at ingest)."""
     where, params = filters.where_named("r")
-    return Query("rated_rubrics", f"SELECT DISTINCT r.rubric FROM ratings r WHERE {where} ORDER BY 1", params)
+    return Query("rated_rubrics", f"SELECT DISTINCT r.rubric FROM level_counts r WHERE {where} ORDER BY 1", params)
 
 
 def rated_rubrics(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:

@@ -47,7 +47,8 @@ def stamp(
     )
     used = set(
         con.execute(
-            "SELECT DISTINCT rubric, dimension FROM ratings WHERE value_index IS NOT NULL AND " + filters.where()[0],
+            "SELECT DISTINCT rubric, dimension FROM level_counts WHERE value_index IS NOT NULL AND "
+            + filters.where()[0],
             filters.where()[1],
         ).fetchall()
     )

@@ -9,7 +9,17 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import contractor_tasks, kept, keys, people, rater_tasks, reference_pairs, reference_tasks, rubrics
+from analytics import (
+    contractor_tasks,
+    kept,
+    keys,
+    level_counts,
+    people,
+    rater_tasks,
+    reference_pairs,
+    reference_tasks,
+    rubrics,
+)
 from analytics.consistency import results as rule_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,6 +165,9 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
     (12, reference_tasks.migration_statements()),
     # Per rater, role, rubric, task and submission time, the counts the Overview reads (analytics/rater_tasks.py).
     (13, rater_tasks.migration_statements()),
+    # Per load, rater, role, dimension, level and day, the counts the level distributions read
+    # (analytics/level_counts.py).
+    (14, level_counts.migration_statements()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
@@ -373,7 +386,7 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
             found = con.execute("SELECT file_name FROM ingest_log WHERE ingest_id = ?", [ingest_id]).fetchall()
             if not found:
                 raise KeyError(f"no loaded file has ingest id {ingest_id}")
-            removed = {"reference_pairs": reference_pairs.remove_load(con, ingest_id)}
+            removed = kept.remove_load(con, ingest_id)
             tasks = kept.tasks_of_load(con, ingest_id)
             people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
             for table in ("ratings", "quarantine"):

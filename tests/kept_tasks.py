@@ -113,6 +113,7 @@ def assert_kept_tasks_are_the_ratings(con) -> None:
     pd.testing.assert_frame_equal(kept_rubric_rows(con), expected_rubric_rows(con), check_dtype=False, rtol=1e-9)
     assert_reference_tasks_are_the_ratings(con)
     assert_rater_tasks_are_the_ratings(con)
+    assert_level_counts_are_the_ratings(con)
 
 
 REFERENCE_COLUMNS = ["task_key", "dim_key", "rater_key", "rater_id", "role", "rubric", "dimension", "submitted_at",
@@ -197,3 +198,33 @@ def _rater_sorted(df: pd.DataFrame) -> pd.DataFrame:
 def assert_rater_tasks_are_the_ratings(con) -> None:
     """The kept rater tasks equal the pandas computation from the ratings."""
     pd.testing.assert_frame_equal(kept_rater_tasks(con), expected_rater_tasks(con), check_dtype=False)
+
+
+LEVEL_COLUMNS = ["ingest_id", "dim_key", "rater_key", "rater_id", "role", "rubric", "dimension", "value_index", "day",
+                 "n"]  # fmt: skip
+
+
+def expected_level_counts(con) -> pd.DataFrame:
+    """level_counts' rows in pandas: the ratings counted per load, dimension, rater, role, level (missing too) and
+    day of submission (undated apart)."""
+    r = con.execute(
+        "SELECT ingest_id, dim_key, rater_key, rater_id, role, rubric, dimension, value_index, submitted_at FROM ratings"
+    ).df()
+    r["day"] = pd.to_datetime(r["submitted_at"]).dt.floor("D")  # level_counts keeps it as a DATE
+    g = r.groupby(LEVEL_COLUMNS[:-1], dropna=False).size().rename("n").reset_index()
+    return _level_sorted(g)
+
+
+def kept_level_counts(con) -> pd.DataFrame:
+    """level_counts as stored."""
+    return _level_sorted(con.execute("SELECT *, CAST(submitted_at AS TIMESTAMP) AS day FROM level_counts").df())
+
+
+def _level_sorted(df: pd.DataFrame) -> pd.DataFrame:
+    out = df[LEVEL_COLUMNS].astype({"value_index": "Float64", "n": "int64"})
+    return out.sort_values(LEVEL_COLUMNS[:-1], na_position="last").reset_index(drop=True)
+
+
+def assert_level_counts_are_the_ratings(con) -> None:
+    """The kept level counts equal the pandas computation from the ratings."""
+    pd.testing.assert_frame_equal(kept_level_counts(con), expected_level_counts(con), check_dtype=False)

@@ -8,6 +8,7 @@ CREATED_BY = {
     11: ("contractor_tasks", "contractor_rubric_tasks"),
     12: ("reference_tasks",),
     13: ("rater_tasks",),
+    14: ("level_counts",),
 }
 
 

@@ -40,7 +40,14 @@ def _con():
 
 
 # The tables kept beside the ratings (analytics/kept.py), emptied with them.
-KEPT_TABLES = ("reference_pairs", "reference_tasks", "contractor_tasks", "contractor_rubric_tasks", "rater_tasks")
+KEPT_TABLES = (
+    "reference_pairs",
+    "level_counts",
+    "reference_tasks",
+    "contractor_tasks",
+    "contractor_rubric_tasks",
+    "rater_tasks",
+)
 
 
 def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | None = None):

@@ -43,10 +43,11 @@ def is_anonymous(rater_id: object) -> bool:
 
 
 def anonymous_query(filters: Filters) -> Query:
-    """Per rubric dimension and role, how many anonymous raters (positions) gave how many ratings."""
+    """Per rubric dimension and role, how many anonymous raters (positions) gave how many ratings (from the level
+    counts kept at ingest, analytics/level_counts.py)."""
     where, params = filters.where_named()
-    sql = f"""SELECT rubric, dimension, role, count(DISTINCT rater_id) AS n_positions, count(*) AS n_ratings
-FROM ratings
+    sql = f"""SELECT rubric, dimension, role, count(DISTINCT rater_id) AS n_positions, CAST(sum(n) AS BIGINT) AS n_ratings
+FROM level_counts
 WHERE starts_with(rater_id, $anonymous_prefix) AND {where}
 GROUP BY ALL
 ORDER BY ALL"""

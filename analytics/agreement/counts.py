@@ -103,11 +103,12 @@ def task_patterns_for(
 
 
 def rater_level_counts_query(filters: Filters) -> Query:
-    """Per dimension x rater (and role), how many ratings fell on each level (rater marginals, totals)."""
+    """Per dimension x rater (and role), how many ratings fell on each level (rater marginals, totals), from the
+    level counts kept at ingest (analytics/level_counts.py)."""
     where, params = filters.where_named()
     sql = f"""WITH grouped AS (
-    SELECT dim_key, rater_key, role, value_index, count(*) AS n
-    FROM ratings
+    SELECT dim_key, rater_key, role, value_index, CAST(sum(n) AS BIGINT) AS n
+    FROM level_counts
     WHERE value_index IS NOT NULL AND {where}
     GROUP BY ALL
 )

@@ -3,8 +3,8 @@
 What runs where:
 - Spark reads the canonical files (or a table) and keeps the `ratings` view, the `reference_pairs` built from it
   by the store's own pairing SQL (analytics/reference_pairs.py), the `reference_tasks` built from those
-  (analytics/reference_tasks.py) and the `rater_tasks` (analytics/rater_tasks.py), and every named query that
-  reads any of them. Only
+  (analytics/reference_tasks.py), the `rater_tasks` (analytics/rater_tasks.py) and the `level_counts`
+  (analytics/level_counts.py), and every named query that reads any of them. Only
   their small results (value counts per unit pattern, confusion counts per pair) come back to this process.
 - This process keeps the catalogue: the distinct scale combinations of the input (rubric, dimension, target,
   role, value; a few hundred rows whatever the number of ratings) go through the same checks, scale inference
@@ -30,13 +30,22 @@ import duckdb
 import pandas as pd
 from sqlglot import exp
 
-from analytics import rater_tasks, reference_pairs, reference_tasks, store
+from analytics import level_counts, rater_tasks, reference_pairs, reference_tasks, store
 from analytics.ingest import canonical, load
 from analytics.spark import dialect, session
 
 # Tables that live on Spark; a query naming none of them reads only the catalogue and runs in DuckDB.
 SPARK_TABLES = frozenset(
-    {"ratings", "reference_pairs", "reference_tasks", "rater_tasks", "rater_keys", "task_keys", "spark_input"}
+    {
+        "ratings",
+        "reference_pairs",
+        "reference_tasks",
+        "rater_tasks",
+        "level_counts",
+        "rater_keys",
+        "task_keys",
+        "spark_input",
+    }
 )
 # Every view one input keeps on Spark. Each input's views carry a suffix of their own, so that a second input
 # read in the same Spark session (a test, a notebook) does not replace the first one's.
@@ -246,6 +255,7 @@ def _open(spark: Any, frame: Any, cat: duckdb.DuckDBPyConnection) -> tuple[Spark
     _kept_view(spark, views, "reference_pairs", reference_pairs.CREATE, reference_pairs.migration_statements()[1])
     _kept_view(spark, views, "reference_tasks", reference_tasks.CREATE, reference_tasks.migration_statements()[1])
     _kept_view(spark, views, "rater_tasks", rater_tasks.CREATE, rater_tasks.migration_statements()[1])
+    _kept_view(spark, views, "level_counts", level_counts.CREATE, level_counts.migration_statements()[1])
     read = sum(int(r["n"]) for r in combos)
     reasons = [r[0] for r in run(REASONS_SQL).collect()]
     return SparkConnection(spark, cat, views), Loaded(read, kept, read - kept, reasons)
