@@ -222,14 +222,18 @@ def position_bias_note(con: duckdb.DuckDBPyConnection, rubric: str, filters: Fil
     """Why position bias leaves comparison ratings out: none (NO_SHOWN_FIRST) or only some of them say which
     option the rater saw first; None when all do or the rubric has no comparison ratings under the filters."""
     where, params = filters.but(rubric=rubric).where("r")
-    total, known = con.execute(
-        f"""WITH shown AS ({SHOWN_FIRST})
-            SELECT count(*), count(s.shown_first) FROM ratings r
-            JOIN dimensions d ON d.rubric = r.rubric AND d.dimension = r.dimension AND d.is_comparison
-            LEFT JOIN shown s ON s.task_id = r.task_id AND s.rater_id = r.rater_id
-            WHERE r.value_index IS NOT NULL AND {where}""",
-        [rubric, *params],
-    ).fetchall()[0]
+    comparison = f"""JOIN dimensions d ON d.rubric = r.rubric AND d.dimension = r.dimension AND d.is_comparison
+            WHERE r.value_index IS NOT NULL AND {where}"""
+    (total,) = con.execute(f"SELECT coalesce(sum(r.n), 0) FROM level_counts r {comparison}", params).fetchall()[0]
+    known = 0
+    if total and con.execute(f"SELECT count(*) FROM ({SHOWN_FIRST})", [rubric]).fetchall()[0][0]:
+        # Only files with display orders need each rating matched to its submission's (a pass over the ratings).
+        (known,) = con.execute(
+            f"""WITH shown AS ({SHOWN_FIRST})
+                SELECT count(s.shown_first) FROM ratings r
+                JOIN shown s ON s.task_id = r.task_id AND s.rater_id = r.rater_id {comparison}""",
+            [rubric, *params],
+        ).fetchall()[0]
     if total == 0 or known == total:
         return None
     return NO_SHOWN_FIRST if known == 0 else PARTLY_SHOWN_FIRST.format(missing=total - known, total=total)
