@@ -8,11 +8,13 @@ from __future__ import annotations
 import datetime as dt
 from unittest import mock
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from analytics import keys, overview, store
 from analytics.agreement import pairs as pr
+from analytics.effects import haste
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
 from tests.kept_tasks import assert_rater_tasks_are_the_ratings, expected_rater_tasks, kept_rater_tasks
@@ -103,3 +105,46 @@ def test_a_store_from_before_the_table_gains_it_when_opened(tmp_path):
     assert store.schema_version(con) >= 13
     pd.testing.assert_frame_equal(kept_rater_tasks(con), want, check_dtype=False)
     con.close()
+
+
+def _timed_csv() -> bytes:
+    """Two contractors and a researcher on twelve tasks, two dimensions (one with targets A and B), durations
+    varying per rating (some zero, negative or missing), some tasks rated at two times."""
+    rng = np.random.default_rng(11)
+    lines = ["task_id,rater_id,role,rubric,dimension,target,value,submitted_at,duration_s"]
+    for t in range(12):
+        for rater, role in (("c1", "contractor"), ("c2", "contractor"), ("r1", "researcher")):
+            for dim, target in (("clarity", ""), ("quality", "A"), ("quality", "B")):
+                day = 9 + (t % 3) + (target == "B" and t % 4 == 0)  # task 0, 4, 8: target B a day later
+                seconds = rng.choice(["", "0", "-5", str(int(rng.integers(20, 400)))])
+                lines.append(
+                    f"t{t},{rater},{role},study,{dim},{target},{int(rng.integers(1, 6))},2026-03-{day:02d},{seconds}"
+                )
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_haste_durations_from_the_kept_rows_equal_those_from_the_ratings(con):
+    """Without submission durations, haste's seconds per task come from the kept rater tasks: the same rows as
+    the ratings give (the longest positive duration of a contractor's ratings of the task), under every filter."""
+    assert ingest_bytes(con, _timed_csv(), "timed.csv").status == "loaded"
+    days = Filters(date_from=dt.date(2026, 3, 10), date_to=dt.date(2026, 3, 10))
+    for filters in (
+        Filters(),
+        days,
+        Filters(raters=("c1", "r1")),
+        Filters(rubric="study", date_to=dt.date(2026, 3, 9)),
+    ):
+        kept, ratings = (haste.durations_query(filters, kept=k).df(con) for k in (True, False))
+        assert len(ratings), filters
+        pd.testing.assert_frame_equal(_in_order(kept), _in_order(ratings), check_dtype=False)
+    with mock.patch.object(haste, "durations_query", wraps=haste.durations_query) as built:
+        haste.durations(con, Filters())
+        haste.durations(con, Filters(dimensions=("quality",)))
+    assert [c.kwargs["kept"] for c in built.call_args_list] == [True, False]
+
+
+def test_haste_durations_read_the_ratings_when_submissions_carry_durations(demo):
+    assert demo.execute("SELECT count(*) FROM submissions WHERE duration_s IS NOT NULL").fetchall()[0][0] > 0
+    with mock.patch.object(haste, "durations_query", wraps=haste.durations_query) as built:
+        haste.durations(demo, Filters())
+    assert built.call_args.kwargs["kept"] is False

@@ -55,7 +55,7 @@ def estimate_effects(
 ) -> pd.DataFrame:
     """The effects table (EFFECT_COLUMNS): every contractor's effects, shrunk toward the team, with flags."""
     raw = raw_effects(con, filters, queries)
-    hasty = haste.haste_rows(haste.durations_query(filters).df(con))
+    hasty = haste.haste_rows(haste.durations(con, filters))
     parts = [shrink.shrink_effects(raw)] if len(raw) else []
     if len(hasty):
         parts.append(haste.as_ratio(shrink.shrink_effects(hasty)))

@@ -5,26 +5,37 @@ from __future__ import annotations
 
 import math
 
+import duckdb
 import numpy as np
 import pandas as pd
 
+from analytics import rater_tasks
 from analytics.effects.rows import finish, task_means
 from analytics.filters import Filters
 from analytics.queries import Query
 
 
-def durations_query(filters: Filters) -> Query:
+def durations_query(filters: Filters, kept: bool = False) -> Query:
     """Per contractor, rubric and task: seconds spent (the submission's, else the task's ratings'), with the
-    share of the task's ratings paired with researchers that agree exactly (NULL where none is paired)."""
+    share of the task's ratings paired with researchers that agree exactly (NULL where none is paired). With
+    `kept` (for `durations` to choose: no submission carries a duration, no dimension filter), the seconds are
+    the longest of the task's ratings' kept per rater task at ingest (analytics/rater_tasks.py)."""
     where, params = filters.but(roles=("contractor",)).where_named("r")
     paired, _ = filters.but(roles=("contractor",)).where_named("p")  # the same parameters, on the kept pairs
+    seconds = (
+        f"""SELECT r.rater_id, r.rubric, r.task_key, max(r.duration_s) AS duration_s
+    FROM rater_tasks r
+    WHERE {where} AND r.duration_s > 0 AND NOT starts_with(r.rater_id, 'anon:')"""
+        if kept
+        else f"""SELECT r.rater_id, r.rubric, r.task_key, max(coalesce(s.duration_s, r.duration_s)) AS duration_s
+    FROM ratings r LEFT JOIN s USING (submission_id)
+    WHERE {where} AND coalesce(s.duration_s, r.duration_s) > 0 AND NOT starts_with(r.rater_id, 'anon:')"""
+    )
     return Query(
         "effects_durations",
         f"""WITH s AS (SELECT submission_id, duration_s FROM submissions WHERE duration_s IS NOT NULL),
 d AS (
-    SELECT r.rater_id, r.rubric, r.task_key, max(coalesce(s.duration_s, r.duration_s)) AS duration_s
-    FROM ratings r LEFT JOIN s USING (submission_id)
-    WHERE {where} AND coalesce(s.duration_s, r.duration_s) > 0 AND NOT starts_with(r.rater_id, 'anon:')
+    {seconds}
     GROUP BY ALL),
 a AS (
     SELECT p.rater_id, p.rubric, p.task_key, avg(CASE WHEN p.value_index = p.reference_index THEN 1 ELSE 0 END)
@@ -33,6 +44,13 @@ a AS (
 SELECT d.*, a.agreement FROM d LEFT JOIN a USING (rater_id, rubric, task_key)""",
         params,
     )
+
+
+def durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """durations_query's rows, from the kept rater tasks when no submission carries a duration of its own (the
+    rating-only formats) and no dimension filter applies."""
+    timed = con.execute("SELECT count(*) FROM submissions WHERE duration_s IS NOT NULL").fetchall()[0][0]
+    return durations_query(filters, kept=not timed and rater_tasks.answers(filters)).df(con)
 
 
 def haste_rows(durations: pd.DataFrame) -> pd.DataFrame:
