@@ -4,9 +4,9 @@ distributions and the raters' marginals group instead of every rating.
 The Distributions page's level distribution and rater levels, and the agreement report's rater marginals, each
 grouped the filtered ratings by dimension, rater and level on every filter change (24M ratings at 1M tasks). Their
 counts per day are a few hundred thousand rows: the sidebar's dates are whole days (analytics/filters.py), so
-`submitted_at` here is the day of the ratings' submission (a DATE, compared as its midnight) and a date filter keeps
-or drops a row whole, as it would its ratings; the other filters read the same columns as on the ratings. Ratings without a level
-are kept too (value_index NULL); the readers choose.
+`submitted_at` here is the day of the ratings' submission (a DATE, compared as its midnight) and a date filter
+keeps or drops a row whole, as it would its ratings; the other filters read the same columns as on the ratings.
+Ratings without a level are kept too (value_index NULL); the readers choose.
 
 Rows carry their load (ingest_id), like the kept pairs (analytics/reference_pairs.py): a load adds its rows, an
 unload takes them out, a rater directory's renames redo the loads they touched, and a scale re-read redoes its
