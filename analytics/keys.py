@@ -9,9 +9,13 @@ DuckDB ENUM types cannot grow, hence tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
+import pandas as pd
+
+from analytics.queries import Query
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,7 @@ def migration_statements() -> list[str]:
 # 3-5x faster for the few large groups of a count per rubric, role or week (measured at 1M tasks, bench/RESULTS.md).
 # A group costs (largest key) / 8 bytes, 125 kB at a million tasks: only for groups bounded by rubric, role and week.
 TASK_KEY_MAX = "task_key_max"
+BOUND_RETRIES = 3  # loads committing between every read and query, before the last try lets the error through
 
 
 def distinct_tasks(column: str) -> str:
@@ -159,3 +164,14 @@ def task_key_bound(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """distinct_tasks' parameter: the largest task key given (keys count from 1; at least 1 in an empty store)."""
     (top,) = con.execute("SELECT coalesce(max(task_key), 1) FROM task_keys").fetchall()[0]
     return {TASK_KEY_MAX: int(top)}
+
+
+def counted_tasks(con: duckdb.DuckDBPyConnection, build: Callable[[dict[str, int]], Query]) -> pd.DataFrame:
+    """The result of the query `build(bound)` makes with distinct_tasks. A load committing between reading the
+    bound and running the query brings task keys beyond it (an out-of-range error): the bound is read again."""
+    for _ in range(BOUND_RETRIES):
+        try:
+            return build(task_key_bound(con)).df(con)
+        except duckdb.OutOfRangeException:
+            continue
+    return build(task_key_bound(con)).df(con)

@@ -93,7 +93,7 @@ class Activity:
 
 def activity(con: duckdb.DuckDBPyConnection, filters: Filters) -> Activity:
     """The Overview's summary, volume per rubric and rater table from one pass over the ratings."""
-    df = activity_query(filters, keys.task_key_bound(con)).df(con)
+    df = keys.counted_tasks(con, lambda bound: activity_query(filters, bound))
     part = {name: rows.drop(columns="part") for name, rows in df.groupby("part", sort=False)}
     empty = df.iloc[0:0].drop(columns="part")
     by_role = part.get("rubric_role", empty)
@@ -162,7 +162,7 @@ def researcher_coverage(con: duckdb.DuckDBPyConnection, filters: Filters) -> tup
     (analytics.agreement.pairs, contractor_vs_researcher): the rater filter chooses which contractors, dates
     select their ratings, researcher labels count whatever their date, the role filter does not apply."""
     sides = pr.comparison_sides(filters, "contractor_vs_researcher")
-    df = pr.shared_tasks_query(sides, keys.task_key_bound(con)).df(con)
+    df = keys.counted_tasks(con, lambda bound: pr.shared_tasks_query(sides, bound))
     return int(df["subject_tasks"].sum()), int(df["paired_tasks"].sum())
 
 
@@ -196,7 +196,7 @@ GROUP BY ALL ORDER BY week, rubric, role"""
 
 def volume_by_week(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """Ratings per ISO week, rubric and role (undated ratings are left out)."""
-    return volume_by_week_query(filters, keys.task_key_bound(con)).df(con)
+    return keys.counted_tasks(con, lambda bound: volume_by_week_query(filters, bound))
 
 
 def raters(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:

@@ -10,9 +10,13 @@ import pytest
 
 from analytics import agreement, keys, store
 from analytics.ingest.load import ingest_bytes
+from analytics.queries import Query
 
 FIRST = b"task_id,rater_id,role,rubric,dimension,target,value\nt1,c1,contractor,pilot,clarity,A,3\nt2,c1,contractor,pilot,clarity,A,4\nt1,r1,researcher,pilot,clarity,A,3\n"
 SECOND = b"task_id,rater_id,role,rubric,dimension,target,value\nt1,c2,contractor,pilot,clarity,B,2\nt3,c2,contractor,pilot,tone,A,1\n"
+
+
+THIRD = b"task_id,rater_id,role,rubric,dimension,value\nt9,c9,contractor,pilot,tone,1\n"
 
 
 def key_of(con, table: str, key: str, **ids) -> int:
@@ -132,3 +136,27 @@ def test_an_empty_store_bounds_its_task_keys_at_one(con):
     assert con.execute(
         f"SELECT {keys.distinct_tasks('x')} FROM range(0) t(x)", keys.task_key_bound(con)
     ).fetchall() == [(0,)]
+
+
+def test_task_counts_read_their_bound_again_when_a_load_commits_in_between(tmp_path):
+    """A load committing between reading the bound and counting brings task keys beyond the bound (the race
+    tests/test_concurrency.py met with pages reading during loads): counted_tasks reads the bound again."""
+    con = store.open_store(tmp_path / "store.duckdb")
+    ingest_bytes(con, FIRST, "first.csv")  # t1, t2
+    reader, writer = con.cursor(), con.cursor()
+    count = f"SELECT {keys.distinct_tasks('task_key')} AS n FROM ratings"
+    bound = keys.task_key_bound(reader)
+    assert ingest_bytes(writer, THIRD, "third.csv").status == "loaded"  # t9 gets key 3, beyond the bound
+    with pytest.raises(duckdb.OutOfRangeException):
+        Query("tasks", count, bound).df(reader)
+    bounds: list[int] = []
+
+    def load_once_then_count(bound: dict[str, int]) -> Query:
+        if not bounds:
+            assert ingest_bytes(writer, SECOND, "second.csv").status == "loaded"  # t3 gets key 4
+        bounds.append(bound[keys.TASK_KEY_MAX])
+        return Query("tasks", count, bound)
+
+    assert keys.counted_tasks(reader, load_once_then_count)["n"].item() == 4  # t1, t2, t9, t3
+    assert bounds == [3, 4]
+    con.close()
