@@ -86,7 +86,9 @@ def test_signatures_equal_pairs_formed_by_hand(seed, comparison, grain, packed):
         pr.rater_pair_sides(Filters()) if comparison == "rater_pairs" else pr.comparison_sides(Filters(), comparison)
     )
     q = len(LEVELS)
-    got = pr.signatures(pr.pair_query(sides, grain, width, multi, packed).df(con), grain, width, lambda _k: q)
+    query = pr.pair_query(sides, grain, width, multi, packed)
+    got = pr.signatures(query.df(con), grain, width, lambda _k: q)
+    _assert_same(pr.signatures(pr.fetch(con, query), grain, width, lambda _k: q), got)  # the Arrow decoding
     with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # the same, paired from the ratings
         direct = pr.pair_query(sides, grain, width, multi, packed)
     assert pr.signatures(direct.df(con), grain, width, lambda _k: q).keys() == got.keys()
@@ -110,3 +112,65 @@ def test_signatures_equal_pairs_formed_by_hand(seed, comparison, grain, packed):
             {tuple(int(x) for x in cells): int(n) for cells, n in zip(got[key].cells, got[key].n_tasks, strict=True)}
         )
         assert have == vectors, key
+
+
+def _assert_same(a: dict, b: dict) -> None:
+    """Two decodings hold the same signatures, in the same order."""
+    assert a.keys() == b.keys()
+    for key in a:
+        assert np.array_equal(a[key].cells, b[key].cells), key
+        assert np.array_equal(a[key].n_tasks, b[key].n_tasks) and a[key].n_units == b[key].n_units, key
+
+
+# Codes packed by the SQL's own rule ($bits bits per level): with 5 levels of 25 bits, level 2 straddles the two
+# 64-bit halves of a HUGEINT and levels 3 and 4 lie in its high half.
+PACKED_UNITS = """SELECT 'c1' AS rater_a, 'study' AS rubric, 'd' AS dimension,
+       [(s, CAST(c0 AS HUGEINT) + (CAST(c1 AS HUGEINT) << 25) + (CAST(c2 AS HUGEINT) << 50)
+            + (CAST(c3 AS HUGEINT) << 75) + (CAST(c4 AS HUGEINT) << 100), c0 + c1 + c2 + c3 + c4 + $extra)] AS units,
+       1 AS n_tasks, CAST(1 AS HUGEINT) AS n_units
+FROM (VALUES (0, 1, 0, 0, 0, 0), (1, 0, 0, 3, 0, 0), (2, 0, 0, 0, 7, 0), (4, 0, 0, 0, 0, 33554431),
+             (3, 2, 5, 33554431, 1, 9)) v(s, c0, c1, c2, c3, c4)"""
+
+
+@pytest.mark.parametrize("fetched", ["arrow", "pandas"])
+def test_packed_codes_beyond_64_bits_decode_to_their_counts(fetched):
+    con = store.open_store(":memory:")
+    query = pr.Query("units", PACKED_UNITS, {"extra": 0})
+    result = pr.fetch(con, query) if fetched == "arrow" else query.df(con)
+    sig = pr.signatures(result, "rater", 5, lambda _k: 5)[("c1", "study", "d")]
+    want = np.zeros((5, 5))
+    want[0, 0], want[1, 2], want[2, 3], want[4, 4] = 1, 3, 7, 33554431
+    want[3] = [2, 5, 33554431, 1, 9]
+    assert np.array_equal(sig.table(5), want)
+
+
+def test_packed_counts_that_do_not_add_up_are_an_overflow():
+    con = store.open_store(":memory:")
+    query = pr.Query("units", PACKED_UNITS, {"extra": 1})
+    with pytest.raises(pr.PackingOverflow):
+        pr.signatures(pr.fetch(con, query), "rater", 5, lambda _k: 5)
+
+
+@pytest.mark.parametrize(
+    ("top", "n", "groups"), [(3, 1000, 40), (300, 2000, 40), (70000, 1000, 40), (2, 2000, 70000), (2**33, 50, 4)]
+)
+def test_signature_order_is_lexsorts(top, n, groups):
+    # Signatures keep np.lexsort's order (group, then cells), so a resample draws the same tasks as before the
+    # byte-key sort; counts of 2**33 take the lexsort itself.
+    rng = np.random.default_rng(top)
+    cells = rng.integers(0, top + 1, (n, 9)).astype(float)
+    group = np.sort(rng.integers(0, groups, n))
+    assert np.array_equal(pr._row_order(cells, group), np.lexsort([*cells.T[::-1], group]))
+
+
+@pytest.mark.parametrize("q", [1, 2, 3, 5, 9, 31])
+def test_unpacked_codes_are_pythons_shifts(q):
+    # Every packing width the SQL uses (126 // q bits a level, up to 126 for one level), against Python's integers.
+    bits = pr.packing_bits(q)
+    rng = np.random.default_rng(q)
+    counts = rng.integers(0, min(1 << min(bits, 62), 2**40), (200, q))
+    counts[0] = (1 << min(bits, 62)) - 1  # every level full
+    codes = [sum(int(c) << (bits * k) for k, c in enumerate(row)) for row in counts]
+    got = pr.unpack_codes(pr._split(codes), counts.sum(axis=1), bits, q)
+    want = [[(code >> (bits * k)) & ((1 << bits) - 1) for k in range(q)] for code in codes]
+    assert np.array_equal(got, np.array(want, dtype=float))

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]  # no stubs (pyarrow-stubs is not a dependency)
+import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from analytics import keys
 from analytics import reference_pairs as rp
@@ -516,30 +518,40 @@ class PackingOverflow(RuntimeError):
 
 def unpack(code: int, m: int, bits: int, q: int) -> np.ndarray:
     """The level counts packed in `code` (`bits` bits per level), checked against their number `m`."""
-    return unpack_many(np.array([code], dtype=object), np.array([m], dtype=np.int64), bits, q)[0]
+    return unpack_codes(_split([code]), np.array([m], dtype=np.int64), bits, q)[0]
 
 
-def signatures(df: pd.DataFrame, grain: str, width: int, q_of) -> dict[tuple, Signatures]:
-    """Decode a `pair_query` result into each group's Signatures (groups whose scale is unknown are left out).
+def signatures(result: pd.DataFrame | pa.Table, grain: str, width: int, q_of) -> dict[tuple, Signatures]:
+    """Decode a `pair_query` result (`fetch`'s Arrow table, or a DataFrame) into each group's Signatures (groups
+    whose scale is unknown are left out).
 
     Decoded per scale size at once (not group by group: pairs of raters are tens of thousands of groups)."""
     keys = list(GRAINS[grain])
     out: dict[tuple, Signatures] = {}
-    if df.empty:
+    if not len(result):
         return out
-    form = next(c for c in ("sides", "units", "cells") if c in df.columns)
+    names = result.column_names if isinstance(result, pa.Table) else list(result.columns)
+    form = next(c for c in ("sides", "units", "cells") if c in names)
+    if isinstance(result, pa.Table):
+        entries = _arrow_entries(form, result.column(form))
+        n_units = pc.cast(result.column("n_units"), pa.float64())  # a HUGEINT sum: Decimal objects in pandas
+        rest = result.drop_columns([form])
+        df = rest.set_column(rest.schema.get_field_index("n_units"), "n_units", n_units).to_pandas()
+    else:
+        entries, df = _object_entries(form, result[form].to_numpy()), result
     gid = df.groupby(keys, sort=True).ngroup().to_numpy()
     order = np.argsort(gid, kind="stable")
     df, gid = df.iloc[order].reset_index(drop=True), gid[order]
+    entries = entries.moved(np.argsort(order))
     starts = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]])
     ends = np.r_[starts[1:], len(df)]
     group_keys = list(df.loc[starts, keys].itertuples(index=False, name=None))
     qs = [q_of(k) for k in group_keys]
     q_row = np.repeat([q or 0 for q in qs], ends - starts)
-    n_tasks_all, n_units_all = df["n_tasks"].to_numpy(float), df["n_units"].to_numpy()
+    n_tasks_all, n_units_all = df["n_tasks"].to_numpy(float), df["n_units"].to_numpy(float)
     for q in sorted({q for q in qs if q}):
         rows = np.flatnonzero(q_row == q)
-        decoded = _decode(form, df[form].to_numpy()[rows], q, width)
+        decoded = _decode(form, entries.of_rows(rows, len(df)), len(rows), q, width)
         cells, n_tasks, group = _distinct(decoded, n_tasks_all[rows], gid[rows])
         mine = np.flatnonzero([k == q for k in qs])  # the groups of this scale size
         los, his = np.searchsorted(group, mine, side="left"), np.searchsorted(group, mine, side="right")
@@ -549,59 +561,159 @@ def signatures(df: pd.DataFrame, grain: str, width: int, q_of) -> dict[tuple, Si
     return out
 
 
+@dataclass(frozen=True)
+class Entries:
+    """A signature column flattened: per entry (a cell, a unit or a unit's sides), its result row and its fields;
+    a packed code is an (entries x 2) uint64 array of its low and high 64 bits."""
+
+    row: np.ndarray
+    fields: tuple[np.ndarray, ...]
+
+    def moved(self, new_row: np.ndarray) -> Entries:
+        """The entries of rows renumbered by `new_row` (old row -> new row)."""
+        return Entries(new_row[self.row], self.fields)
+
+    def of_rows(self, rows: np.ndarray, n_rows: int) -> Entries:
+        """The entries of `rows` only, their rows numbered by position in `rows`."""
+        at = np.full(n_rows, -1)
+        at[rows] = np.arange(len(rows))
+        keep = at[self.row] >= 0
+        return Entries(at[self.row[keep]], tuple(f[keep] for f in self.fields))
+
+
+# Per signature form, the positions of its fields that are packed level counts (HUGEINT codes).
+CODE_FIELDS = {"cells": (), "units": (1,), "sides": (0, 2, 4)}
+
+
+def _arrow_entries(form: str, column: pa.ChunkedArray) -> Entries:
+    """The entries of a signature column fetched as Arrow (no Python object per entry)."""
+    lists = column.combine_chunks()
+    row = pc.list_parent_indices(lists).to_numpy().astype(np.int64)
+    flat = pc.list_flatten(lists)
+    parts = [flat] if form == "cells" else flat.flatten()
+    fields = tuple(_codes(p) if i in CODE_FIELDS[form] else _ints(p) for i, p in enumerate(parts))
+    return Entries(row, fields)
+
+
+def _ints(values: pa.Array) -> np.ndarray:
+    """An Arrow integer (or integral decimal) array as int64."""
+    return pc.cast(values, pa.int64()).to_numpy(zero_copy_only=False)
+
+
+def _codes(values: pa.Array) -> np.ndarray:
+    """Packed codes (DuckDB's HUGEINT arrives as decimal128(38, 0): 16-byte little-endian integers) as their
+    (low, high) 64-bit halves."""
+    if not pa.types.is_decimal128(values.type) or values.type.scale != 0 or values.null_count:
+        return _split([int(v) for v in values.to_pylist()])
+    words = np.frombuffer(values.buffers()[1], dtype="<u8").reshape(-1, 2)
+    return words[values.offset : values.offset + len(values)]
+
+
+def _split(codes) -> np.ndarray:
+    """Python integers below 2**128 as their (low, high) 64-bit halves."""
+    low = (1 << 64) - 1
+    return np.array([(c & low, c >> 64) for c in codes], dtype=np.uint64).reshape(-1, 2)
+
+
+def _object_entries(form: str, values: np.ndarray) -> Entries:
+    """The entries of a signature column of Python objects (lists of cells, or of tuples or dicts)."""
+    if form == "cells":
+        lens = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        flat = np.concatenate([np.asarray(v, dtype=np.int64) for v in values]) if len(values) else np.zeros(0, np.int64)
+        return Entries(np.repeat(np.arange(len(values)), lens), (flat,))
+    n_fields = {"units": 3, "sides": 6}[form]
+    rows = [(i, *(u.values() if isinstance(u, dict) else u)) for i, units in enumerate(values) for u in units]
+    cols = list(zip(*rows, strict=True)) if rows else [()] * (n_fields + 1)
+    fields = tuple(
+        _split(c) if i in CODE_FIELDS[form] else np.asarray(c, dtype=np.int64).reshape(-1)
+        for i, c in enumerate(cols[1:])
+    )
+    return Entries(np.asarray(cols[0], dtype=np.int64).reshape(-1), fields)
+
+
 def _distinct(cells: np.ndarray, n_tasks: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each group's distinct cells rows with their summed task counts, sorted by group then cells (np.unique's
     order): packed units that differ can give the same cells, and every query form's signatures come out in one
     order, so a resample draws the same tasks whichever form ran."""
-    order = np.lexsort([*cells.T[::-1], group])
+    order = _row_order(cells, group)
     cells, n_tasks, group = cells[order], n_tasks[order], group[order]
     new = np.r_[True, (group[1:] != group[:-1]) | (cells[1:] != cells[:-1]).any(axis=1)]
     which = np.cumsum(new) - 1
     return cells[new], np.bincount(which, weights=n_tasks), group[new]
 
 
-def _decode(form: str, values: np.ndarray, q: int, width: int) -> np.ndarray:
-    """(rows x q*q) confusion cells of `pair_query` rows of one scale size, from their cells, units or sides."""
-    cells = np.zeros((len(values), q * q))
+def _row_order(cells: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """The stable order of rows by group, then cells: np.lexsort's, from one sort of each row as big-endian bytes
+    (a lexsort makes a pass per cell, 4-5x slower on the 25 cells of a five-level scale)."""
+    n = len(cells)
+    if not n or min(cells.min(), group.min()) < 0 or max(cells.max(), group.max()) >= 2**32:
+        return np.lexsort([*cells.T[::-1], group])
+    parts = [_big_endian(group).reshape(n, -1), _big_endian(cells).reshape(n, -1)]
+    keys = np.ascontiguousarray(np.concatenate(parts, axis=1))
+    return np.argsort(keys.view(np.dtype((np.void, keys.shape[1]))).ravel(), kind="stable")
+
+
+def _big_endian(values: np.ndarray) -> np.ndarray:
+    """Non-negative integers below 2**32 as the bytes of the narrowest big-endian unsigned type holding them all."""
+    top = int(values.max())
+    width = ">u1" if top < 2**8 else ">u2" if top < 2**16 else ">u4"
+    return values.astype(width).view(np.uint8)
+
+
+def _decode(form: str, entries: Entries, n_rows: int, q: int, width: int) -> np.ndarray:
+    """(rows x q*q) confusion cells of `pair_query` rows of one scale size, from their entries."""
+    cells = np.zeros((n_rows, q * q))
+    row = entries.row
     if form == "cells":
-        lens = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
-        flat = np.concatenate([np.asarray(v, dtype=np.int64) for v in values]) if len(values) else np.zeros(0, np.int64)
-        row = np.repeat(np.arange(len(values)), lens)
-        a, b = flat // width, flat % width
+        a, b = entries.fields[0] // width, entries.fields[0] % width
         ok = (a < q) & (b < q)
         np.add.at(cells, (row[ok], a[ok] * q + b[ok]), 1.0)
         return cells
-    fields = [(i, *(u.values() if isinstance(u, dict) else u)) for i, units in enumerate(values) for u in units]
-    if not fields:
+    if not len(row):
         return cells
-    cols = list(zip(*fields, strict=True))
-    row = np.asarray(cols[0], dtype=np.int64)
     bits = packing_bits(width)
     if form == "units":  # (subject level, packed reference counts, their number)
-        a = np.asarray(cols[1], dtype=np.int64)
+        a, code, m = entries.fields
         on = a < q
-        counts = unpack_many(np.asarray(cols[2], dtype=object)[on], np.asarray(cols[3], dtype=np.int64)[on], bits, q)
+        counts = unpack_codes(code[on], m[on], bits, q)
         np.add.at(cells, (row[on][:, None], a[on][:, None] * q + np.arange(q)[None, :]), counts)
         return cells
-    subject, reference, both = (
-        unpack_many(np.asarray(cols[i], dtype=object), np.asarray(cols[i + 1], dtype=np.int64), bits, q)
-        for i in (1, 3, 5)
-    )
+    f = entries.fields
+    subject, reference, both = (unpack_codes(f[i], f[i + 1], bits, q) for i in (0, 2, 4))
     pairs = subject[:, :, None] * reference[:, None, :]
     pairs[:, np.arange(q), np.arange(q)] -= both
     np.add.at(cells, row, pairs.reshape(len(row), q * q))
     return cells
 
 
-def unpack_many(codes: np.ndarray, m: np.ndarray, bits: int, q: int) -> np.ndarray:
-    """The level counts packed in each of `codes` (`bits` bits per level) as (units x q), checked against their
-    numbers `m` (PackingOverflow when a unit holds more ratings of one level than the bits can count)."""
-    mask = (1 << bits) - 1
-    counts = np.stack([((codes >> (bits * k)) & mask).astype(np.int64) for k in range(q)], axis=1).astype(float)
+def unpack_codes(codes: np.ndarray, m: np.ndarray, bits: int, q: int) -> np.ndarray:
+    """The level counts packed in each of `codes` ((low, high) 64-bit halves, `bits` bits per level) as
+    (units x q), checked against their numbers `m` (PackingOverflow when a unit holds more ratings of one level
+    than the bits can count)."""
+    low, high = codes[:, 0], codes[:, 1]
+    mask = np.uint64((1 << min(bits, 64)) - 1)  # a count above 2**64 cannot be: m's check would catch it
+    counts = np.empty((len(codes), q))
+    for k in range(q):
+        at = bits * k
+        if at >= 64:
+            word = high >> np.uint64(at - 64)
+        else:
+            word = low >> np.uint64(at)
+            if 0 < at < 64 < at + bits:  # the level's bits straddle the two halves
+                word = word | (high << np.uint64(64 - at))
+        counts[:, k] = word & mask
     if len(codes) and not np.array_equal(counts.sum(axis=1), m.astype(float)):
         bad = int(np.flatnonzero(counts.sum(axis=1) != m)[0])
         raise PackingOverflow(f"packed level counts {counts[bad].tolist()} do not add up to {int(m[bad])} ratings")
     return counts
+
+
+def fetch(con, query: Query) -> pd.DataFrame | pa.Table:
+    """A pair query's result: as Arrow on DuckDB (its nested signatures then decode without a Python object per
+    entry), else (the Spark engine) as a DataFrame."""
+    if isinstance(con, duckdb.DuckDBPyConnection):
+        return con.sql(query.sql, params=query.params).to_arrow_table()
+    return query.df(con)
 
 
 def pair_signatures(
@@ -618,10 +730,10 @@ def pair_signatures(
     multi = multi_target(con, queries) if needs_multi else []
     query = pair_query(sides, grain, width, multi)
     try:
-        result = signatures(query.df(con), grain, width, q_of)
+        result = signatures(fetch(con, query), grain, width, q_of)
     except PackingOverflow:
         query = pair_query(sides, grain, width, multi, packed=False)
-        result = signatures(query.df(con), grain, width, q_of)
+        result = signatures(fetch(con, query), grain, width, q_of)
     if queries is not None:
         queries.append(query)
     return result
