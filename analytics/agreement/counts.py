@@ -71,7 +71,7 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
 ){_NAMED}"""
         return Query("task_value_patterns", sql, {**params, "bits": bits})
     # a task of a dimension with several targets: its units' (code, m) listed, as the pairings list theirs
-    listed = pr.task_lists("dim_key", "units", MULTI, "(code, m)", "code, m", "units", "count(*)")
+    listed = pr.task_lists("dim_key", "units", MULTI, "(code, m)", "code, m", "units", None)
     sql = f"""{units}{listed}, grouped AS (
     SELECT dim_key, [(code, m)] AS units, count(*) AS n_tasks
     FROM units

@@ -256,9 +256,7 @@ def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = N
     )
     # index_b < width, so a cell's number sorts as (index_a, index_b)
     where = MULTI if one_pair_per_task else "TRUE"
-    listed = task_lists(
-        keys, "pairs", where, "index_a * $width + index_b", "index_a, index_b", "cells", "count(DISTINCT target_key)"
-    )
+    listed = task_lists(keys, "pairs", where, "index_a * $width + index_b", "index_a, index_b", "cells", "target_key")
     sql = f"""{head}{listed}, grouped AS ({single}
     SELECT * FROM by_list
 ){_named(grain, fields)}"""
@@ -336,28 +334,33 @@ def _kept_pairs(sides: Sides, bits: int) -> tuple[str, dict]:
     return sql, {**s_params, "bits": bits}
 
 
-def task_lists(keys: str, source: str, where: str, item: str, order: str, name: str, n_units: str) -> str:
+def task_lists(keys: str, source: str, where: str, item: str, order: str, name: str, unit: str | None) -> str:
     """CTEs (ending in `by_list`) giving per group of `keys` each distinct task signature, the sorted list `name`
-    of the task's `item`s (rows of `source` passing `where`), with n_tasks and n_units (`n_units`: an aggregate
-    over the task's rows). Tasks of one or two items take min and max, not a list: grouping on lists is slow
-    (a quarter of the time at 1M tasks) and most tasks hold one or two units."""
+    of the task's `item`s (rows of `source` passing `where`), with n_tasks and n_units (the distinct values of the
+    column `unit` on the task; None: each item is a unit). Tasks of one or two items take min and max, not a
+    list: grouping on lists is slow (a quarter of the time at 1M tasks) and most tasks hold one or two units;
+    their units are counted from min and max too (a count(DISTINCT) per task was a third of the rater-pair
+    query at 1M tasks)."""
+    spread = f", min({unit}) AS unit_lo, max({unit}) AS unit_hi" if unit else ""
+    few_units = "sum(CASE WHEN unit_lo = unit_hi THEN 1 ELSE 2 END)" if unit else "sum(n_items)"
+    units = f"count(DISTINCT {unit})" if unit else "count(*)"
     return f""", per_task AS (
-    SELECT {keys}, task_key, min({item}) AS lo, max({item}) AS hi, count(*) AS n_items, {n_units} AS n_units
+    SELECT {keys}, task_key, min({item}) AS lo, max({item}) AS hi, count(*) AS n_items{spread}
     FROM {source}
     WHERE {where}
     GROUP BY ALL
 ), listed AS (
-    SELECT {keys}, task_key, list({item} ORDER BY {order}) AS {name}
+    SELECT {keys}, task_key, list({item} ORDER BY {order}) AS {name}, {units} AS n_units
     FROM {source} SEMI JOIN (SELECT {keys}, task_key FROM per_task WHERE n_items > 2) USING ({keys}, task_key)
     WHERE {where}
     GROUP BY ALL
 ), by_list AS (
     SELECT {keys}, CASE WHEN n_items = 1 THEN [lo] ELSE [lo, hi] END AS {name}, n_tasks, n_units
-    FROM (SELECT {keys}, lo, hi, n_items, count(*) AS n_tasks, sum(n_units) AS n_units
+    FROM (SELECT {keys}, lo, hi, n_items, count(*) AS n_tasks, {few_units} AS n_units
           FROM per_task WHERE n_items <= 2 GROUP BY ALL)
     UNION ALL
-    SELECT {keys}, {name}, count(*) AS n_tasks, sum(p.n_units) AS n_units
-    FROM listed JOIN per_task p USING ({keys}, task_key)
+    SELECT {keys}, {name}, count(*) AS n_tasks, sum(n_units) AS n_units
+    FROM listed
     GROUP BY ALL
 )"""
 
@@ -375,7 +378,7 @@ def _packed_tail(source: str, keys: str, packed: tuple[str, ...], name: str, has
     if not multi:  # every dimension has one target: a task is its one unit
         return f""", grouped AS ({single.format("")}
 )"""
-    listed = task_lists(keys, source, f"{has_pair} AND {MULTI}", f"({fields})", fields, name, "count(*)")
+    listed = task_lists(keys, source, f"{has_pair} AND {MULTI}", f"({fields})", fields, name, None)
     return f"""{listed}, grouped AS ({single.format(f" AND NOT {MULTI}")}
     UNION ALL
     SELECT * FROM by_list
