@@ -20,6 +20,7 @@ from analytics.agreement import pairs as pr
 from analytics.agreement.intervals import DELTA_MIN_TASKS as DELTA_MIN_TASKS
 from analytics.agreement.report import MIN_TASKS
 from analytics.filters import Filters
+from analytics.queries import Query
 
 ROLES = ("contractor", "researcher")
 NO_FILTERS = Filters()
@@ -34,8 +35,9 @@ COARSE_INDEX = "(len(list_distinct(d.coarse[1:{v} + 1])) - 1)"
 SIDE = "sign(2 * " + COARSE_INDEX + " - (len(list_distinct(d.coarse)) - 1))"
 # Which option each rater saw first on a task of rubric ?: the submission keeps it, from an answer-comparison
 # file's display_order or a canonical file's shown_first column (docs/formats.md).
+# Which option each rater saw first on each task of the rubric $rubric (submissions that say so).
 SHOWN_FIRST = """SELECT task_id, rater_id, any_value(shown_first) AS shown_first FROM submissions
-                 WHERE rubric = ? AND shown_first IN ('A', 'B') GROUP BY task_id, rater_id"""
+                 WHERE rubric = $rubric AND shown_first IN ('A', 'B') GROUP BY task_id, rater_id"""
 NO_SHOWN_FIRST = (
     "Position bias cannot be measured: these files do not say which option each rater saw first; "
     "add a shown_first column (docs/formats.md)."
@@ -158,33 +160,30 @@ def wilson_interval(successes: np.ndarray, n: np.ndarray, z: float = Z95) -> tup
     return lo, hi
 
 
-def _position_counts(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters) -> pd.DataFrame:
+def position_counts_query(rubric: str, filters: Filters) -> Query:
     """Comparison ratings per dimension and rater (and pooled per role) by side of the option shown first."""
-    where, params = filters.but(rubric=rubric).where("r")
+    where, params = filters.but(rubric=rubric).where_named("r", "f_")
     # A stored rating favours stored option A on side -1. Seen from the screen, the first option shown is
     # favoured when it was A and the side is -1, or when it was B and the side is +1.
-    return con.execute(
-        f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ? AND is_comparison),
-                 lv AS (SELECT d.dimension, i AS value_index, {side_sql("i")} AS side
-                        FROM d, unnest(range(len(d.levels))) AS t(i)),
-                 shown AS ({SHOWN_FIRST}),
-                 r AS (SELECT r.dimension, r.rater_id, r.role,
-                              lv.side * CASE s.shown_first WHEN 'A' THEN 1 ELSE -1 END AS side
-                       FROM ratings r JOIN lv USING (dimension, value_index) JOIN shown s USING (task_id, rater_id)
-                       WHERE {where})
-            SELECT dimension, rater_id, role, count(*) AS n_rated,
-                   count(*) FILTER (WHERE side < 0) AS first_better,
-                   count(*) FILTER (WHERE side = 0) AS equal,
-                   count(*) FILTER (WHERE side > 0) AS second_better
-            FROM r GROUP BY GROUPING SETS ((dimension, role, rater_id), (dimension, role))""",
-        [rubric, rubric, *params],
-    ).df()
+    sql = f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = $rubric AND is_comparison),
+     lv AS (SELECT d.dimension, i AS value_index, {side_sql("i")} AS side
+            FROM d, unnest(range(len(d.levels))) AS t(i)),
+     shown AS ({SHOWN_FIRST}),
+     r AS (SELECT r.dimension, r.rater_id, r.role, lv.side * CASE s.shown_first WHEN 'A' THEN 1 ELSE -1 END AS side
+           FROM ratings r JOIN lv USING (dimension, value_index) JOIN shown s USING (task_id, rater_id)
+           WHERE {where})
+SELECT dimension, rater_id, role, count(*) AS n_rated,
+       count(*) FILTER (WHERE side < 0) AS first_better,
+       count(*) FILTER (WHERE side = 0) AS equal,
+       count(*) FILTER (WHERE side > 0) AS second_better
+FROM r GROUP BY GROUPING SETS ((dimension, role, rater_id), (dimension, role))"""
+    return Query("position_counts", sql, {"rubric": rubric, **params})
 
 
 def position_bias(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS) -> pd.DataFrame:
     """Per comparison dimension and rater (plus each role pooled): share of decided comparisons won by the
     option shown first, with its Wilson 95% interval and n (0.5 when there is no position bias)."""
-    counts = _position_counts(con, rubric, filters)
+    counts = position_counts_query(rubric, filters).df(con)
     columns = [
         "dimension",
         "dimension_label",
@@ -218,22 +217,40 @@ def position_bias(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters 
     return out[columns].reset_index(drop=True)
 
 
+# The comparison ratings under the filters ($f_... parameters), as `r`, for the position-bias note's queries.
+_COMPARISON = """JOIN dimensions d ON d.rubric = r.rubric AND d.dimension = r.dimension AND d.is_comparison
+WHERE r.value_index IS NOT NULL AND {where}"""
+
+
+def comparison_ratings_query(rubric: str, filters: Filters) -> Query:
+    """How many comparison ratings the filters select (from the level counts kept at ingest)."""
+    where, params = filters.but(rubric=rubric).where_named("r", "f_")
+    sql = f"SELECT coalesce(sum(r.n), 0) AS n FROM level_counts r {_COMPARISON.format(where=where)}"
+    return Query("comparison_ratings", sql, params)
+
+
+def shown_first_query(rubric: str) -> Query:
+    """How many (task, rater) submissions of the rubric say which option was shown first."""
+    return Query("shown_first_submissions", f"SELECT count(*) AS n FROM ({SHOWN_FIRST})", {"rubric": rubric})
+
+
+def shown_first_ratings_query(rubric: str, filters: Filters) -> Query:
+    """How many comparison ratings the filters select have their submission's display order."""
+    where, params = filters.but(rubric=rubric).where_named("r", "f_")
+    sql = f"""WITH shown AS ({SHOWN_FIRST})
+SELECT count(s.shown_first) AS n FROM ratings r
+JOIN shown s ON s.task_id = r.task_id AND s.rater_id = r.rater_id {_COMPARISON.format(where=where)}"""
+    return Query("comparison_ratings_shown_first", sql, {"rubric": rubric, **params})
+
+
 def position_bias_note(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS) -> str | None:
     """Why position bias leaves comparison ratings out: none (NO_SHOWN_FIRST) or only some of them say which
     option the rater saw first; None when all do or the rubric has no comparison ratings under the filters."""
-    where, params = filters.but(rubric=rubric).where("r")
-    comparison = f"""JOIN dimensions d ON d.rubric = r.rubric AND d.dimension = r.dimension AND d.is_comparison
-            WHERE r.value_index IS NOT NULL AND {where}"""
-    (total,) = con.execute(f"SELECT coalesce(sum(r.n), 0) FROM level_counts r {comparison}", params).fetchall()[0]
+    total = int(comparison_ratings_query(rubric, filters).rows(con)[0][0])
     known = 0
-    if total and con.execute(f"SELECT count(*) FROM ({SHOWN_FIRST})", [rubric]).fetchall()[0][0]:
+    if total and shown_first_query(rubric).rows(con)[0][0]:
         # Only files with display orders need each rating matched to its submission's (a pass over the ratings).
-        (known,) = con.execute(
-            f"""WITH shown AS ({SHOWN_FIRST})
-                SELECT count(s.shown_first) FROM ratings r
-                JOIN shown s ON s.task_id = r.task_id AND s.rater_id = r.rater_id {comparison}""",
-            [rubric, *params],
-        ).fetchall()[0]
+        known = int(shown_first_ratings_query(rubric, filters).rows(con)[0][0])
     if total == 0 or known == total:
         return None
     return NO_SHOWN_FIRST if known == 0 else PARTLY_SHOWN_FIRST.format(missing=total - known, total=total)
