@@ -33,9 +33,8 @@ COARSE_INDEX = "(len(list_distinct(d.coarse[1:{v} + 1])) - 1)"
 # Which side of the middle a rating lies on: -1 (the scale's first half), 0 (the middle coarse level of an odd
 # number of coarse levels), +1 (second half). On a comparison scale the first half favours stored option A.
 SIDE = "sign(2 * " + COARSE_INDEX + " - (len(list_distinct(d.coarse)) - 1))"
-# Which option each rater saw first on a task of rubric ?: the submission keeps it, from an answer-comparison
-# file's display_order or a canonical file's shown_first column (docs/formats.md).
-# Which option each rater saw first on each task of the rubric $rubric (submissions that say so).
+# Which option each rater saw first on a task of the rubric $rubric: the submission keeps it, from an
+# answer-comparison file's display_order or a canonical file's shown_first column (docs/formats.md).
 SHOWN_FIRST = """SELECT task_id, rater_id, any_value(shown_first) AS shown_first FROM submissions
                  WHERE rubric = $rubric AND shown_first IN ('A', 'B') GROUP BY task_id, rater_id"""
 NO_SHOWN_FIRST = (
