@@ -9,6 +9,7 @@ import itertools
 from collections import Counter, defaultdict
 from unittest import mock
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -174,3 +175,31 @@ def test_unpacked_codes_are_pythons_shifts(q):
     got = pr.unpack_codes(pr._split(codes), counts.sum(axis=1), bits, q)
     want = [[(code >> (bits * k)) & ((1 << bits) - 1) for k in range(q)] for code in codes]
     assert np.array_equal(got, np.array(want, dtype=float))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_unit_lists_equal_pythons_sorted_tuples(seed):
+    # unit_lists picks a task's one or two units with scalar arg_min/arg_max and orders them in SQL; the tasks and
+    # lists must be those of sorting each task's tuples in Python: ties on the first fields, units sharing an
+    # ident (listed instead) and tasks of one to four units, on HUGEINT codes beyond 64 bits.
+    rng = np.random.default_rng(seed)
+    rows = []
+    for task in range(400):
+        n = int(rng.integers(1, 5))
+        idents = rng.choice(6, n, replace=False) if rng.random() < 0.8 else rng.integers(0, 2, n)
+        for ident in idents:
+            a, b = int(rng.integers(0, 3)), int(rng.integers(0, 3)) << 70
+            rows.append((int(rng.integers(0, 2)), task, int(ident), a, b, int(rng.integers(0, 2))))
+    con = duckdb.connect()
+    con.execute("CREATE TEMP TABLE u (k INTEGER, task_key INTEGER, ident INTEGER, a INTEGER, b HUGEINT, c INTEGER)")
+    con.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?)", rows)
+    ctes = pr.unit_lists("k", "u", "TRUE", ("a", "b", "c"), "units", "ident")
+    got = con.execute(f"WITH dummy AS (SELECT 1){ctes} SELECT k, units, n_tasks, n_units FROM by_list").fetchall()
+    tasks: dict[tuple, list] = defaultdict(list)
+    for k, task, _ident, a, b, c in rows:
+        tasks[(k, task)].append((a, b, c))
+    want = Counter((k, tuple(sorted(units))) for (k, _t), units in tasks.items())
+    assert len({(k, tuple(units)) for k, units, _, _ in got}) == len(got)  # one row per list
+    assert Counter({(k, tuple(units)): n for k, units, n, _ in got}) == want
+    assert all(n_units == n * len(units) for _, units, n, n_units in got)
+    assert any(len(units) == 2 for _, units, _, _ in got) and any(len(units) > 2 for _, units, _, _ in got)

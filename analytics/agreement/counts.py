@@ -58,7 +58,7 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
 ){_NAMED}"""
         return Query("task_value_patterns", sql, params)
     units = f"""WITH units AS (
-    SELECT dim_key, task_key, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+    SELECT dim_key, task_key, target_key, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
     FROM ratings
     WHERE value_index IS NOT NULL AND {where}
     GROUP BY dim_key, task_key, target_key
@@ -71,7 +71,7 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
 ){_NAMED}"""
         return Query("task_value_patterns", sql, {**params, "bits": bits})
     # a task of a dimension with several targets: its units' (code, m) listed, as the pairings list theirs
-    listed = pr.task_lists("dim_key", "units", MULTI, "(code, m)", "code, m", "units", None)
+    listed = pr.unit_lists("dim_key", "units", MULTI, ("code", "m"), "units", "target_key")
     sql = f"""{units}{listed}, grouped AS (
     SELECT dim_key, [(code, m)] AS units, count(*) AS n_tasks
     FROM units

@@ -661,6 +661,8 @@ def pair_set(con, sides: pr.Sides, grain: str, scale_of: dict, queries: list) ->
     scale_key = lambda key: key[-2:]  # noqa: E731  (every grain ends with rubric, dimension)
     q_of = lambda key: scale_of[scale_key(key)].full_size if scale_key(key) in scale_of else None  # noqa: E731
     sigs = pr.pair_signatures(con, sides, grain, q_of, queries)
+    if not any(s.kind == "ranking" for s in scale_of.values()):
+        return PairSet(sigs, {})  # no ranking among the scales: no item pairs to order, the query is not run
     q_ranks = pr.ranking_query(sides, grain)
     queries.append(q_ranks)
     return PairSet(sigs, pr.tau_signatures(q_ranks.df(con), grain))
