@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from analytics import store
+from analytics.agreement import counts as ct
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
@@ -203,3 +204,37 @@ def test_unit_lists_equal_pythons_sorted_tuples(seed):
     assert Counter({(k, tuple(units)): n for k, units, n, _ in got}) == want
     assert all(n_units == n * len(units) for _, units, n, n_units in got)
     assert any(len(units) == 2 for _, units, _, _ in got) and any(len(units) > 2 for _, units, _, _ in got)
+
+
+def _tasks_of(patterns) -> dict:
+    """Per dimension, a Counter of tasks as their sorted unit level-count vectors (the patterns' numbering and
+    row order left out)."""
+    out = {}
+    for key, tp in patterns.items():
+        tasks = Counter()
+        for members, n in zip(tp.membership, tp.n_tasks, strict=True):
+            units = [
+                tuple(int(x) for x in tp.counts[p]) for p in np.flatnonzero(members) for _ in range(int(members[p]))
+            ]
+            tasks[tuple(sorted(units))] += int(n)
+        out[key] = tasks
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_task_patterns_packed_from_arrow_equal_the_lists(seed):
+    # The packed (code, m) patterns decoded from Arrow (pairs.entries, unpack_codes per dimension at once) hold the
+    # same tasks as the list form, and decode as from a DataFrame (the Spark engine's path), patterns included.
+    con = _store(seed)
+    bits, multi, q_of = pr.packing_bits(pr.scale_width(con)), pr.multi_target(con), lambda _k: len(LEVELS)
+    packed = ct.task_patterns_query(Filters(), multi, bits)
+    arrow = ct.task_patterns(pr.fetch(con, packed), q_of, bits)
+    listed = ct.task_patterns(ct.task_patterns_query(Filters()).df(con), q_of)
+    assert _tasks_of(arrow) == _tasks_of(listed) and len(arrow) == 2
+    assert any(tp.membership.sum(axis=1).max() > 1 for tp in arrow.values())  # tasks of several units
+    frame = ct.task_patterns(packed.df(con), q_of, bits)
+    for key, tp in arrow.items():
+        assert np.array_equal(tp.counts, frame[key].counts) and np.array_equal(tp.membership, frame[key].membership)
+        assert np.array_equal(tp.n_tasks, frame[key].n_tasks)
+    with pytest.raises(pr.PackingOverflow):  # a count the bits cannot hold still refuses the packing
+        ct.task_patterns(pr.fetch(con, ct.task_patterns_query(Filters(), multi, 1)), q_of, 1)

@@ -16,6 +16,7 @@ from typing import cast
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from analytics.agreement import pairs as pr
 from analytics.agreement.pairs import MULTI
@@ -58,7 +59,7 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
 ){_NAMED}"""
         return Query("task_value_patterns", sql, params)
     units = f"""WITH units AS (
-    SELECT dim_key, task_key, target_key, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+    SELECT dim_key, task_key, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
     FROM ratings
     WHERE value_index IS NOT NULL AND {where}
     GROUP BY dim_key, task_key, target_key
@@ -71,7 +72,9 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
 ){_NAMED}"""
         return Query("task_value_patterns", sql, {**params, "bits": bits})
     # a task of a dimension with several targets: its units' (code, m) listed, as the pairings list theirs
-    listed = pr.unit_lists("dim_key", "units", MULTI, ("code", "m"), "units", "target_key")
+    # min and max over the (code, m) tuples: two fields take no longer than arg_min and arg_max per field
+    # (pr.unit_lists), measured on 3M contractor tasks
+    listed = pr.task_lists("dim_key", "units", MULTI, "(code, m)", "code, m", "units", None)
     sql = f"""{units}{listed}, grouped AS (
     SELECT dim_key, [(code, m)] AS units, count(*) AS n_tasks
     FROM units
@@ -93,7 +96,7 @@ def task_patterns_for(
     multi = pr.multi_target(con, queries)
     query = task_patterns_query(filters, multi, bits)
     try:
-        result = task_patterns(query.df(con), q_of, bits)
+        result = task_patterns(pr.fetch(con, query) if bits else query.df(con), q_of, bits)
     except pr.PackingOverflow:
         query = task_patterns_query(filters)
         result = task_patterns(query.df(con), q_of)
@@ -142,9 +145,13 @@ class TaskPatterns:
         return int(self.n_tasks.sum())
 
 
-def task_patterns(df: pd.DataFrame, q_of, bits: int = 0) -> dict[tuple[str, str], TaskPatterns]:
-    """Decode a `task_patterns_query` result per dimension (values off the dimension's scale are dropped)."""
+def task_patterns(result: pd.DataFrame | pa.Table, q_of, bits: int = 0) -> dict[tuple[str, str], TaskPatterns]:
+    """Decode a `task_patterns_query` result per dimension (values off the dimension's scale are dropped; packed
+    with `bits`, where a packed count that does not add up raises PackingOverflow)."""
+    if bits:
+        return _packed_patterns(result, q_of, bits)
     out: dict[tuple[str, str], TaskPatterns] = {}
+    df = cast(pd.DataFrame, result)
     for key, g in df.groupby(["rubric", "dimension"], sort=True) if not df.empty else []:
         q = q_of(key)
         if q is None:
@@ -154,13 +161,8 @@ def task_patterns(df: pd.DataFrame, q_of, bits: int = 0) -> dict[tuple[str, str]
         for units in g["units"]:
             row: dict[int, int] = {}
             for vals in units:
-                if bits:  # (code, m): packed level counts and their number
-                    code, m = (vals[k] for k in vals) if isinstance(vals, dict) else vals
-                    pattern = tuple(int(x) for x in pr.unpack(int(code), int(m), bits, q))
-                else:
-                    v = np.asarray(vals, dtype=np.int64)
-                    pattern = tuple(np.bincount(v[v < q], minlength=q)[:q].tolist())
-                p = index.setdefault(pattern, len(index))
+                v = np.asarray(vals, dtype=np.int64)
+                p = index.setdefault(tuple(np.bincount(v[v < q], minlength=q)[:q].tolist()), len(index))
                 row[p] = row.get(p, 0) + 1
             rows.append(row)
         membership = np.zeros((len(rows), len(index)))
@@ -170,4 +172,29 @@ def task_patterns(df: pd.DataFrame, q_of, bits: int = 0) -> dict[tuple[str, str]
         counts = np.array(list(index), dtype=float).reshape(len(index), q)
         # pandas-stubs types groupby keys as Hashable; these are the two text columns (rubric, dimension)
         out[cast(tuple[str, str], key)] = TaskPatterns(counts, membership, g["n_tasks"].to_numpy(float))
+    return out
+
+
+def _packed_patterns(result: pd.DataFrame | pa.Table, q_of, bits: int) -> dict[tuple[str, str], TaskPatterns]:
+    """`task_patterns` of packed (code, m) units, unpacked per dimension at once (no Python object per unit
+    from Arrow); patterns are numbered in order of first appearance, as the list form numbers them."""
+    out: dict[tuple[str, str], TaskPatterns] = {}
+    if not len(result):
+        return out
+    units = pr.entries(result, "units", "patterns")
+    frame = result.drop_columns(["units"]).to_pandas() if isinstance(result, pa.Table) else result
+    n_tasks = frame["n_tasks"].to_numpy(float)
+    for key, rows in sorted(frame.groupby(["rubric", "dimension"], sort=True).indices.items()):
+        q = q_of(key)
+        if q is None:
+            continue
+        mine = units.of_rows(rows, len(frame))
+        counts = pr.unpack_codes(mine.fields[0], mine.fields[1], bits, q)
+        distinct, first, inverse = np.unique(counts, axis=0, return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        number = np.empty_like(order)
+        number[order] = np.arange(len(order))
+        membership = np.zeros((len(rows), len(order)))
+        np.add.at(membership, (mine.row, number[inverse.reshape(-1)]), 1)
+        out[cast(tuple[str, str], key)] = TaskPatterns(distinct[order], membership, n_tasks[rows])
     return out

@@ -593,17 +593,17 @@ def signatures(result: pd.DataFrame | pa.Table, grain: str, width: int, q_of) ->
         return out
     names = result.column_names if isinstance(result, pa.Table) else list(result.columns)
     form = next(c for c in ("sides", "units", "cells") if c in names)
+    found = entries(result, form, form)
     if isinstance(result, pa.Table):
-        entries = _arrow_entries(form, result.column(form))
         n_units = pc.cast(result.column("n_units"), pa.float64())  # a HUGEINT sum: Decimal objects in pandas
         rest = result.drop_columns([form])
         df = rest.set_column(rest.schema.get_field_index("n_units"), "n_units", n_units).to_pandas()
     else:
-        entries, df = _object_entries(form, result[form].to_numpy()), result
+        df = result
     gid = df.groupby(keys, sort=True).ngroup().to_numpy()
     order = np.argsort(gid, kind="stable")
     df, gid = df.iloc[order].reset_index(drop=True), gid[order]
-    entries = entries.moved(np.argsort(order))
+    found = found.moved(np.argsort(order))
     starts = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]])
     ends = np.r_[starts[1:], len(df)]
     group_keys = list(df.loc[starts, keys].itertuples(index=False, name=None))
@@ -612,7 +612,7 @@ def signatures(result: pd.DataFrame | pa.Table, grain: str, width: int, q_of) ->
     n_tasks_all, n_units_all = df["n_tasks"].to_numpy(float), df["n_units"].to_numpy(float)
     for q in sorted({q for q in qs if q}):
         rows = np.flatnonzero(q_row == q)
-        decoded = _decode(form, entries.of_rows(rows, len(df)), len(rows), q, width)
+        decoded = _decode(form, found.of_rows(rows, len(df)), len(rows), q, width)
         cells, n_tasks, group = _distinct(decoded, n_tasks_all[rows], gid[rows])
         mine = np.flatnonzero([k == q for k in qs])  # the groups of this scale size
         los, his = np.searchsorted(group, mine, side="left"), np.searchsorted(group, mine, side="right")
@@ -643,7 +643,14 @@ class Entries:
 
 
 # Per signature form, the positions of its fields that are packed level counts (HUGEINT codes).
-CODE_FIELDS = {"cells": (), "units": (1,), "sides": (0, 2, 4)}
+CODE_FIELDS = {"cells": (), "units": (1,), "sides": (0, 2, 4), "patterns": (0,)}
+
+
+def entries(result: pd.DataFrame | pa.Table, column: str, form: str) -> Entries:
+    """The entries of `result`'s list column `column` (signatures of `form`), from Arrow or a DataFrame."""
+    if isinstance(result, pa.Table):
+        return _arrow_entries(form, result.column(column))
+    return _object_entries(form, result[column].to_numpy())
 
 
 def _arrow_entries(form: str, column: pa.ChunkedArray) -> Entries:
@@ -682,7 +689,7 @@ def _object_entries(form: str, values: np.ndarray) -> Entries:
         lens = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
         flat = np.concatenate([np.asarray(v, dtype=np.int64) for v in values]) if len(values) else np.zeros(0, np.int64)
         return Entries(np.repeat(np.arange(len(values)), lens), (flat,))
-    n_fields = {"units": 3, "sides": 6}[form]
+    n_fields = {"units": 3, "sides": 6, "patterns": 2}[form]
     rows = [(i, *(u.values() if isinstance(u, dict) else u)) for i, units in enumerate(values) for u in units]
     cols = list(zip(*rows, strict=True)) if rows else [()] * (n_fields + 1)
     fields = tuple(
