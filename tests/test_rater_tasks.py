@@ -143,20 +143,18 @@ def test_haste_durations_from_the_kept_rows_equal_those_from_the_ratings(con):
     assert [c.kwargs["kept"] for c in built.call_args_list] == [True, False]
 
 
-def test_haste_durations_without_any_duration_are_none_and_run_no_query(con):
-    """No submission and no rating carries a positive duration: no rows, the same as the query gives, without
-    pairing every rating with researchers for nothing."""
+def test_haste_durations_without_any_duration_are_none(con):
+    """No submission and no rating carries a positive duration: no rows, with the query's columns, on the kept rows
+    and on the ratings (the agreement side is then skipped by its EXISTS, not by a special case)."""
     untimed = b"\n".join(
         line.rsplit(b",", 1)[0] + (b",duration_s" if i == 0 else b",0")
         for i, line in enumerate(_timed_csv().splitlines())
     )
     assert ingest_bytes(con, untimed + b"\n", "untimed.csv").status == "loaded"
     for filters in (Filters(), Filters(dimensions=("quality",))):
-        assert haste.durations_query(filters, kept=False).df(con).empty
-        with mock.patch.object(haste, "durations_query", wraps=haste.durations_query) as built:
-            got = haste.durations(con, filters)
-        assert got.empty and list(got.columns) == haste.DURATION_COLUMNS and not built.called
-    # (with durations the query runs: test_haste_durations_from_the_kept_rows_equal_those_from_the_ratings)
+        got = haste.durations(con, filters)
+        assert got.empty and list(got.columns) == ["rater_id", "rubric", "task_key", "duration_s", "agreement"]
+    # (with durations: test_haste_durations_from_the_kept_rows_equal_those_from_the_ratings)
 
 
 def test_haste_durations_read_the_ratings_when_submissions_carry_durations(demo):
