@@ -9,6 +9,7 @@ only adds intervals and reshapes small results.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import duckdb
 import numpy as np
@@ -305,11 +306,15 @@ def shift_from_researchers(
     q_of = lambda key: scale[key[2]][1] if key[2] in scale and scale[key[2]][1] else None  # noqa: E731
     sigs = pr.pair_signatures(con, sides, "rater", q_of)
     rows, draws = [], []
-    for (contractor, _, dimension), sig in sigs.items():
+    for dimension in sorted({d for _, _, d in sigs}):
         label, q, ordered = scale[dimension]
-        row, drawn = _shift_draws(sig, q, ordered, n_boot, iv.rng_for(seed, contractor, rubric, dimension))
-        rows.append({"contractor_id": contractor, "dimension": dimension, "dimension_label": label, **row})
-        draws.append(drawn)
+        keys = [k for k in sigs if k[2] == dimension]
+        shared = iv.rng_for(seed, "shift multipliers", rubric, dimension)
+        own = lambda i, keys=keys: iv.rng_for(seed, keys[i][0], rubric, keys[i][2])  # noqa: E731
+        found, drawn = _shift_draws([sigs[k] for k in keys], q, ordered, n_boot, shared, own)
+        for (contractor, _, _), row in zip(keys, found, strict=True):
+            rows.append({"contractor_id": contractor, "dimension": dimension, "dimension_label": label, **row})
+        draws.extend(drawn)
     rows = _with_intervals(rows, draws)
     if not rows:
         return pd.DataFrame(columns=list(SHIFT_COLUMNS))
@@ -348,35 +353,55 @@ def _margins(cells: np.ndarray, q: int) -> np.ndarray:
 
 
 def _shift_draws(
-    sig: pr.Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator, force_bootstrap: bool = False
-) -> tuple[dict, dict[str, np.ndarray] | None]:
-    """One contractor's shift on one dimension from its task signatures, without intervals, and its figures over
-    task resamples (None below two tasks or without resamples): the multiplier bootstrap from DELTA_MIN_TASKS
-    tasks unless forced (at that size the same interval, drawing 2q numbers a resample instead of one per
-    signature), else the multinomial task bootstrap."""
-    table = sig.table(q)
-    point = {
-        k: float(v[0]) for k, v in _shift_figures(table.sum(axis=1)[None], table.sum(axis=0)[None], ordered).items()
-    }
-    n_pairs = float(table.sum())
-    row = {
-        "n_tasks": sig.tasks,
-        "n_units": sig.n_units,
-        "n_pairs": int(round(n_pairs)),
-        **point,
-        "exact_agreement": float(np.trace(table)) / n_pairs if n_pairs else math.nan,
-        "small_n": sig.tasks < MIN_TASKS,
-        "interval_method": "",
-    }
-    for k in ("mean_difference", "total_variation"):
-        row[f"{k}_ci_low"] = row[f"{k}_ci_high"] = math.nan
-    if not (n_boot and sig.tasks >= 2):
-        return row, None
-    large = sig.tasks >= iv.DELTA_MIN_TASKS and not force_bootstrap
-    draw = iv.multiplier_sums if large else iv.resample
-    sums = draw(_margins(sig.cells, q), sig.n_tasks, n_boot, rng)
-    row["interval_method"] = iv.MULTIPLIER if large else iv.BOOTSTRAP
-    return row, _shift_figures(sums[:, :q], sums[:, q:], ordered)
+    sigs: list[pr.Signatures],
+    q: int,
+    ordered: bool,
+    n_boot: int,
+    shared: np.random.Generator,
+    own: Callable[[int], np.random.Generator],
+    force_bootstrap: bool = False,
+) -> tuple[list[dict], list[dict[str, np.ndarray] | None]]:
+    """Contractors' shifts on one dimension from their task signatures, without intervals, and each one's
+    figures over task resamples (None below two tasks or without resamples).
+
+    From DELTA_MIN_TASKS tasks unless forced, the multiplier bootstrap (at that size the same interval, drawing
+    2q numbers a resample instead of one per signature), its normals drawn once from `shared` for all of them
+    (iv.shared_multiplier_sums); else the multinomial task bootstrap, from `own(i)`, the i-th signatures' generator."""
+    tasks = np.array([sig.tasks for sig in sigs])
+    margins = _margins(np.concatenate([sig.cells for sig in sigs]), q)
+    sizes = np.array([len(sig.n_tasks) for sig in sigs])
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    n_tasks = np.concatenate([sig.n_tasks for sig in sigs])
+    totals = np.add.reduceat(margins * n_tasks[:, None], starts)
+    tables = np.stack([sig.table(q) for sig in sigs])
+    points = _shift_figures(totals[:, :q], totals[:, q:], ordered)
+    n_pairs, agreeing = tables.sum(axis=(1, 2)), np.trace(tables, axis1=1, axis2=2)
+    drawn = (tasks >= 2) & bool(n_boot)
+    large = drawn & (tasks >= iv.DELTA_MIN_TASKS) & (not force_bootstrap)
+    rows = [
+        {
+            "n_tasks": int(tasks[i]),
+            "n_units": sig.n_units,
+            "n_pairs": int(round(n_pairs[i])),
+            **{k: float(v[i]) for k, v in points.items()},
+            "exact_agreement": float(agreeing[i] / n_pairs[i]) if n_pairs[i] else math.nan,
+            "small_n": bool(tasks[i] < MIN_TASKS),
+            "interval_method": iv.MULTIPLIER if large[i] else iv.BOOTSTRAP if drawn[i] else "",
+            **{f"{k}_ci_{end}": math.nan for k in ("mean_difference", "total_variation") for end in ("low", "high")},
+        }
+        for i, sig in enumerate(sigs)
+    ]
+    sums = np.full((len(sigs), n_boot, 2 * q), np.nan)
+    if large.any():
+        mine = np.repeat(large, sizes)
+        large_starts = np.r_[0, np.cumsum(sizes[large])[:-1]]
+        sums[large] = iv.shared_multiplier_sums(margins[mine], n_tasks[mine], large_starts, n_boot, shared)
+    for i in np.flatnonzero(drawn & ~large):
+        at = slice(starts[i], starts[i] + sizes[i])
+        sums[i] = iv.resample(margins[at], n_tasks[at], n_boot, own(int(i)))
+    figures = _shift_figures(sums[:, :, :q].reshape(-1, q), sums[:, :, q:].reshape(-1, q), ordered)
+    per_row = {k: v.reshape(len(sigs), n_boot) for k, v in figures.items()}
+    return rows, [{k: v[i] for k, v in per_row.items()} if drawn[i] else None for i in range(len(sigs))]
 
 
 def _with_intervals(rows: list[dict], draws: list[dict[str, np.ndarray] | None]) -> list[dict]:
@@ -402,5 +427,5 @@ def _shift_row(
     sig: pr.Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator, force_bootstrap: bool = False
 ) -> dict:
     """One contractor's shift on one dimension with its task-bootstrap intervals (_shift_draws, _with_intervals)."""
-    row, drawn = _shift_draws(sig, q, ordered, n_boot, rng, force_bootstrap)
-    return _with_intervals([row], [drawn])[0]
+    rows, drawn = _shift_draws([sig], q, ordered, n_boot, rng, lambda _: rng, force_bootstrap)
+    return _with_intervals(rows, drawn)[0]

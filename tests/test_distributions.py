@@ -6,6 +6,7 @@ import datetime as dt
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analytics import distributions as dist
@@ -192,6 +193,46 @@ def test_large_groups_take_the_multiplier_bootstrap_with_the_multinomial_interva
                 assert fast[end] == pytest.approx(slow[end], abs=0.01), end
     for method, h in hits.items():
         assert 0.93 <= h / runs <= 0.97, (method, h / runs)
+
+
+def test_shared_multiplier_draws_give_each_group_its_own_law():
+    """Several groups' multiplier sums from one draw of normals: each group's sums are those of
+    iv.multiplier_sums on that group alone with the same generator (the same law, resample for resample)."""
+    rng = np.random.default_rng(11)
+    groups = [_shift_signatures(n, rng) for n in (600, 750, 520)]
+    cells = np.concatenate([dist._margins(g.cells, LIKERT) for g in groups])
+    n_tasks = np.concatenate([g.n_tasks for g in groups])
+    starts = np.r_[0, np.cumsum([len(g.n_tasks) for g in groups])[:-1]]
+    shared = iv.shared_multiplier_sums(cells, n_tasks, starts, 400, np.random.default_rng(5))
+    assert shared.shape == (3, 400, 2 * LIKERT)
+    for g, group in enumerate(groups):
+        alone = iv.multiplier_sums(dist._margins(group.cells, LIKERT), group.n_tasks, 400, np.random.default_rng(5))
+        np.testing.assert_allclose(shared[g], alone, rtol=1e-9, atol=1e-9)
+        # Centred on the group's own sums (the mean of resamples is the estimate, to Monte Carlo error).
+        totals = group.n_tasks @ dist._margins(group.cells, LIKERT)
+        assert np.abs(shared[g].mean(axis=0) - totals).max() < 0.25 * np.sqrt(group.tasks)
+
+
+def test_a_contractors_shift_interval_does_not_depend_on_the_others(con):
+    """Large groups share their normals per dimension, yet a contractor's row (intervals included) is the same
+    whether the other contractors are in the table or filtered out."""
+    levels = ["A much better", "A better", "Equally good", "B better", "B much better"]
+    rows = []
+    for i in range(iv.DELTA_MIN_TASKS + 40):
+        day = f"2026-03-{1 + i % 28:02d}"
+        rows.append((f"m{i}", "r1", "researcher", UC, "comparison", levels[1 + i % 3], day))
+        rows.append((f"m{i}", "c_one", "contractor", UC, "comparison", levels[1 + i % 3 + (i % 5 < 2)], day))
+        rows.append((f"m{i}", "c_two", "contractor", UC, "comparison", levels[i % 4], day))
+    _load(con, rows)
+    both = dist.shift_from_researchers(con, AC).set_index("contractor_id")
+    assert set(both.index) == {"c_one", "c_two"}
+    assert set(both["interval_method"]) == {iv.MULTIPLIER}
+    for contractor in ("c_one", "c_two"):
+        alone = dist.shift_from_researchers(con, AC, Filters(raters=(contractor,))).set_index("contractor_id")
+        pd.testing.assert_series_equal(
+            alone.loc[contractor].drop("rank"), both.loc[contractor].drop("rank"), check_exact=False, rtol=1e-12
+        )
+        assert alone.loc[contractor, "mean_difference_ci_low"] < alone.loc[contractor, "mean_difference_ci_high"]
 
 
 def test_small_groups_keep_the_multinomial_task_bootstrap():
