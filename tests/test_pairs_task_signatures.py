@@ -162,7 +162,16 @@ def test_signature_order_is_lexsorts(top, n, groups):
     rng = np.random.default_rng(top)
     cells = rng.integers(0, top + 1, (n, 9)).astype(float)
     group = np.sort(rng.integers(0, groups, n))
-    assert np.array_equal(pr._row_order(cells, group), np.lexsort([*cells.T[::-1], group]))
+    assert np.array_equal(pr._row_order(cells, group)[0], np.lexsort([*cells.T[::-1], group]))
+    # Distinct rows per group with their summed task counts: np.unique's rows and a dictionary's sums.
+    n_tasks = rng.integers(1, 4, n).astype(float)
+    got_cells, got_tasks, got_group = pr._distinct(cells, n_tasks, group)
+    sums: dict[tuple, float] = {}
+    for g, row, t in zip(group, cells, n_tasks, strict=True):
+        sums[(int(g), *row)] = sums.get((int(g), *row), 0.0) + t
+    want = np.unique(np.column_stack([group, cells]), axis=0)
+    assert np.array_equal(np.column_stack([got_group, got_cells]), want)
+    assert np.array_equal(got_tasks, [sums[tuple(r)] for r in want.tolist()])
 
 
 @pytest.mark.parametrize("q", [1, 2, 3, 5, 9, 31])

@@ -465,11 +465,13 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     subject ratings (S), its reference ratings (R) and the ratings on both sides (B). A unit's pairs are every
     subject with every reference rating but itself, so its confusion cells are S x R minus B on the diagonal:
     no pair is formed, and on a dimension with one target no task is listed."""
-    if _reads_reference_pairs(sides):  # no rating is on both sides: B is empty
+    fields: tuple[str, ...] = ("cs", "ms", "cr", "mr", "cb", "mb")
+    if _reads_reference_pairs(sides):  # no rating is on both sides: B is empty, and left out of the units
         head, params = _kept_pairs(sides, bits)
         units = """SELECT dim_key, task_key, target_key, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS cs, count(*) AS ms,
-           any_value(code) AS cr, any_value(m) AS mr, CAST(0 AS HUGEINT) AS cb, 0 AS mb
+           any_value(code) AS cr, any_value(m) AS mr
     FROM p"""
+        fields = fields[:4]
     else:
         head, params = _packed_sides(sides, bits)
         one = "CAST(1 AS HUGEINT) << ($bits * s.value_index)"
@@ -478,7 +480,7 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
            any_value(u.m) AS mr, coalesce(sum({one}) FILTER (WHERE s.is_reference), 0) AS cb,
            count(*) FILTER (WHERE s.is_reference) AS mb
     FROM s JOIN u USING ({UNIT_KEYS})"""
-    tail = _packed_tail("units", "dim_key", ("cs", "ms", "cr", "mr", "cb", "mb"), "sides", "ms * mr > mb", multi)
+    tail = _packed_tail("units", "dim_key", fields, "sides", "ms * mr > mb" if len(fields) > 4 else "TRUE", multi)
     sql = f"""{head}, units AS (
     {units}
     GROUP BY {UNIT_KEYS}
@@ -704,22 +706,28 @@ def _distinct(cells: np.ndarray, n_tasks: np.ndarray, group: np.ndarray) -> tupl
     """Each group's distinct cells rows with their summed task counts, sorted by group then cells (np.unique's
     order): packed units that differ can give the same cells, and every query form's signatures come out in one
     order, so a resample draws the same tasks whichever form ran."""
-    order = _row_order(cells, group)
-    cells, n_tasks, group = cells[order], n_tasks[order], group[order]
-    new = np.r_[True, (group[1:] != group[:-1]) | (cells[1:] != cells[:-1]).any(axis=1)]
+    order, keys = _row_order(cells, group)
+    if keys is None:
+        sorted_cells, sorted_group = cells[order], group[order]
+        new = np.r_[True, (sorted_group[1:] != sorted_group[:-1]) | (sorted_cells[1:] != sorted_cells[:-1]).any(axis=1)]
+    else:  # rows compared as their sort keys' bytes: a fraction of the float cells' memory
+        new = np.r_[True, keys[order[1:]] != keys[order[:-1]]]
     which = np.cumsum(new) - 1
-    return cells[new], np.bincount(which, weights=n_tasks), group[new]
+    first = order[new]
+    return cells[first], np.bincount(which, weights=n_tasks[order]), group[first]
 
 
-def _row_order(cells: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """The stable order of rows by group, then cells: np.lexsort's, from one sort of each row as big-endian bytes
-    (a lexsort makes a pass per cell, 4-5x slower on the 25 cells of a five-level scale)."""
+def _row_order(cells: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The stable order of rows by group, then cells (np.lexsort's), and the rows' sort keys: each row's group
+    and cells as big-endian bytes, one sort of those (a lexsort makes a pass per cell, 4-5x slower on the 25 cells
+    of a five-level scale); None beside np.lexsort's order where values do not fit below 2**32."""
     n = len(cells)
     if not n or min(cells.min(), group.min()) < 0 or max(cells.max(), group.max()) >= 2**32:
-        return np.lexsort([*cells.T[::-1], group])
+        return np.lexsort([*cells.T[::-1], group]), None
     parts = [_big_endian(group).reshape(n, -1), _big_endian(cells).reshape(n, -1)]
     keys = np.ascontiguousarray(np.concatenate(parts, axis=1))
-    return np.argsort(keys.view(np.dtype((np.void, keys.shape[1]))).ravel(), kind="stable")
+    rows = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
+    return np.argsort(rows, kind="stable"), rows
 
 
 def _big_endian(values: np.ndarray) -> np.ndarray:
@@ -747,10 +755,11 @@ def _decode(form: str, entries: Entries, n_rows: int, q: int, width: int) -> np.
         counts = unpack_codes(code[on], m[on], bits, q)
         np.add.at(cells, (row[on][:, None], a[on][:, None] * q + np.arange(q)[None, :]), counts)
         return cells
-    f = entries.fields
-    subject, reference, both = (unpack_codes(f[i], f[i + 1], bits, q) for i in (0, 2, 4))
+    f = entries.fields  # (S, R, B) codes and counts; the kept pairs' units have no B (no rating on both sides)
+    subject, reference = (unpack_codes(f[i], f[i + 1], bits, q) for i in (0, 2))
     pairs = subject[:, :, None] * reference[:, None, :]
-    pairs[:, np.arange(q), np.arange(q)] -= both
+    if len(f) > 4:
+        pairs[:, np.arange(q), np.arange(q)] -= unpack_codes(f[4], f[5], bits, q)
     np.add.at(cells, row, pairs.reshape(len(row), q * q))
     return cells
 
