@@ -320,16 +320,19 @@ def _kept_tasks_query(sides: Sides, grain: str, width: int) -> Query:
 
 
 def _kept_pairs(sides: Sides, bits: int) -> tuple[str, dict]:
-    """The CTE p of the packed forms over the kept pairs: each subject rating the filter selects that has a
-    pair, with its unit's reference labels (their number m and level counts packed, $bits bits a level)."""
+    """The CTE p of the packed form over the kept pairs: each researcher label on a unit where a subject rating
+    the filter selects has a pair, with those subject ratings (their number m and level counts packed, $bits bits
+    a level). A unit's kept pairs are every selected subject rating with every researcher label, so each label
+    sees the same subject ratings; grouped per label, not per subject rating: a unit holds fewer labels than
+    contractor ratings (0.99M groups instead of 2.26M at 1M tasks, 1.3 s of CPU instead of 2.0 for the query)."""
     s_where, s_params = sides.subject.where_named("", "s_")
     sql = f"""WITH p AS (
-    -- contractor ratings with their unit's researcher labels, from the pairs kept at ingest
-    SELECT {UNIT_KEYS}, rater_key, value_index, count(*) AS m,
-           sum(CAST(1 AS HUGEINT) << ($bits * reference_index)) AS code
+    -- researcher labels with their unit's selected contractor ratings, from the pairs kept at ingest
+    SELECT {UNIT_KEYS}, reference_key, reference_index, count(*) AS m,
+           sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
     FROM reference_pairs
     WHERE {s_where}
-    GROUP BY {UNIT_KEYS}, rater_key, value_index
+    GROUP BY {UNIT_KEYS}, reference_key, reference_index
 )"""
     return sql, {**s_params, "bits": bits}
 
@@ -468,8 +471,8 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     fields: tuple[str, ...] = ("cs", "ms", "cr", "mr", "cb", "mb")
     if _reads_reference_pairs(sides):  # no rating is on both sides: B is empty, and left out of the units
         head, params = _kept_pairs(sides, bits)
-        units = """SELECT dim_key, task_key, target_key, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS cs, count(*) AS ms,
-           any_value(code) AS cr, any_value(m) AS mr
+        units = """SELECT dim_key, task_key, target_key, any_value(code) AS cs, any_value(m) AS ms,
+           sum(CAST(1 AS HUGEINT) << ($bits * reference_index)) AS cr, count(*) AS mr
     FROM p"""
         fields = fields[:4]
     else:
