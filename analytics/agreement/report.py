@@ -276,8 +276,15 @@ def _long(coefs: list[dict], scope: str, rubric: str, dimension: str, rater_id: 
 
 
 def _one_level(marginals: np.ndarray, levels: tuple[str, ...]) -> str:
-    used = np.flatnonzero(marginals > co.EPS)
-    return f"'{levels[used[0]]}'" if len(used) == 1 else "one level"
+    """The one level used ('A better'), quoted, where the level counts use exactly one; else "one level"."""
+    return _one_levels(np.asarray(marginals)[None, :], levels)[0]
+
+
+def _one_levels(marginals: np.ndarray, levels: tuple[str, ...]) -> list[str]:
+    """`_one_level` of each row of (groups x levels) level counts."""
+    used = marginals > co.EPS
+    single, first = used.sum(axis=1) == 1, used.argmax(axis=1)
+    return [f"'{levels[f]}'" if one else "one level" for one, f in zip(single.tolist(), first.tolist(), strict=True)]
 
 
 def _paradox(pa: float, kappa: float) -> bool:
@@ -475,8 +482,12 @@ class _Groups:
     @classmethod
     def of(cls, s: Scale, sigs: list) -> _Groups:
         """The groups of `sigs` (None: a group with no pairs) on the levels of `s`."""
-        q = len(s.levels)
-        tables = [_to_levels(s, sig.cells) if sig is not None else np.zeros((1, q, q)) for sig in sigs]
+        q, full = len(s.levels), s.full_size
+        exact = s.to_levels.shape == (full, full) and np.array_equal(s.to_levels, np.eye(full))
+        tables = [
+            np.zeros((1, q, q)) if sig is None else sig.cells.reshape(-1, q, q) if exact else _to_levels(s, sig.cells)
+            for sig in sigs
+        ]
         n_tasks = [sig.n_tasks if sig is not None else np.zeros(1) for sig in sigs]
         return cls(sigs, tables, n_tasks, [_used_levels(t.sum(axis=(0, 1)) + t.sum(axis=(0, 2))) for t in tables])
 
@@ -589,23 +600,27 @@ def _pair_rows(
             low, high = (np.clip(x[delta_groups], *RANGES.get(name, (-np.inf, 1.0))) for x in (lo, hi))
             bounds[name][0][delta_groups], bounds[name][1][delta_groups], bounds[name][2][delta_groups] = low, high, 0
     out = []
+    # Python lists read per group: indexing numpy arrays element by element cost a third of this loop.
+    values = {name: v.tolist() for name, v in point.items()}
+    ends = {name: tuple(b.tolist() for b in bs) for name, bs in bounds.items()}
+    ones = _one_levels(marginals, s.levels)
     for g, (key, sig, tau, n_boot) in enumerate(zip(keys, sigs, taus, boots, strict=True)):
-        n = int(round(point["n"][g]))
+        n = int(round(values["n"][g]))
         n_tasks = sig.tasks if sig is not None else 0
-        one = _one_level(marginals[g], s.levels)
+        one = ones[g]
         no_pairs = f"no unit shared with {reference}" if n == 0 else None
         coefs = []
         for name, why in PAIR_CHECKS:
             if name not in stats:
                 continue
-            value = float(point[name][g])
+            value = float(values[name][g])
             reason = no_pairs or (why.format(one=one) if why and math.isnan(value) else None)
             applies = True
             if name in ("weighted_kappa", "gwet_ac2") and s.weights == "none":
                 value, reason, applies = math.nan, "not applicable: nominal level, no weights", False
             if name == "mean_difference" and not s.ordered:
                 value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
-            lo, hi, undefined = (b[g] for b in bounds[name])
+            lo, hi, undefined = (b[g] for b in ends[name])
             method = iv.DELTA if g in by_delta else iv.BOOTSTRAP
             ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, MIN_TASKS, n_boot, method)
             coefs.append(_coef(name, value, n, n_tasks, ci, reason, applies))
