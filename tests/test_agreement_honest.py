@@ -653,3 +653,18 @@ def test_distinct_resamples_are_the_resamples(n_sigs, tasks_each):
     assert np.array_equal(uniq[inverse], want)
     if n_sigs <= 3:  # few tasks: far fewer distinct resamples than resamples, each computed once
         assert len(uniq) <= 28
+
+
+def test_ratio_samples_resample_tasks_with_the_delta_methods_spread():
+    """Weekly agreement's resampled ratio sum(agree) / sum(pairs) over 400 tasks (each task drawn with
+    replacement, task_draws): centred on the ratio, spread as the delta method's standard error
+    sqrt(sum (a_t - r p_t)^2) / sum p_t (Cochran 1977, ratio estimator), to Monte Carlo error."""
+    rng = np.random.default_rng(7)
+    pairs = rng.integers(1, 6, 400).astype(float)
+    agree = rng.binomial(pairs.astype(int), 0.7).astype(float)
+    r = agree.sum() / pairs.sum()
+    samples = iv.ratio_samples(agree, pairs, 4000, np.random.default_rng(8))
+    se = math.sqrt(((agree - r * pairs) ** 2).sum()) / pairs.sum()
+    assert samples.mean() == pytest.approx(r, abs=0.1 * se)
+    assert samples.std() == pytest.approx(se, rel=0.06)
+    assert iv.ratio_samples(agree[:1], pairs[:1], 100, np.random.default_rng(8)).size == 0  # one task: none

@@ -330,7 +330,7 @@ def ratio_samples(num: np.ndarray, den: np.ndarray, n_boot: int, rng: np.random.
     k = len(den)
     if k < MIN_BOOT_TASKS or n_boot == 0:
         return np.empty(0)
-    w = rng.multinomial(k, np.full(k, 1 / k), size=n_boot)
+    w = task_draws(np.ones(k), n_boot, rng)  # each task its own signature: k indices drawn per resample
     return (w @ num) / np.maximum(w @ den, 1)
 
 

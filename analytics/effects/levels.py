@@ -24,16 +24,18 @@ def researcher_shift_query(filters: Filters) -> Query:
     """Per contractor and ordered absolute dimension, over tasks: the task's mean of their value minus the
     researchers' on the same unit (kept pairs), as task_means rows."""
     where, params = filters.but(roles=()).where_named("p")
+    # Grouped on the integer keys, named after (as the kept tables' queries below): 0.23-0.34 s to 0.18-0.22 s at 1M.
     return Query(
         "effects_researcher_shift",
         f"""WITH {ORDERED},
 tasks AS (
-    SELECT p.rater_id, p.rubric, p.dimension, p.task_key,
+    SELECT p.rater_key, p.dim_key, p.task_key,
            avg({VALUE.format(i="p.value_index")} - {VALUE.format(i="p.reference_index")}) AS difference
-    FROM reference_pairs p JOIN ordered o USING (rubric, dimension)
+    FROM reference_pairs p JOIN ordered o USING (dim_key)
     WHERE {where} AND NOT starts_with(p.rater_id, 'anon:')
-    GROUP BY ALL)
-SELECT rater_id, rubric, dimension, {task_stats_sql("difference")} FROM tasks GROUP BY ALL
+    GROUP BY p.rater_key, p.dim_key, p.task_key),
+stats AS (SELECT rater_key, dim_key, {task_stats_sql("difference")} FROM tasks GROUP BY ALL)
+SELECT rater_id, rubric, dimension, raw, se, n_tasks FROM stats {NAMED}
 ORDER BY rater_id, rubric, dimension""",
         params,
     )
