@@ -372,9 +372,8 @@ def _shift_draws(
     sizes = np.array([len(sig.n_tasks) for sig in sigs])
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
     n_tasks = np.concatenate([sig.n_tasks for sig in sigs])
-    totals = np.add.reduceat(margins * n_tasks[:, None], starts)
     tables = np.stack([sig.table(q) for sig in sigs])
-    points = _shift_figures(totals[:, :q], totals[:, q:], ordered)
+    points = _shift_figures(tables.sum(axis=2), tables.sum(axis=1), ordered)
     n_pairs, agreeing = tables.sum(axis=(1, 2)), np.trace(tables, axis1=1, axis2=2)
     drawn = (tasks >= 2) & bool(n_boot)
     large = drawn & (tasks >= iv.DELTA_MIN_TASKS) & (not force_bootstrap)

@@ -469,12 +469,13 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
     subject with every reference rating but itself, so its confusion cells are S x R minus B on the diagonal:
     no pair is formed, and on a dimension with one target no task is listed."""
     fields: tuple[str, ...] = ("cs", "ms", "cr", "mr", "cb", "mb")
+    has_pair = "ms * mr > mb"  # S x R minus B: a pair other than a rating with itself
     if _reads_reference_pairs(sides):  # no rating is on both sides: B is empty, and left out of the units
         head, params = _kept_pairs(sides, bits)
         units = """SELECT dim_key, task_key, target_key, any_value(code) AS cs, any_value(m) AS ms,
            sum(CAST(1 AS HUGEINT) << ($bits * reference_index)) AS cr, count(*) AS mr
     FROM p"""
-        fields = fields[:4]
+        fields, has_pair = fields[:4], "TRUE"  # every unit of the kept pairs has one
     else:
         head, params = _packed_sides(sides, bits)
         one = "CAST(1 AS HUGEINT) << ($bits * s.value_index)"
@@ -483,7 +484,7 @@ def _packed_dimension_query(sides: Sides, bits: int, multi: list[str]) -> Query:
            any_value(u.m) AS mr, coalesce(sum({one}) FILTER (WHERE s.is_reference), 0) AS cb,
            count(*) FILTER (WHERE s.is_reference) AS mb
     FROM s JOIN u USING ({UNIT_KEYS})"""
-    tail = _packed_tail("units", "dim_key", fields, "sides", "ms * mr > mb" if len(fields) > 4 else "TRUE", multi)
+    tail = _packed_tail("units", "dim_key", fields, "sides", has_pair, multi)
     sql = f"""{head}, units AS (
     {units}
     GROUP BY {UNIT_KEYS}

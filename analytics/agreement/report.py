@@ -23,6 +23,7 @@ level) is NaN without a note (`applies` False in long form).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -422,13 +423,13 @@ def _pair_compute(s: Scale):
     return compute
 
 
-def _to_levels(s: Scale, cells: np.ndarray) -> np.ndarray:
-    """(batch x full*full) cells as (batch x levels x levels) tables of this report's levels."""
+def _level_map(s: Scale) -> Callable[[np.ndarray], np.ndarray]:
+    """The map of (batch x full*full) cells to (batch x levels x levels) tables of this report's levels (whether
+    the levels are exact is checked once per scale, not per group)."""
     q = s.full_size
-    t = cells.reshape(-1, q, q)
     if s.to_levels.shape == (q, q) and np.array_equal(s.to_levels, np.eye(q)):
-        return t  # exact levels: nothing to map
-    return s.to_levels.T @ t @ s.to_levels
+        return lambda cells: cells.reshape(-1, q, q)  # exact levels: nothing to map
+    return lambda cells: s.to_levels.T @ cells.reshape(-1, q, q) @ s.to_levels
 
 
 def _used_levels(counts: np.ndarray) -> np.ndarray:
@@ -482,12 +483,8 @@ class _Groups:
     @classmethod
     def of(cls, s: Scale, sigs: list) -> _Groups:
         """The groups of `sigs` (None: a group with no pairs) on the levels of `s`."""
-        q, full = len(s.levels), s.full_size
-        exact = s.to_levels.shape == (full, full) and np.array_equal(s.to_levels, np.eye(full))
-        tables = [
-            np.zeros((1, q, q)) if sig is None else sig.cells.reshape(-1, q, q) if exact else _to_levels(s, sig.cells)
-            for sig in sigs
-        ]
+        q, to_levels = len(s.levels), _level_map(s)
+        tables = [to_levels(sig.cells) if sig is not None else np.zeros((1, q, q)) for sig in sigs]
         n_tasks = [sig.n_tasks if sig is not None else np.zeros(1) for sig in sigs]
         return cls(sigs, tables, n_tasks, [_used_levels(t.sum(axis=(0, 1)) + t.sum(axis=(0, 2))) for t in tables])
 
