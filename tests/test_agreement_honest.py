@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from unittest import mock
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -594,6 +595,28 @@ def test_packed_counts_fall_back_to_lists_when_a_level_overflows():
     raters = agreement.rater_agreement(con, Filters(), "all_raters", n_boot=0).set_index("rater_id")
     assert raters.loc["c05", "n"] == 20 and raters.loc["c05", "exact_agreement"] == 1.0  # 19 contractors + r1
     assert raters.loc["c00", "n"] == 21 and raters.loc["c00", "n_tasks"] == 2
+
+
+def test_a_bigint_code_out_of_range_falls_back_to_lists(monkeypatch):
+    """A BIGINT code DuckDB cannot hold (8 ratings of level 5 at bit 60: 2^63) is an overflow like a count that
+    does not add up: the pooled and per-dimension figures come from the list form, equal to the unpacked ones."""
+    rows = [("t1", "", f"c{i}", "contractor", "score", "5") for i in range(8)]
+    rows += [("t1", "", "r1", "researcher", "score", "5"), ("t1", "", "r2", "researcher", "score", "4")]
+    rows += [(f"t{i}", "", "c0", "contractor", "score", str(1 + i % 5)) for i in range(2, 40)]
+    rows += [(f"t{i}", "", "r1", "researcher", "score", str(1 + i % 4)) for i in range(2, 40)]
+    con = store_of(("bigint.csv", canonical(rows)))
+    want = {
+        c: agreement.dimension_agreement(con, Filters(), c, n_boot=0)
+        for c in ("contractor_vs_researcher", "all_raters")
+    }
+    monkeypatch.setattr(pr, "packing", lambda width: pr.Packing(15, "BIGINT"))
+    with pytest.raises(duckdb.ConversionException):
+        q = pr.pair_query(pr.pooled_sides(Filters()), "dimension", 5, [])
+        pr.fetch(con, q)
+    for comparison, frame in want.items():
+        got = agreement.dimension_agreement(con, Filters(), comparison, n_boot=0)
+        pd.testing.assert_frame_equal(got, frame)
+    assert want["contractor_vs_researcher"].iloc[0]["n_pairs"] == 8 * 2 + 38
 
 
 @pytest.mark.parametrize(

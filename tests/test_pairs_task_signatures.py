@@ -124,33 +124,53 @@ def _assert_same(a: dict, b: dict) -> None:
         assert np.array_equal(a[key].n_tasks, b[key].n_tasks) and a[key].n_units == b[key].n_units, key
 
 
-# Codes packed by the SQL's own rule ($bits bits per level): with 5 levels of 25 bits, level 2 straddles the two
-# 64-bit halves of a HUGEINT and levels 3 and 4 lie in its high half.
-PACKED_UNITS = """SELECT 'c1' AS rater_a, 'study' AS rubric, 'd' AS dimension,
-       [(s, CAST(c0 AS HUGEINT) + (CAST(c1 AS HUGEINT) << 25) + (CAST(c2 AS HUGEINT) << 50)
-            + (CAST(c3 AS HUGEINT) << 75) + (CAST(c4 AS HUGEINT) << 100), c0 + c1 + c2 + c3 + c4 + $extra)] AS units,
+# Level counts per unit (subject level s, then counts of levels 0..4); the top values fill a level's bits.
+UNIT_COUNTS = [
+    (0, 1, 0, 0, 0, 0),
+    (1, 0, 0, 3, 0, 0),
+    (2, 0, 0, 0, 7, 0),
+    (4, 0, 0, 0, 0, "full"),
+    (3, 2, 5, "full", 1, 9),
+]
+
+
+def _packed_units(width: int) -> tuple[str, np.ndarray]:
+    """A `units` result packed by the SQL's own rule (pairs.packing of `width`: its bits and SQL type) and the
+    table it decodes to. At width 5 the codes are BIGINTs of 12 bits a level; at width 9 HUGEINTs of 14 bits,
+    where level 4 straddles the two 64-bit halves."""
+    pack = pr.packing(width)
+    assert pack is not None
+    full = (1 << pack.bits) - 1
+    rows, want = [], np.zeros((5, 5))
+    for s, *counts in UNIT_COUNTS:
+        counts = [full if c == "full" else c for c in counts]
+        code = " + ".join(f"(CAST({c} AS {pack.sql_type}) << {pack.bits * k})" for k, c in enumerate(counts))
+        rows.append(f"({s}, {code}, {sum(counts)})")
+        want[s] = counts
+    sql = f"""SELECT 'c1' AS rater_a, 'study' AS rubric, 'd' AS dimension, [(s, code, m + $extra)] AS units,
        1 AS n_tasks, CAST(1 AS HUGEINT) AS n_units
-FROM (VALUES (0, 1, 0, 0, 0, 0), (1, 0, 0, 3, 0, 0), (2, 0, 0, 0, 7, 0), (4, 0, 0, 0, 0, 33554431),
-             (3, 2, 5, 33554431, 1, 9)) v(s, c0, c1, c2, c3, c4)"""
+FROM (VALUES {", ".join(rows)}) v(s, code, m)"""
+    return sql, want
 
 
+@pytest.mark.parametrize("width", [5, 9])
 @pytest.mark.parametrize("fetched", ["arrow", "pandas"])
-def test_packed_codes_beyond_64_bits_decode_to_their_counts(fetched):
+def test_packed_codes_decode_to_their_counts(fetched, width):
     con = store.open_store(":memory:")
-    query = pr.Query("units", PACKED_UNITS, {"extra": 0})
+    sql, want = _packed_units(width)
+    query = pr.Query("units", sql, {"extra": 0})
     result = pr.fetch(con, query) if fetched == "arrow" else query.df(con)
-    sig = pr.signatures(result, "rater", 5, lambda _k: 5)[("c1", "study", "d")]
-    want = np.zeros((5, 5))
-    want[0, 0], want[1, 2], want[2, 3], want[4, 4] = 1, 3, 7, 33554431
-    want[3] = [2, 5, 33554431, 1, 9]
+    assert pr.packing(width).sql_type == ("BIGINT" if width == 5 else "HUGEINT")
+    sig = pr.signatures(result, "rater", width, lambda _k: 5)[("c1", "study", "d")]
     assert np.array_equal(sig.table(5), want)
 
 
-def test_packed_counts_that_do_not_add_up_are_an_overflow():
+@pytest.mark.parametrize("width", [5, 9])
+def test_packed_counts_that_do_not_add_up_are_an_overflow(width):
     con = store.open_store(":memory:")
-    query = pr.Query("units", PACKED_UNITS, {"extra": 1})
+    query = pr.Query("units", _packed_units(width)[0], {"extra": 1})
     with pytest.raises(pr.PackingOverflow):
-        pr.signatures(pr.fetch(con, query), "rater", 5, lambda _k: 5)
+        pr.signatures(pr.fetch(con, query), "rater", width, lambda _k: 5)
 
 
 @pytest.mark.parametrize(
@@ -235,15 +255,20 @@ def test_task_patterns_packed_from_arrow_equal_the_lists(seed):
     # The packed (code, m) patterns decoded from Arrow (pairs.entries, unpack_codes per dimension at once) hold the
     # same tasks as the list form, and decode as from a DataFrame (the Spark engine's path), patterns included.
     con = _store(seed)
-    bits, multi, q_of = pr.packing_bits(pr.scale_width(con)), pr.multi_target(con), lambda _k: len(LEVELS)
-    packed = ct.task_patterns_query(Filters(), multi, bits)
-    arrow = ct.task_patterns(pr.fetch(con, packed), q_of, bits)
+    width, multi, q_of = pr.scale_width(con), pr.multi_target(con), lambda _k: len(LEVELS)
     listed = ct.task_patterns(ct.task_patterns_query(Filters()).df(con), q_of)
-    assert _tasks_of(arrow) == _tasks_of(listed) and len(arrow) == 2
-    assert any(tp.membership.sum(axis=1).max() > 1 for tp in arrow.values())  # tasks of several units
-    frame = ct.task_patterns(packed.df(con), q_of, bits)
-    for key, tp in arrow.items():
-        assert np.array_equal(tp.counts, frame[key].counts) and np.array_equal(tp.membership, frame[key].membership)
-        assert np.array_equal(tp.n_tasks, frame[key].n_tasks)
-    with pytest.raises(pr.PackingOverflow):  # a count the bits cannot hold still refuses the packing
-        ct.task_patterns(pr.fetch(con, ct.task_patterns_query(Filters(), multi, 1)), q_of, 1)
+    # the packing the width takes (a BIGINT) and the 126-bit one wider scales take
+    for pack in (pr.packing(width), pr.Packing(pr.packing_bits(width), "HUGEINT")):
+        packed = ct.task_patterns_query(Filters(), multi, pack)
+        arrow = ct.task_patterns(pr.fetch(con, packed), q_of, pack.bits)
+        assert _tasks_of(arrow) == _tasks_of(listed) and len(arrow) == 2
+        assert any(tp.membership.sum(axis=1).max() > 1 for tp in arrow.values())  # tasks of several units
+        frame = ct.task_patterns(packed.df(con), q_of, pack.bits)
+        for key, tp in arrow.items():
+            assert np.array_equal(tp.counts, frame[key].counts)
+            assert np.array_equal(tp.membership, frame[key].membership)
+            assert np.array_equal(tp.n_tasks, frame[key].n_tasks)
+        with pytest.raises(pr.PackingOverflow):  # a count the bits cannot hold still refuses the packing
+            one_bit = pr.Packing(1, pack.sql_type)
+            ct.task_patterns(pr.fetch(con, ct.task_patterns_query(Filters(), multi, one_bit)), q_of, 1)
+    assert pr.packing(width).sql_type == "BIGINT"

@@ -35,14 +35,14 @@ def dimension_filter(filters: Filters, role: str | None) -> Filters:
     return filters.but(raters=(), roles=() if role is None else (role,))
 
 
-def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: int = 0) -> Query:
+def task_patterns_query(filters: Filters, multi: list[str] | None = None, pack: pr.Packing | None = None) -> Query:
     """Per dimension, each distinct task (its units' level counts) and how many tasks have it.
 
-    With `bits`, a unit's level counts are packed in one integer ($bits bits per level) and a task of a
+    With `pack`, a unit's level counts are packed in one integer (pairs.Packing) and a task of a
     dimension with one target is its one unit, so tasks are counted without listing them; otherwise a task is
     the sorted value lists of its units."""
     where, params = filters.where_named()
-    if not bits:
+    if pack is None:
         sql = f"""WITH units AS (
     SELECT dim_key, task_key, target_key, list(value_index ORDER BY value_index) AS vals
     FROM ratings
@@ -59,7 +59,7 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
 ){_NAMED}"""
         return Query("task_value_patterns", sql, params)
     units = f"""WITH units AS (
-    SELECT dim_key, task_key, count(*) AS m, sum(CAST(1 AS HUGEINT) << ($bits * value_index)) AS code
+    SELECT dim_key, task_key, count(*) AS m, {pack.total("value_index")} AS code
     FROM ratings
     WHERE value_index IS NOT NULL AND {where}
     GROUP BY dim_key, task_key, target_key
@@ -70,7 +70,7 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
     FROM units
     GROUP BY dim_key, code, m
 ){_NAMED}"""
-        return Query("task_value_patterns", sql, {**params, "bits": bits})
+        return Query("task_value_patterns", sql, {**params, "bits": pack.bits})
     # a task of a dimension with several targets: its units' (code, m) listed, as the pairings list theirs
     # min and max over the (code, m) tuples: two fields take no longer than arg_min and arg_max per field
     # (pr.unit_lists), measured on 3M contractor tasks
@@ -83,7 +83,7 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, bits: 
     UNION ALL
     SELECT dim_key, units, n_tasks FROM by_list
 ){_NAMED}"""
-    return Query("task_value_patterns", sql, {**params, "bits": bits, "multi": multi})
+    return Query("task_value_patterns", sql, {**params, "bits": pack.bits, "multi": multi})
 
 
 def task_patterns_for(
@@ -91,13 +91,12 @@ def task_patterns_for(
 ) -> dict[tuple[str, str], TaskPatterns]:
     """Run `task_patterns_query` (packed where the scales allow, the list form when counts overflow) and
     decode it; the queries that ran are appended to `queries`."""
-    width = pr.scale_width(con, queries)
-    bits = pr.packing_bits(width)
+    pack = pr.packing(pr.scale_width(con, queries))
     multi = pr.multi_target(con, queries)
-    query = task_patterns_query(filters, multi, bits)
+    query = task_patterns_query(filters, multi, pack)
     try:
-        result = task_patterns(pr.fetch(con, query) if bits else query.df(con), q_of, bits)
-    except pr.PackingOverflow:
+        result = task_patterns(pr.fetch(con, query) if pack else query.df(con), q_of, pack.bits if pack else 0)
+    except (pr.PackingOverflow, *pr.OVERFLOWS):
         query = task_patterns_query(filters)
         result = task_patterns(query.df(con), q_of)
     if queries is not None:

@@ -137,12 +137,17 @@ def _packs(value: exp.Expr, keys: list[exp.Expr]) -> bool:
 
 
 def _shift(node: exp.Expr) -> exp.Expr:
-    """`CAST(1 AS HUGEINT) << e` -> the e-th power of two as DECIMAL(38, 0), looked up (Spark shifts 64 bits)."""
+    """`CAST(1 AS HUGEINT) << e` -> the e-th power of two as DECIMAL(38, 0), looked up (Spark shifts 64 bits);
+    `CAST(1 AS BIGINT) << e` stays a shift (Spark's shiftleft of a BIGINT)."""
     if not isinstance(node, exp.BitwiseLeftShift):
         return node
     one = node.this
-    if not (isinstance(one, exp.Cast) and one.to.this == exp.DataType.Type.INT128 and one.this.sql() == "1"):
-        raise SparkSqlError(f"only CAST(1 AS HUGEINT) << n has a Spark form here: {node.sql('duckdb')}")
+    if not (isinstance(one, exp.Cast) and one.this.sql() == "1"):
+        raise SparkSqlError(f"only CAST(1 AS HUGEINT or BIGINT) << n has a Spark form here: {node.sql('duckdb')}")
+    if one.to.this == exp.DataType.Type.BIGINT:
+        return node
+    if one.to.this != exp.DataType.Type.INT128:
+        raise SparkSqlError(f"only CAST(1 AS HUGEINT or BIGINT) << n has a Spark form here: {node.sql('duckdb')}")
     powers = exp.Array(expressions=[exp.cast(exp.Literal.string(str(1 << k)), PACKED) for k in range(MAX_SHIFT)])
     index = exp.Add(this=exp.Paren(this=node.expression), expression=exp.Literal.number(1))
     return exp.func("element_at", powers, index)
