@@ -171,6 +171,18 @@ def test_ranking_ties_by_hand(demo):
     assert (rows["raw"], rows["se"], rows["n_tasks"], rows["effect"]) == pytest.approx((2 / 3, 1 / 3, 2, "ties"))
     per_task = choices.ranking_ties_query(NO_FILTERS).df(demo)
     assert set(per_task["dimension"]) == {"rank"} and per_task["tied"].between(0, 1).all()
+    # the same shares counted in pandas from the demo's contractor ratings on ranking dimensions
+    ratings = demo.execute(
+        """SELECT rater_id, rubric, dimension, task_key, value_index FROM ratings JOIN dimensions USING (rubric, dimension)
+        WHERE kind = 'ranking' AND role = 'contractor' AND value_index IS NOT NULL"""
+    ).df()
+    keys = ["rater_id", "rubric", "dimension", "task_key"]
+    c = ratings.groupby([*keys, "value_index"]).size().rename("c").reset_index()
+    c["pairs"] = c["c"] * (c["c"] - 1)
+    want = c.groupby(keys).agg(pairs=("pairs", "sum"), n=("c", "sum")).reset_index()
+    want = want[want["n"] >= 2].assign(tied=lambda d: d["pairs"] / (d["n"] * (d["n"] - 1)))[[*keys, "tied"]]
+    got = per_task.sort_values(keys).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want.sort_values(keys).reset_index(drop=True), check_dtype=False)
 
 
 def test_haste_by_hand():

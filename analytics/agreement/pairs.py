@@ -531,7 +531,11 @@ def _packed_dimension_query(sides: Sides, pack: Packing, multi: list[str]) -> Qu
 def ranking_query(sides: Sides, grain: str) -> Query:
     """Per group of `grain` and task: item pairs both sides order alike, oppositely or tie, grouped by tasks."""
     keys = ", ".join(f"a.{k}" for k in GRAINS[grain])
-    join = " JOIN (SELECT rubric, dimension FROM dimensions WHERE kind = 'ranking') USING (rubric, dimension)"
+    # the ranking dimensions on dim_key, a semi-join DuckDB applies while scanning (joined by name, every rating
+    # of the filter was read first: 0.26-0.31 s at 1M tasks for a store with no ranking scale rated)
+    join = """ SEMI JOIN (
+    SELECT dim_key FROM dimension_keys JOIN dimensions USING (rubric, dimension) WHERE kind = 'ranking'
+) USING (dim_key)"""
     head, params = _side_ctes(sides, "value_index", join)
     sql = f"""{head}, item_pairs AS (
     SELECT {keys}, a.task_key,

@@ -56,15 +56,24 @@ def ranking_ties_query(filters: Filters) -> Query:
     """Per contractor, ranking dimension and task: the share of pairs of the task's ranked items given the same
     rank (tasks with at least two ranked items)."""
     where, params = filters.but(roles=("contractor",)).where_named("r")
+    # The ranking dimensions picked on dim_key before grouping: joined to the catalogue by name, DuckDB grouped
+    # every contractor rating first (3.3-3.9 s at 1M tasks, for no row on a store without ranking scales).
     return Query(
         "effects_ranking_ties",
-        f"""WITH counts AS (
-    SELECT r.rater_id, r.rubric, r.dimension, r.task_key, r.value_index, count(*) AS c
-    FROM ratings r JOIN dimensions d USING (rubric, dimension)
-    WHERE {where} AND d.kind = 'ranking' AND r.value_index IS NOT NULL AND NOT starts_with(r.rater_id, 'anon:')
-    GROUP BY ALL)
-SELECT rater_id, rubric, dimension, task_key, sum(c * (c - 1)) / (sum(c) * (sum(c) - 1)) AS tied
-FROM counts GROUP BY ALL HAVING sum(c) >= 2""",
+        f"""WITH ranking AS (
+    SELECT k.dim_key FROM dimension_keys k JOIN dimensions d USING (rubric, dimension) WHERE d.kind = 'ranking'
+), counts AS (
+    SELECT r.rater_key, r.dim_key, r.task_key, r.value_index, count(*) AS c
+    FROM ratings r
+    WHERE {where} AND r.dim_key IN (SELECT dim_key FROM ranking) AND r.value_index IS NOT NULL
+    GROUP BY ALL
+), tasks AS (
+    SELECT rater_key, dim_key, task_key, sum(c * (c - 1)) / (sum(c) * (sum(c) - 1)) AS tied
+    FROM counts GROUP BY ALL HAVING sum(c) >= 2
+)
+SELECT k.rater_id, d.rubric, d.dimension, t.task_key, t.tied
+FROM tasks t JOIN rater_keys k USING (rater_key) JOIN dimension_keys d USING (dim_key)
+WHERE NOT starts_with(k.rater_id, 'anon:')""",
         params,
     )
 
