@@ -132,20 +132,20 @@ def test_the_other_contractors_on_a_unit_count_whatever_their_date(two_dates):
     """A filter to the first ten days of March reads c1's tasks t1 and t2; c2's later rating of t1 is still the
     one c1 is compared with: leniency (1 - 4 + 3 - 3) / 2 = -1.5 on the value scale 1..4, consensus 1/2."""
     early = Filters(date_to=dt.date(2026, 3, 10))
-    shift = levels.consensus_shift_query(early).df(two_dates).set_index("rater_id")
+    shift = levels.consensus_stats(levels.kept_levels_query(early).df(two_dates)).set_index("rater_id")
     assert shift.loc["c1", "raw"] == pytest.approx(-1.5) and shift.loc["c1", "n_tasks"] == 2
     assert shift.loc["c2", "n_tasks"] == 1  # c2's rating of t1 is after the filter: only t2 is read
     weeks = drift.week_sums(two_dates, early).set_index("rater_id")
     assert weeks.loc["c1", "n"] == 2 and weeks.loc["c1", "s1"] == pytest.approx(1.0)
     # A rater filter does not shrink the others either: c1 alone is still compared with c2.
-    alone = levels.consensus_shift_query(Filters(raters=("c1",))).df(two_dates)
+    alone = levels.consensus_stats(levels.kept_levels_query(Filters(raters=("c1",))).df(two_dates))
     assert alone["rater_id"].tolist() == ["c1"] and alone["raw"].iloc[0] == pytest.approx(-1.5)
     assert drift.week_sums(two_dates, NO_FILTERS)["n"].sum() == 4
 
 
 def test_central_tendency_variances_from_the_kept_sums_equal_pandas(demo):
     """The own and team variances read from kept sums equal pandas' sample variances of the values."""
-    got = levels.central_query(NO_FILTERS).df(demo)
+    got = levels.central_stats(levels.kept_levels_query(NO_FILTERS).df(demo))
     assert len(got) > 0
     ratings = demo.execute(
         """SELECT r.rater_id, r.rubric, r.dimension, coalesce(d.level_values[r.value_index + 1], r.value_index) AS v

@@ -107,7 +107,7 @@ def test_leniency_falls_back_on_the_other_contractors(rated):
     t0 2 - (4 + 3) / 2 = -1.5, t1 1 - 1 = 0 -> mean -0.75 over 2 tasks, se = sd(-1.5, 0) / sqrt(2) = 0.75. The
     scale's values are 1..5, so positions and values differ by one and the differences are the same."""
     no_researchers = pd.DataFrame(columns=["rater_id", "rubric", "dimension", "raw", "se", "n_tasks"])
-    rows = levels.shift_rows(no_researchers, levels.consensus_shift_query(NO_FILTERS).df(rated))
+    rows = levels.shift_rows(no_researchers, levels.consensus_stats(levels.kept_levels_query(NO_FILTERS).df(rated)))
     lenient = rows[(rows["effect"] == "leniency") & (rows["rater_id"] == "c1")].set_index("dimension")
     assert list(lenient.index) == ["core"]  # coherence and usefulness: nobody else rated them
     assert lenient.loc["core", "basis"] == "consensus"
@@ -119,7 +119,7 @@ def test_leniency_falls_back_on_the_other_contractors(rated):
 def test_central_tendency_by_hand(rated):
     """Levels 0..4: the inner ones are 1, 2, 3. c1's core is 2 and 1 (inner both: share 1.0), usefulness 0 and 4
     (share 0.0); the variance ratio compares c1's values with all contractors' on the dimension."""
-    rows = levels.central_rows(levels.central_query(NO_FILTERS).df(rated))
+    rows = levels.central_rows(levels.central_stats(levels.kept_levels_query(NO_FILTERS).df(rated)))
     c1 = rows[rows["rater_id"] == "c1"].set_index("dimension")
     assert c1["raw"].to_dict() == pytest.approx({"core": 1.0, "coherence": 1.0, "usefulness": 0.0})
     core_ratio = pd.Series([3, 2]).var() / pd.Series([3, 2, 5, 2, 4]).var()  # values 1..5

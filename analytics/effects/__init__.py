@@ -32,8 +32,8 @@ def raw_effects(
     shared with drift's other figures runs their weekly query once)."""
     rubrics = rated_rubrics(con, Filters(rubric=filters.rubric))
     researchers = levels.researcher_shift_query(filters).df(con)
-    by_team = levels.consensus_shift_query(filters).df(con)
-    central = levels.central_query(filters).df(con)
+    kept_levels = levels.kept_levels_query(filters).df(con)
+    by_team, central = levels.consensus_stats(kept_levels), levels.central_stats(kept_levels)
     halo = levels.halo_query(filters).df(con)
     counts = choices.comparison_counts(con, filters, rubrics)
     ranked = choices.ranking_ties_query(filters).df(con)

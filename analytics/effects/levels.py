@@ -55,33 +55,42 @@ kept AS (SELECT t.* FROM contractor_tasks t JOIN ordered o USING (dim_key) WHERE
     )
 
 
-def consensus_shift_query(filters: Filters) -> Query:
-    """Per contractor and ordered absolute dimension, over tasks: the task's mean of their value minus the other
-    contractors' mean on the same unit (leave-self-out, units another contractor rated, whatever that one's date),
-    as task_means rows."""
-    head, params = _kept(filters)
-    sql = f"""{head},
-stats AS (SELECT rater_key, dim_key, {task_stats_sql("diff_sum / agree_n")} FROM kept WHERE agree_n > 0 GROUP BY ALL)
-SELECT rater_id, rubric, dimension, raw, se, n_tasks FROM stats {NAMED}
-ORDER BY rater_id, rubric, dimension"""
-    return Query("effects_consensus_shift", sql, params)
-
-
-def central_query(filters: Filters) -> Query:
-    """Per contractor and ordered absolute dimension: the share of their ratings at inner levels per task, over
-    tasks (task_means rows), and the variance of their values beside all contractors' (`variance`, `team_variance`:
-    sample variances from the kept sums)."""
+def kept_levels_query(filters: Filters) -> Query:
+    """Per contractor and ordered absolute dimension, over their kept tasks, in one pass (the two were a scan of
+    the 14.5M kept rows each at 1M tasks):
+    - central tendency: the share of their ratings at inner levels per task, over tasks (raw, se, n_tasks), and the
+      variance of their values beside all contractors' (`variance`, `team_variance`: sample variances from the
+      kept sums);
+    - consensus shift: the task's mean of their value minus the other contractors' mean on the same unit
+      (leave-self-out, units another contractor rated, whatever that one's date), over the tasks where another
+      contractor rated (shift_raw, shift_se, shift_n_tasks; 0 tasks: no such unit)."""
     head, params = _kept(filters)
     sql = f"""{head},
 own AS (SELECT rater_key, dim_key, {task_stats_sql("inner_n / n_ratings")},
+               {task_stats_sql("CASE WHEN agree_n > 0 THEN diff_sum / agree_n END", "shift_")},
                sum(n_ratings) AS n, sum(v_sum) AS s1, sum(v_sq) AS s2 FROM kept GROUP BY ALL),
 team AS (SELECT dim_key, sum(n) AS n, sum(s1) AS s1, sum(s2) AS s2 FROM own GROUP BY ALL)
 SELECT rater_id, rubric, dimension, raw, se, n_tasks,
        CASE WHEN own.n > 1 THEN (own.s2 - own.s1 * own.s1 / own.n) / (own.n - 1) END AS variance,
-       CASE WHEN team.n > 1 THEN (team.s2 - team.s1 * team.s1 / team.n) / (team.n - 1) END AS team_variance
+       CASE WHEN team.n > 1 THEN (team.s2 - team.s1 * team.s1 / team.n) / (team.n - 1) END AS team_variance,
+       shift_raw, shift_se, shift_n_tasks
 FROM own JOIN team USING (dim_key) {NAMED}
 ORDER BY rater_id, rubric, dimension"""
-    return Query("effects_central_tendency", sql, params)
+    return Query("effects_kept_levels", sql, params)
+
+
+STATS = ["rater_id", "rubric", "dimension", "raw", "se", "n_tasks"]
+
+
+def central_stats(kept: pd.DataFrame) -> pd.DataFrame:
+    """kept_levels_query's central tendency columns (task_means rows with variance and team_variance)."""
+    return kept[[*STATS, "variance", "team_variance"]].reset_index(drop=True)
+
+
+def consensus_stats(kept: pd.DataFrame) -> pd.DataFrame:
+    """kept_levels_query's consensus shift as task_means rows (contractors with a task another one rated)."""
+    rows = kept[kept["shift_n_tasks"] > 0]
+    return rows[[*STATS[:3], "shift_raw", "shift_se", "shift_n_tasks"]].set_axis(STATS, axis=1).reset_index(drop=True)
 
 
 def halo_query(filters: Filters) -> Query:
@@ -101,7 +110,7 @@ ORDER BY rater_id, rubric"""
 def shift_rows(researchers: pd.DataFrame, by_team: pd.DataFrame) -> pd.DataFrame:
     """Leniency rows (raw = mean signed difference per task, + = more lenient): from researchers
     (researcher_shift_query's rows) where the contractor shares at least MIN_TASKS tasks with them, else from the
-    other contractors' mean (`by_team`: consensus_shift_query's rows)."""
+    other contractors' mean (`by_team`: consensus_stats' rows)."""
     by_ref = researchers.assign(basis="researchers") if len(researchers) else None
     by_others = by_team.assign(basis="consensus") if len(by_team) else None
     parts = [p for p in (by_ref, by_others) if p is not None]
@@ -121,7 +130,7 @@ def shift_rows(researchers: pd.DataFrame, by_team: pd.DataFrame) -> pd.DataFrame
 
 
 def central_rows(stats: pd.DataFrame) -> pd.DataFrame:
-    """Central tendency rows from central_query's rows: share of a contractor's ratings at the scale's inner levels
+    """Central tendency rows from central_stats' rows: share of a contractor's ratings at the scale's inner levels
     (neither end), per task then over tasks; the evidence gives their variance against the other contractors'."""
     rows = share_floor(stats)
     ratio = rows["variance"] / rows["team_variance"]

@@ -41,10 +41,13 @@ def task_means(per_task: pd.DataFrame, value: str, keys: list[str] = KEYS) -> pd
     return out.drop(columns=["sd"])
 
 
-def task_stats_sql(value: str) -> str:
-    """SQL aggregates of a per-task `value` over a group's tasks: `task_means`' raw, se and n_tasks, for queries
-    that reduce millions of tasks to one row per group in the database."""
-    return f"avg({value}) AS raw, stddev_samp({value}) / sqrt(count({value})) AS se, count({value}) AS n_tasks"
+def task_stats_sql(value: str, prefix: str = "") -> str:
+    """SQL aggregates of a per-task `value` over a group's tasks (NULLs left out): `task_means`' raw, se and
+    n_tasks (named with `prefix`), for queries that reduce millions of tasks to one row per group in the database."""
+    return (
+        f"avg({value}) AS {prefix}raw, stddev_samp({value}) / sqrt(count({value})) AS {prefix}se, "
+        f"count({value}) AS {prefix}n_tasks"
+    )
 
 
 def share_se(share: float, n: int) -> float:
