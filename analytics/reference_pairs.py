@@ -35,6 +35,14 @@ JOIN (SELECT task_key, dim_key, target_key, rater_key, value_index, submitted_at
   USING (task_key, dim_key, target_key)"""
 
 
+def task_agreement_sql(where: str, rater: str = "rater_key") -> str:
+    """SQL of each contractor's (`rater`: rater_key or rater_id), rubric's and task's share of kept pairs (alias p)
+    that agree exactly with the researcher label (`agreement`), over the pairs `where` selects."""
+    return f"""SELECT p.{rater}, p.rubric, p.task_key,
+           avg(CASE WHEN p.value_index = p.reference_index THEN 1.0 ELSE 0.0 END) AS agreement
+    FROM reference_pairs p WHERE {where} GROUP BY ALL"""
+
+
 def add_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> int:
     """Add the pairs the ratings of load `ingest_id` make (inside its transaction); return how many."""
     new_subjects = con.execute(_insert("ingest_id = $id", "TRUE"), {"id": ingest_id}).fetchall()[0][0]

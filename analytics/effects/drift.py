@@ -10,6 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from analytics import reference_pairs as rp
 from analytics.effects import markers
 from analytics.effects.rows import finish
 from analytics.filters import NO_FILTERS, Filters
@@ -56,10 +57,9 @@ def task_agreement_query(filters: Filters) -> Query:
         f"""WITH team AS (
     {team}),
 res AS (
-    SELECT p.rater_key, p.rubric, p.task_key,
-           avg(CASE WHEN p.value_index = p.reference_index THEN 1.0 ELSE 0.0 END) AS researchers
-    FROM reference_pairs p WHERE {paired} GROUP BY ALL)
-SELECT k.rater_id, t.rubric, t.task_key, date_trunc('week', t.submitted_at) AS week, t.consensus, res.researchers
+    {rp.task_agreement_sql(paired)})
+SELECT k.rater_id, t.rubric, t.task_key, date_trunc('week', t.submitted_at) AS week, t.consensus,
+       res.agreement AS researchers
 FROM team t LEFT JOIN res USING (rater_key, rubric, task_key) JOIN rater_keys k USING (rater_key)
 WHERE t.submitted_at IS NOT NULL""",
         params,

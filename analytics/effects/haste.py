@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analytics import rater_tasks
+from analytics import reference_pairs as rp
 from analytics.effects.rows import finish, task_means
 from analytics.filters import Filters
 from analytics.queries import Query
@@ -40,9 +41,7 @@ d AS (
     {seconds}
     GROUP BY ALL),
 a AS (
-    SELECT p.rater_id, p.rubric, p.task_key, avg(CASE WHEN p.value_index = p.reference_index THEN 1 ELSE 0 END)
-           AS agreement
-    FROM reference_pairs p WHERE EXISTS (SELECT 1 FROM d) AND {paired} GROUP BY ALL)
+    {rp.task_agreement_sql(f"EXISTS (SELECT 1 FROM d) AND {paired}", rater="rater_id")})
 SELECT d.*, a.agreement FROM d LEFT JOIN a USING (rater_id, rubric, task_key)""",
         params,
     )
