@@ -54,6 +54,10 @@ RATING_COLUMNS = (
 )
 KEY_COLUMNS = tuple(k.key for k in KEYS)
 
+# The dimension keys of the catalogue's ranking scales, for a semi-join on dim_key: a filter by (rubric, dimension)
+# name let DuckDB read (and group) every rating of the filter before dropping all but the ranking ones.
+RANKING_DIM_KEYS = "SELECT dim_key FROM dimension_keys JOIN dimensions USING (rubric, dimension) WHERE kind = 'ranking'"
+
 
 def create_statements() -> list[str]:
     """DDL of the key tables (migration 5)."""

@@ -530,15 +530,12 @@ def _packed_dimension_query(sides: Sides, pack: Packing, multi: list[str]) -> Qu
 
 def ranking_query(sides: Sides, grain: str) -> Query:
     """Per group of `grain` and task: item pairs both sides order alike, oppositely or tie, grouped by tasks."""
-    keys = ", ".join(f"a.{k}" for k in GRAINS[grain])
-    # the ranking dimensions on dim_key, a semi-join DuckDB applies while scanning (joined by name, every rating
-    # of the filter was read first: 0.26-0.31 s at 1M tasks for a store with no ranking scale rated)
-    join = """ SEMI JOIN (
-    SELECT dim_key FROM dimension_keys JOIN dimensions USING (rubric, dimension) WHERE kind = 'ranking'
-) USING (dim_key)"""
+    group = ", ".join(f"a.{k}" for k in GRAINS[grain])
+    # joined by name, every rating of the filter was read first: 0.26-0.31 s at 1M tasks with no ranking scale rated
+    join = f" SEMI JOIN ({keys.RANKING_DIM_KEYS}) USING (dim_key)"
     head, params = _side_ctes(sides, "value_index", join)
     sql = f"""{head}, item_pairs AS (
-    SELECT {keys}, a.task_key,
+    SELECT {group}, a.task_key,
            count(*) FILTER (WHERE sign(a.index_a - b.index_a) * sign(a.index_b - b.index_b) > 0) AS concordant,
            count(*) FILTER (WHERE sign(a.index_a - b.index_a) * sign(a.index_b - b.index_b) < 0) AS discordant,
            count(*) FILTER (WHERE a.index_a = b.index_a AND a.index_b <> b.index_b) AS tied_subject,
@@ -547,7 +544,7 @@ def ranking_query(sides: Sides, grain: str) -> Query:
     FROM pairs a JOIN pairs b
       ON a.key_a = b.key_a AND a.key_b = b.key_b AND a.task_key = b.task_key
      AND a.dim_key = b.dim_key AND a.target_key < b.target_key
-    GROUP BY {keys}, a.task_key
+    GROUP BY {group}, a.task_key
 )
 SELECT {", ".join(GRAINS[grain])}, {", ".join(TAU_COLUMNS)}, count(*) AS n_tasks
 FROM item_pairs

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analytics import distributions as dist
+from analytics import keys
 from analytics.effects.rows import finish, share_means, share_se
 from analytics.filters import Filters
 from analytics.queries import Query
@@ -56,12 +57,12 @@ def ranking_ties_query(filters: Filters) -> Query:
     """Per contractor, ranking dimension and task: the share of pairs of the task's ranked items given the same
     rank (tasks with at least two ranked items)."""
     where, params = filters.but(roles=("contractor",)).where_named("r")
-    # The ranking dimensions picked on dim_key before grouping: joined to the catalogue by name, DuckDB grouped
-    # every contractor rating first (3.3-3.9 s at 1M tasks, for no row on a store without ranking scales).
+    # Joined to the catalogue by name, DuckDB grouped every contractor rating first (3.3-3.9 s at 1M tasks, for no
+    # row on a store without ranking scales).
     return Query(
         "effects_ranking_ties",
         f"""WITH ranking AS (
-    SELECT k.dim_key FROM dimension_keys k JOIN dimensions d USING (rubric, dimension) WHERE d.kind = 'ranking'
+    {keys.RANKING_DIM_KEYS}
 ), counts AS (
     SELECT r.rater_key, r.dim_key, r.task_key, r.value_index, count(*) AS c
     FROM ratings r

@@ -9,7 +9,7 @@ import pandas as pd
 
 from analytics import contractor_tasks
 from analytics.agreement.report import MIN_TASKS
-from analytics.effects.rows import finish, share_floor, task_stats_sql
+from analytics.effects.rows import KEYS, finish, share_floor, task_stats_sql
 from analytics.filters import Filters
 from analytics.queries import Query
 
@@ -79,18 +79,19 @@ ORDER BY rater_id, rubric, dimension"""
     return Query("effects_kept_levels", sql, params)
 
 
-STATS = ["rater_id", "rubric", "dimension", "raw", "se", "n_tasks"]
+STATS = ["raw", "se", "n_tasks"]  # task_stats_sql's columns
 
 
 def central_stats(kept: pd.DataFrame) -> pd.DataFrame:
     """kept_levels_query's central tendency columns (task_means rows with variance and team_variance)."""
-    return kept[[*STATS, "variance", "team_variance"]].reset_index(drop=True)
+    return kept[[*KEYS, *STATS, "variance", "team_variance"]].reset_index(drop=True)
 
 
 def consensus_stats(kept: pd.DataFrame) -> pd.DataFrame:
     """kept_levels_query's consensus shift as task_means rows (contractors with a task another one rated)."""
-    rows = kept[kept["shift_n_tasks"] > 0]
-    return rows[[*STATS[:3], "shift_raw", "shift_se", "shift_n_tasks"]].set_axis(STATS, axis=1).reset_index(drop=True)
+    shift = {f"shift_{c}": c for c in STATS}
+    rows = kept.loc[kept["shift_n_tasks"] > 0, [*KEYS, *shift]]
+    return rows.rename(columns=shift).reset_index(drop=True)
 
 
 def halo_query(filters: Filters) -> Query:

@@ -142,12 +142,11 @@ def _shift(node: exp.Expr) -> exp.Expr:
     if not isinstance(node, exp.BitwiseLeftShift):
         return node
     one = node.this
-    if not (isinstance(one, exp.Cast) and one.this.sql() == "1"):
+    kind = one.to.this if isinstance(one, exp.Cast) and one.this.sql() == "1" else None
+    if kind not in (exp.DataType.Type.INT128, exp.DataType.Type.BIGINT):
         raise SparkSqlError(f"only CAST(1 AS HUGEINT or BIGINT) << n has a Spark form here: {node.sql('duckdb')}")
-    if one.to.this == exp.DataType.Type.BIGINT:
+    if kind == exp.DataType.Type.BIGINT:
         return node
-    if one.to.this != exp.DataType.Type.INT128:
-        raise SparkSqlError(f"only CAST(1 AS HUGEINT or BIGINT) << n has a Spark form here: {node.sql('duckdb')}")
     powers = exp.Array(expressions=[exp.cast(exp.Literal.string(str(1 << k)), PACKED) for k in range(MAX_SHIFT)])
     index = exp.Add(this=exp.Paren(this=node.expression), expression=exp.Literal.number(1))
     return exp.func("element_at", powers, index)
