@@ -11,6 +11,12 @@ from ui.sidebar import rubric_title
 from ui.tables import column_label
 from ui.text import visible
 
+# Altair checks a chart against the Vega-Lite JSON schema as each part is built and again as Streamlit serialises
+# it: 0.4-0.5 s of an Agreement rerun at 1M tasks (issue #11), every rerun, for specs this code fixes (only their
+# data changes). An Altair maintainer turns it off in production too (vega/altair#3545). Off here, for the app;
+# tests/test_chart_specs.py checks every spec the pages send against the schema instead.
+alt.utils.schemapi.disable_debug_mode()
+
 ROLE_COLORS = alt.Scale(domain=["contractor", "researcher"], range=["#4c78a8", "#f58518"])
 LABEL_LIMIT = 400  # pixels: labels are whole names (rubric titles, file names), never cut to an id's stub
 WRAP_AT = 28  # characters: a longer axis or legend label breaks into two lines at its last space before this
@@ -418,7 +424,22 @@ def quick_chart(df: pd.DataFrame, x: str, y: str | None, color: str | None, mark
 def show(where, chart: alt.TopLevelMixin, width: str = "stretch") -> None:
     """Draw `chart` in `where` (st or a column) with every text cell and title of its data made visible
     (ui.text.visible: control, bidirectional and zero-width characters in ids shown as code points)."""
-    where.altair_chart(visible_chart(chart), width=width)
+    where.altair_chart(Unchecked(visible_chart(chart)), width=width)
+
+
+class Unchecked:
+    """A chart Streamlit serialises without Altair's schema check (see disable_debug_mode above): Streamlit reads
+    the chart through to_dict(); anything else it asks is the chart's own."""
+
+    def __init__(self, chart: alt.TopLevelMixin) -> None:
+        self.chart = chart
+
+    def to_dict(self, *args, **kwargs) -> dict:
+        """The chart's Vega-Lite spec, not validated unless asked (`validate=True`)."""
+        return self.chart.to_dict(*args, **{"validate": False, **kwargs})
+
+    def __getattr__(self, name: str):
+        return getattr(self.chart, name)
 
 
 def visible_chart(chart):
