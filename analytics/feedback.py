@@ -302,21 +302,28 @@ def weekly_pairs_query(sides: pr.Sides, by_task: bool) -> Query:
     many, how many agree exactly and how many on the coarse scale."""
     head, params = pr.pair_ctes(sides, carry=("submitted_at",))
     task_key, task_id, tasks = (", task_key", ", task_id", " JOIN task_keys USING (task_key)") if by_task else ("",) * 3
-    # Pairs are counted per rater, dimension and week (on the integer dimension and task keys), then named and
-    # summed per rubric. Only submitted_at is carried: contractors against researchers then read the pairs kept
-    # at ingest (pairs.KEPT_CARRY), and the rater is their rater_a.
-    sql = f"""{head}, grouped AS (
-    SELECT rater_a AS rater_id, dim_key, CAST(date_trunc('week', submitted_at_a) AS DATE) AS week{task_key},
-           count(*) AS n_pairs, count(*) FILTER (WHERE index_a = index_b) AS agree,
-           count(*) FILTER (WHERE d.coarse[index_a + 1] = d.coarse[index_b + 1]) AS coarse_agree
-    FROM pairs JOIN (SELECT dim_key, coarse FROM dimension_keys JOIN dimensions USING (rubric, dimension)) d
-         USING (dim_key)
+    # Pairs are counted per rater, dimension, week and confusion cell (on the integer keys), then each cell's
+    # coarse agreement is read from its dimension's scale and the counts are named and summed per rubric. Only
+    # submitted_at is carried: contractors against researchers then read the pairs kept at ingest
+    # (pairs.KEPT_CARRY). Joining every pair to its scale's coarse levels copied a list per pair: 0.21-0.23 s at 1M
+    # tasks, against 0.10-0.12 s for this.
+    sql = f"""{head}, cells AS (
+    SELECT key_a, dim_key, CAST(date_trunc('week', submitted_at_a) AS DATE) AS week{task_key}, index_a, index_b,
+           count(*) AS n
+    FROM pairs
     WHERE submitted_at_a IS NOT NULL
     GROUP BY ALL
+), grouped AS (
+    SELECT key_a, dim_key, week{task_key}, sum(n) AS n_pairs, sum(n) FILTER (WHERE index_a = index_b) AS agree,
+           sum(n) FILTER (WHERE d.coarse[index_a + 1] = d.coarse[index_b + 1]) AS coarse_agree
+    FROM cells JOIN (SELECT dim_key, coarse FROM dimension_keys JOIN dimensions USING (rubric, dimension)) d
+         USING (dim_key)
+    GROUP BY ALL
 )
-SELECT rater_id, rubric, week{task_id}, CAST(sum(n_pairs) AS BIGINT) AS n_pairs,
-       CAST(sum(agree) AS BIGINT) AS agree, CAST(sum(coarse_agree) AS BIGINT) AS coarse_agree
-FROM grouped JOIN dimension_keys USING (dim_key){tasks}
+SELECT k.rater_id, rubric, week{task_id}, CAST(sum(n_pairs) AS BIGINT) AS n_pairs,
+       CAST(coalesce(sum(agree), 0) AS BIGINT) AS agree, CAST(coalesce(sum(coarse_agree), 0) AS BIGINT) AS coarse_agree
+FROM grouped JOIN dimension_keys USING (dim_key) JOIN (SELECT rater_key AS key_a, rater_id FROM rater_keys) k
+     USING (key_a){tasks}
 GROUP BY ALL
 ORDER BY ALL"""
     return Query("weekly_pairs_by_task" if by_task else "weekly_pairs", sql, params)
