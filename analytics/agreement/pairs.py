@@ -241,7 +241,8 @@ MULTI = """dim_key IN (
 def _named(grain: str, fields: str, source: str = "grouped", rater_key: bool = False) -> str:
     """The final SELECT of a keyed query: `source`'s groups with their names (dimension keys to rubric and
     dimension; with `rater_key`, the subject's rater key to rater_a; pairs of raters' key_a and key_b to rater_a
-    and rater_b), then `fields`, in a stable order."""
+    and rater_b), then `fields`. In no order: `signatures` sorts groups and their signatures itself (sorting on
+    the signature lists in SQL was 0.1 s of the per-rater pairing at 1M tasks)."""
     names = ", ".join(GRAINS[grain])
     raters = " JOIN (SELECT rater_key, rater_id AS rater_a FROM rater_keys) USING (rater_key)" if rater_key else ""
     if grain == "rater_pair":  # grouped on the raters' integer keys, not their ids (a fifth faster at 1M tasks)
@@ -250,8 +251,7 @@ def _named(grain: str, fields: str, source: str = "grouped", rater_key: bool = F
         )
     return f"""
 SELECT {names}, {fields}
-FROM {source} JOIN dimension_keys USING (dim_key){raters}
-ORDER BY ALL"""
+FROM {source} JOIN dimension_keys USING (dim_key){raters}"""
 
 
 def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = None, packed: bool = True) -> Query:
