@@ -36,7 +36,7 @@ ALERT_COLUMNS = (
 
 
 def task_agreement_query(filters: Filters) -> Query:
-    """Per contractor, rubric and task, with its week: the share of the other contractors' ratings of the same
+    """Per contractor (rater_key), rubric and task, with its week: the share of the other contractors' ratings of the same
     units that agree exactly (consensus; the other contractors count whatever their date, see
     analytics/contractor_tasks.py, which keeps the sums per task), and the share of researcher ratings that do
     (NULL where none)."""
@@ -58,9 +58,9 @@ def task_agreement_query(filters: Filters) -> Query:
     {team}),
 res AS (
     {rp.task_agreement_sql(paired)})
-SELECT k.rater_id, t.rubric, t.task_key, date_trunc('week', t.submitted_at) AS week, t.consensus,
+SELECT t.rater_key, t.rubric, t.task_key, date_trunc('week', t.submitted_at) AS week, t.consensus,
        res.agreement AS researchers
-FROM team t LEFT JOIN res USING (rater_key, rubric, task_key) JOIN rater_keys k USING (rater_key)
+FROM team t LEFT JOIN res USING (rater_key, rubric, task_key)
 WHERE t.submitted_at IS NOT NULL""",
         params,
     )
@@ -71,10 +71,14 @@ def weekly_query(filters: Filters) -> Query:
     those with a consensus, their number, sum and sum of squares (n, s1, s2); the researcher agreement's number
     and sum. Small (contractors x weeks), whatever the number of tasks."""
     task = task_agreement_query(filters)
-    sql = f"""SELECT rater_id, rubric, week, count(*) AS n_rows, count(consensus) AS n, sum(consensus) AS s1,
-       sum(consensus * consensus) AS s2, count(researchers) AS n_researchers, sum(researchers) AS s_researchers
-FROM ({task.sql}) AS tasks
-GROUP BY ALL
+    # grouped on the rater's key and named after (the ids' strings grouped: a fifth more time at 1M tasks)
+    sql = f"""WITH weeks AS (
+    SELECT rater_key, rubric, week, count(*) AS n_rows, count(consensus) AS n, sum(consensus) AS s1,
+           sum(consensus * consensus) AS s2, count(researchers) AS n_researchers, sum(researchers) AS s_researchers
+    FROM ({task.sql}) AS tasks
+    GROUP BY ALL)
+SELECT k.rater_id, w.* EXCLUDE (rater_key)
+FROM weeks w JOIN rater_keys k USING (rater_key)
 ORDER BY ALL"""
     return Query("drift_weekly_agreement", sql, task.params)
 
