@@ -282,3 +282,27 @@ def test_task_patterns_packed_from_arrow_equal_the_lists(seed):
             one_bit = pr.Packing(1, pack.sql_type)
             ct.task_patterns(pr.fetch(con, ct.task_patterns_query(Filters(), multi, one_bit)), q_of, 1)
     assert pr.packing(width).sql_type == "BIGINT"
+
+
+@pytest.mark.parametrize("most", [2, 4])
+def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
+    """pair_signatures pairs raters by task items where every dimension of several targets has two, lists the
+    tasks where one has more, and falls back to the lists when the items meet a task they cannot pair."""
+    con = _store(1, most)
+    sides, q = pr.rater_pair_sides(Filters()), len(LEVELS)
+    log: list = []
+    got = pr.pair_signatures(con, sides, "rater_pair", lambda _k: q, log)
+    width, multi = pr.scale_width(con), pr.multi_target(con)
+    listed = pr.signatures(
+        pr.pair_query(sides, "rater_pair", width, multi, packed=False).df(con), "rater_pair", width, lambda _k: q
+    )
+    _assert_same(got, listed)
+    assert ("task_cells" in log[-1].sql) == (most == 2)  # the task items ran, or the list form at once
+    assert [x.name for x in log].count("pairs_rater_pairs_by_rater_pair") == 1
+    # told (wrongly) that the dimension has two targets, the items find a rater's third rating and fall back
+    with mock.patch.object(pr, "two_targets_query", return_value=pr.Query("two", "SELECT true AS two")):
+        _assert_same(pr.pair_signatures(con, sides, "rater_pair", lambda _k: q), listed)
+    # a filter on the one-target dimension needs no targets counted
+    log = []
+    pr.pair_signatures(con, pr.rater_pair_sides(Filters(dimensions=("overall",))), "rater_pair", lambda _k: q, log)
+    assert "two_target_dimensions" not in [x.name for x in log] and "task_cells" not in log[-1].sql

@@ -234,6 +234,35 @@ def multi_target(con: duckdb.DuckDBPyConnection, queries: list | None = None) ->
     return run(con, multi_target_query(), queries)["dimension_key"].tolist()
 
 
+def two_targets_query(keys: list[str]) -> Query:
+    """Whether every dimension of `keys` (rubric, chr(31), dimension) has its ratings on exactly two targets (the
+    task items of `_rater_pair_query` then hold every rating: a rater rates a unit once)."""
+    sql = """WITH d AS (
+    SELECT dim_key FROM dimension_keys WHERE list_contains($keys, rubric || chr(31) || dimension)
+), ends AS (
+    SELECT dim_key, min(target_key) AS lo, max(target_key) AS hi
+    FROM ratings SEMI JOIN d USING (dim_key)
+    WHERE value_index IS NOT NULL
+    GROUP BY dim_key
+)
+SELECT coalesce(bool_and(target_key = lo OR target_key = hi), true) AS two
+FROM ratings JOIN ends USING (dim_key)
+WHERE value_index IS NOT NULL"""
+    return Query("two_target_dimensions", sql, {"keys": keys})
+
+
+def selected(keys: list[str], filters: Filters) -> list[str]:
+    """The dimension keys (rubric, chr(31), dimension) of `keys` that `filters`' rubric and dimensions select."""
+    out = []
+    for key in keys:
+        rubric, dimension = key.split(chr(31), 1)
+        if (not filters.rubric or filters.rubric == rubric) and (
+            not filters.dimensions or dimension in filters.dimensions
+        ):
+            out.append(key)
+    return out
+
+
 # A condition on dim_key: one of the dimensions with several targets ($multi). A semi-join on a tiny table,
 # applied to pairs: `list_contains($multi, rubric || chr(31) || dimension)` was pushed into the scan and built a
 # string per rating (3 of the 5 s of the per-rater query at 1M tasks).
@@ -327,9 +356,10 @@ def _rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
     ratings of a task are its one or two (target, level) items (min and max of target * width + level), and two
     raters of a task are paired once: the task's cells are their levels on the targets both rated, so no unit
     pair is formed and none is grouped per task (at 1M tasks, every dimension: 7.8 s to 6.8 s; a rubric with
-    three two-target dimensions 9.5 s to 6.5 s). A pair where a rater has more than two ratings of the task,
-    or two of one target, comes back with no cells: `signatures` raises TaskItemsOverflow and `pair_signatures`
-    runs the listed form (`pair_query(..., packed=False)`)."""
+    three two-target dimensions 9.5 s to 6.5 s). `pair_signatures` uses it where every dimension of several
+    targets the filter selects has two (`two_targets_query`); a pair where a rater still has more than two
+    ratings of the task, or two of one target, comes back with no cells: `signatures` raises TaskItemsOverflow
+    and `pair_signatures` runs the list form (`pair_query(..., packed=False)`)."""
     keys = ", ".join(KEYED_GRAINS["rater_pair"])
     head, params = _side_ctes(sides, "value_index", only=f"NOT {MULTI}")  # one-target dimensions' unit pairs
     op = "<" if sides.symmetric else "<>"
@@ -926,7 +956,13 @@ def pair_signatures(
     packs = grain in ("rater", "dimension") and packing(width) is not None and not sides.symmetric and not kept
     needs_multi = grain == "rater_pair" or packs
     multi = multi_target(con, queries) if needs_multi else []
-    query = pair_query(sides, grain, width, multi)
+    packed = True
+    if grain == "rater_pair" and multi:
+        multi = selected(multi, sides.subject)  # only dimensions the pairs can be on count (both sides share them)
+        # the task items serve dimensions of two targets; on wider ones (instruction following rates four
+        # outputs) they would only find out and fall back, so those take the list form at once
+        packed = not multi or bool(run(con, two_targets_query(multi), queries)["two"].iloc[0])
+    query = pair_query(sides, grain, width, multi, packed)
     try:
         result = signatures(fetch(con, query), grain, width, q_of)
     except (PackingOverflow, *OVERFLOWS):
