@@ -355,8 +355,8 @@ def _rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
     One-target dimensions pair units (a pair of raters shares at most one per task). On the others, a rater's
     ratings of a task are its one or two (target, level) items (min and max of target * width + level), and two
     raters of a task are paired once: the task's cells are their levels on the targets both rated, so no unit
-    pair is formed and none is grouped per task (at 1M tasks, every dimension: 7.8 s to 6.8 s; a rubric with
-    three two-target dimensions 9.5 s to 6.5 s). `pair_signatures` uses it where every dimension of several
+    pair is formed and none is grouped per task (at 1M tasks, every dimension: 7.8 s to 5.9 s; a rubric with
+    three two-target dimensions 9.5 s to 6.2 s). `pair_signatures` uses it where every dimension of several
     targets the filter selects has two (`two_targets_query`); a pair where a rater still has more than two
     ratings of the task, or two of one target, comes back with no cells: `signatures` raises TaskItemsOverflow
     and `pair_signatures` runs the list form (`pair_query(..., packed=False)`)."""

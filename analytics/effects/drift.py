@@ -36,8 +36,8 @@ ALERT_COLUMNS = (
 
 
 def task_agreement_query(filters: Filters) -> Query:
-    """Per contractor (rater_key), rubric and task, with its week: the share of the other contractors' ratings of the same
-    units that agree exactly (consensus; the other contractors count whatever their date, see
+    """Per contractor (rater_key), rubric and task, with its week: the share of the other contractors' ratings
+    of the same units that agree exactly (consensus; the other contractors count whatever their date, see
     analytics/contractor_tasks.py, which keeps the sums per task), and the share of researcher ratings that do
     (NULL where none)."""
     where, params = filters.but(roles=("contractor",)).where_named("t")
