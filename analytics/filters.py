@@ -63,6 +63,10 @@ class Filters:
             ("date_to", bool(self.date_to)),
         ]
 
+    def selects(self, rubric: str, dimension: str) -> bool:
+        """Whether the rubric and dimension restrictions keep this dimension (`where`'s rule, in Python)."""
+        return (not self.rubric or self.rubric == rubric) and (not self.dimensions or dimension in self.dimensions)
+
     def but(self, **changes) -> Filters:
         """A copy with some fields changed (e.g. `filters.but(roles=())`)."""
         return Filters(**{**self.__dict__, **changes})

@@ -253,14 +253,7 @@ WHERE value_index IS NOT NULL"""
 
 def selected(keys: list[str], filters: Filters) -> list[str]:
     """The dimension keys (rubric, chr(31), dimension) of `keys` that `filters`' rubric and dimensions select."""
-    out = []
-    for key in keys:
-        rubric, dimension = key.split(chr(31), 1)
-        if (not filters.rubric or filters.rubric == rubric) and (
-            not filters.dimensions or dimension in filters.dimensions
-        ):
-            out.append(key)
-    return out
+    return [key for key in keys if filters.selects(*key.split(chr(31), 1))]
 
 
 # A condition on dim_key: one of the dimensions with several targets ($multi). A semi-join on a tiny table,
@@ -293,6 +286,8 @@ def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = N
     the task) or, for the rater grain when level counts can be packed, `units` (per unit of the task: the
     subject's level, the packed level counts of the unit's other reference ratings and their number). On
     dimensions with one target, a task holds one unit, so tasks are counted without listing them one by one.
+    At the rater-pair grain, `packed` chooses the task items on dimensions of several targets
+    (`_rater_pair_query`) over listing their tasks.
     """
     multi = [] if multi is None else multi
     pack = packing(width)

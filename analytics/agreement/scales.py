@@ -150,7 +150,7 @@ def scales(
     out = {}
     rated: set[tuple[str, str]] | None = None
     for _, row in run(con, scales_query(filters), queries).iterrows():
-        if filters.dimensions and row["dimension"] not in filters.dimensions:
+        if not filters.selects(row["rubric"], row["dimension"]):
             continue
         try:
             out[(row["rubric"], row["dimension"])] = build_scale(row, level, coarse)
