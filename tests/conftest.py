@@ -85,3 +85,36 @@ def app_test(page: str | None = None):
     if page:
         at.switch_page(page).run()
     return at
+
+
+@pytest.fixture
+def download_buttons(monkeypatch) -> dict:
+    """The media file manager of every download button drawn during the test, by its deferred file id: AppTest
+    drops its manager after each run, and a button's file is written only when it is clicked."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    managers: dict = {}
+    original = MediaFileManager.add_deferred
+
+    def record(self, *args, **kwargs):
+        file_id = original(self, *args, **kwargs)
+        managers[file_id] = self
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return managers
+
+
+def click_downloads(at, managers: dict, key: str | None = None) -> list[str]:
+    """Click the page's download buttons (every one, or the one whose key is `key`) as Streamlit serves a click:
+    the button's function runs (ui/tables.csv_data and the Feedback report are written then, not on every rerun)
+    and its result is stored as a media file. Returns the files' URLs (their stem is the stored file's id)."""
+    urls = []
+    for button in at.get("download_button"):
+        if key is not None and not button.proto.id.endswith(key):
+            continue
+        deferred = button.proto.deferred_file_id
+        assert deferred, f"{button.label}: written on every rerun, not when clicked"
+        urls.append(managers[deferred].execute_deferred(deferred))
+    assert urls or key is None, f"no download button {key}"
+    return urls

@@ -20,7 +20,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from analytics import store
 from analytics.csv_out import FORMULA_START, PLAIN_NUMBER
 from analytics.ingest.load import ingest_bytes
-from tests.conftest import ROOT, app_test
+from tests.conftest import ROOT, app_test, click_downloads
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
 LINK = '=HYPERLINK("http://127.0.0.2:9/x","y")'
@@ -86,9 +86,9 @@ def dangerous_cells(data: bytes) -> list[str]:
     return [c for row in rows for c in row if c.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(c)]
 
 
-def _open_everything(csv_downloads: dict[str, bytes]) -> None:
+def _open_everything(buttons: dict) -> None:
     """Every page once, the Explore page with a query on the planted rows, the Disagreements and Feedback pages
-    on the planted contractor."""
+    on the planted contractor, and every download button clicked (`buttons`: the download_buttons fixture)."""
     for page in PAGES:
         at = app_test(page)
         assert not at.exception, f"{page}: {at.exception}"
@@ -105,10 +105,11 @@ def _open_everything(csv_downloads: dict[str, bytes]) -> None:
         elif page.endswith("feedback.py"):
             at.selectbox(key="fb_contractor").select(CONTRACTOR).run()
         assert not at.exception, f"{page}: {at.exception}"
+        click_downloads(at, buttons)
 
 
-def test_every_download_is_neutralised_and_carries_numbers(planted_store, csv_downloads):
-    _open_everything(csv_downloads)
+def test_every_download_is_neutralised_and_carries_numbers(planted_store, csv_downloads, download_buttons):
+    _open_everything(download_buttons)
     names = set(csv_downloads)
     for expected in ("quarantine.csv", "ingest_log.csv", "raters.csv", "disagreements.csv", "query_result.csv",
                      "agreement_coefficients_answer_comparison.csv"):  # fmt: skip

@@ -13,7 +13,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from analytics import disagreements as dis
 from analytics import feedback as fb
 from analytics import store
-from tests.conftest import app_test
+from tests.conftest import app_test, click_downloads
 
 PAGE = "app_pages/feedback.py"
 
@@ -33,13 +33,13 @@ def downloads(monkeypatch) -> dict[str, bytes]:
     return seen
 
 
-def _download(at, key: str, files: dict[str, bytes]) -> str:
-    """The text offered by the download button with this key."""
-    url = next(b.proto.url for b in at.get("download_button") if b.proto.id.endswith(key))
+def _download(at, key: str, files: dict[str, bytes], buttons: dict) -> str:
+    """The text the download button with this key offers, written as a click writes it."""
+    (url,) = click_downloads(at, buttons, key)
     return files[Path(url).stem].decode("utf-8")
 
 
-def test_page_shows_the_report_of_the_chosen_contractor(app_store, downloads):
+def test_page_shows_the_report_of_the_chosen_contractor(app_store, downloads, download_buttons):
     at = app_test(PAGE)
     assert not at.exception, at.exception
     picker = at.selectbox(key="fb_contractor")
@@ -53,9 +53,9 @@ def test_page_shows_the_report_of_the_chosen_contractor(app_store, downloads):
     card = _card(at)
     assert {"exact_agreement", "team_exact_agreement", "ceiling_exact_agreement"} <= set(card.columns)
     assert card["n"].max() > 0
-    html = _download(at, "fb_dl_html", downloads)
-    md = _download(at, "fb_dl_md", downloads)
-    csv = _download(at, "fb_dl_csv", downloads)
+    html = _download(at, "fb_dl_html", downloads, download_buttons)
+    md = _download(at, "fb_dl_md", downloads, download_buttons)
+    csv = _download(at, "fb_dl_csv", downloads, download_buttons)
     # The demo's rater directory names c06: "Feedback for <display name> (c06)"
     assert html.startswith("<!DOCTYPE html>") and re.search(r"Feedback for [^<(]+ \(c06\)", html)
     assert re.match(r"# Feedback for .+ \(c06\)\n", md)

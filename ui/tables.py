@@ -84,7 +84,6 @@ def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
 # tasks gave the Disagreements page 116,793 cases and a 5.8 s rerun); the CSV download keeps every row. As many as
 # the Explore page's query result holds, which says so itself.
 MAX_SHOWN = explore.MAX_ROWS
-DEFER_ROWS = 50_000  # a CSV of more rows is written when its button is clicked
 
 
 def table(
@@ -121,12 +120,13 @@ def table(
     )
 
 
-def csv_data(frame: pd.DataFrame) -> bytes | Callable[[], bytes]:
-    """A download's CSV (analytics.csv_out): a long table's is written when the button is clicked (Streamlit runs
-    the callable on its own thread), not on every rerun (1.3 s for 116,793 rows)."""
-    if len(frame) > DEFER_ROWS:
-        return lambda: csv_out.to_csv_bytes(frame)
-    return csv_out.to_csv_bytes(frame)
+def csv_data(frame: pd.DataFrame) -> Callable[[], bytes]:
+    """A download's CSV (analytics.csv_out), written when its button is clicked (Streamlit runs the callable on its
+    own thread), not on every rerun: 1.3 s for the Disagreements page's 116,793 cases at 1M tasks, and on every
+    page a table's CSV that nobody downloads. The frame is held as it is now (a shallow copy: pandas copies on
+    write), whatever the page does with it afterwards."""
+    held = frame.copy(deep=False)
+    return lambda: csv_out.to_csv_bytes(held)
 
 
 def number_columns(df: pd.DataFrame, percent: tuple[str, ...] = ()) -> dict:

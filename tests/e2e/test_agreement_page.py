@@ -1,6 +1,11 @@
-"""In a real browser: the Agreement page opens from the sidebar on the demo data and draws its charts."""
+"""In a real browser: the Agreement page opens from the sidebar on the demo data, draws its charts, and a table's
+CSV download (written when its button is clicked) arrives whole."""
 
 from __future__ import annotations
+
+import csv
+import io
+import re
 
 from playwright.sync_api import expect
 
@@ -25,6 +30,16 @@ def test_agreement_page_draws_its_charts(app_page, external_requests):
     expect(intervals).to_contain_text("Team median")
     expect(charts.filter(has_text="contractor level vs researcher level").first).to_be_visible()
     expect(main.get_by_test_id("stDataFrame").first).to_be_visible()
+
+    # The per-dimension CSV: Streamlit writes it on the click (ui/tables.csv_data), the browser saves it.
+    button = main.get_by_test_id("stDownloadButton").filter(has_text=re.compile(r"^Download agreement per dimension"))
+    with page.expect_download() as download:
+        button.first.get_by_role("button").click()
+    assert download.value.suggested_filename.startswith("agreement_per_dimension_")
+    rows = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8"))))
+    assert rows and {"dimension", "tasks", "krippendorff_alpha", "krippendorff_alpha_ci_low"} <= set(rows[0])
+    assert all(int(r["tasks"]) > 0 for r in rows) and len({r["dimension"] for r in rows}) == len(rows)
+    wait_for_app(page)  # the click reruns the page
 
     page.set_viewport_size({"width": 1400, "height": 6500})  # the app scrolls inside stMain: show it all
     wait_for_app(page)
