@@ -33,12 +33,22 @@ class QueryLog(list):
     def __init__(self) -> None:
         super().__init__()
         self._results: dict[tuple[str, str], pd.DataFrame] = {}
+        self._known: dict[tuple[str, str], pd.DataFrame] = {}
+
+    @staticmethod
+    def _key(query: Query) -> tuple[str, str]:
+        return query.sql, repr(sorted(query.params.items()))
+
+    def know(self, query: Query, result: pd.DataFrame) -> None:
+        """Hand the log a result the query gave on the same data (a page runs the queries that depend only on the
+        stored data once per dataset version); it is used, and the query logged, if the computation asks for it."""
+        self._known[self._key(query)] = result
 
     def df(self, con: duckdb.DuckDBPyConnection, query: Query) -> pd.DataFrame:
-        """The query's result, run and logged on first use."""
-        key = (query.sql, repr(sorted(query.params.items())))
+        """The query's result, run (or taken from what the log was handed) and logged on first use."""
+        key = self._key(query)
         if key not in self._results:
-            self._results[key] = query.df(con)
+            self._results[key] = self._known[key] if key in self._known else query.df(con)
             self.append(query)
         return self._results[key]
 

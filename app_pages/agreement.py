@@ -35,7 +35,14 @@ def load(version: tuple, filters, rubric: str, comparison: str, coarse: bool, le
     # Raters' intervals are computed per dimension shown (load_raters): most of the resampling, saved on a filter
     # change for the dimensions nobody is looking at.
     report = agreement.agreement_report(
-        con, scoped, comparison, coarse=coarse, level=level, rater_intervals=False, ceiling=ceiling
+        con,
+        scoped,
+        comparison,
+        coarse=coarse,
+        level=level,
+        rater_intervals=False,
+        ceiling=ceiling,
+        queries=state.query_log(),
     )
     return {
         "report": report,
@@ -50,7 +57,9 @@ def load_raters(
 ) -> pd.DataFrame:
     """Each rater's agreement with its intervals on some of the rubric's dimensions (the report's rows, resampled)."""
     scoped = filters.but(rubric=rubric, dimensions=dimensions)
-    return agreement.rater_agreement(state.cursor(), scoped, comparison, coarse=coarse, level=level)
+    return agreement.rater_agreement(
+        state.cursor(), scoped, comparison, coarse=coarse, level=level, queries=state.query_log()
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -59,20 +68,24 @@ def load_confusion(
 ) -> pd.DataFrame:
     """One dimension's confusion matrix (all raters of the subject side, or one)."""
     return agreement.confusion_matrix(
-        state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison, rater_id, coarse
+        state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison, rater_id, coarse, state.query_log()
     )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def load_pairwise(version: tuple, filters, rubric: str, dimension: str, coarse: bool, level: str | None):
     """Every rater pair's agreement on one dimension."""
-    return agreement.pairwise_matrix(state.cursor(), filters.but(rubric=rubric), rubric, dimension, coarse, level)
+    return agreement.pairwise_matrix(
+        state.cursor(), filters.but(rubric=rubric), rubric, dimension, coarse, level, state.query_log()
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def load_paradox(version: tuple, filters, rubric: str, dimension: str, comparison: str):
     """The kappa-paradox diagnostic of one dimension."""
-    return agreement.paradox_diagnostic(state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison)
+    return agreement.paradox_diagnostic(
+        state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison, queries=state.query_log()
+    )
 
 
 filters = sidebar.current()

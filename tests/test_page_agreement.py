@@ -3,6 +3,7 @@ API (dimension table, per-contractor table, researcher ceiling, confusion matrix
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 
@@ -11,10 +12,12 @@ import pyarrow as pa
 import pytest
 
 from analytics import agreement, store
+from analytics.agreement import pairs as pr
 from analytics.agreement import team
 from analytics.filters import Filters
+from analytics.queries import Query
 from tests.conftest import app_test
-from ui.agreement_view import with_interval
+from ui.agreement_view import pairs_for, with_interval
 
 PAGE = "app_pages/agreement.py"
 RUBRIC = "answer_comparison"  # the first rubric alphabetically: the page's default when the sidebar says all
@@ -327,3 +330,34 @@ def test_agreement_and_feedback_pages_show_one_ceiling_and_one_team_median(app_s
     primary = card[card["is_primary"].astype(bool)].iloc[0]
     assert float(m["Researcher ceiling"]) == pytest.approx(primary["ceiling_kappa"], abs=5e-4)
     assert float(m["Team median"]) == pytest.approx(primary["team_kappa"], abs=5e-4)
+
+
+def test_a_date_change_reuses_the_results_that_depend_on_the_data_only(app_store, monkeypatch):
+    """The packing width and the dimensions with several targets read every rating and no filter: the page runs
+    them once per dataset version (ui/state.query_log), not on each filter change, and still lists them under
+    "How this is computed" with the figures unchanged (checked against the API, computed afresh)."""
+    at = app_test(PAGE)
+    ran: list[str] = []
+    original = Query.df
+
+    def spy(self, con):
+        ran.append(self.name)
+        return original(self, con)
+
+    monkeypatch.setattr(Query, "df", spy)
+    low, high = at.sidebar.date_input(key="f_dates").value
+    later = low + dt.timedelta(days=(high - low).days // 3)
+    at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
+    assert not at.exception, at.exception
+    assert ran, "the date change ran no query"
+    assert not {q.name for q in pr.data_queries()} & set(ran), ran
+    shown = [c.value for c in at.code]
+    assert all(q.sql in shown for q in pr.data_queries())
+    con = api(app_store)
+    f = Filters(rubric=RUBRIC, date_from=later, date_to=high)
+    pooled = agreement.pooled_table(con, f, n_boot=0).set_index("dimension")
+    pairs = pairs_for(agreement.pairwise_matrix(con, f, RUBRIC, PRIMARY), "contractor_vs_researcher")
+    con.close()
+    assert frame(at, "Krippendorff's alpha").set_index("dimension").loc[PRIMARY, "pairs"] == pooled.loc[PRIMARY, "n"]
+    shown_pairs = frame(at, "role_b")
+    assert shown_pairs["n"].sum() == pairs["n"].sum() and len(shown_pairs) == len(pairs)

@@ -989,6 +989,13 @@ WHERE k.dim_key IN (SELECT DISTINCT dim_key FROM ratings)""",
     )
 
 
+def data_queries() -> list[Query]:
+    """The pairings' queries whose results depend on the stored ratings only, whatever the filters (the packing
+    width and the dimensions with several targets): each reads every rating, so a page runs them once per dataset
+    version and hands their results to the QueryLog of each computation (QueryLog.know)."""
+    return [scale_width_query(), multi_target_query()]
+
+
 def scale_width(con: duckdb.DuckDBPyConnection, queries: list | None = None) -> int:
     """scale_width_query's width (logged in `queries`; a QueryLog shared by several computations runs it once)."""
     return int(run(con, scale_width_query(), queries)["width"].iloc[0])

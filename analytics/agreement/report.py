@@ -890,14 +890,16 @@ def agreement_report(
     seed: int = 0,
     rater_intervals: bool = True,
     ceiling: Ceiling | None = None,
+    queries: QueryLog | None = None,
 ) -> AgreementReport:
     """Per-dimension and per-rater agreement for one comparison, the team's rows, the researcher ceiling, with
     intervals, notes and the SQL that ran. Without `rater_intervals` the raters' rows are point estimates (a page
     asks rater_agreement for the intervals of the dimension it shows: the same figures, resampled per rater).
     `ceiling`, researcher_ceiling's under the same filter, scales, n_boot and seed, is used as it is (a page keeps
-    it across date and rater changes, which do not move it); its queries are listed with the report's."""
+    it across date and rater changes, which do not move it); its queries are listed with the report's. `queries`:
+    the QueryLog to run in (a page's, handed the results that depend on the data only: QueryLog.know)."""
     _check_args(comparison, level, n_boot)
-    queries: list[Query] = QueryLog()
+    queries = QueryLog() if queries is None else queries
     scale_of = scales(con, filters, level, coarse, queries)
     dims, dlong = _dimension_rows(con, filters, comparison, scale_of, n_boot, seed, queries)
     boot_raters = (filters.raters or None) if rater_intervals else ()

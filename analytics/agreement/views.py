@@ -19,10 +19,15 @@ from analytics.filters import Filters
 
 
 def dimension_scale(
-    con: duckdb.DuckDBPyConnection, rubric: str, dimension: str, level: str | None = None, coarse: bool = False
+    con: duckdb.DuckDBPyConnection,
+    rubric: str,
+    dimension: str,
+    level: str | None = None,
+    coarse: bool = False,
+    queries: list | None = None,
 ) -> Scale:
     """The Scale of one dimension (ValueError when the store has no such dimension)."""
-    found = scales(con, Filters(rubric=rubric), level, coarse)
+    found = scales(con, Filters(rubric=rubric), level, coarse, queries)
     if (rubric, dimension) not in found:
         raise ValueError(f"rubric {rubric!r} has no dimension {dimension!r} in the store")
     return found[(rubric, dimension)]
@@ -36,14 +41,16 @@ def confusion_table(
     comparison: str = "contractor_vs_researcher",
     rater_id: str | None = None,
     coarse: bool = False,
+    queries: list | None = None,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The (subject x reference) count matrix of one dimension, over the filter's raters (or one), and its levels."""
+    """The (subject x reference) count matrix of one dimension, over the filter's raters (or one), and its levels
+    (the queries that ran are logged in `queries`)."""
     _check_args(comparison, None, 0)
-    s = dimension_scale(con, rubric, dimension, "nominal", coarse)
+    s = dimension_scale(con, rubric, dimension, "nominal", coarse, queries)
     f = filters.but(rubric=rubric, dimensions=(dimension,))
     if rater_id is not None:
         f = f.but(raters=(rater_id,))
-    sigs = pr.pair_signatures(con, pr.comparison_sides(f, comparison), "dimension", lambda _k: s.full_size)
+    sigs = pr.pair_signatures(con, pr.comparison_sides(f, comparison), "dimension", lambda _k: s.full_size, queries)
     sig = sigs.get((rubric, dimension))
     table = sig.table(s.full_size) if sig is not None else np.zeros((s.full_size,) * 2)
     return s.to_levels.T @ table @ s.to_levels, s.levels
@@ -57,12 +64,13 @@ def confusion_matrix(
     comparison: str = "contractor_vs_researcher",
     rater_id: str | None = None,
     coarse: bool = False,
+    queries: list | None = None,
 ) -> pd.DataFrame:
     """Long frame subject_level, reference_level, n over the full scale (levels as ordered categoricals).
 
     Among raters of one role every ordered pair of raters appears (the matrix is symmetric).
     """
-    table, levels = confusion_table(con, filters, rubric, dimension, comparison, rater_id, coarse)
+    table, levels = confusion_table(con, filters, rubric, dimension, comparison, rater_id, coarse, queries)
     cat = pd.CategoricalDtype(list(levels), ordered=True)
     q = len(levels)
     return pd.DataFrame(
@@ -81,9 +89,10 @@ def paradox_diagnostic(
     dimension: str,
     comparison: str = "contractor_vs_researcher",
     rater_id: str | None = None,
+    queries: list | None = None,
 ) -> ParadoxDiagnostic:
     """The kappa-paradox diagnostic (marginals, AC1 and one sentence) of one dimension's confusion matrix."""
-    table, levels = confusion_table(con, filters, rubric, dimension, comparison, rater_id)
+    table, levels = confusion_table(con, filters, rubric, dimension, comparison, rater_id, queries=queries)
     return co.kappa_paradox(table, levels)
 
 
@@ -98,19 +107,21 @@ def pairwise_matrix(
     dimension: str,
     coarse: bool = False,
     level: str | None = None,
+    queries: list | None = None,
 ) -> pd.DataFrame:
     """Every pair of raters on one dimension (both orientations): shared pairs and tasks, agreement, kappas.
 
     The same pairs as the command line's rater_pairs[] (the rater filter keeps pairs with a selected rater)."""
     _check_args("all_raters", level, 0)
-    s = dimension_scale(con, rubric, dimension, level, coarse)
+    queries = [] if queries is None else queries
+    s = dimension_scale(con, rubric, dimension, level, coarse, queries)
     f = filters.but(rubric=rubric, dimensions=(dimension,))
-    pairs = pair_set_table(con, pr.rater_pair_sides(f), "rater_pair", {(rubric, dimension): s}, 0, 0, [])
+    pairs = pair_set_table(con, pr.rater_pair_sides(f), "rater_pair", {(rubric, dimension): s}, 0, 0, queries)
     if filters.raters and len(pairs):
         pairs = pairs[pairs["rater_a"].isin(filters.raters) | pairs["rater_b"].isin(filters.raters)]
     if pairs.empty:
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
-    levels = ct.rater_level_counts_query(f.but(raters=(), roles=())).df(con)
+    levels = ct.rater_level_counts(con, f.but(raters=(), roles=()), queries)
     role = levels.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
     out = pairs.assign(
         role_a=pairs["rater_a"].map(role),

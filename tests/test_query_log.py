@@ -1,0 +1,35 @@
+"""QueryLog: a query runs once per log, and a result the log was handed (QueryLog.know: a page's results that depend
+on the stored data only) is used without running the query, and logged only when the computation asks for it."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from analytics.agreement import pairs as pr
+from analytics.queries import Query, QueryLog, run
+
+
+def test_a_query_runs_once_per_log():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    log = QueryLog()
+    q = Query("count", "SELECT count(*) AS n FROM t WHERE x = $x", {"x": 1})
+    assert run(con, q, log)["n"].iloc[0] == 1
+    con.execute("INSERT INTO t VALUES (1)")
+    assert run(con, q, log)["n"].iloc[0] == 1  # the first result, reused
+    assert run(con, Query("count", q.sql, {"x": 2}), log)["n"].iloc[0] == 0  # other parameters run
+    assert [x.params for x in log] == [{"x": 1}, {"x": 2}]
+
+
+def test_a_known_result_is_used_and_logged_only_when_asked():
+    con = duckdb.connect()  # no ratings table: running either query would raise
+    width, multi = pr.data_queries()
+    log = QueryLog()
+    log.know(width, pd.DataFrame({"width": [5]}))
+    log.know(multi, pd.DataFrame({"dimension_key": ["r\x1fd"]}))
+    assert list(log) == []
+    assert pr.scale_width(con, log) == 5
+    assert list(log) == [width]  # the query behind the figure is listed, as if it had run here
+    assert pr.multi_target(con, log) == ["r\x1fd"]
+    assert list(log) == [width, multi]
