@@ -746,8 +746,10 @@ def pair_set_table(
     n_boot: int,
     seed: int,
     queries: list,
+    stats: tuple[str, ...] = PAIR_SET_STATS,
 ) -> pd.DataFrame:
-    """One row per group of a pairing (PAIR_SET_COLUMNS, plus the grain's rater columns)."""
+    """One row per group of a pairing (PAIR_SET_COLUMNS, plus the grain's rater columns); coefficients not in
+    `stats` (some of PAIR_SET_STATS, the ones a caller shows) are left empty, without their notes."""
     ps = pair_set(con, sides, grain, scale_of, queries)
     rater_at = [i for i, k in enumerate(pr.GRAINS[grain]) if k.startswith("rater")]
     by_scale: dict[tuple, list[tuple]] = {}
@@ -766,14 +768,14 @@ def pair_set_table(
             [n_boot] * len(group),
             seed,
             REFERENCE_NAME[sides.name],
-            PAIR_SET_STATS,
+            stats,
         )
         for key, (base, coefs) in zip(group, results, strict=True):
             base.pop("n_item_pairs")
             base.pop("kappa_paradox")
             names = dict(zip(pr.GRAINS[grain], key, strict=True))
             rater_cols = {k: v for k, v in names.items() if k.startswith("rater")}
-            rows.append({**rater_cols, **_wide(base, coefs, PAIR_SET_STATS, n_boot)})
+            rows.append({**rater_cols, **_wide(base, coefs, stats, n_boot)})
     lead = [k for k in pr.GRAINS[grain] if k.startswith("rater")]
     return _frame(rows, (*lead, *PAIR_SET_COLUMNS), ["rubric", "dimension", *lead])
 
