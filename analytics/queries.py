@@ -53,6 +53,18 @@ class QueryLog(list):
         return self._results[key]
 
 
+def distinct_queries(queries: list[Query]) -> list[Query]:
+    """The queries in order, each text with its parameters once (several computations' logs shown together)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for query in queries:
+        key = QueryLog._key(query)
+        if key not in seen:
+            seen.add(key)
+            out.append(query)
+    return out
+
+
 def run(con: duckdb.DuckDBPyConnection, query: Query, queries: list | None) -> pd.DataFrame:
     """Run `query` and log it in `queries` (once per QueryLog, reusing its result; None: not logged)."""
     if isinstance(queries, QueryLog):

@@ -9,6 +9,7 @@ import streamlit as st
 
 from analytics import agreement, distributions
 from analytics.agreement import LEVELS, ScaleError, team
+from analytics.queries import Query, distinct_queries
 from ui import agreement_view as view
 from ui import charts, sidebar, state
 from ui.tables import table
@@ -26,14 +27,16 @@ def load_ceiling(version: tuple, scope, coarse: bool, level: str | None) -> agre
 
 
 @st.cache_data(max_entries=12, show_spinner=False)
-def load(version: tuple, filters, rubric: str, comparison: str, coarse: bool, level: str | None) -> dict:
-    """The rubric's agreement report for one comparison (with the team and the researcher ceiling) and its
-    dimensions."""
+def load(
+    version: tuple, filters, rubric: str, comparison: str, coarse: bool, level: str | None, raters: bool = False
+) -> dict:
+    """The rubric's agreement report for one comparison (with the researcher ceiling; with `raters`, every rater's
+    rows on every dimension, without intervals) and its dimensions."""
     con = state.cursor()
     scoped = filters.but(rubric=rubric)
     ceiling = load_ceiling(version, agreement.ceiling_scope(scoped), coarse, level)
-    # Raters' intervals are computed per dimension shown (load_raters): most of the resampling, saved on a filter
-    # change for the dimensions nobody is looking at.
+    # Raters' rows are computed per dimension shown (load_raters, load_team): their pairing and most of the
+    # resampling, saved on a filter change for the dimensions nobody is looking at.
     report = agreement.agreement_report(
         con,
         scoped,
@@ -43,6 +46,7 @@ def load(version: tuple, filters, rubric: str, comparison: str, coarse: bool, le
         rater_intervals=False,
         ceiling=ceiling,
         queries=state.query_log(),
+        rater_rows=raters,
     )
     return {
         "report": report,
@@ -54,11 +58,22 @@ def load(version: tuple, filters, rubric: str, comparison: str, coarse: bool, le
 @st.cache_data(max_entries=32, show_spinner=False)
 def load_raters(
     version: tuple, filters, rubric: str, dimensions: tuple[str, ...], comparison: str, coarse: bool, level: str | None
-) -> pd.DataFrame:
-    """Each rater's agreement with its intervals on some of the rubric's dimensions (the report's rows, resampled)."""
+) -> tuple[pd.DataFrame, tuple[Query, ...]]:
+    """Each rater's agreement with its intervals on some of the rubric's dimensions, and the queries that ran."""
     scoped = filters.but(rubric=rubric, dimensions=dimensions)
+    log = state.query_log()
+    rows = agreement.rater_agreement(state.cursor(), scoped, comparison, coarse=coarse, level=level, queries=log)
+    return rows, tuple(log)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def load_team(
+    version: tuple, filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
+) -> pd.DataFrame:
+    """Every rater's point figures on one dimension, whoever the rater filter selects (the team median's rows)."""
+    scoped = filters.but(rubric=rubric, raters=(), dimensions=(dimension,))
     return agreement.rater_agreement(
-        state.cursor(), scoped, comparison, coarse=coarse, level=level, queries=state.query_log()
+        state.cursor(), scoped, comparison, coarse=coarse, level=level, n_boot=0, queries=state.query_log()
     )
 
 
@@ -166,7 +181,9 @@ table(
 )
 # Shown on demand: a closed expander's table is still sent to the browser (16,000 rows for 200 raters).
 if st.toggle("Every coefficient in long form (value, interval, n, why undefined)", key="agr_long_form"):
-    table(view.coefficient_table(report), f"agreement coefficients {rubric}", key="dl_coefficients")
+    with st.spinner("Computing every rater's figures on every dimension..."):
+        every = load(state.version(), filters, rubric, comparison, coarse, level, raters=True)["report"]
+    table(view.coefficient_table(every), f"agreement coefficients {rubric}", key="dl_coefficients")
 
 # --- per rater ---------------------------------------------------------------------------------------------
 st.subheader(f"Each {subject.lower()} against {reference}")
@@ -178,7 +195,9 @@ dimension = c2[0].selectbox(
     key="agr_dimension",
     format_func=lambda d: visible(labels.get(d, d)),
 )
-stats = view.rater_statistics(report.raters, rubric, dimension)
+with st.spinner("Computing each rater's intervals..."):
+    rated, rater_queries = load_raters(state.version(), filters, rubric, (dimension,), comparison, coarse, level)
+stats = view.rater_statistics(rated, rubric, dimension)
 if not stats:
     st.info(
         view.NO_IDS_HERE
@@ -190,9 +209,11 @@ else:
         "Statistic", stats, index=view.default_statistic(stats), key="agr_statistic", format_func=view.label
     )
     ceiling_rows = report.ceiling if comparison != "researcher_vs_researcher" else None
-    yard = team.yardsticks(report.team, ceiling_rows, rubric, dimension, statistic, filters.raters)
-    with st.spinner("Computing each rater's intervals..."):
-        rated = load_raters(state.version(), filters, rubric, (dimension,), comparison, coarse, level)
+    # The team is every rater: the rows shown are the team's unless the rater filter narrows them.
+    team_rows = (
+        load_team(state.version(), filters, rubric, dimension, comparison, coarse, level) if filters.raters else rated
+    )
+    yard = team.yardsticks(team_rows, ceiling_rows, rubric, dimension, statistic, filters.raters)
     points = view.interval_frame(rated, rubric, dimension, statistic)
     m = st.columns(4)
     m[0].metric(f"{subjects.capitalize()} with a value", len(points))
@@ -225,12 +246,12 @@ else:
     )
     if st.toggle(f"Every {subject.lower()} on every dimension", key="agr_all_dimensions"):
         with st.spinner("Computing every rater's intervals on every dimension..."):
-            every = load_raters(state.version(), filters, rubric, tuple(used), comparison, coarse, level)
+            every = load_raters(state.version(), filters, rubric, tuple(used), comparison, coarse, level)[0]
         table(every, f"{subjects} all dimensions {rubric}", key="dl_raters_all")
 
 # --- confusion matrix --------------------------------------------------------------------------------------
 st.subheader("Confusion matrix")
-rater_ids = sorted(report.raters.loc[report.raters["dimension"] == dimension, "rater_id"].unique())
+rater_ids = sorted(rated.loc[rated["dimension"] == dimension, "rater_id"].unique())
 who = st.selectbox(
     subject,
     [ALL, *rater_ids],
@@ -318,10 +339,9 @@ if flagged:
 
 # --- rankings ----------------------------------------------------------------------------------------------
 ranking_dims = view.ranking_table(report, dims)
-ranked = tuple(sorted(set(report.raters.loc[report.raters["preference_agreement"].notna(), "dimension"])))
+ranked = tuple(sorted(set(dims.loc[dims["kind"] == "ranking", "dimension"]) & set(used)))
 ranking_raters = view.ranking_raters(
-    load_raters(state.version(), filters, rubric, ranked, comparison, coarse, level) if ranked else report.raters,
-    rubric,
+    load_raters(state.version(), filters, rubric, ranked, comparison, coarse, level)[0] if ranked else rated, rubric
 )
 if not ranking_dims.empty or not ranking_raters.empty:
     st.subheader("Rankings")
@@ -349,7 +369,7 @@ with st.expander("How this is computed"):
         "everything else is arithmetic on their small results. The full account, with the choices made and "
         "the tests against published values, is docs/agreement.md in the repository."
     )
-    for query in report.queries:
+    for query in distinct_queries([*report.queries, *rater_queries]):
         st.markdown(f"**{md_escape(query.name)}**")
         st.code(query.sql, language="sql")
         st.caption(md_escape(f"parameters: {query.params}"))

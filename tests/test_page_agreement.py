@@ -15,7 +15,7 @@ from analytics import agreement, store
 from analytics.agreement import pairs as pr
 from analytics.agreement import team
 from analytics.filters import Filters
-from analytics.queries import Query
+from analytics.queries import Query, QueryLog, distinct_queries
 from tests.conftest import app_test
 from ui.agreement_view import pairs_for, with_interval
 
@@ -311,9 +311,14 @@ def test_sidebar_filters_and_the_sql_behind_the_figures(app_store):
     assert not any(s.key == "agr_rubric" for s in at.selectbox)  # the sidebar's rubric replaces the page's choice
     codes = [c.value for c in at.code]
     con = api(app_store)
-    report = agreement.agreement_report(con, Filters(rubric="article_likert"), "contractor_vs_researcher", n_boot=0)
+    f = Filters(rubric="article_likert")
+    report = agreement.agreement_report(con, f, "contractor_vs_researcher", n_boot=0, rater_rows=False)
+    raters = QueryLog()  # the raters' rows of the dimension shown, computed for it alone
+    agreement.rater_agreement(con, f.but(dimensions=(at.selectbox(key="agr_dimension").value,)), queries=raters)
     con.close()
-    assert codes == [q.sql for q in report.queries]  # the SQL shown is the SQL that ran, in order
+    # the SQL shown is the SQL that ran, in order: the report's, then the raters' (each text once)
+    assert codes == [q.sql for q in distinct_queries([*report.queries, *raters])]
+    assert any(q.name == "pairs_contractor_vs_researcher_by_rater" for q in raters)  # the raters' pairing is shown
 
 
 def test_agreement_and_feedback_pages_show_one_ceiling_and_one_team_median(app_store):

@@ -893,20 +893,26 @@ def agreement_report(
     rater_intervals: bool = True,
     ceiling: Ceiling | None = None,
     queries: QueryLog | None = None,
+    rater_rows: bool = True,
 ) -> AgreementReport:
     """Per-dimension and per-rater agreement for one comparison, the team's rows, the researcher ceiling, with
     intervals, notes and the SQL that ran. Without `rater_intervals` the raters' rows are point estimates (a page
     asks rater_agreement for the intervals of the dimension it shows: the same figures, resampled per rater).
     `ceiling`, researcher_ceiling's under the same filter, scales, n_boot and seed, is used as it is (a page keeps
     it across date and rater changes, which do not move it); its queries are listed with the report's. `queries`:
-    the QueryLog to run in (a page's, handed the results that depend on the data only: QueryLog.know)."""
+    the QueryLog to run in (a page's, handed the results that depend on the data only: QueryLog.know). Without
+    `rater_rows` the report holds no rater rows (raters, team and their coefficients are empty): a page that
+    shows one dimension's raters asks rater_agreement for them (the rows of every dimension were a third of the
+    report at 1M tasks)."""
     _check_args(comparison, level, n_boot)
     queries = QueryLog() if queries is None else queries
     scale_of = scales(con, filters, level, coarse, queries)
     dims, dlong = _dimension_rows(con, filters, comparison, scale_of, n_boot, seed, queries)
     boot_raters = (filters.raters or None) if rater_intervals else ()
-    team_rows, rlong = _rater_table(
-        con, filters.but(raters=()), comparison, scale_of, n_boot, seed, queries, boot_raters
+    team_rows, rlong = (
+        _rater_table(con, filters.but(raters=()), comparison, scale_of, n_boot, seed, queries, boot_raters)
+        if rater_rows
+        else ([], [])
     )
     team = _frame(team_rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
     raters = team[team["rater_id"].isin(filters.raters)].reset_index(drop=True) if filters.raters else team
