@@ -88,10 +88,12 @@ def load_confusion(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def load_pairwise(version: tuple, filters, rubric: str, dimension: str, coarse: bool, level: str | None):
-    """Every rater pair's agreement on one dimension."""
+def load_pairwise(
+    version: tuple, filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
+):
+    """The comparison's rater pairs' agreement on one dimension."""
     return agreement.pairwise_matrix(
-        state.cursor(), filters.but(rubric=rubric), rubric, dimension, coarse, level, state.query_log()
+        state.cursor(), filters.but(rubric=rubric), rubric, dimension, coarse, level, state.query_log(), comparison
     )
 
 
@@ -284,7 +286,7 @@ else:
 # --- rater x rater -----------------------------------------------------------------------------------------
 st.subheader("Rater x rater agreement")
 pair_stat = st.selectbox("Cell value", list(view.PAIRWISE_STATS), format_func=view.label, key="agr_pair_statistic")
-pm = view.pairs_for(load_pairwise(state.version(), filters, rubric, dimension, coarse, level), comparison)
+pm = view.pairs_for(load_pairwise(state.version(), filters, rubric, dimension, comparison, coarse, level), comparison)
 if pm.empty:
     st.info(
         view.NO_IDS_HERE

@@ -107,10 +107,15 @@ def ceiling_sides(filters: Filters) -> Sides:
     return Sides("ceiling", both, both, symmetric=True)
 
 
-def rater_pair_sides(filters: Filters) -> Sides:
-    """Every pair of raters once, whatever their roles, both ratings in the date range."""
+def rater_pair_sides(filters: Filters, comparison: str | None = None) -> Sides:
+    """Every pair of raters once, whatever their roles (with `comparison`, only a rater of its subject role with
+    one of its reference role), both ratings in the date range."""
     both = filters.but(raters=(), roles=())
-    return Sides("rater_pairs", both, both, symmetric=True)
+    roles = None if comparison is None else COMPARISONS[comparison]
+    if roles is None:
+        return Sides("rater_pairs", both, both, symmetric=True)
+    subject, reference = (both.but(roles=(role,)) for role in roles)
+    return Sides("rater_pairs", subject, reference, symmetric=roles[0] == roles[1])
 
 
 def _side_ctes(

@@ -109,17 +109,20 @@ def pairwise_matrix(
     coarse: bool = False,
     level: str | None = None,
     queries: list | None = None,
+    comparison: str | None = None,
 ) -> pd.DataFrame:
     """Every pair of raters on one dimension (both orientations): shared pairs and tasks, agreement, kappas.
 
-    The same pairs as the command line's rater_pairs[] (the rater filter keeps pairs with a selected rater)."""
+    The same pairs as the command line's rater_pairs[] (the rater filter keeps pairs with a selected rater); with
+    `comparison`, only its pairs (a rater of one role with one of the other: the contractor-researcher matrix
+    took 0.3 s instead of 0.8 s at 1M tasks), computed on those roles' ratings."""
     _check_args("all_raters", level, 0)
     queries = [] if queries is None else queries
     s = dimension_scale(con, rubric, dimension, level, coarse, queries)
     f = filters.but(rubric=rubric, dimensions=(dimension,))
     # only the coefficients the matrix shows: the others' rows and notes were a third of its Python at 1M tasks
     pairs = pair_set_table(
-        con, pr.rater_pair_sides(f), "rater_pair", {(rubric, dimension): s}, 0, 0, queries, PAIRWISE_STATS
+        con, pr.rater_pair_sides(f, comparison), "rater_pair", {(rubric, dimension): s}, 0, 0, queries, PAIRWISE_STATS
     )
     if filters.raters and len(pairs):
         pairs = pairs[pairs["rater_a"].isin(filters.raters) | pairs["rater_b"].isin(filters.raters)]
