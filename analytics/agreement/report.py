@@ -680,8 +680,9 @@ def pair_set(con, sides: pr.Sides, grain: str, scale_of: dict, queries: list) ->
     return PairSet(sigs, pr.tau_signatures(q_ranks.df(con), grain))
 
 
-def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot_raters=None):
-    """Rows of every subject rater (RATER_COLUMNS); intervals only for `boot_raters` (None: everyone)."""
+def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot_raters=None, long=True):
+    """Rows of every subject rater (RATER_COLUMNS) and, with `long`, their coefficients in long form; intervals
+    only for `boot_raters` (None: everyone)."""
     sides = pr.comparison_sides(filters, comparison)
     ps = pair_set(con, sides, "rater", scale_of, queries)
     subjects = ct.rater_level_counts(con, sides.subject, queries)
@@ -693,7 +694,7 @@ def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot
     by_scale: dict[tuple, list[tuple]] = {}
     for key in sorted(keys):
         by_scale.setdefault(key[1:], []).append(key)
-    rows, long = [], []
+    rows, longs = [], []
     for scale_key, group in sorted(by_scale.items()):
         boots = [n_boot if boot_raters is None or k[0] in boot_raters else 0 for k in group]
         results = _pair_rows(
@@ -708,8 +709,9 @@ def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot
         )
         for key, b, (base, coefs) in zip(group, boots, results, strict=True):
             rows.append(_wide({"rater_id": key[0], "role": roles.get(key[0], ""), **base}, coefs, RATER_STATS, b))
-            long += _long(coefs, "rater", key[1], key[2], key[0])
-    return rows, long
+            if long:
+                longs += _long(coefs, "rater", key[1], key[2], key[0])
+    return rows, longs
 
 
 def _pooled_table(con, filters, scale_of, n_boot, seed, queries):
@@ -828,7 +830,7 @@ def rater_agreement(
     _check_args(comparison, level, n_boot)
     queries = QueryLog() if queries is None else queries
     scale_of = scales(con, filters, level, coarse, queries)
-    rows, _ = _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries)
+    rows, _ = _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, long=False)
     return _frame(rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
 
 
