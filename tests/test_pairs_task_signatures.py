@@ -299,10 +299,16 @@ def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
     _assert_same(got, listed)
     assert ("task_cells" in log[-1].sql) == (most == 2)  # the task items ran, or the list form at once
     assert [x.name for x in log].count("pairs_rater_pairs_by_rater_pair") == 1
+    # the targets are counted once, by the query that finds the dimensions with several
+    assert [x.name for x in log] == ["scale_width", "multi_target_dimensions", "pairs_rater_pairs_by_rater_pair"]
     # told (wrongly) that the dimension has two targets, the items find a rater's third rating and fall back
-    with mock.patch.object(pr, "two_targets_query", return_value=pr.Query("two", "SELECT true AS two")):
+    told = pr.Query(
+        "multi_target_dimensions", f"SELECT dimension_key, true AS two FROM ({pr.multi_target_query().sql})"
+    )
+    with mock.patch.object(pr, "multi_target_query", return_value=told):
         _assert_same(pr.pair_signatures(con, sides, "rater_pair", lambda _k: q), listed)
-    # a filter on the one-target dimension needs no targets counted
+    # a filter on the one-target dimension needs no targets counted beyond that query, and no task items
     log = []
     pr.pair_signatures(con, pr.rater_pair_sides(Filters(dimensions=("overall",))), "rater_pair", lambda _k: q, log)
-    assert "two_target_dimensions" not in [x.name for x in log] and "task_cells" not in log[-1].sql
+    assert [x.name for x in log] == ["scale_width", "multi_target_dimensions", "pairs_rater_pairs_by_rater_pair"]
+    assert "task_cells" not in log[-1].sql

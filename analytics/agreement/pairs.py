@@ -223,12 +223,13 @@ OVERFLOWS = (duckdb.ConversionException, duckdb.OutOfRangeException)
 
 
 def multi_target_query() -> Query:
-    """Dimensions with more than one target (where a task can hold several units of one rater)."""
+    """Dimensions with more than one target (where a task can hold several units of one rater), and whether they
+    have exactly two (`two`: the rater-pair grain's task items then hold every rating, a rater rating a unit once)."""
     return Query(
         "multi_target_dimensions",
-        """SELECT rubric || chr(31) || dimension AS dimension_key
-FROM (SELECT dim_key FROM ratings WHERE value_index IS NOT NULL
-      GROUP BY dim_key HAVING min(target_key) <> max(target_key))
+        """SELECT rubric || chr(31) || dimension AS dimension_key, targets = 2 AS two
+FROM (SELECT dim_key, count(DISTINCT target_key) AS targets FROM ratings WHERE value_index IS NOT NULL
+      GROUP BY dim_key HAVING count(DISTINCT target_key) > 1)
 JOIN dimension_keys USING (dim_key)
 ORDER BY ALL""",
     )
@@ -237,23 +238,6 @@ ORDER BY ALL""",
 def multi_target(con: duckdb.DuckDBPyConnection, queries: list | None = None) -> list[str]:
     """Keys (rubric, chr(31), dimension) of the dimensions with more than one target (logged in `queries`)."""
     return run(con, multi_target_query(), queries)["dimension_key"].tolist()
-
-
-def two_targets_query(keys: list[str]) -> Query:
-    """Whether every dimension of `keys` (rubric, chr(31), dimension) has its ratings on exactly two targets (the
-    task items of `_rater_pair_query` then hold every rating: a rater rates a unit once)."""
-    sql = """WITH d AS (
-    SELECT dim_key FROM dimension_keys WHERE list_contains($keys, rubric || chr(31) || dimension)
-), ends AS (
-    SELECT dim_key, min(target_key) AS lo, max(target_key) AS hi
-    FROM ratings SEMI JOIN d USING (dim_key)
-    WHERE value_index IS NOT NULL
-    GROUP BY dim_key
-)
-SELECT coalesce(bool_and(target_key = lo OR target_key = hi), true) AS two
-FROM ratings JOIN ends USING (dim_key)
-WHERE value_index IS NOT NULL"""
-    return Query("two_target_dimensions", sql, {"keys": keys})
 
 
 def selected(keys: list[str], filters: Filters) -> list[str]:
@@ -357,7 +341,7 @@ def _rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
     raters of a task are paired once: the task's cells are their levels on the targets both rated, so no unit
     pair is formed and none is grouped per task (at 1M tasks, every dimension: 7.8 s to 5.9 s; a rubric with
     three two-target dimensions 9.5 s to 6.2 s). `pair_signatures` uses it where every dimension of several
-    targets the filter selects has two (`two_targets_query`); a pair where a rater still has more than two
+    targets the filter selects has two (`multi_target_query`'s `two`); a pair where a rater still has more than two
     ratings of the task, or two of one target, comes back with no cells: `signatures` raises TaskItemsOverflow
     and `pair_signatures` runs the list form (`pair_query(..., packed=False)`)."""
     keys = ", ".join(KEYED_GRAINS["rater_pair"])
@@ -955,13 +939,15 @@ def pair_signatures(
     kept = grain in KEPT_GRAINS and _reads_reference_pairs(sides)  # kept per task: no targets to count apart
     packs = grain in ("rater", "dimension") and packing(width) is not None and not sides.symmetric and not kept
     needs_multi = grain == "rater_pair" or packs
-    multi = multi_target(con, queries) if needs_multi else []
+    found = run(con, multi_target_query(), queries) if needs_multi else None
+    multi = [] if found is None else found["dimension_key"].tolist()
     packed = True
     if grain == "rater_pair" and multi:
         multi = selected(multi, sides.subject)  # only dimensions the pairs can be on count (both sides share them)
         # the task items serve dimensions of two targets; on wider ones (instruction following rates four
         # outputs) they would only find out and fall back, so those take the list form at once
-        packed = not multi or bool(run(con, two_targets_query(multi), queries)["two"].iloc[0])
+        two = set(found.loc[found["two"], "dimension_key"]) if found is not None else set()
+        packed = all(key in two for key in multi)
     query = pair_query(sides, grain, width, multi, packed)
     try:
         result = signatures(fetch(con, query), grain, width, q_of)
