@@ -31,6 +31,7 @@ from analytics import people, rubrics
 from analytics.agreement import intervals as iv
 from analytics.agreement import pairs as pr
 from analytics.agreement import team as tm
+from analytics.concurrent import side_by_side
 from analytics.consistency import rates as cons
 from analytics.distributions import dimensions
 from analytics.effects import EFFECT_TITLES
@@ -168,18 +169,30 @@ def team_figures(
 
     Pass `researchers` (researcher_figures of the filter's rubric) to reuse them."""
     f = team_filter(filters)
-    log = QueryLog()  # drift's weekly query runs once for the effects and the alerts
-    contractors = ag.rater_agreement(con, f, "contractor_vs_researcher", n_boot=0)
+
+    def effects(c: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame]:
+        log = QueryLog()  # drift's weekly query runs once for the effects and the alerts
+        return rater_effect_table(c, f, log), drift_alerts(c, f, queries=log)
+
+    def rest(c: duckdb.DuckDBPyConnection) -> dict:
+        return {
+            "researchers": researcher_figures(c, f.rubric) if researchers is None else researchers,
+            "weekly": _weekly_by_contractor(c, f),
+            "durations": _durations(c, f)[["rater_id", "rubric", "median_s"]],
+            "positions": _positions(c, f),
+            "rules": cons.consistency(c, f),
+        }
+
+    # the three take about 0.8, 1.2 and 0.3 s at 1M tasks one after the other
+    contractors, (effect_rows, alerts), others = side_by_side(
+        con, lambda c: ag.rater_agreement(c, f, "contractor_vs_researcher", n_boot=0), effects, rest
+    )
     return TeamFigures(
         filters=f,
         contractors=_with_kappa(contractors[contractors["role"] == "contractor"]),
-        researchers=researcher_figures(con, f.rubric) if researchers is None else researchers,
-        weekly=_weekly_by_contractor(con, f),
-        durations=_durations(con, f)[["rater_id", "rubric", "median_s"]],
-        positions=_positions(con, f),
-        rules=cons.consistency(con, f),
-        effects=rater_effect_table(con, f, log),
-        alerts=drift_alerts(con, f, queries=log),
+        effects=effect_rows,
+        alerts=alerts,
+        **others,
     )
 
 

@@ -1,0 +1,67 @@
+"""analytics.concurrent.side_by_side, and the Feedback team figures it computes: the same as one after the other."""
+
+from __future__ import annotations
+
+import threading
+
+import pandas as pd
+import pytest
+
+from analytics import agreement as ag
+from analytics import feedback as fb
+from analytics.concurrent import side_by_side
+from analytics.filters import Filters
+from analytics.queries import QueryLog
+
+
+def test_results_come_in_the_jobs_order_each_on_its_own_cursor_and_thread(demo):
+    seen: list[tuple[int, object]] = []
+
+    def job(n: int):
+        def run(con):
+            seen.append((threading.get_ident(), con))
+            return n, con.execute("SELECT count(*) FROM ratings").fetchall()[0][0]
+
+        return run
+
+    out = side_by_side(demo, job(1), job(2), job(3))
+    ratings = demo.execute("SELECT count(*) FROM ratings").fetchall()[0][0]
+    assert out == [(1, ratings), (2, ratings), (3, ratings)]
+    assert len({id(con) for _, con in seen}) == 3 and all(con is not demo for _, con in seen)
+    assert threading.get_ident() not in {t for t, _ in seen}
+
+
+def test_one_job_runs_on_the_connection_itself(demo):
+    assert side_by_side(demo, lambda con: con) == [demo]
+    assert side_by_side(demo) == []
+
+
+def test_a_failing_job_raises_its_own_error(demo):
+    def bad(con):
+        raise ValueError("job two failed")
+
+    with pytest.raises(ValueError, match="job two failed"):
+        side_by_side(demo, lambda con: 1, bad, lambda con: 3)
+
+
+@pytest.mark.parametrize("filters", [Filters(), Filters(rubric="answer_comparison")], ids=["all", "one rubric"])
+def test_team_figures_equal_the_parts_computed_one_after_the_other(demo, filters):
+    team = fb.team_figures(demo, filters)
+    f = fb.team_filter(filters)
+    log = QueryLog()
+    contractors = ag.rater_agreement(demo, f, "contractor_vs_researcher", n_boot=0)
+    expected = {
+        "contractors": fb._with_kappa(contractors[contractors["role"] == "contractor"]),
+        "researchers": fb.researcher_figures(demo, f.rubric),
+        "weekly": fb._weekly_by_contractor(demo, f),
+        "durations": fb._durations(demo, f)[["rater_id", "rubric", "median_s"]],
+        "positions": fb._positions(demo, f),
+        "effects": fb.rater_effect_table(demo, f, log),
+        "alerts": fb.drift_alerts(demo, f, queries=log),
+    }
+    assert len(team.contractors) > 0 and len(team.effects) > 0
+    for name, frame in expected.items():
+        pd.testing.assert_frame_equal(getattr(team, name), frame, obj=name)
+    rules = fb.cons.consistency(demo, f)
+    pd.testing.assert_frame_equal(team.rules.raters, rules.raters, obj="rules")
+    pd.testing.assert_frame_equal(team.rules.rules, rules.rules, obj="rule rates")
