@@ -23,6 +23,8 @@ from collections.abc import Callable
 
 import duckdb
 
+from analytics import contractor_days
+
 CREATE = """CREATE TABLE contractor_tasks (
     task_key INTEGER NOT NULL, dim_key INTEGER NOT NULL, rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL,
     role VARCHAR NOT NULL, rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL, submitted_at TIMESTAMP,
@@ -153,10 +155,13 @@ def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | Non
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Recompute the rows of the items `scope` (kept.SCOPE or kept.RUBRIC) selects, from the ratings stored now."""
+    """Recompute the rows of the items `scope` (kept.SCOPE or kept.RUBRIC) selects, from the ratings stored now,
+    and the contractor days they make (analytics/contractor_days.py)."""
+    contractor_days.touched(con, scope, params)
     for table in TABLES:
         con.execute(f"DELETE FROM {table} WHERE {scope}", params)
     fill(con, scope, params)
+    contractor_days.redo(con, scope, params)
 
 
 def migration_steps() -> list[str | Callable[[duckdb.DuckDBPyConnection], None]]:

@@ -3,7 +3,8 @@ analytics/reference_tasks.py, analytics/contractor_tasks.py, analytics/rater_tas
 ratings calls one function here, inside its transaction, and each kept table follows it. A new kept table is added
 here once, not at every place that changes ratings. An unload takes the file's rows out of the tables kept per load
 (remove_load) and reads its tasks (tasks_of_load) before its deletes (store.unload_file), then calls after_unload.
-reference_tasks is made from the kept pairs, so it follows reference_pairs."""
+reference_tasks is made from the kept pairs, so it follows reference_pairs; contractor_days is summed from
+contractor_tasks, whose redo recomputes the days it touched (analytics/contractor_days.py)."""
 
 from __future__ import annotations
 

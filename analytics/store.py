@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from analytics import (
+    contractor_days,
     contractor_tasks,
     kept,
     keys,
@@ -168,6 +169,9 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
     # Per load, rater, role, dimension, level and day, the counts the level distributions read
     # (analytics/level_counts.py).
     (14, level_counts.migration_statements()),
+    # Per contractor, dimension and day, the sums over tasks that central tendency and the consensus shift read
+    # (analytics/contractor_days.py), from the contractor tasks of migration 11.
+    (15, contractor_days.migration_steps()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

@@ -111,6 +111,7 @@ def assert_kept_tasks_are_the_ratings(con) -> None:
     computation from the ratings as they now are."""
     pd.testing.assert_frame_equal(kept_rows(con), expected_rows(con), check_dtype=False, rtol=1e-9)
     pd.testing.assert_frame_equal(kept_rubric_rows(con), expected_rubric_rows(con), check_dtype=False, rtol=1e-9)
+    assert_contractor_days_are_the_tasks(con)
     assert_reference_tasks_are_the_ratings(con)
     assert_rater_tasks_are_the_ratings(con)
     assert_level_counts_are_the_ratings(con)
@@ -228,3 +229,44 @@ def _level_sorted(df: pd.DataFrame) -> pd.DataFrame:
 def assert_level_counts_are_the_ratings(con) -> None:
     """The kept level counts equal the pandas computation from the ratings."""
     pd.testing.assert_frame_equal(kept_level_counts(con), expected_level_counts(con), check_dtype=False)
+
+
+DAY_COLUMNS = ["dim_key", "rater_key", "rater_id", "rubric", "dimension", "submitted_at", "tasks", "n_ratings",
+               "v_sum", "v_sq", "inner_s1", "inner_s2", "shift_tasks", "shift_s1", "shift_s2"]  # fmt: skip
+
+
+def expected_contractor_days(con) -> pd.DataFrame:
+    """contractor_days' rows in pandas: expected_rows (the contractor tasks from the ratings) summed per contractor,
+    dimension and day of submission (NULL times their own day)."""
+    t = expected_rows(con)
+    t["submitted_at"] = t["submitted_at"].dt.floor("D")
+    t["inner"] = t["inner_n"] / t["n_ratings"]
+    t["shift"] = (t["diff_sum"] / t["agree_n"]).where(t["agree_n"] > 0)
+    g = t.groupby(["dim_key", "rater_key", "rater_id", "rubric", "dimension", "submitted_at"], dropna=False)
+    out = pd.DataFrame(
+        {
+            "tasks": g.size(),
+            "n_ratings": g["n_ratings"].sum(),
+            "v_sum": g["v_sum"].sum(),
+            "v_sq": g["v_sq"].sum(),
+            "inner_s1": g["inner"].sum(),
+            "inner_s2": g["inner"].apply(lambda x: (x * x).sum()),
+            "shift_tasks": g["shift"].count(),
+            "shift_s1": g["shift"].sum(min_count=1),
+            "shift_s2": g["shift"].apply(lambda x: (x * x).sum(min_count=1)),
+        }
+    ).reset_index()
+    return _days_sorted(out)
+
+
+def _days_sorted(df: pd.DataFrame) -> pd.DataFrame:
+    out = df[DAY_COLUMNS].sort_values(["dim_key", "rater_key", "submitted_at"]).reset_index(drop=True)
+    for c in ("dim_key", "rater_key", "tasks", "n_ratings", "shift_tasks"):
+        out[c] = out[c].astype(np.int64)
+    return out
+
+
+def assert_contractor_days_are_the_tasks(con) -> None:
+    """The kept contractor days equal the pandas sums of the contractor tasks computed from the ratings."""
+    kept = _days_sorted(con.execute(f"SELECT {', '.join(DAY_COLUMNS)} FROM contractor_days").df())
+    pd.testing.assert_frame_equal(kept, expected_contractor_days(con), check_dtype=False, rtol=1e-9)

@@ -16,6 +16,7 @@ from analytics.filters import NO_FILTERS, Filters
 from analytics.ingest.load import ingest_bytes
 from analytics.scales_file import declare_scales, parse_scales
 from tests.kept_tasks import (
+    assert_contractor_days_are_the_tasks,
     assert_kept_tasks_are_the_ratings,
     expected_rows,
     expected_rubric_rows,
@@ -112,6 +113,7 @@ def test_a_store_from_before_the_table_gains_it_when_opened(tmp_path):
     assert store.schema_version(con) >= 11
     pd.testing.assert_frame_equal(kept_rows(con), want, check_dtype=False, rtol=1e-9)
     pd.testing.assert_frame_equal(kept_rubric_rows(con), want_rubric, check_dtype=False, rtol=1e-9)
+    assert_contractor_days_are_the_tasks(con)  # migration 15 fills the days from the migrated tasks
     con.close()
 
 
@@ -207,3 +209,61 @@ def test_halo_reads_every_ordered_dimension_of_the_rubric_whatever_the_dimension
     pd.testing.assert_frame_equal(one, every)
     early = levels.halo_query(Filters(date_to=dt.date(2026, 3, 4))).df(con)
     assert early["n_tasks"].tolist() == [4, 4, 4]  # tasks 0, 1, 5, 6 on 3 and 4 March
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        NO_FILTERS,
+        Filters(date_from=dt.date(2026, 3, 9), date_to=dt.date(2026, 3, 20)),
+        Filters(rubric="answer_comparison", date_to=dt.date(2026, 3, 12)),
+        Filters(raters=("c01", "c05"), date_from=dt.date(2026, 3, 14)),
+        Filters(dimensions=("core", "accuracy")),
+    ],
+    ids=["all", "dates", "rubric and dates", "raters and dates", "one dimension"],
+)
+def test_the_days_answer_a_filter_as_the_tasks_would(demo, filters):
+    """Central tendency and the consensus shift summed per day (analytics/contractor_days.py) equal pandas' task
+    means and standard errors over the kept contractor tasks the filter selects (the sidebar's dates select whole
+    days, so a day's sums are kept or dropped whole, as its tasks)."""
+    from analytics.effects.rows import task_means
+
+    got = levels.kept_levels_query(filters).df(demo).set_index(["rater_id", "rubric", "dimension"])
+    ordered = demo.execute(
+        "SELECT rubric, dimension FROM dimensions WHERE NOT is_comparison AND measure <> 'nominal' "
+        "AND kind <> 'ranking' AND len(levels) >= 3"
+    ).df()
+    tasks = expected_rows(demo).merge(ordered, on=["rubric", "dimension"])
+    when = tasks["submitted_at"]
+    keep = pd.Series(True, tasks.index)
+    if filters.date_from:
+        keep &= when.isna() | (when >= pd.Timestamp(filters.date_from))
+    if filters.date_to:
+        keep &= when.isna() | (when < pd.Timestamp(filters.date_to + dt.timedelta(days=1)))
+    if filters.rubric:
+        keep &= tasks["rubric"] == filters.rubric
+    if filters.raters:
+        keep &= tasks["rater_id"].isin(filters.raters)
+    if filters.dimensions:
+        keep &= tasks["dimension"].isin(filters.dimensions)
+    tasks = tasks[keep].assign(
+        inner=lambda t: t["inner_n"] / t["n_ratings"],
+        shift=lambda t: (t["diff_sum"] / t["agree_n"]).where(t["agree_n"] > 0),
+    )
+    central = task_means(tasks, "inner").set_index(["rater_id", "rubric", "dimension"])
+    shifted = task_means(tasks.dropna(subset=["shift"]), "shift").set_index(["rater_id", "rubric", "dimension"])
+    assert len(central) > 0 and sorted(got.index) == sorted(central.index)
+    pd.testing.assert_series_equal(got["n_tasks"], central["n_tasks"].loc[got.index], check_dtype=False)
+    for col in ("raw", "se"):
+        pd.testing.assert_series_equal(got[col], central[col].loc[got.index], check_dtype=False, rtol=1e-9, atol=1e-12)
+    has = got[got["shift_n_tasks"] > 0]
+    assert len(has) > 0 and sorted(has.index) == sorted(shifted.index)
+    for col in ("raw", "se", "n_tasks"):
+        pd.testing.assert_series_equal(
+            has[f"shift_{col}"],
+            shifted[col].loc[has.index],
+            check_dtype=False,
+            check_names=False,
+            rtol=1e-9,
+            atol=1e-12,
+        )

@@ -50,6 +50,19 @@ def task_stats_sql(value: str, prefix: str = "") -> str:
     )
 
 
+def sums_stats_sql(n: str, s1: str, s2: str, prefix: str = "") -> str:
+    """`task_stats_sql`'s raw, se and n_tasks from a group's number of tasks, and the sum and sum of squares of
+    their values (kept per day, analytics/contractor_days.py). A sum of squared deviations below 1e-12 of the sum of
+    squares is rounding (tasks that all gave the same value leave about 1e-16 of it), so it counts as 0."""
+    squares = f"{s2} - {s1} * {s1} / {n}"
+    return (
+        f"CASE WHEN {n} > 0 THEN {s1} / {n} END AS {prefix}raw, "
+        f"CASE WHEN {n} > 1 THEN CASE WHEN {squares} <= {s2} * 1e-12 THEN 0.0 "
+        f"ELSE sqrt(({squares}) / ({n} - 1) / {n}) END END AS {prefix}se, "
+        f"CAST({n} AS BIGINT) AS {prefix}n_tasks"
+    )
+
+
 def share_se(share: float, n: int) -> float:
     """The standard error of a share of n tasks, with add-half pseudo-counts so that 0 and 1 get a positive one
     (Agresti & Coull 1998's adjustment, here with half a success and half a failure)."""
