@@ -1,15 +1,22 @@
 """Contractor days kept at ingest: per contractor, dimension and day, the sums over their contractor tasks
-(analytics/contractor_tasks.py) that the central tendency and consensus shift effects read.
+(analytics/contractor_tasks.py) that central tendency and the consensus shift read; per contractor, rubric and day,
+those that drift's weekly agreement and halo read.
 
-Those effects are means over a contractor's tasks of a per-task figure, with the tasks' standard error
-(effects/rows.task_stats_sql): count, sum and sum of squares over tasks are enough, and they add up over days. A
-filter change then groups this table (tens of thousands of rows at 1M tasks) instead of the contractor tasks
-(14.5M rows, 0.25-0.35 s a query). The sidebar's dates select whole days, so a day's row is kept or dropped whole,
-as its tasks would be: `submitted_at` is the day (midnight) of the tasks' submission time, NULL for tasks
+Those figures are means over a contractor's tasks of a per-task figure, with the tasks' standard error
+(effects/rows.task_stats_sql), or weekly sums of one: count, sum and sum of squares over tasks are enough, and they
+add up over days. A filter change then groups these tables (about 119,000 and 24,000 rows at 1M tasks) instead of
+the contractor tasks (14.5M and 2.9M rows). The sidebar's dates select whole days, so a day's row is kept or dropped
+whole, as its tasks would be: `submitted_at` is the day (midnight) of the tasks' submission time, NULL for tasks
 without one, and the filters read it and the other columns as on the ratings.
 
-The rows are sums of contractor_tasks rows, so every change of those recomputes the days it touched, inside its
-transaction (contractor_tasks.redo calls `touched` before its deletes and `redo` after its fill).
+A rubric day also holds each task's share of kept pairs that agree exactly with the researcher label (drift's
+second line), over all the task's pairs in the rubric: a task is in or out of a date range whole, where the pairs
+read one by one could split a task whose ratings straddle the range's edge.
+
+The rows are sums of contractor task rows (and of the kept pairs of their tasks), so every change of those
+recomputes the days it touched, inside its transaction: contractor_tasks.redo calls `touched` before its deletes
+and `redo` after its fill, and every change of the kept pairs redoes the contractor tasks of its tasks
+(analytics/kept.py).
 """
 
 from __future__ import annotations
@@ -28,6 +35,21 @@ CREATE = """CREATE TABLE contractor_days (
 #                                   the sum and sum of squares of the task's mean difference from the others (diff_sum /
 #                                   agree_n); NULL sums when there is none.
 
+CREATE_RUBRIC = """CREATE TABLE contractor_rubric_days (
+    rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL, rubric VARCHAR NOT NULL,
+    submitted_at TIMESTAMP, tasks BIGINT NOT NULL, consensus_n BIGINT NOT NULL, consensus_s1 DOUBLE,
+    consensus_s2 DOUBLE, researchers_n BIGINT NOT NULL, researchers_s1 DOUBLE, halo_n BIGINT NOT NULL,
+    halo_s1 DOUBLE, halo_s2 DOUBLE)"""
+# Per row, over the contractor's tasks of the rubric submitted that day (contractor_rubric_tasks rows):
+#   tasks                                   their number;
+#   consensus_n, consensus_s1, consensus_s2 over tasks with a unit another contractor rated: their number and the
+#                                           sum and sum of squares of the share of the others who agreed;
+#   researchers_n, researchers_s1           over tasks with a kept pair: their number and the sum of the share of
+#                                           their pairs that agree exactly;
+#   halo_n, halo_s1, halo_s2                over tasks with an item rated on three ordered dimensions or more: their
+#                                           number and the sum and sum of squares of the mean spread of an item.
+TABLES = ("contractor_days", "contractor_rubric_days")
+
 DAY = "date_trunc('day', submitted_at)"
 # A day to stand for "no submission time" in the scope of a change (NULL would not match itself in a join).
 NO_DAY = "TIMESTAMP '0001-01-01'"
@@ -39,22 +61,49 @@ _SUMS = f"""SELECT dim_key, rater_key, rater_id, role, rubric, dimension, {DAY} 
        sum((diff_sum / agree_n) ** 2) FILTER (WHERE agree_n > 0) AS shift_s2
 FROM contractor_tasks t WHERE {{scope}}
 GROUP BY dim_key, rater_key, rater_id, role, rubric, dimension, {DAY}"""
-_DAYS = f"SELECT DISTINCT rater_key, dim_key, coalesce({DAY}, {NO_DAY}) AS day FROM contractor_tasks WHERE {{scope}}"
-_IN_SCOPE = f"""EXISTS (SELECT 1 FROM days_scope s WHERE s.rater_key = {{t}}.rater_key AND s.dim_key = {{t}}.dim_key
+_CONSENSUS = "agree_sum / nullif(agree_n, 0)"
+_HALO = "CASE WHEN items > 0 THEN spread_sum / items END"
+_RUBRIC_SUMS = f"""WITH t AS (SELECT * FROM contractor_rubric_tasks t WHERE {{scope}}),
+res AS (
+    SELECT p.rater_key, p.rubric, p.task_key,
+           avg(CASE WHEN p.value_index = p.reference_index THEN 1.0 ELSE 0.0 END) AS agreement
+    FROM reference_pairs p SEMI JOIN t ON p.rater_key = t.rater_key AND p.rubric = t.rubric AND p.task_key = t.task_key
+    GROUP BY p.rater_key, p.rubric, p.task_key)
+SELECT t.rater_key, t.rater_id, t.role, t.rubric, {DAY} AS submitted_at, count(*) AS tasks,
+       count({_CONSENSUS}) AS consensus_n, sum({_CONSENSUS}) AS consensus_s1, sum(({_CONSENSUS}) ** 2) AS consensus_s2,
+       count(res.agreement) AS researchers_n, sum(res.agreement) AS researchers_s1,
+       count({_HALO}) AS halo_n, sum({_HALO}) AS halo_s1, sum(({_HALO}) ** 2) AS halo_s2
+FROM t LEFT JOIN res USING (rater_key, rubric, task_key)
+GROUP BY t.rater_key, t.rater_id, t.role, t.rubric, {DAY}"""
+# The days a change touches, per table: (table, its key besides the day, the rows it sums)
+_KEYED = (
+    ("contractor_days", "dim_key", "contractor_tasks"),
+    ("contractor_rubric_days", "rubric", "contractor_rubric_tasks"),
+)
+_DAYS = f"SELECT DISTINCT rater_key, {{key}}, coalesce({DAY}, {NO_DAY}) AS day FROM {{source}} WHERE {{scope}}"
+_IN_SCOPE = f"""EXISTS (SELECT 1 FROM {{table}}_scope s WHERE s.rater_key = {{t}}.rater_key AND s.{{key}} = {{t}}.{{key}}
                 AND s.day = coalesce({{day}}, {NO_DAY}))"""
+
+
+def _sums(table: str, scope: str) -> str:
+    """The SELECT of `table`'s rows summed from the rows of the contractor tasks `scope` selects (alias t)."""
+    return (_SUMS if table == "contractor_days" else _RUBRIC_SUMS).format(scope=scope)
 
 
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Every row again, from the contractor tasks kept now."""
-    con.execute("DELETE FROM contractor_days")
-    con.execute("INSERT INTO contractor_days " + _SUMS.format(scope="TRUE"))
+    for table in TABLES:
+        con.execute(f"DELETE FROM {table}")
+        con.execute(f"INSERT INTO {table} " + _sums(table, "TRUE"))
 
 
 def touched(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Note the days of the contractor tasks `scope` selects, before a change deletes them (temporary table
-    days_scope of the connection, read by `redo`; the scope TRUE rebuilds every row instead)."""
+    """Note the days of the contractor tasks `scope` selects, before a change deletes them (temporary tables
+    <table>_scope of the connection, read by `redo`; the scope TRUE rebuilds every row instead)."""
     if scope != "TRUE":
-        con.execute("CREATE OR REPLACE TEMP TABLE days_scope AS " + _DAYS.format(scope=scope), params)
+        for table, key, source in _KEYED:
+            days = _DAYS.format(key=key, source=source, scope=scope)
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {table}_scope AS {days}", params)
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
@@ -62,14 +111,15 @@ def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
     change's fill): a day whose tasks all went is deleted."""
     if scope == "TRUE":
         rebuild(con)
-    else:
-        con.execute("INSERT INTO days_scope " + _DAYS.format(scope=scope), params)
-        days = _IN_SCOPE.format(t="contractor_days", day="contractor_days.submitted_at")
-        con.execute("DELETE FROM contractor_days WHERE " + days)
-        con.execute("INSERT INTO contractor_days " + _SUMS.format(scope=_IN_SCOPE.format(t="t", day=DAY)))
-    con.execute("DROP TABLE IF EXISTS days_scope")
+        return
+    for table, key, source in _KEYED:
+        con.execute(f"INSERT INTO {table}_scope " + _DAYS.format(key=key, source=source, scope=scope), params)
+        days = _IN_SCOPE.format(table=table, key=key, t=table, day=f"{table}.submitted_at")
+        con.execute(f"DELETE FROM {table} WHERE {days}")
+        con.execute(f"INSERT INTO {table} " + _sums(table, _IN_SCOPE.format(table=table, key=key, t="t", day=DAY)))
+        con.execute(f"DROP TABLE {table}_scope")
 
 
 def migration_steps() -> list:
-    """Migration 15: the table, filled from the contractor tasks already kept."""
-    return [CREATE, rebuild]
+    """Migration 15: the tables, filled from the contractor tasks (and kept pairs) already kept."""
+    return [CREATE, CREATE_RUBRIC, rebuild]

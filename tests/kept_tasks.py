@@ -266,7 +266,54 @@ def _days_sorted(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+RUBRIC_DAY_COLUMNS = ["rater_key", "rater_id", "rubric", "submitted_at", "tasks", "consensus_n", "consensus_s1",
+                      "consensus_s2", "researchers_n", "researchers_s1", "halo_n", "halo_s1", "halo_s2"]  # fmt: skip
+
+
+def expected_contractor_rubric_days(con) -> pd.DataFrame:
+    """contractor_rubric_days' rows in pandas: expected_rubric_rows (from the ratings) with each task's share of
+    contractor-researcher pairs (expected_reference_tasks' cells) that agree exactly, summed per contractor, rubric
+    and day of submission."""
+    from analytics.reference_tasks import CELL
+
+    t = expected_rubric_rows(con)
+    cells = expected_reference_tasks(con)[["task_key", "rater_key", "rubric", "cells"]].explode("cells")
+    cells["agree"] = [int(c) // CELL == int(c) % CELL for c in cells["cells"]]
+    share = cells.groupby(["task_key", "rater_key", "rubric"])["agree"].mean().rename("researchers").reset_index()
+    t = t.merge(share, on=["task_key", "rater_key", "rubric"], how="left")
+    t["submitted_at"] = t["submitted_at"].dt.floor("D")
+    t["consensus"] = (t["agree_sum"] / t["agree_n"]).where(t["agree_n"] > 0)
+    t["halo"] = (t["spread_sum"] / t["items"]).where(t["items"] > 0)
+    g = t.groupby(["rater_key", "rater_id", "rubric", "submitted_at"], dropna=False)
+    out = pd.DataFrame(
+        {
+            "tasks": g.size(),
+            "consensus_n": g["consensus"].count(),
+            "consensus_s1": g["consensus"].sum(min_count=1),
+            "consensus_s2": g["consensus"].apply(lambda x: (x * x).sum(min_count=1)),
+            "researchers_n": g["researchers"].count(),
+            "researchers_s1": g["researchers"].sum(min_count=1),
+            "halo_n": g["halo"].count(),
+            "halo_s1": g["halo"].sum(min_count=1),
+            "halo_s2": g["halo"].apply(lambda x: (x * x).sum(min_count=1)),
+        }
+    ).reset_index()
+    return _rubric_days_sorted(out)
+
+
+def _rubric_days_sorted(df: pd.DataFrame) -> pd.DataFrame:
+    out = df[RUBRIC_DAY_COLUMNS].sort_values(["rater_key", "rubric", "submitted_at"]).reset_index(drop=True)
+    for c in ("rater_key", "tasks", "consensus_n", "researchers_n", "halo_n"):
+        out[c] = out[c].astype(np.int64)
+    return out
+
+
 def assert_contractor_days_are_the_tasks(con) -> None:
-    """The kept contractor days equal the pandas sums of the contractor tasks computed from the ratings."""
+    """The kept contractor days (per dimension and per rubric) equal the pandas sums of the contractor tasks and
+    their pairs computed from the ratings."""
     kept = _days_sorted(con.execute(f"SELECT {', '.join(DAY_COLUMNS)} FROM contractor_days").df())
     pd.testing.assert_frame_equal(kept, expected_contractor_days(con), check_dtype=False, rtol=1e-9)
+    rubric = con.execute(f"SELECT {', '.join(RUBRIC_DAY_COLUMNS)} FROM contractor_rubric_days").df()
+    pd.testing.assert_frame_equal(
+        _rubric_days_sorted(rubric), expected_contractor_rubric_days(con), check_dtype=False, rtol=1e-9
+    )

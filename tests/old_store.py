@@ -9,7 +9,7 @@ CREATED_BY = {
     12: ("reference_tasks",),
     13: ("rater_tasks",),
     14: ("level_counts",),
-    15: ("contractor_days",),
+    15: ("contractor_days", "contractor_rubric_days"),
 }
 
 

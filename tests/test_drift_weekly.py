@@ -3,6 +3,8 @@ equal to a pandas computation from the ratings."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pandas as pd
 import pytest
 
@@ -75,7 +77,7 @@ def test_a_dimension_filter_sums_the_tasks_per_dimension_rows_to_the_same_weeks(
     task's per-dimension rows. Every dimension chosen gives the same weeks; one dimension gives that one's."""
     every = sorted({d for (d,) in demo.execute("SELECT DISTINCT dimension FROM contractor_tasks").fetchall()})
     all_dims = drift.weekly_query(Filters(dimensions=tuple(every)))
-    assert "contractor_tasks" in all_dims.sql and "contractor_rubric_tasks" in drift.weekly_query(NO_FILTERS).sql
+    assert "contractor_tasks" in all_dims.sql and "contractor_rubric_days" in drift.weekly_query(NO_FILTERS).sql
     pd.testing.assert_frame_equal(
         drift.week_sums(demo, Filters(dimensions=tuple(every))), drift.week_sums(demo, NO_FILTERS), rtol=1e-12
     )
@@ -83,3 +85,23 @@ def test_a_dimension_filter_sums_the_tasks_per_dimension_rows_to_the_same_weeks(
     rows = expected_rows(demo)
     rows = rows[rows["dimension"] == "usefulness"]
     assert one["n"].sum() == int((rows["agree_n"] > 0).sum())
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        Filters(date_from=dt.date(2026, 3, 9), date_to=dt.date(2026, 3, 29)),
+        Filters(rubric="answer_comparison", date_to=dt.date(2026, 3, 15)),
+        Filters(raters=("c01", "c04", "c11"), date_from=dt.date(2026, 3, 16)),
+    ],
+    ids=["dates", "rubric and dates", "raters and dates"],
+)
+def test_the_kept_days_give_the_weeks_of_the_tasks_under_filters(demo, filters):
+    """Without a dimension filter the weeks are summed from the contractor rubric days kept at ingest; with every
+    dimension chosen, from the per-task rows and the pairs one by one. The sidebar's dates select whole days, so
+    both give the same weeks, researcher shares included (no demo contractor's task straddles a day)."""
+    every = tuple(sorted({d for (d,) in demo.execute("SELECT DISTINCT dimension FROM contractor_tasks").fetchall()}))
+    days = drift.week_sums(demo, filters)
+    assert "contractor_rubric_days" in drift.weekly_query(filters).sql
+    assert len(days) > 10 and days["n_researchers"].sum() > 0
+    pd.testing.assert_frame_equal(days, drift.week_sums(demo, filters.but(dimensions=every)), rtol=1e-12)

@@ -94,9 +94,11 @@ def halo_query(filters: Filters) -> Query:
     (kept per task in contractor_rubric_tasks, analytics/contractor_tasks.py; every ordered dimension of the
     rubric, whatever dimensions the filter selects)."""
     where, params = filters.but(roles=("contractor",), dimensions=()).where_named("t")
-    sql = f"""WITH stats AS (
-    SELECT t.rater_key, t.rubric, {task_stats_sql("t.spread_sum / t.items")}
-    FROM contractor_rubric_tasks t WHERE {where} AND t.items > 0 GROUP BY ALL)
+    # from the sums kept per day (analytics/contractor_days.py)
+    sql = f"""WITH days AS (
+    SELECT t.rater_key, t.rubric, sum(t.halo_n) AS n, sum(t.halo_s1) AS s1, sum(t.halo_s2) AS s2
+    FROM contractor_rubric_days t WHERE {where} AND t.halo_n > 0 GROUP BY t.rater_key, t.rubric),
+stats AS (SELECT rater_key, rubric, {sums_stats_sql("n", "s1", "s2")} FROM days)
 SELECT rater_id, rubric, '' AS dimension, raw, se, n_tasks FROM stats JOIN rater_keys USING (rater_key)
 ORDER BY rater_id, rubric"""
     return Query("effects_halo", sql, params)
