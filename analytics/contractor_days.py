@@ -59,11 +59,11 @@ _SUMS = f"""SELECT dim_key, rater_key, rater_id, role, rubric, dimension, {DAY} 
        count(*) FILTER (WHERE agree_n > 0) AS shift_tasks,
        sum(diff_sum / agree_n) FILTER (WHERE agree_n > 0) AS shift_s1,
        sum((diff_sum / agree_n) ** 2) FILTER (WHERE agree_n > 0) AS shift_s2
-FROM contractor_tasks t WHERE {{scope}}
+FROM contractor_tasks t{{days}}
 GROUP BY dim_key, rater_key, rater_id, role, rubric, dimension, {DAY}"""
 _CONSENSUS = "agree_sum / nullif(agree_n, 0)"
 _HALO = "CASE WHEN items > 0 THEN spread_sum / items END"
-_RUBRIC_SUMS = f"""WITH t AS (SELECT * FROM contractor_rubric_tasks t WHERE {{scope}}),
+_RUBRIC_SUMS = f"""WITH t AS (SELECT t.* FROM contractor_rubric_tasks t{{days}}),
 res AS (
     SELECT p.rater_key, p.rubric, p.task_key,
            avg(CASE WHEN p.value_index = p.reference_index THEN 1.0 ELSE 0.0 END) AS agreement
@@ -81,20 +81,26 @@ _KEYED = (
     ("contractor_rubric_days", "rubric", "contractor_rubric_tasks"),
 )
 _DAYS = f"SELECT DISTINCT rater_key, {{key}}, coalesce({DAY}, {NO_DAY}) AS day FROM {{source}} WHERE {{scope}}"
-_IN_SCOPE = f"""EXISTS (SELECT 1 FROM {{table}}_scope s WHERE s.rater_key = {{t}}.rater_key AND s.{{key}} = {{t}}.{{key}}
-                AND s.day = coalesce({{day}}, {NO_DAY}))"""
+# A day row's group among those noted (the kept days are few: a correlated EXISTS is fine there) ...
+_IN_SCOPE = f"""EXISTS (SELECT 1 FROM {{table}}_scope s WHERE s.rater_key = {{table}}.rater_key
+                AND s.{{key}} = {{table}}.{{key}} AND s.day = coalesce({{table}}.submitted_at, {NO_DAY}))"""
+# ... and the contractor task rows of those groups, by a semi-join (over the 14.5M task rows at 1M tasks: 0.34 s, where
+# the correlated EXISTS took 2.4 s).
+_OF_DAYS = f""" SEMI JOIN {{table}}_scope s ON s.rater_key = t.rater_key AND s.{{key}} = t.{{key}}
+    AND s.day = coalesce(date_trunc('day', t.submitted_at), {NO_DAY})"""
 
 
-def _sums(table: str, scope: str) -> str:
-    """The SELECT of `table`'s rows summed from the rows of the contractor tasks `scope` selects (alias t)."""
-    return (_SUMS if table == "contractor_days" else _RUBRIC_SUMS).format(scope=scope)
+def _sums(table: str, days: str = "") -> str:
+    """The SELECT of `table`'s rows summed from the contractor task rows (alias t): all, or those of the days noted
+    (`days`: _OF_DAYS)."""
+    return (_SUMS if table == "contractor_days" else _RUBRIC_SUMS).format(days=days)
 
 
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Every row again, from the contractor tasks kept now."""
     for table in TABLES:
         con.execute(f"DELETE FROM {table}")
-        con.execute(f"INSERT INTO {table} " + _sums(table, "TRUE"))
+        con.execute(f"INSERT INTO {table} " + _sums(table))
 
 
 def touched(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
@@ -114,9 +120,8 @@ def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
         return
     for table, key, source in _KEYED:
         con.execute(f"INSERT INTO {table}_scope " + _DAYS.format(key=key, source=source, scope=scope), params)
-        days = _IN_SCOPE.format(table=table, key=key, t=table, day=f"{table}.submitted_at")
-        con.execute(f"DELETE FROM {table} WHERE {days}")
-        con.execute(f"INSERT INTO {table} " + _sums(table, _IN_SCOPE.format(table=table, key=key, t="t", day=DAY)))
+        con.execute(f"DELETE FROM {table} WHERE " + _IN_SCOPE.format(table=table, key=key))
+        con.execute(f"INSERT INTO {table} " + _sums(table, _OF_DAYS.format(table=table, key=key)))
         con.execute(f"DROP TABLE {table}_scope")
 
 
