@@ -37,7 +37,7 @@ CREATE = """CREATE TABLE contractor_tasks (
 #   diff_sum            over the same ratings: the sum of the value minus the others' mean value (leniency);
 #   inner_n             ratings at neither end of the scale (central tendency);
 #   v_sum, v_sq         the sum and sum of squares of the values (central tendency's variances).
-# A value is the level's number on the scale, else its position (levels.VALUE).
+# A value is the level's number on the scale, else its position (as in analytics/contractor_days.py).
 CREATE_RUBRIC = """CREATE TABLE contractor_rubric_tasks (
     task_key INTEGER NOT NULL, rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL, role VARCHAR NOT NULL,
     rubric VARCHAR NOT NULL, submitted_at TIMESTAMP, agree_sum DOUBLE, agree_n INTEGER NOT NULL,

@@ -232,13 +232,38 @@ def assert_level_counts_are_the_ratings(con) -> None:
 
 
 DAY_COLUMNS = ["dim_key", "rater_key", "rater_id", "rubric", "dimension", "submitted_at", "tasks", "n_ratings",
-               "v_sum", "v_sq", "inner_s1", "inner_s2", "shift_tasks", "shift_s1", "shift_s2"]  # fmt: skip
+               "v_sum", "v_sq", "inner_s1", "inner_s2", "shift_tasks", "shift_s1", "shift_s2", "researcher_tasks",
+               "researcher_s1", "researcher_s2"]  # fmt: skip
+
+
+def expected_tasks_with_researchers(con) -> pd.DataFrame:
+    """expected_rows with `researcher`: the task's mean of the contractor's value minus the researcher's over all
+    its contractor-researcher pairs on the dimension (expected_reference_tasks' cells; NaN without a pair)."""
+    from analytics.reference_tasks import CELL
+
+    dims = con.execute(
+        "SELECT k.dim_key, d.level_values FROM dimensions d JOIN dimension_keys k USING (rubric, dimension)"
+    )
+    values = {int(k): _list(v) for k, v in dims.fetchall()}
+
+    def value(dim: int, i: int) -> float:
+        v = values[dim][i] if i < len(values[dim]) else None
+        return float(i) if v is None or pd.isna(v) else float(v)
+
+    cells = expected_reference_tasks(con)[["task_key", "dim_key", "rater_key", "cells"]].explode("cells")
+    cells["difference"] = [
+        value(d, int(c) // CELL) - value(d, int(c) % CELL)
+        for d, c in zip(cells["dim_key"], cells["cells"], strict=True)
+    ]
+    keys = ["task_key", "dim_key", "rater_key"]
+    mean = cells.groupby(keys)["difference"].mean().rename("researcher").reset_index()
+    return expected_rows(con).merge(mean, on=keys, how="left")
 
 
 def expected_contractor_days(con) -> pd.DataFrame:
-    """contractor_days' rows in pandas: expected_rows (the contractor tasks from the ratings) summed per contractor,
-    dimension and day of submission (NULL times their own day)."""
-    t = expected_rows(con)
+    """contractor_days' rows in pandas: expected_tasks_with_researchers (the contractor tasks from the ratings)
+    summed per contractor, dimension and day of submission (NULL times their own day)."""
+    t = expected_tasks_with_researchers(con)
     t["submitted_at"] = t["submitted_at"].dt.floor("D")
     t["inner"] = t["inner_n"] / t["n_ratings"]
     t["shift"] = (t["diff_sum"] / t["agree_n"]).where(t["agree_n"] > 0)
@@ -254,6 +279,9 @@ def expected_contractor_days(con) -> pd.DataFrame:
             "shift_tasks": g["shift"].count(),
             "shift_s1": g["shift"].sum(min_count=1),
             "shift_s2": g["shift"].apply(lambda x: (x * x).sum(min_count=1)),
+            "researcher_tasks": g["researcher"].count(),
+            "researcher_s1": g["researcher"].sum(min_count=1),
+            "researcher_s2": g["researcher"].apply(lambda x: (x * x).sum(min_count=1)),
         }
     ).reset_index()
     return _days_sorted(out)
@@ -261,7 +289,7 @@ def expected_contractor_days(con) -> pd.DataFrame:
 
 def _days_sorted(df: pd.DataFrame) -> pd.DataFrame:
     out = df[DAY_COLUMNS].sort_values(["dim_key", "rater_key", "submitted_at"]).reset_index(drop=True)
-    for c in ("dim_key", "rater_key", "tasks", "n_ratings", "shift_tasks"):
+    for c in ("dim_key", "rater_key", "tasks", "n_ratings", "shift_tasks", "researcher_tasks"):
         out[c] = out[c].astype(np.int64)
     return out
 

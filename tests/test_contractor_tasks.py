@@ -20,6 +20,7 @@ from tests.kept_tasks import (
     assert_kept_tasks_are_the_ratings,
     expected_rows,
     expected_rubric_rows,
+    expected_tasks_with_researchers,
     kept_rows,
     kept_rubric_rows,
 )
@@ -223,7 +224,7 @@ def test_halo_reads_every_ordered_dimension_of_the_rubric_whatever_the_dimension
     ids=["all", "dates", "rubric and dates", "raters and dates", "one dimension"],
 )
 def test_the_days_answer_a_filter_as_the_tasks_would(demo, filters):
-    """Central tendency and the consensus shift summed per day (analytics/contractor_days.py) equal pandas' task
+    """Central tendency, the consensus shift and the shift from researchers summed per day (analytics/contractor_days.py) equal pandas' task
     means and standard errors over the kept contractor tasks the filter selects (the sidebar's dates select whole
     days, so a day's sums are kept or dropped whole, as its tasks)."""
     from analytics.effects.rows import task_means
@@ -233,7 +234,7 @@ def test_the_days_answer_a_filter_as_the_tasks_would(demo, filters):
         "SELECT rubric, dimension FROM dimensions WHERE NOT is_comparison AND measure <> 'nominal' "
         "AND kind <> 'ranking' AND len(levels) >= 3"
     ).df()
-    tasks = expected_rows(demo).merge(ordered, on=["rubric", "dimension"])
+    tasks = expected_tasks_with_researchers(demo).merge(ordered, on=["rubric", "dimension"])
     when = tasks["submitted_at"]
     keep = pd.Series(True, tasks.index)
     if filters.date_from:
@@ -256,6 +257,13 @@ def test_the_days_answer_a_filter_as_the_tasks_would(demo, filters):
     pd.testing.assert_series_equal(got["n_tasks"], central["n_tasks"].loc[got.index], check_dtype=False)
     for col in ("raw", "se"):
         pd.testing.assert_series_equal(got[col], central[col].loc[got.index], check_dtype=False, rtol=1e-9, atol=1e-12)
+    by_researchers = levels.researcher_shift_query(filters).df(demo).set_index(["rater_id", "rubric", "dimension"])
+    want = task_means(tasks.dropna(subset=["researcher"]), "researcher").set_index(["rater_id", "rubric", "dimension"])
+    assert len(want) > 0 and sorted(by_researchers.index) == sorted(want.index)
+    for col in ("raw", "se", "n_tasks"):
+        pd.testing.assert_series_equal(
+            by_researchers[col], want[col].loc[by_researchers.index], check_dtype=False, rtol=1e-9, atol=1e-12
+        )
     has = got[got["shift_n_tasks"] > 0]
     assert len(has) > 0 and sorted(has.index) == sorted(shifted.index)
     for col in ("raw", "se", "n_tasks"):

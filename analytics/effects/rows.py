@@ -41,18 +41,10 @@ def task_means(per_task: pd.DataFrame, value: str, keys: list[str] = KEYS) -> pd
     return out.drop(columns=["sd"])
 
 
-def task_stats_sql(value: str, prefix: str = "") -> str:
-    """SQL aggregates of a per-task `value` over a group's tasks (NULLs left out): `task_means`' raw, se and
-    n_tasks (named with `prefix`), for queries that reduce millions of tasks to one row per group in the database."""
-    return (
-        f"avg({value}) AS {prefix}raw, stddev_samp({value}) / sqrt(count({value})) AS {prefix}se, "
-        f"count({value}) AS {prefix}n_tasks"
-    )
-
-
 def sums_stats_sql(n: str, s1: str, s2: str, prefix: str = "") -> str:
-    """`task_stats_sql`'s raw, se and n_tasks from a group's number of tasks, and the sum and sum of squares of
-    their values (kept per day, analytics/contractor_days.py). A sum of squared deviations below 1e-12 of the sum of
+    """SQL of `task_means`' raw, se and n_tasks (named with `prefix`) from a group's number of tasks and the sum and
+    sum of squares of their per-task values (kept per day, analytics/contractor_days.py), for queries that reduce
+    millions of tasks to one row per group in the database. A sum of squared deviations below 1e-12 of the sum of
     squares is rounding (tasks that all gave the same value leave about 1e-16 of it), so it counts as 0."""
     squares = f"{s2} - {s1} * {s1} / {n}"
     return (
