@@ -1,6 +1,6 @@
 """Contractor days kept at ingest: per contractor, dimension and day, the sums over their contractor tasks
-(analytics/contractor_tasks.py) that central tendency and leniency (from researchers or the other contractors) read; per contractor, rubric and day,
-those that drift's weekly agreement and halo read.
+(analytics/contractor_tasks.py) that central tendency and leniency (from researchers or the other contractors)
+read; per contractor, rubric and day, those that drift's weekly agreement and halo read.
 
 Those figures are means over a contractor's tasks of a per-task figure, with the tasks' standard error
 (effects/rows.task_means), or weekly sums of one: count, sum and sum of squares over tasks are enough, and they
@@ -31,10 +31,11 @@ CREATE = """CREATE TABLE contractor_days (
     researcher_s1 DOUBLE, researcher_s2 DOUBLE)"""
 # Per row, over the contractor's tasks of the dimension submitted that day (contractor_tasks rows):
 #   tasks, n_ratings, v_sum, v_sq   their number, and the sums of their ratings, values and squared values;
-#   inner_s1, inner_s2              the sum and sum of squares of each task's share of inner levels (inner_n / n_ratings);
+#   inner_s1, inner_s2              the sum and sum of squares of each task's share of inner levels
+#                                   (inner_n / n_ratings);
 #   shift_tasks, shift_s1, shift_s2 over tasks with a unit another contractor rated (agree_n > 0): their number and
-#                                   the sum and sum of squares of the task's mean difference from the others (diff_sum /
-#                                   agree_n); NULL sums when there is none;
+#                                   the sum and sum of squares of the task's mean difference from the others
+#                                   (diff_sum / agree_n); NULL sums when there is none;
 #   researcher_tasks, researcher_s1, researcher_s2
 #                                   over tasks with a kept pair (analytics/reference_pairs.py): their number and the
 #                                   sum and sum of squares of the task's mean value minus the researcher's, over all
@@ -100,8 +101,8 @@ _DAYS = f"SELECT DISTINCT rater_key, {{key}}, coalesce({DAY}, {NO_DAY}) AS day F
 # A day row's group among those noted (the kept days are few: a correlated EXISTS is fine there) ...
 _IN_SCOPE = f"""EXISTS (SELECT 1 FROM {{table}}_scope s WHERE s.rater_key = {{table}}.rater_key
                 AND s.{{key}} = {{table}}.{{key}} AND s.day = coalesce({{table}}.submitted_at, {NO_DAY}))"""
-# ... and the contractor task rows of those groups, by a semi-join (over the 14.5M task rows at 1M tasks: 0.34 s, where
-# the correlated EXISTS took 2.4 s).
+# ... and the contractor task rows of those groups, by a semi-join (over the 14.5M task rows at 1M tasks: 0.34 s,
+# where the correlated EXISTS took 2.4 s).
 _OF_DAYS = f""" SEMI JOIN {{table}}_scope s ON s.rater_key = t.rater_key AND s.{{key}} = t.{{key}}
     AND s.day = coalesce(date_trunc('day', t.submitted_at), {NO_DAY})"""
 

@@ -224,9 +224,9 @@ def test_halo_reads_every_ordered_dimension_of_the_rubric_whatever_the_dimension
     ids=["all", "dates", "rubric and dates", "raters and dates", "one dimension"],
 )
 def test_the_days_answer_a_filter_as_the_tasks_would(demo, filters):
-    """Central tendency, the consensus shift and the shift from researchers summed per day (analytics/contractor_days.py) equal pandas' task
-    means and standard errors over the kept contractor tasks the filter selects (the sidebar's dates select whole
-    days, so a day's sums are kept or dropped whole, as its tasks)."""
+    """Central tendency, the consensus shift and the shift from researchers summed per day
+    (analytics/contractor_days.py) equal pandas' task means and standard errors over the kept contractor tasks the
+    filter selects (the sidebar's dates select whole days, so a day's sums are kept or dropped whole, as its tasks)."""
     from analytics.effects.rows import task_means
 
     got = levels.kept_levels_query(filters).df(demo).set_index(["rater_id", "rubric", "dimension"])
