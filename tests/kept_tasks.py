@@ -268,30 +268,29 @@ def expected_contractor_days(con) -> pd.DataFrame:
     t["inner"] = t["inner_n"] / t["n_ratings"]
     t["shift"] = (t["diff_sum"] / t["agree_n"]).where(t["agree_n"] > 0)
     g = t.groupby(["dim_key", "rater_key", "rater_id", "rubric", "dimension", "submitted_at"], dropna=False)
-    out = pd.DataFrame(
-        {
-            "tasks": g.size(),
-            "n_ratings": g["n_ratings"].sum(),
-            "v_sum": g["v_sum"].sum(),
-            "v_sq": g["v_sq"].sum(),
-            "inner_s1": g["inner"].sum(),
-            "inner_s2": g["inner"].apply(lambda x: (x * x).sum()),
-            "shift_tasks": g["shift"].count(),
-            "shift_s1": g["shift"].sum(min_count=1),
-            "shift_s2": g["shift"].apply(lambda x: (x * x).sum(min_count=1)),
-            "researcher_tasks": g["researcher"].count(),
-            "researcher_s1": g["researcher"].sum(min_count=1),
-            "researcher_s2": g["researcher"].apply(lambda x: (x * x).sum(min_count=1)),
-        }
-    ).reset_index()
-    return _days_sorted(out)
+    sums = {"tasks": g.size(), "n_ratings": g["n_ratings"].sum(), "v_sum": g["v_sum"].sum(), "v_sq": g["v_sq"].sum()}
+    sums |= {"inner_s1": g["inner"].sum(), "inner_s2": g["inner"].apply(lambda x: (x * x).sum())}
+    sums |= _count_sums(g, "shift", "shift_tasks", "shift_s1", "shift_s2")
+    sums |= _count_sums(g, "researcher", "researcher_tasks", "researcher_s1", "researcher_s2")
+    return _days_sorted(pd.DataFrame(sums).reset_index())
+
+
+def _count_sums(g, column: str, n: str, s1: str, s2: str | None) -> dict:
+    """Per group, the number of non-missing values of `column`, their sum and (s2) sum of squares (NaN: none)."""
+    out = {n: g[column].count(), s1: g[column].sum(min_count=1)}
+    return out | ({s2: g[column].apply(lambda x: (x * x).sum(min_count=1))} if s2 else {})
+
+
+def _sorted_rows(df: pd.DataFrame, columns: list[str], order: list[str], counts: tuple[str, ...]) -> pd.DataFrame:
+    out = df[columns].sort_values(order).reset_index(drop=True)
+    for c in counts:
+        out[c] = out[c].astype(np.int64)
+    return out
 
 
 def _days_sorted(df: pd.DataFrame) -> pd.DataFrame:
-    out = df[DAY_COLUMNS].sort_values(["dim_key", "rater_key", "submitted_at"]).reset_index(drop=True)
-    for c in ("dim_key", "rater_key", "tasks", "n_ratings", "shift_tasks", "researcher_tasks"):
-        out[c] = out[c].astype(np.int64)
-    return out
+    counts = ("dim_key", "rater_key", "tasks", "n_ratings", "shift_tasks", "researcher_tasks")
+    return _sorted_rows(df, DAY_COLUMNS, ["dim_key", "rater_key", "submitted_at"], counts)
 
 
 RUBRIC_DAY_COLUMNS = ["rater_key", "rater_id", "rubric", "submitted_at", "tasks", "consensus_n", "consensus_s1",
@@ -313,27 +312,15 @@ def expected_contractor_rubric_days(con) -> pd.DataFrame:
     t["consensus"] = (t["agree_sum"] / t["agree_n"]).where(t["agree_n"] > 0)
     t["halo"] = (t["spread_sum"] / t["items"]).where(t["items"] > 0)
     g = t.groupby(["rater_key", "rater_id", "rubric", "submitted_at"], dropna=False)
-    out = pd.DataFrame(
-        {
-            "tasks": g.size(),
-            "consensus_n": g["consensus"].count(),
-            "consensus_s1": g["consensus"].sum(min_count=1),
-            "consensus_s2": g["consensus"].apply(lambda x: (x * x).sum(min_count=1)),
-            "researchers_n": g["researchers"].count(),
-            "researchers_s1": g["researchers"].sum(min_count=1),
-            "halo_n": g["halo"].count(),
-            "halo_s1": g["halo"].sum(min_count=1),
-            "halo_s2": g["halo"].apply(lambda x: (x * x).sum(min_count=1)),
-        }
-    ).reset_index()
-    return _rubric_days_sorted(out)
+    sums = {"tasks": g.size()} | _count_sums(g, "consensus", "consensus_n", "consensus_s1", "consensus_s2")
+    sums |= _count_sums(g, "researchers", "researchers_n", "researchers_s1", None)
+    sums |= _count_sums(g, "halo", "halo_n", "halo_s1", "halo_s2")
+    return _rubric_days_sorted(pd.DataFrame(sums).reset_index())
 
 
 def _rubric_days_sorted(df: pd.DataFrame) -> pd.DataFrame:
-    out = df[RUBRIC_DAY_COLUMNS].sort_values(["rater_key", "rubric", "submitted_at"]).reset_index(drop=True)
-    for c in ("rater_key", "tasks", "consensus_n", "researchers_n", "halo_n"):
-        out[c] = out[c].astype(np.int64)
-    return out
+    counts = ("rater_key", "tasks", "consensus_n", "researchers_n", "halo_n")
+    return _sorted_rows(df, RUBRIC_DAY_COLUMNS, ["rater_key", "rubric", "submitted_at"], counts)
 
 
 def assert_contractor_days_are_the_tasks(con) -> None:
