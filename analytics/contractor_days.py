@@ -54,7 +54,6 @@ CREATE_RUBRIC = """CREATE TABLE contractor_rubric_days (
 #                                           their pairs that agree exactly;
 #   halo_n, halo_s1, halo_s2                over tasks with an item rated on three ordered dimensions or more: their
 #                                           number and the sum and sum of squares of the mean spread of an item.
-TABLES = ("contractor_days", "contractor_rubric_days")
 
 DAY = "date_trunc('day', submitted_at)"
 # A day to stand for "no submission time" in the scope of a change (NULL would not match itself in a join).
@@ -92,11 +91,11 @@ SELECT t.rater_key, t.rater_id, t.role, t.rubric, {DAY} AS submitted_at, count(*
        count({_HALO}) AS halo_n, sum({_HALO}) AS halo_s1, sum(({_HALO}) ** 2) AS halo_s2
 FROM t LEFT JOIN res USING (rater_key, rubric, task_key)
 GROUP BY t.rater_key, t.rater_id, t.role, t.rubric, {DAY}"""
-# The days a change touches, per table: (table, its key besides the day, the rows it sums)
-_KEYED = (
-    ("contractor_days", "dim_key", "contractor_tasks"),
-    ("contractor_rubric_days", "rubric", "contractor_rubric_tasks"),
-)
+# Per table: its key besides the rater and the day, the rows it sums, and its SELECT of them
+_KEYED = {
+    "contractor_days": ("dim_key", "contractor_tasks", _SUMS),
+    "contractor_rubric_days": ("rubric", "contractor_rubric_tasks", _RUBRIC_SUMS),
+}
 _DAYS = f"SELECT DISTINCT rater_key, {{key}}, coalesce({DAY}, {NO_DAY}) AS day FROM {{source}} WHERE {{scope}}"
 # A day row's group among those noted (the kept days are few: a correlated EXISTS is fine there) ...
 _IN_SCOPE = f"""EXISTS (SELECT 1 FROM {{table}}_scope s WHERE s.rater_key = {{table}}.rater_key
@@ -111,7 +110,7 @@ def _sums(table: str, days: str = "") -> str:
     """The SELECT of `table`'s rows summed from the contractor task rows (alias t) and their kept pairs: all, or
     those of the days noted (`days`: _OF_DAYS). Only then are the pairs cut to those of the rows' tasks (a semi-join
     building on every task row took 3.9 of a rebuild's 5.1 s at 1M tasks)."""
-    sql, key = (_SUMS, "dim_key") if table == "contractor_days" else (_RUBRIC_SUMS, "rubric")
+    key, _, sql = _KEYED[table]
     of_t = (
         f" SEMI JOIN t ON p.rater_key = t.rater_key AND p.{key} = t.{key} AND p.task_key = t.task_key" if days else ""
     )
@@ -120,7 +119,7 @@ def _sums(table: str, days: str = "") -> str:
 
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Every row again, from the contractor tasks kept now."""
-    for table in TABLES:
+    for table in _KEYED:
         con.execute(f"DELETE FROM {table}")
         con.execute(f"INSERT INTO {table} " + _sums(table))
 
@@ -129,7 +128,7 @@ def touched(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
     """Note the days of the contractor tasks `scope` selects, before a change deletes them (temporary tables
     <table>_scope of the connection, read by `redo`; the scope TRUE rebuilds every row instead)."""
     if scope != "TRUE":
-        for table, key, source in _KEYED:
+        for table, (key, source, _) in _KEYED.items():
             days = _DAYS.format(key=key, source=source, scope=scope)
             con.execute(f"CREATE OR REPLACE TEMP TABLE {table}_scope AS {days}", params)
 
@@ -140,7 +139,7 @@ def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
     if scope == "TRUE":
         rebuild(con)
         return
-    for table, key, source in _KEYED:
+    for table, (key, source, _) in _KEYED.items():
         con.execute(f"INSERT INTO {table}_scope " + _DAYS.format(key=key, source=source, scope=scope), params)
         con.execute(f"DELETE FROM {table} WHERE " + _IN_SCOPE.format(table=table, key=key))
         con.execute(f"INSERT INTO {table} " + _sums(table, _OF_DAYS.format(table=table, key=key)))
