@@ -4,6 +4,9 @@ rankings."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -11,7 +14,7 @@ from analytics import agreement, distributions
 from analytics.agreement import LEVELS, ScaleError, team
 from analytics.queries import Query, distinct_queries
 from ui import agreement_view as view
-from ui import charts, sidebar, state
+from ui import charts, prefetch, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, visible
 
@@ -31,7 +34,7 @@ def load(
     version: tuple, filters, rubric: str, comparison: str, coarse: bool, level: str | None, raters: bool = False
 ) -> dict:
     """The rubric's agreement report for one comparison (with the researcher ceiling; with `raters`, every rater's
-    rows on every dimension, without intervals) and its dimensions."""
+    rows on every dimension, without intervals)."""
     con = state.cursor()
     scoped = filters.but(rubric=rubric)
     ceiling = load_ceiling(version, agreement.ceiling_scope(scoped), coarse, level)
@@ -50,9 +53,14 @@ def load(
     )
     return {
         "report": report,
-        "dimensions": distributions.dimensions(con, rubric),
         "needs_rater_ids": agreement.needs_rater_ids(con, scoped),
     }
+
+
+@st.cache_data(max_entries=12, show_spinner=False)
+def load_dimensions(version: tuple, rubric: str) -> pd.DataFrame:
+    """The rubric's dimensions (label, kind, primary) in the rubric's order."""
+    return distributions.dimensions(state.cursor(), rubric)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -105,6 +113,20 @@ def load_paradox(version: tuple, filters, rubric: str, dimension: str, compariso
     )
 
 
+def likely_loads(
+    version: tuple, filters, rubric: str, dimension: str, who: str, comparison: str, coarse: bool, level: str | None
+) -> list[Callable[[], object]]:
+    """The loaders the page calls below for `dimension` and the confusion matrix's `who`, with their arguments."""
+    calls: list[Callable[[], object]] = [
+        lambda: load_raters(version, filters, rubric, (dimension,), comparison, coarse, level),
+        lambda: load_confusion(version, filters, rubric, dimension, comparison, None if who == ALL else who, coarse),
+        lambda: load_pairwise(version, filters, rubric, dimension, comparison, coarse, level),
+    ]
+    if filters.raters:
+        calls.append(lambda: load_team(version, filters, rubric, dimension, comparison, coarse, level))
+    return calls
+
+
 filters = sidebar.current()
 st.title("Agreement")
 rubric = sidebar.rubric_or_first(filters, key="agr_rubric")
@@ -135,13 +157,20 @@ level_choice = c[2].selectbox(
 coarse, level = scale == "coarse", None if level_choice == DEFAULT_LEVEL else level_choice
 subject, subjects, reference, ref_title = view.SIDES[comparison]
 
+version = state.version()
+dims = load_dimensions(version, rubric)
+# The dimension and rater shown below are most likely the ones chosen before: their loaders fill their caches while
+# the report computes (the page's own calls below then read them).
+guess = view.likely_dimension(st.session_state.get("agr_dimension"), dims)
+who_guess = st.session_state.get("agr_confusion_rater", ALL)
+likely = [] if guess is None else likely_loads(version, filters, rubric, guess, who_guess, comparison, coarse, level)
 with st.spinner("Computing agreement with task-level intervals..."):
     try:
-        data = load(state.version(), filters, rubric, comparison, coarse, level)
+        data = prefetch.alongside(partial(load, version, filters, rubric, comparison, coarse, level), *likely)
     except ScaleError as e:
         st.error(md_escape(str(e)))
         st.stop()
-report, dims = data["report"], data["dimensions"]
+report = data["report"]
 st.caption(
     f"{md_escape(sidebar.rubric_title(rubric))}: {view.COMPARISONS[comparison].lower()}, "
     f"{'coarse' if coarse else 'exact'} levels. Everything below follows the filters in the sidebar "
@@ -184,7 +213,7 @@ table(
 # Shown on demand: a closed expander's table is still sent to the browser (16,000 rows for 200 raters).
 if st.toggle("Every coefficient in long form (value, interval, n, why undefined)", key="agr_long_form"):
     with st.spinner("Computing every rater's figures on every dimension..."):
-        every = load(state.version(), filters, rubric, comparison, coarse, level, raters=True)["report"]
+        every = load(version, filters, rubric, comparison, coarse, level, raters=True)["report"]
     table(view.coefficient_table(every), f"agreement coefficients {rubric}", key="dl_coefficients")
 
 # --- per rater ---------------------------------------------------------------------------------------------
@@ -198,7 +227,7 @@ dimension = c2[0].selectbox(
     format_func=lambda d: visible(labels.get(d, d)),
 )
 with st.spinner("Computing each rater's intervals..."):
-    rated, rater_queries = load_raters(state.version(), filters, rubric, (dimension,), comparison, coarse, level)
+    rated, rater_queries = load_raters(version, filters, rubric, (dimension,), comparison, coarse, level)
 stats = view.rater_statistics(rated, rubric, dimension)
 if not stats:
     st.info(
@@ -212,9 +241,7 @@ else:
     )
     ceiling_rows = report.ceiling if comparison != "researcher_vs_researcher" else None
     # The team is every rater: the rows shown are the team's unless the rater filter narrows them.
-    team_rows = (
-        load_team(state.version(), filters, rubric, dimension, comparison, coarse, level) if filters.raters else rated
-    )
+    team_rows = load_team(version, filters, rubric, dimension, comparison, coarse, level) if filters.raters else rated
     yard = team.yardsticks(team_rows, ceiling_rows, rubric, dimension, statistic, filters.raters)
     points = view.interval_frame(rated, rubric, dimension, statistic)
     m = st.columns(4)
@@ -248,7 +275,7 @@ else:
     )
     if st.toggle(f"Every {subject.lower()} on every dimension", key="agr_all_dimensions"):
         with st.spinner("Computing every rater's intervals on every dimension..."):
-            every = load_raters(state.version(), filters, rubric, tuple(used), comparison, coarse, level)[0]
+            every = load_raters(version, filters, rubric, tuple(used), comparison, coarse, level)[0]
         table(every, f"{subjects} all dimensions {rubric}", key="dl_raters_all")
 
 # --- confusion matrix --------------------------------------------------------------------------------------
@@ -260,7 +287,7 @@ who = st.selectbox(
     format_func=lambda r: f"All {subjects}" if r == ALL else visible(r),
     key="agr_confusion_rater",
 )
-cm = load_confusion(state.version(), filters, rubric, dimension, comparison, None if who == ALL else who, coarse)
+cm = load_confusion(version, filters, rubric, dimension, comparison, None if who == ALL else who, coarse)
 pairs = int(cm["n"].sum())
 st.caption(
     f"{pairs:,} pairs of ({subject.lower()}, {ref_title.lower()}) ratings of the same unit on "
@@ -286,7 +313,7 @@ else:
 # --- rater x rater -----------------------------------------------------------------------------------------
 st.subheader("Rater x rater agreement")
 pair_stat = st.selectbox("Cell value", list(view.PAIRWISE_STATS), format_func=view.label, key="agr_pair_statistic")
-pm = view.pairs_for(load_pairwise(state.version(), filters, rubric, dimension, comparison, coarse, level), comparison)
+pm = view.pairs_for(load_pairwise(version, filters, rubric, dimension, comparison, coarse, level), comparison)
 if pm.empty:
     st.info(
         view.NO_IDS_HERE
@@ -328,7 +355,7 @@ if flagged:
         key="agr_paradox_dimension",
         format_func=lambda d: visible(labels.get(d, d)),
     )
-    diag = load_paradox(state.version(), filters, rubric, pdim, comparison)
+    diag = load_paradox(version, filters, rubric, pdim, comparison)
     m3 = st.columns(3)
     m3[0].metric("Percent agreement", f"{diag.percent_agreement:.1%}")
     m3[1].metric("Cohen's kappa", "undefined" if pd.isna(diag.kappa) else f"{diag.kappa:.3f}")
@@ -343,7 +370,7 @@ if flagged:
 ranking_dims = view.ranking_table(report, dims)
 ranked = tuple(sorted(set(dims.loc[dims["kind"] == "ranking", "dimension"]) & set(used)))
 ranking_raters = view.ranking_raters(
-    load_raters(state.version(), filters, rubric, ranked, comparison, coarse, level)[0] if ranked else rated, rubric
+    load_raters(version, filters, rubric, ranked, comparison, coarse, level)[0] if ranked else rated, rubric
 )
 if not ranking_dims.empty or not ranking_raters.empty:
     st.subheader("Rankings")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+import threading
 
 import duckdb
 import pyarrow as pa
@@ -364,5 +365,45 @@ def test_a_date_change_reuses_the_results_that_depend_on_the_data_only(app_store
     pairs = pairs_for(agreement.pairwise_matrix(con, f, RUBRIC, PRIMARY), "contractor_vs_researcher")
     con.close()
     assert frame(at, "Krippendorff's alpha").set_index("dimension").loc[PRIMARY, "pairs"] == pooled.loc[PRIMARY, "n"]
+    shown_pairs = frame(at, "role_b")
+    assert shown_pairs["n"].sum() == pairs["n"].sum() and len(shown_pairs) == len(pairs)
+
+
+def test_the_chosen_dimension_and_rater_are_computed_once_alongside_the_report(app_store, monkeypatch):
+    """After a filter change the page computes the dimension and rater chosen before while the report computes (in
+    the prefetch thread, ui/prefetch.py), and its own calls read those results: each computation runs once, and
+    the figures shown are those of the chosen dimension and rater (checked against the API)."""
+    at = app_test(PAGE)
+    at.selectbox(key="agr_dimension").select("usefulness").run()
+    at.selectbox(key="agr_confusion_rater").select("c14").run()
+    calls: list[tuple[str, str, str]] = []
+
+    def spy(name: str, dimension_at: int):
+        original = getattr(agreement, name)
+
+        def run(*args, **kwargs):
+            calls.append((name, args[dimension_at], threading.current_thread().name))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(agreement, name, run)
+
+    spy("confusion_matrix", 3)
+    spy("pairwise_matrix", 3)
+    low, high = at.sidebar.date_input(key="f_dates").value
+    later = low + dt.timedelta(days=(high - low).days // 4)
+    at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
+    assert not at.exception, at.exception
+    assert sorted((name, dim) for name, dim, _ in calls) == [
+        ("confusion_matrix", "usefulness"),
+        ("pairwise_matrix", "usefulness"),
+    ], calls
+    assert all(thread.startswith("concord-warm") for *_, thread in calls), calls
+    con = api(app_store)
+    f = Filters(rubric=RUBRIC, date_from=later, date_to=high)
+    cm = agreement.confusion_matrix(con, f, RUBRIC, "usefulness", "contractor_vs_researcher", "c14")
+    pairs = pairs_for(agreement.pairwise_matrix(con, f, RUBRIC, "usefulness"), "contractor_vs_researcher")
+    con.close()
+    assert at.selectbox(key="agr_dimension").value == "usefulness"
+    assert f"{int(cm['n'].sum()):,} pairs of" in " ".join(c.value for c in at.caption)
     shown_pairs = frame(at, "role_b")
     assert shown_pairs["n"].sum() == pairs["n"].sum() and len(shown_pairs) == len(pairs)

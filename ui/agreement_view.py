@@ -61,6 +61,14 @@ def needs_ids_note(entries: list[dict], labels: dict[str, str]) -> str:
     )
 
 
+def likely_dimension(chosen: str | None, dims: pd.DataFrame) -> str | None:
+    """The dimension the page most likely shows: the one chosen before, else the rubric's first primary one (the
+    default when it has pairs), else its first."""
+    names = list(dims["dimension"])
+    primary = list(dims.loc[dims["is_primary"], "dimension"])
+    return chosen if chosen in names else next(iter(primary or names), None)
+
+
 def label(statistic: str) -> str:
     """A statistic's readable name."""
     return LABELS.get(statistic, statistic.replace("_", " "))

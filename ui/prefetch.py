@@ -1,0 +1,36 @@
+"""A page's main loader run while the caches of the loaders it will likely call next fill, in another thread.
+
+DuckDB releases the GIL while a query runs, so the loaders' queries and Python work overlap: on the Agreement page
+the report and the shown dimension's raters, confusion matrix and rater pairs are independent. After a date change
+at 1M tasks the page took a median 2.13 s with them one after the other and 1.82 s this way (bench/RESULTS.md,
+session 23). The likely loaders run one after the other in a single thread: each in a thread of its own (four
+queries at once on 2 cores) slowed the report from 0.8 s to 1.4 s and gained nothing."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def alongside(main: Callable[[], T], *likely: Callable[[], object]) -> T:
+    """`main()`'s result, computed in this thread while `likely` (cached loaders called with the arguments the page
+    will call them with) run one after the other in another. A likely call's error is dropped: nothing is cached
+    for it, and the page's own call raises it where it always did."""
+    if not likely:
+        return main()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="concord-warm") as pool:
+        warming = pool.submit(_each, likely)
+        result = main()
+        warming.result()
+    return result
+
+
+def _each(calls: tuple[Callable[[], object], ...]) -> None:
+    """Call each of `calls` in turn, dropping their results and errors."""
+    for call in calls:
+        with contextlib.suppress(Exception):
+            call()
