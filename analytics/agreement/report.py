@@ -486,7 +486,12 @@ class _Groups:
         q, to_levels = len(s.levels), _level_map(s)
         tables = [to_levels(sig.cells) if sig is not None else np.zeros((1, q, q)) for sig in sigs]
         n_tasks = [sig.n_tasks if sig is not None else np.zeros(1) for sig in sigs]
-        return cls(sigs, tables, n_tasks, [_used_levels(t.sum(axis=(0, 1)) + t.sum(axis=(0, 2))) for t in tables])
+        return cls(sigs, tables, n_tasks, [_used_levels(_both_sides(t.sum(axis=0))) for t in tables])
+
+
+def _both_sides(table: np.ndarray) -> np.ndarray:
+    """A q x q table's level counts, both sides together (its column sums plus its row sums)."""
+    return table.sum(axis=0) + table.sum(axis=1)
 
 
 def _points(s: Scale, gs: _Groups) -> tuple[dict, np.ndarray]:
@@ -687,9 +692,8 @@ def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot
     ps = pair_set(con, sides, "rater", scale_of, queries)
     subjects = ct.rater_level_counts(con, sides.subject, queries)
     roles = subjects.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
-    keys = set(ps.sigs) | {
-        k for k in subjects[["rater_id", "rubric", "dimension"]].itertuples(index=False, name=None) if k[1:] in scale_of
-    }
+    named = zip(*(subjects[c].tolist() for c in ("rater_id", "rubric", "dimension")), strict=True)
+    keys = set(ps.sigs) | {k for k in named if k[1:] in scale_of}
     keys = {k for k in keys if not an.is_anonymous(k[0])}  # a position in a list of labels is nobody's figure
     by_scale: dict[tuple, list[tuple]] = {}
     for key in sorted(keys):
