@@ -59,7 +59,7 @@ def load(
 
 @st.cache_data(max_entries=12, show_spinner=False)
 def load_dimensions(version: tuple, rubric: str) -> pd.DataFrame:
-    """The rubric's dimensions (label, kind, primary) in the rubric's order."""
+    """The rubric's dimensions in catalogue order (label, kind, levels, flags: distributions.dimensions)."""
     return distributions.dimensions(state.cursor(), rubric)
 
 
