@@ -376,26 +376,26 @@ def test_the_chosen_dimension_and_rater_are_computed_once_alongside_the_report(a
     at = app_test(PAGE)
     at.selectbox(key="agr_dimension").select("usefulness").run()
     at.selectbox(key="agr_confusion_rater").select("c14").run()
-    calls: list[tuple[str, str, str]] = []
+    calls: list[tuple[str, tuple, str]] = []
 
-    def spy(name: str, dimension_at: int):
+    def spy(name: str):
         original = getattr(agreement, name)
 
         def run(*args, **kwargs):
-            calls.append((name, args[dimension_at], threading.current_thread().name))
+            calls.append((name, args[3:6], threading.current_thread().name))
             return original(*args, **kwargs)
 
         monkeypatch.setattr(agreement, name, run)
 
-    spy("confusion_matrix", 3)
-    spy("pairwise_matrix", 3)
+    spy("confusion_matrix")  # (con, filters, rubric, dimension, comparison, rater_id, ...)
+    spy("pairwise_matrix")  # (con, filters, rubric, dimension, coarse, level, ...)
     low, high = at.sidebar.date_input(key="f_dates").value
     later = low + dt.timedelta(days=(high - low).days // 4)
     at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
     assert not at.exception, at.exception
-    assert sorted((name, dim) for name, dim, _ in calls) == [
-        ("confusion_matrix", "usefulness"),
-        ("pairwise_matrix", "usefulness"),
+    assert sorted((name, args) for name, args, _ in calls) == [
+        ("confusion_matrix", ("usefulness", "contractor_vs_researcher", "c14")),
+        ("pairwise_matrix", ("usefulness", False, None)),
     ], calls
     assert all(thread.startswith("concord-warm") for *_, thread in calls), calls
     con = api(app_store)
