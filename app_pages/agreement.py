@@ -5,6 +5,7 @@ rankings."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 import pandas as pd
@@ -12,6 +13,7 @@ import streamlit as st
 
 from analytics import agreement, distributions
 from analytics.agreement import LEVELS, ScaleError, team
+from analytics.filters import Filters
 from analytics.queries import Query, distinct_queries
 from ui import agreement_view as view
 from ui import charts, prefetch, sidebar, state
@@ -113,18 +115,55 @@ def load_paradox(version: tuple, filters, rubric: str, dimension: str, compariso
     )
 
 
-def likely_loads(
-    version: tuple, filters, rubric: str, dimension: str, who: str, comparison: str, coarse: bool, level: str | None
-) -> list[Callable[[], object]]:
-    """The loaders the page calls below for `dimension` and the confusion matrix's `who`, with their arguments."""
-    calls: list[Callable[[], object]] = [
-        lambda: load_raters(version, filters, rubric, (dimension,), comparison, coarse, level),
-        lambda: load_confusion(version, filters, rubric, dimension, comparison, None if who == ALL else who, coarse),
-        lambda: load_pairwise(version, filters, rubric, dimension, comparison, coarse, level),
-    ]
-    if filters.raters:
-        calls.append(lambda: load_team(version, filters, rubric, dimension, comparison, coarse, level))
-    return calls
+@dataclass(frozen=True)
+class Loads:
+    """The page's choices and one call per loader with them: the prefetch and the page's own calls below pass the
+    same arguments, so the page reads what the prefetch cached."""
+
+    version: tuple
+    filters: Filters
+    rubric: str
+    comparison: str
+    coarse: bool
+    level: str | None
+
+    def report(self, raters: bool = False) -> dict:
+        """load's report (with `raters`, every rater's rows on every dimension)."""
+        return load(self.version, self.filters, self.rubric, self.comparison, self.coarse, self.level, raters=raters)
+
+    def raters(self, dimensions: tuple[str, ...]) -> tuple[pd.DataFrame, tuple[Query, ...]]:
+        """load_raters on `dimensions`."""
+        return load_raters(
+            self.version, self.filters, self.rubric, dimensions, self.comparison, self.coarse, self.level
+        )
+
+    def team(self, dimension: str) -> pd.DataFrame:
+        """load_team on `dimension`."""
+        return load_team(self.version, self.filters, self.rubric, dimension, self.comparison, self.coarse, self.level)
+
+    def confusion(self, dimension: str, who: str) -> pd.DataFrame:
+        """load_confusion on `dimension` for `who` (ALL: every rater of the subject side)."""
+        rater = None if who == ALL else who
+        return load_confusion(self.version, self.filters, self.rubric, dimension, self.comparison, rater, self.coarse)
+
+    def pairwise(self, dimension: str) -> pd.DataFrame:
+        """load_pairwise on `dimension`."""
+        return load_pairwise(
+            self.version, self.filters, self.rubric, dimension, self.comparison, self.coarse, self.level
+        )
+
+    def paradox(self, dimension: str):
+        """load_paradox on `dimension`."""
+        return load_paradox(self.version, self.filters, self.rubric, dimension, self.comparison)
+
+    def likely(self, dimension: str, who: str) -> list[Callable[[], object]]:
+        """The calls the page makes below for `dimension` and the confusion matrix's `who`."""
+        calls: list[Callable[[], object]] = [
+            partial(self.raters, (dimension,)),
+            partial(self.confusion, dimension, who),
+            partial(self.pairwise, dimension),
+        ]
+        return calls + ([partial(self.team, dimension)] if self.filters.raters else [])
 
 
 filters = sidebar.current()
@@ -163,10 +202,11 @@ dims = load_dimensions(version, rubric)
 # the report computes (the page's own calls below then read them).
 guess = view.likely_dimension(st.session_state.get("agr_dimension"), dims)
 who_guess = st.session_state.get("agr_confusion_rater", ALL)
-likely = [] if guess is None else likely_loads(version, filters, rubric, guess, who_guess, comparison, coarse, level)
+loads = Loads(version, filters, rubric, comparison, coarse, level)
+likely = [] if guess is None else loads.likely(guess, who_guess)
 with st.spinner("Computing agreement with task-level intervals..."):
     try:
-        data = prefetch.alongside(partial(load, version, filters, rubric, comparison, coarse, level), *likely)
+        data = prefetch.alongside(loads.report, *likely)
     except ScaleError as e:
         st.error(md_escape(str(e)))
         st.stop()
@@ -213,7 +253,7 @@ table(
 # Shown on demand: a closed expander's table is still sent to the browser (16,000 rows for 200 raters).
 if st.toggle("Every coefficient in long form (value, interval, n, why undefined)", key="agr_long_form"):
     with st.spinner("Computing every rater's figures on every dimension..."):
-        every = load(version, filters, rubric, comparison, coarse, level, raters=True)["report"]
+        every = loads.report(raters=True)["report"]
     table(view.coefficient_table(every), f"agreement coefficients {rubric}", key="dl_coefficients")
 
 # --- per rater ---------------------------------------------------------------------------------------------
@@ -227,7 +267,7 @@ dimension = c2[0].selectbox(
     format_func=lambda d: visible(labels.get(d, d)),
 )
 with st.spinner("Computing each rater's intervals..."):
-    rated, rater_queries = load_raters(version, filters, rubric, (dimension,), comparison, coarse, level)
+    rated, rater_queries = loads.raters((dimension,))
 stats = view.rater_statistics(rated, rubric, dimension)
 if not stats:
     st.info(
@@ -241,7 +281,7 @@ else:
     )
     ceiling_rows = report.ceiling if comparison != "researcher_vs_researcher" else None
     # The team is every rater: the rows shown are the team's unless the rater filter narrows them.
-    team_rows = load_team(version, filters, rubric, dimension, comparison, coarse, level) if filters.raters else rated
+    team_rows = loads.team(dimension) if filters.raters else rated
     yard = team.yardsticks(team_rows, ceiling_rows, rubric, dimension, statistic, filters.raters)
     points = view.interval_frame(rated, rubric, dimension, statistic)
     m = st.columns(4)
@@ -275,7 +315,7 @@ else:
     )
     if st.toggle(f"Every {subject.lower()} on every dimension", key="agr_all_dimensions"):
         with st.spinner("Computing every rater's intervals on every dimension..."):
-            every = load_raters(version, filters, rubric, tuple(used), comparison, coarse, level)[0]
+            every = loads.raters(tuple(used))[0]
         table(every, f"{subjects} all dimensions {rubric}", key="dl_raters_all")
 
 # --- confusion matrix --------------------------------------------------------------------------------------
@@ -287,7 +327,7 @@ who = st.selectbox(
     format_func=lambda r: f"All {subjects}" if r == ALL else visible(r),
     key="agr_confusion_rater",
 )
-cm = load_confusion(version, filters, rubric, dimension, comparison, None if who == ALL else who, coarse)
+cm = loads.confusion(dimension, who)
 pairs = int(cm["n"].sum())
 st.caption(
     f"{pairs:,} pairs of ({subject.lower()}, {ref_title.lower()}) ratings of the same unit on "
@@ -313,7 +353,7 @@ else:
 # --- rater x rater -----------------------------------------------------------------------------------------
 st.subheader("Rater x rater agreement")
 pair_stat = st.selectbox("Cell value", list(view.PAIRWISE_STATS), format_func=view.label, key="agr_pair_statistic")
-pm = view.pairs_for(load_pairwise(version, filters, rubric, dimension, comparison, coarse, level), comparison)
+pm = view.pairs_for(loads.pairwise(dimension), comparison)
 if pm.empty:
     st.info(
         view.NO_IDS_HERE
@@ -355,7 +395,7 @@ if flagged:
         key="agr_paradox_dimension",
         format_func=lambda d: visible(labels.get(d, d)),
     )
-    diag = load_paradox(version, filters, rubric, pdim, comparison)
+    diag = loads.paradox(pdim)
     m3 = st.columns(3)
     m3[0].metric("Percent agreement", f"{diag.percent_agreement:.1%}")
     m3[1].metric("Cohen's kappa", "undefined" if pd.isna(diag.kappa) else f"{diag.kappa:.3f}")
@@ -369,9 +409,7 @@ if flagged:
 # --- rankings ----------------------------------------------------------------------------------------------
 ranking_dims = view.ranking_table(report, dims)
 ranked = tuple(sorted(set(dims.loc[dims["kind"] == "ranking", "dimension"]) & set(used)))
-ranking_raters = view.ranking_raters(
-    load_raters(version, filters, rubric, ranked, comparison, coarse, level)[0] if ranked else rated, rubric
-)
+ranking_raters = view.ranking_raters(loads.raters(ranked)[0] if ranked else rated, rubric)
 if not ranking_dims.empty or not ranking_raters.empty:
     st.subheader("Rankings")
     st.caption(
