@@ -271,13 +271,29 @@ def report_card(
 ) -> pd.DataFrame:
     """Per rubric dimension the contractor rated: exact, coarse agreement, kappa and mean difference with
     researchers (95% intervals, n), beside the team median and the researcher ceiling (CARD_COLUMNS)."""
-    team = team or team_figures(con, filters)
+    own = _own_agreement(con, contractor, filters, n_boot, seed)
+    return _card(con, own, contractor, team or team_figures(con, filters)) if len(own) else _card_of_nothing()
+
+
+def _own_agreement(
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters, n_boot: int, seed: int
+) -> pd.DataFrame:
+    """The contractor's rater_agreement rows with researchers (with intervals), kappa named per scale."""
     own = ag.rater_agreement(
         con, subject_filter(filters, contractor), "contractor_vs_researcher", n_boot=n_boot, seed=seed
     )
-    own = _with_kappa(own[own["rater_id"] == contractor])
+    return _with_kappa(own[own["rater_id"] == contractor])
+
+
+def _card_of_nothing() -> pd.DataFrame:
+    """The report card of a contractor without agreement rows."""
+    return pd.DataFrame(columns=list(CARD_COLUMNS))
+
+
+def _card(con: duckdb.DuckDBPyConnection, own: pd.DataFrame, contractor: str, team: TeamFigures) -> pd.DataFrame:
+    """report_card from the contractor's agreement rows (_own_agreement) and the team's figures."""
     if own.empty:
-        return pd.DataFrame(columns=list(CARD_COLUMNS))
+        return _card_of_nothing()
     med = tm.team_medians(team.contractors, CARD_STATS, (contractor,), "team_contractors")
     med = med.rename(columns={s: f"team_{s}" for s in CARD_STATS})
     ceiling = team.researchers[["rubric", "dimension", *CARD_STATS[:3], "n_tasks"]]
@@ -604,18 +620,34 @@ def durations(
 ) -> pd.DataFrame:
     """Per rubric: the contractor's submissions, median (and quartiles of) seconds per submission, the median
     of other contractors' medians, and the ratio of the two (below 1 = faster than the team)."""
-    cols = ["rubric", "submissions", "median_s", "q1_s", "q3_s", "team_median_s", "team_contractors", "ratio"]
+    own = _own_durations(con, contractor, filters)
+    return _durations_vs_team(own, contractor, team or team_figures(con, filters)) if len(own) else _times_of_nothing()
+
+
+DURATION_COLUMNS = ["rubric", "submissions", "median_s", "q1_s", "q3_s", "team_median_s", "team_contractors", "ratio"]
+
+
+def _own_durations(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> pd.DataFrame:
+    """The contractor's _durations rows (per rubric) under the filter."""
     own = _durations(con, subject_filter(filters, contractor))
-    own = own[own["rater_id"] == contractor]
+    return own[own["rater_id"] == contractor]
+
+
+def _times_of_nothing() -> pd.DataFrame:
+    """The durations table of a contractor without timed submissions."""
+    return pd.DataFrame(columns=DURATION_COLUMNS)
+
+
+def _durations_vs_team(own: pd.DataFrame, contractor: str, team: TeamFigures) -> pd.DataFrame:
+    """durations from the contractor's rows (_own_durations) and the team's."""
     if own.empty:
-        return pd.DataFrame(columns=cols)
-    team = team or team_figures(con, filters)
+        return _times_of_nothing()
     others = team.durations[team.durations["rater_id"] != contractor]
     med = others.groupby("rubric").agg(team_median_s=("median_s", "median"), team_contractors=("rater_id", "nunique"))
     out = own.merge(med.reset_index(), on="rubric", how="left")
     out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
     out["ratio"] = out["median_s"] / out["team_median_s"]
-    return out[cols].reset_index(drop=True)
+    return out[DURATION_COLUMNS].reset_index(drop=True)
 
 
 # --- rater effects -------------------------------------------------------------------------------------------
@@ -972,6 +1004,66 @@ def _span(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> 
     ).fetchall()[0]
 
 
+@dataclass(frozen=True)
+class OwnFigures:
+    """The part of one contractor's report that does not need the team's figures: its queries can run while the
+    team's do (the Feedback page runs them side by side; one after the other they took about 0.4 s more at 1M
+    tasks, bench/RESULTS.md session 24)."""
+
+    contractor: str
+    filters: Filters
+    n_boot: int
+    seed: int
+    max_cases: int
+    n_ratings: int
+    first_rating: dt.datetime | None
+    last_rating: dt.datetime | None
+    rubrics: tuple[str, ...]
+    agreement: pd.DataFrame  # _own_agreement: rater_agreement rows with intervals
+    by_task: pd.DataFrame  # _weekly_by_task: pairs per rubric, week and task
+    durations: pd.DataFrame  # _own_durations: per rubric
+    levels: pd.DataFrame  # levels_vs_researchers
+    disagreements: pd.DataFrame  # severe_cases
+
+    def made_for(self) -> tuple:
+        """What the figures were computed for: contractor, filter, n_boot, seed and max_cases."""
+        return self.contractor, self.filters, self.n_boot, self.seed, self.max_cases
+
+
+def own_figures(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    n_boot: int = 1000,
+    seed: int = 0,
+    max_cases: int = MAX_CASES,
+) -> OwnFigures:
+    """The contractor's own figures under the filter (rubric and dates; other raters are ignored); ValueError
+    when there is no contractor or they have no ratings under the filter."""
+    if not contractor:
+        raise ValueError("feedback_report needs a contractor id")
+    n, first, last = _span(con, contractor, filters)
+    if n == 0:
+        raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
+    rated = _rated_rubrics(con, contractor, filters)
+    return OwnFigures(
+        contractor=contractor,
+        filters=filters,
+        n_boot=n_boot,
+        seed=seed,
+        max_cases=max_cases,
+        n_ratings=int(n),
+        first_rating=first,
+        last_rating=last,
+        rubrics=rated,
+        agreement=_own_agreement(con, contractor, filters, n_boot, seed),
+        by_task=_weekly_by_task(con, contractor, filters),
+        durations=_own_durations(con, contractor, filters),
+        levels=levels_vs_researchers(con, contractor, filters),
+        disagreements=severe_cases(con, contractor, filters, rated, max_cases),
+    )
+
+
 def feedback_report(
     con: duckdb.DuckDBPyConnection,
     contractor: str,
@@ -980,35 +1072,34 @@ def feedback_report(
     n_boot: int = 1000,
     seed: int = 0,
     max_cases: int = MAX_CASES,
+    own: OwnFigures | None = None,
 ) -> FeedbackReport:
     """The contractor's whole feedback report under the filter (rubric and dates; other raters are ignored).
 
-    Pass `team` (from team_figures with the same filter) to reuse it across contractors."""
-    if not contractor:
-        raise ValueError("feedback_report needs a contractor id")
+    Pass `team` (from team_figures with the same filter) to reuse it across contractors, and `own` (own_figures
+    with the same contractor, filter, n_boot, seed and
+    max_cases) when it was computed beforehand."""
+    own = own or own_figures(con, contractor, filters, n_boot, seed, max_cases)
+    if own.made_for() != (contractor, filters, n_boot, seed, max_cases):
+        raise ValueError("feedback_report: `own` was computed for another contractor, filter, bootstrap or limit")
     team = team or team_figures(con, filters)
-    n, first, last = _span(con, contractor, filters)
-    if n == 0:
-        raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
-    rated = _rated_rubrics(con, contractor, filters)
-    card = report_card(con, contractor, filters, team, n_boot, seed)
-    by_task = _weekly_by_task(con, contractor, filters)
-    weekly = _weekly(by_task, contractor, team, n_boot, seed)
-    trend = _trend(by_task, n_boot, seed)
-    times = durations(con, contractor, filters, team)
+    card = _card(con, own.agreement, contractor, team)
+    weekly = _weekly(own.by_task, contractor, team, n_boot, seed)
+    trend = _trend(own.by_task, n_boot, seed)
+    times = _durations_vs_team(own.durations, contractor, team)
     return FeedbackReport(
         contractor_id=contractor,
         filters=filters,
-        rubrics=rated,
-        first_rating=first,
-        last_rating=last,
-        n_ratings=int(n),
+        rubrics=own.rubrics,
+        first_rating=own.first_rating,
+        last_rating=own.last_rating,
+        n_ratings=own.n_ratings,
         card=card,
         weekly=weekly,
         trend=trend,
-        levels=levels_vs_researchers(con, contractor, filters),
-        disagreements=severe_cases(con, contractor, filters, rated, max_cases),
-        effects=rater_effects(con, contractor, team, rated, card, trend, times),
+        levels=own.levels,
+        disagreements=own.disagreements,
+        effects=rater_effects(con, contractor, team, own.rubrics, card, trend, times),
         durations=times,
         highlights=highlights(card, trend, times),
         rules=broken_rules(contractor, team),

@@ -14,7 +14,7 @@ import streamlit as st
 
 from analytics import feedback, report
 from analytics.agreement import MIN_TASKS
-from ui import charts, sidebar, state
+from ui import charts, prefetch, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import number_columns, table
 from ui.text import md_escape, show_text, text_block
@@ -71,11 +71,21 @@ def load_default(version: tuple, filters) -> str | None:
     return feedback.default_contractor(state.cursor(), filters)
 
 
+@st.cache_data(max_entries=32, show_spinner="Computing the contractor's figures...")
+def load_own(version: tuple, filters, contractor: str) -> feedback.OwnFigures:
+    """The part of one contractor's report that does not need the team's figures."""
+    return feedback.own_figures(state.cursor(), contractor, filters)
+
+
 @st.cache_data(max_entries=32, show_spinner="Building the feedback report...")
 def load_report(version: tuple, filters, contractor: str) -> feedback.FeedbackReport:
-    """One contractor's report."""
-    team = load_team(version, feedback.team_filter(filters))
-    return feedback.feedback_report(state.cursor(), contractor, filters, team)
+    """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py)."""
+    team = prefetch.alongside(
+        lambda: load_team(version, feedback.team_filter(filters)), lambda: load_own(version, filters, contractor)
+    )
+    return feedback.feedback_report(
+        state.cursor(), contractor, filters, team, own=load_own(version, filters, contractor)
+    )
 
 
 def pick_contractor(contractors: list[str], filters) -> str:

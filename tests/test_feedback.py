@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analytics import disagreements as dis
@@ -327,6 +328,28 @@ def test_markdown_snapshot(rep):
 def test_report_needs_a_contractor(store):
     with pytest.raises(ValueError, match="contractor id"):
         fb.feedback_report(store, "")
+    with pytest.raises(ValueError, match="contractor id"):
+        fb.own_figures(store, "")
+
+
+def test_own_figures_computed_beforehand_give_the_same_report(store, rep):
+    """The Feedback page computes a contractor's own figures while the team's compute, then joins them: the
+    report is the one computed in one go, and own figures of another contractor or filter are refused."""
+    team = fb.team_figures(store)
+    joined = fb.feedback_report(store, "c1", team=team, own=fb.own_figures(store, "c1"))
+    for field in dataclasses.fields(fb.FeedbackReport):
+        a, b = getattr(joined, field.name), getattr(rep, field.name)
+        if isinstance(a, pd.DataFrame):
+            pd.testing.assert_frame_equal(a, b, check_dtype=False)
+        else:
+            assert a == b, field.name
+    later = Filters(date_from=dt.date(2026, 3, 9))
+    with pytest.raises(ValueError, match="another contractor, filter"):
+        fb.feedback_report(store, "c1", later, team, own=fb.own_figures(store, "c1"))
+    with pytest.raises(ValueError, match="another contractor, filter"):
+        fb.feedback_report(store, "c1", team=team, n_boot=0, own=fb.own_figures(store, "c1"))
+    with pytest.raises(ValueError, match="no ratings"):
+        fb.own_figures(store, "r1")
     assert math.isnan(iv.percentile(np.empty(0))[0])
 
 

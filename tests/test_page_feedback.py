@@ -3,8 +3,10 @@ weekly and level charts, the disagreements as plain text, and the three download
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -155,3 +157,41 @@ def test_disagreements_page_hands_the_contractor_over(app_store):
     assert not at.exception, at.exception
     assert at.title[0].value == "Feedback"
     assert at.selectbox(key="fb_contractor").value == contractor
+
+
+def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store, monkeypatch):
+    """After a date change the chosen contractor's own figures are computed in the prefetch thread while the
+    team's are computed in the page's (ui/prefetch.py), each once, and the card shown is the API's report card."""
+    at = app_test(PAGE)
+    at.selectbox(key="fb_contractor").select("c06").run()
+    calls: list[tuple[str, object, str]] = []
+
+    def spy(name: str, subject):
+        original = getattr(fb, name)
+
+        def run(*args, **kwargs):
+            calls.append((name, subject(args), threading.current_thread().name))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(fb, name, run)
+
+    spy("own_figures", lambda args: (args[1], args[2]))  # (con, contractor, filters, ...)
+    spy("team_figures", lambda args: args[1])  # (con, filters, researchers)
+    low, high = at.sidebar.date_input(key="f_dates").value
+    later = low + dt.timedelta(days=(high - low).days // 4)
+    at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
+    assert not at.exception, at.exception
+    assert sorted(name for name, *_ in calls) == ["own_figures", "team_figures"], calls
+    (own,) = [(subject, thread) for name, subject, thread in calls if name == "own_figures"]
+    (team,) = [(subject, thread) for name, subject, thread in calls if name == "team_figures"]
+    (contractor, filters), own_thread = own
+    assert contractor == "c06" and filters.date_from == later  # (the last day selected is an open end)
+    assert own_thread.startswith("concord-warm") and not team[1].startswith("concord-warm"), calls
+    con = store.open_store(app_store)
+    card = fb.report_card(con, "c06", filters)
+    con.close()
+    rubric = at.selectbox(key="fb_rubric").value
+    expected = card[card["rubric"] == rubric]
+    shown = _card(at)
+    assert shown["n"].tolist() == expected["n"].tolist()
+    assert shown["exact_agreement"].round(6).tolist() == expected["exact_agreement"].round(6).tolist()
