@@ -55,3 +55,17 @@ def test_the_app_serialises_charts_without_the_schema_check():
     with pytest.raises(alt.utils.schemapi.SchemaValidationError):
         unchecked.to_dict(validate=True)
     assert unchecked.mark is bad.mark
+
+
+@pytest.mark.parametrize(
+    "channel, then, otherwise, value_class",
+    [("color", "white", "black", alt.ColorValue), ("stroke", "#e45756", None, alt.StrokeValue)]
+    + [("strokeWidth", 2, 0, alt.StrokeWidthValue)],
+)
+def test_when_writes_the_spec_alt_condition_writes(channel, then, otherwise, value_class):
+    """ui.charts.when (a conditional fixed value built without a schema check) gives the encoding alt.condition
+    gives."""
+    base = alt.Chart(alt.Data(values=[{"a": 1, "d": True}])).mark_rect().encode(x="a:Q")
+    expected = base.encode(**{channel: alt.condition("datum.d", alt.value(then), alt.value(otherwise))})
+    got = base.encode(**{channel: charts.when("datum.d", then, otherwise, value_class)})
+    assert got.to_dict(validate=True)["encoding"][channel] == expected.to_dict()["encoding"][channel]

@@ -44,6 +44,13 @@ def legend(columns: int, orient: Literal["top", "bottom"] = "bottom", **kwargs) 
     )
 
 
+def when(test: str, then: object, otherwise: object, channel: type = alt.ColorValue):
+    """A channel's fixed value `then` where the Vega expression `test` holds, else `otherwise`: the spec
+    alt.condition writes, built without the schema check alt.condition runs on its dict (7-10 ms a call against
+    0.1 ms; four calls on each Agreement rerun). `channel` is the channel's value class (alt.StrokeValue, ...)."""
+    return channel(otherwise, condition={"test": test, "value": then})
+
+
 def tip(field: str, title: str | None = None, **kwargs) -> alt.Tooltip:
     """A tooltip entry titled with its column's readable name (ui.tables.column_label) unless `title` says."""
     return alt.Tooltip(field, title=title or column_label(field.split(":")[0]), **kwargs)
@@ -192,7 +199,7 @@ def rater_level_heatmap(df: pd.DataFrame, title: str) -> alt.LayerChart:
     )
     text = base.mark_text(fontSize=10).encode(
         text=alt.Text("n:Q"),
-        color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")),
+        color=when("datum.share > 0.5", "white", "black"),
     )
     return (cells + text).properties(height=alt.Step(18))
 
@@ -327,8 +334,8 @@ def confusion_heatmap(df: pd.DataFrame, title: str, subject: str, reference: str
     base = alt.Chart(df).encode(x=x, y=y)
     cells = base.mark_rect().encode(
         color=alt.Color("n:Q", title="Pairs", scale=alt.Scale(scheme="blues")),
-        stroke=alt.condition("datum.diagonal", alt.value("#e45756"), alt.value(None)),
-        strokeWidth=alt.condition("datum.diagonal", alt.value(2), alt.value(0)),
+        stroke=when("datum.diagonal", "#e45756", None, alt.StrokeValue),
+        strokeWidth=when("datum.diagonal", 2, 0, alt.StrokeWidthValue),
         tooltip=[
             alt.Tooltip("subject_level:N", title=subject),
             alt.Tooltip("reference_level:N", title=reference),
@@ -338,7 +345,7 @@ def confusion_heatmap(df: pd.DataFrame, title: str, subject: str, reference: str
     )
     text = base.mark_text(fontSize=12).encode(
         text="n:Q",
-        color=alt.condition("datum.row_share > 0.5", alt.value("white"), alt.value("black")),
+        color=when("datum.row_share > 0.5", "white", "black"),
     )
     return (cells + text).properties(title=title, width=alt.Step(56), height=alt.Step(36))
 
@@ -372,9 +379,7 @@ def pairwise_heatmap(
         ],
     )
     dark = f"abs(datum.{value}) > 0.6"  # `value` is one of the pairwise statistics' names, not user text
-    text = base.mark_text(fontSize=9).encode(
-        text="n:Q", color=alt.condition(dark, alt.value("white"), alt.value("#333333"))
-    )
+    text = base.mark_text(fontSize=9).encode(text="n:Q", color=when(dark, "white", "#333333"))
     return (
         (cells + text)
         .properties(title=title, width=alt.Step(step), height=alt.Step(step))
