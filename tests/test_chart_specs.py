@@ -69,3 +69,21 @@ def test_when_writes_the_spec_alt_condition_writes(channel, then, otherwise, val
     expected = base.encode(**{channel: alt.condition("datum.d", alt.value(then), alt.value(otherwise))})
     got = base.encode(**{channel: charts.when("datum.d", then, otherwise, value_class)})
     assert got.to_dict(validate=True)["encoding"][channel] == expected.to_dict()["encoding"][channel]
+
+
+def test_layer_sets_the_shared_frame_once():
+    """ui.charts.layer gives the spec alt.layer gives when the charts draw one frame, and with another chart's own
+    data beside it the frame goes on the layer while that chart keeps its own."""
+    import pandas as pd
+
+    df, other = pd.DataFrame({"a": [1, 2], "b": [3, 4]}), pd.DataFrame({"x": [0.5]})
+
+    def parts():
+        base = alt.Chart(df)
+        return base.mark_point().encode(x="a:Q", y="b:Q"), base.mark_line().encode(x="a:Q", y="b:Q")
+
+    assert charts.layer(*parts()).to_dict(validate=True) == alt.layer(*parts()).to_dict()
+    mixed = charts.layer(*parts(), alt.Chart(other).mark_rule().encode(x="x:Q")).to_dict(validate=True)
+    assert mixed["data"] == alt.layer(*parts()).to_dict()["data"]
+    assert ["data" in c for c in mixed["layer"]] == [False, False, True]
+    assert mixed["layer"][2]["data"] != mixed["data"]

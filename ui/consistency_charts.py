@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import legend, tip, title_lines, with_rubric_titles
+from ui.charts import layer, legend, tip, title_lines, with_rubric_titles
 
 STANDING = alt.Scale(domain=["flagged", "within the team", "small n"], range=["#d62728", "#4c78a8", "#9e9e9e"])
 PERCENT = alt.Axis(format="%")
@@ -37,7 +37,7 @@ def rule_rates(rules: pd.DataFrame) -> alt.TopLevelMixin:
             alt.Tooltip("n_checked:Q", title="checked"),
         ],
     )
-    return alt.layer(bars, points).properties(title="Rules by violation rate (every role)", height=alt.Step(22))
+    return layer(bars, points).properties(title="Rules by violation rate (every role)", height=alt.Step(22))
 
 
 def rater_rates(raters: pd.DataFrame, rule_id: str) -> alt.TopLevelMixin:
@@ -80,7 +80,7 @@ def rater_rates(raters: pd.DataFrame, rule_id: str) -> alt.TopLevelMixin:
         .mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#555")
         .encode(x="rate:Q", tooltip=[tip("label", "team")])
     )
-    return alt.layer(bars, points, line).properties(title=title_lines(f"Contractors on {rule_id}"), height=alt.Step(16))
+    return layer(bars, points, line).properties(title=title_lines(f"Contractors on {rule_id}"), height=alt.Step(16))
 
 
 def weekly_share(weekly: pd.DataFrame) -> alt.TopLevelMixin:
@@ -114,4 +114,4 @@ def weekly_share(weekly: pd.DataFrame) -> alt.TopLevelMixin:
             ],
         )
     )
-    return alt.layer(band, line).properties(title="Share of submissions breaking a rubric rule, per week")
+    return layer(band, line).properties(title="Share of submissions breaking a rubric rule, per week")

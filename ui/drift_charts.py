@@ -6,7 +6,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import legend, tip
+from ui.charts import layer, legend, tip
 
 LINES = alt.Scale(domain=["contractor", "team"], range=["#d62728", "#9e9e9e"])
 
@@ -74,7 +74,7 @@ def alert_panels(
         .encode(x="week:T", tooltip=[tip("week:T", "guideline change"), tip("note")])
     )
     return (
-        alt.layer(lines, alert, marked)
+        layer(lines, alert, marked)
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("panel:N", title=None, header=alt.Header(labelLimit=300)), columns=2)
         .properties(title=title)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import LABEL_LIMIT, legend, tip
+from ui.charts import LABEL_LIMIT, layer, legend, tip
 
 WHO_COLORS = alt.Scale(
     domain=["This contractor", "Team median", "Researchers with each other"],
@@ -99,7 +99,7 @@ def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.Lay
             ],
         )
     )
-    return (interval + ticks + points).properties(height=alt.Step(22))
+    return layer(interval, ticks, points).properties(height=alt.Step(22))
 
 
 def weekly_agreement(weekly: pd.DataFrame) -> alt.LayerChart:
@@ -137,4 +137,4 @@ def weekly_agreement(weekly: pd.DataFrame) -> alt.LayerChart:
             ],
         )
     )
-    return (interval + team + line + points).properties(height=320)
+    return layer(interval, team, line, points).properties(height=320)

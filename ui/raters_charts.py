@@ -6,7 +6,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import legend, tip, title_lines
+from ui.charts import layer, legend, tip, title_lines
 from ui.consistency_charts import STANDING
 
 PANEL_WIDTH = 240  # pixels per small multiple: two (with their dimension labels) fit a laptop window
@@ -34,7 +34,7 @@ def effect_grid(grid: pd.DataFrame) -> alt.TopLevelMixin:
         .mark_text(color="white", fontWeight="bold")
         .encode(text=alt.Text("n_flagged:Q"))
     )
-    return alt.layer(cells, counts).properties(
+    return layer(cells, counts).properties(
         title="Who shows which effect (number of dimensions flagged)", height=alt.Step(18)
     )
 
@@ -115,4 +115,4 @@ def model_vs_agreement(df: pd.DataFrame, title: str) -> alt.TopLevelMixin:
         .mark_line(strokeDash=[6, 4], color="gray")
         .encode(x="x:Q", y="y:Q")
     )
-    return alt.layer(diagonal, bars, points).properties(title=title_lines(title), width=420, height=360)
+    return layer(diagonal, bars, points).properties(title=title_lines(title), width=420, height=360)
