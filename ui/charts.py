@@ -229,12 +229,12 @@ def position_bias(df: pd.DataFrame, title: str) -> alt.LayerChart:
         x=alt.X(
             "ci_low:Q", title="Share where the option shown first was rated better", scale=alt.Scale(domain=[0, 1])
         ),
-        x2="ci_high:Q",
+        x2=alt.X2("ci_high:Q"),
         color=color,
     )
     points = base.mark_point(filled=True, size=60).encode(
         y=y,
-        x="share_first_better:Q",
+        x=alt.X("share_first_better:Q"),
         color=color,
         shape=alt.Shape("pooled:N", legend=None),  # the pooled rows are labelled "All contractors" etc.
         tooltip=[
@@ -249,7 +249,7 @@ def position_bias(df: pd.DataFrame, title: str) -> alt.LayerChart:
             tip("ci_high:Q", "95% high", format=".1%"),
         ],
     )
-    half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4], color="gray").encode(x="x:Q")
+    half = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4], color="gray").encode(x=alt.X("x:Q"))
     # The title goes on the layer: Vega-Lite drops a title set on one of its layers.
     return layer(bars, points, half).properties(title=title, height=alt.Step(20))
 
@@ -283,12 +283,12 @@ def rater_intervals(df: pd.DataFrame, yardsticks: pd.DataFrame, title: str, x_ti
     bars = base.mark_rule(strokeWidth=2).encode(
         y=y,
         x=alt.X("ci_low:Q", title=x_title),
-        x2="ci_high:Q",
+        x2=alt.X2("ci_high:Q"),
         color=alt.Color("sample:N", scale=SAMPLE_COLORS, legend=None),
     )
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         y=y,
-        x="value:Q",
+        x=alt.X("value:Q"),
         color=alt.Color("sample:N", scale=SAMPLE_COLORS, title="Sample"),
         tooltip=[
             tip("rater_id"),
@@ -304,7 +304,7 @@ def rater_intervals(df: pd.DataFrame, yardsticks: pd.DataFrame, title: str, x_ti
         alt.Chart(yardsticks)
         .mark_rule(strokeDash=[6, 4], strokeWidth=2)
         .encode(
-            x="value:Q",
+            x=alt.X("value:Q"),
             color=alt.Color("reference:N", scale=YARDSTICK_COLORS, title="Yardstick"),
             tooltip=[tip("reference", "yardstick"), tip("value:Q", format=".3f"), tip("basis")],
         )
@@ -313,9 +313,9 @@ def rater_intervals(df: pd.DataFrame, yardsticks: pd.DataFrame, title: str, x_ti
         alt.Chart(yardsticks.iloc[[i]].assign(text=f"{row.reference} {row.value:.2f}"))
         .mark_text(align="center", dy=-4 - 14 * i, baseline="bottom", fontSize=11, fontWeight="bold")
         .encode(
-            x="value:Q",
+            x=alt.X("value:Q"),
             y=alt.YValue(0),
-            text="text:N",
+            text=alt.Text("text:N"),
             color=alt.Color("reference:N", scale=YARDSTICK_COLORS, legend=None),
         )
         for i, row in enumerate(yardsticks.itertuples())
@@ -358,7 +358,7 @@ def confusion_heatmap(df: pd.DataFrame, title: str, subject: str, reference: str
         ],
     )
     text = base.mark_text(fontSize=12).encode(
-        text="n:Q",
+        text=alt.Text("n:Q"),
         color=when("datum.row_share > 0.5", "white", "black"),
     )
     return layer(cells, text).properties(title=title, width=alt.Step(56), height=alt.Step(36))
@@ -393,7 +393,7 @@ def pairwise_heatmap(
         ],
     )
     dark = f"abs(datum.{value}) > 0.6"  # `value` is one of the pairwise statistics' names, not user text
-    text = base.mark_text(fontSize=9).encode(text="n:Q", color=when(dark, "white", "#333333"))
+    text = base.mark_text(fontSize=9).encode(text=alt.Text("n:Q"), color=when(dark, "white", "#333333"))
     return (
         layer(cells, text)
         .properties(title=title, width=alt.Step(step), height=alt.Step(step))
@@ -431,7 +431,7 @@ def quick_chart(df: pd.DataFrame, x: str, y: str | None, color: str | None, mark
     enc = {
         "x": alt.X(encoding(x), title=x),
         "y": alt.Y(encoding(y), title=y) if y else alt.Y("count():Q", title="rows"),
-        "tooltip": [c for c in (x, y, color) if c],
+        "tooltip": [alt.Tooltip(c) for c in (x, y, color) if c],
     }
     if color:
         enc["color"] = alt.Color(encoding(color), title=color)

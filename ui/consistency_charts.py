@@ -20,12 +20,12 @@ def rule_rates(rules: pd.DataFrame) -> alt.TopLevelMixin:
     bars = base.mark_rule(strokeWidth=2).encode(
         y=y,
         x=alt.X("rate_ci_low:Q", title="Share of checked submissions breaking the rule", axis=PERCENT),
-        x2="rate_ci_high:Q",
+        x2=alt.X2("rate_ci_high:Q"),
         color=alt.Color("rubric_title:N", legend=None),
     )
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         y=y,
-        x="rate:Q",
+        x=alt.X("rate:Q"),
         color=alt.Color("rubric_title:N", title="Rubric", legend=legend(2)),
         tooltip=[
             tip("rule_id", "rule"),
@@ -56,12 +56,12 @@ def rater_rates(raters: pd.DataFrame, rule_id: str) -> alt.TopLevelMixin:
     bars = base.mark_rule(strokeWidth=2).encode(
         y=y,
         x=alt.X("rate_ci_low:Q", title="Share of this contractor's checked submissions breaking it", axis=PERCENT),
-        x2="rate_ci_high:Q",
+        x2=alt.X2("rate_ci_high:Q"),
         color=color,
     )
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         y=y,
-        x="rate:Q",
+        x=alt.X("rate:Q"),
         color=color,
         tooltip=[
             tip("rater_id", "contractor"),
@@ -78,7 +78,7 @@ def rater_rates(raters: pd.DataFrame, rule_id: str) -> alt.TopLevelMixin:
     line = (
         alt.Chart(team)
         .mark_rule(strokeDash=[6, 4], strokeWidth=2, color="#555")
-        .encode(x="rate:Q", tooltip=[tip("label", "team")])
+        .encode(x=alt.X("rate:Q"), tooltip=[tip("label", "team")])
     )
     return layer(bars, points, line).properties(title=title_lines(f"Contractors on {rule_id}"), height=alt.Step(16))
 
@@ -94,7 +94,7 @@ def weekly_share(weekly: pd.DataFrame) -> alt.TopLevelMixin:
         .encode(
             x=x,
             y=alt.Y("share_ci_low:Q", title="Submissions breaking a rule", axis=PERCENT),
-            y2="share_ci_high:Q",
+            y2=alt.Y2("share_ci_high:Q"),
             color=color,
         )
     )
@@ -103,7 +103,7 @@ def weekly_share(weekly: pd.DataFrame) -> alt.TopLevelMixin:
         .mark_line(point=True)
         .encode(
             x=x,
-            y="share:Q",
+            y=alt.Y("share:Q"),
             color=color,
             tooltip=[
                 alt.Tooltip("week:T", title="week of"),

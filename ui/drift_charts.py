@@ -66,12 +66,12 @@ def alert_panels(
     alert = (
         base.transform_filter(alt.datum.kind == "alert")
         .mark_rule(color="#d62728", strokeWidth=2)
-        .encode(x="week:T", tooltip=[tip("evidence")])
+        .encode(x=alt.X("week:T"), tooltip=[tip("evidence")])
     )
     marked = (
         base.transform_filter(alt.datum.kind == "mark")
         .mark_rule(color="gray", strokeDash=[4, 4])
-        .encode(x="week:T", tooltip=[tip("week:T", "guideline change"), tip("note")])
+        .encode(x=alt.X("week:T"), tooltip=[tip("week:T", "guideline change"), tip("note")])
     )
     return (
         layer(lines, alert, marked)

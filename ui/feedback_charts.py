@@ -65,7 +65,9 @@ def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.Lay
     interval = (
         base.transform_filter("datum.who == 'This contractor'")
         .mark_rule(strokeWidth=2)
-        .encode(y=y, x=alt.X("ci_low:Q", scale=alt.Scale(domain=[lo, hi]), title=label), x2="ci_high:Q", color=color)
+        .encode(
+            y=y, x=alt.X("ci_low:Q", scale=alt.Scale(domain=[lo, hi]), title=label), x2=alt.X2("ci_high:Q"), color=color
+        )
     )
     ticks = (
         base.transform_filter("datum.who != 'This contractor'")
@@ -111,7 +113,7 @@ def weekly_agreement(weekly: pd.DataFrame) -> alt.LayerChart:
     interval = (
         alt.Chart(df)
         .mark_rule(strokeWidth=8, opacity=0.3, color="#4c78a8")
-        .encode(x=x, y=alt.Y("ci_low:Q", scale=y_scale, title="Exact agreement"), y2="ci_high:Q")
+        .encode(x=x, y=alt.Y("ci_low:Q", scale=y_scale, title="Exact agreement"), y2=alt.Y2("ci_high:Q"))
     )
     team = (
         alt.Chart(df)

@@ -48,12 +48,12 @@ def contractor_effects(rows: pd.DataFrame, title: str) -> alt.TopLevelMixin:
     bars = base.mark_rule(strokeWidth=2).encode(
         y=y,
         x=alt.X("estimate_ci_low:Q", title=x_title, scale=alt.Scale(zero=False)),
-        x2="estimate_ci_high:Q",
+        x2=alt.X2("estimate_ci_high:Q"),
         color=alt.Color("standing:N", scale=STANDING, legend=None),
     )
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         y=y,
-        x="estimate:Q",
+        x=alt.X("estimate:Q"),
         color=alt.Color("standing:N", scale=STANDING, title="Standing", legend=legend(3)),
         tooltip=[
             tip("effect_title", "effect"),
@@ -69,7 +69,7 @@ def contractor_effects(rows: pd.DataFrame, title: str) -> alt.TopLevelMixin:
         ],
     )
     team = base.mark_tick(color="black", thickness=2, size=14).encode(
-        y=y, x="team_value:Q", tooltip=[alt.Tooltip("team_value:Q", format=".3f", title="team (without them)")]
+        y=y, x=alt.X("team_value:Q"), tooltip=[alt.Tooltip("team_value:Q", format=".3f", title="team (without them)")]
     )
     return (
         alt.layer(bars, points, team, data=rows)
@@ -95,11 +95,13 @@ def model_vs_agreement(df: pd.DataFrame, title: str) -> alt.TopLevelMixin:
     unit = alt.Scale(domain=[0, 1])
     x = alt.X("exact_agreement:Q", title="Exact agreement with researchers (shared tasks)", scale=unit)
     bars = base.mark_rule(strokeWidth=2, opacity=0.6).encode(
-        x=x, y=alt.Y("accuracy_ci_low:Q", title="Model accuracy (all tasks)", scale=unit), y2="accuracy_ci_high:Q"
+        x=x,
+        y=alt.Y("accuracy_ci_low:Q", title="Model accuracy (all tasks)", scale=unit),
+        y2=alt.Y2("accuracy_ci_high:Q"),
     )
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         x=x,
-        y="accuracy:Q",
+        y=alt.Y("accuracy:Q"),
         tooltip=[
             tip("rater_name", "contractor"),
             alt.Tooltip("accuracy:Q", format=".3f", title="model accuracy"),
@@ -113,6 +115,6 @@ def model_vs_agreement(df: pd.DataFrame, title: str) -> alt.TopLevelMixin:
     diagonal = (
         alt.Chart(pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, 1.0]}))
         .mark_line(strokeDash=[6, 4], color="gray")
-        .encode(x="x:Q", y="y:Q")
+        .encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
     )
     return layer(diagonal, bars, points).properties(title=title_lines(title), width=420, height=360)
