@@ -1006,9 +1006,8 @@ def _span(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> 
 
 @dataclass(frozen=True)
 class OwnFigures:
-    """The part of one contractor's report that does not need the team's figures: its queries can run while the
-    team's do (the Feedback page runs them side by side: its rerun after a date change at 1M tasks went from a
-    median 2.00 s to 1.78 s, bench/RESULTS.md session 24)."""
+    """The part of one contractor's report that does not need the team's figures, so that its queries can run
+    while the team's do: the Feedback page runs them side by side (bench/RESULTS.md, session 24)."""
 
     contractor: str
     filters: Filters
@@ -1077,8 +1076,7 @@ def feedback_report(
     """The contractor's whole feedback report under the filter (rubric and dates; other raters are ignored).
 
     Pass `team` (from team_figures with the same filter) to reuse it across contractors, and `own` (own_figures
-    with the same contractor, filter, n_boot, seed and
-    max_cases) when it was computed beforehand."""
+    with the same contractor, filter, n_boot, seed and max_cases) when it was computed beforehand."""
     own = own or own_figures(con, contractor, filters, n_boot, seed, max_cases)
     if own.made_for() != (contractor, filters, n_boot, seed, max_cases):
         raise ValueError("feedback_report: `own` was computed for another contractor, filter, bootstrap or limit")

@@ -6,7 +6,7 @@ at 1M tasks the page took a median 2.13 s with them one after the other and 1.82
 session 23). The likely loaders run one after the other in a single thread: each in a thread of its own (four
 queries at once on 2 cores) slowed the report from 0.8 s to 1.4 s and gained nothing. On the Feedback page the
 team's figures are `main` and the chosen contractor's own figures the likely loader: after a date change at 1M
-tasks the page took a median 2.00 s with them one after the other and 1.78 s this way (session 24)."""
+tasks the page took a median 1.98 s with them one after the other and 1.78 s this way (session 24)."""
 
 from __future__ import annotations
 
