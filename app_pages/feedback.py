@@ -8,6 +8,7 @@ Other contractors appear only as medians. Every piece of submission or note text
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -80,12 +81,9 @@ def load_own(version: tuple, filters, contractor: str) -> feedback.OwnFigures:
 @st.cache_data(max_entries=32, show_spinner="Building the feedback report...")
 def load_report(version: tuple, filters, contractor: str) -> feedback.FeedbackReport:
     """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py)."""
-    team = prefetch.alongside(
-        lambda: load_team(version, feedback.team_filter(filters)), lambda: load_own(version, filters, contractor)
-    )
-    return feedback.feedback_report(
-        state.cursor(), contractor, filters, team, own=load_own(version, filters, contractor)
-    )
+    own = partial(load_own, version, filters, contractor)  # one argument list for the prefetch and the join
+    team = prefetch.alongside(partial(load_team, version, feedback.team_filter(filters)), own)
+    return feedback.feedback_report(state.cursor(), contractor, filters, team, own=own())
 
 
 def pick_contractor(contractors: list[str], filters) -> str:
