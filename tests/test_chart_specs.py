@@ -27,22 +27,28 @@ def schema_errors(spec: dict) -> str | None:
     return None if error is None else str(error)[:2000]
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_every_chart_a_page_sends_is_valid_vega_lite(app_store, page, monkeypatch):
-    """...and the page builds its charts from channel objects: Altair turns a shorthand string or a dict given to
-    encode() into a channel through from_dict, which rebuilds its table of every schema class on each call (4-10
-    ms a call in altair 6.3; ui.charts.when and typed channels such as alt.X("value:Q") instead)."""
-    converted = []
+@pytest.fixture
+def from_dict_calls(monkeypatch) -> list[int]:
+    """A list that grows by one each time Altair converts a dict or shorthand string through from_dict."""
+    calls: list[int] = []
     original = alt.utils.schemapi._FromDict.__init__
 
     def count(self, *args, **kwargs):
-        converted.append(1)
+        calls.append(1)
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(alt.utils.schemapi._FromDict, "__init__", count)
+    return calls
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_chart_a_page_sends_is_valid_vega_lite(app_store, page, from_dict_calls):
+    """Every chart a page sends is valid Vega-Lite, and the page builds it from channel objects: Altair turns a shorthand string or a dict given to
+    encode() into a channel through from_dict, which rebuilds its table of every schema class on each call (4-10
+    ms a call in altair 6.3; ui.charts.when and typed channels such as alt.X("value:Q") instead)."""
     at = app_test(f"app_pages/{page}.py")
     assert not at.exception, [e.message for e in at.exception]
-    assert not converted, f"the {page} page's charts went through Altair's from_dict {len(converted)} times"
+    assert not from_dict_calls, f"the {page} page's charts went through Altair's from_dict {len(from_dict_calls)} times"
     specs = chart_specs(at)
     for spec in specs:
         assert schema_errors(spec) is None, (page, spec.get("title"), schema_errors(spec))
@@ -69,15 +75,13 @@ def test_the_app_serialises_charts_without_the_schema_check():
     assert unchecked.mark is bad.mark
 
 
-def test_a_quick_chart_is_built_from_channel_objects(monkeypatch):
+def test_a_quick_chart_is_built_from_channel_objects(from_dict_calls):
     """The Explore page's chart of a query result: no channel goes through Altair's from_dict either."""
     import pandas as pd
 
-    converted = []
-    monkeypatch.setattr(alt.utils.schemapi._FromDict, "__init__", lambda self, *a: converted.append(1))
     df = pd.DataFrame({"n": [1, 2], "rubric": ["a", "b"], "day": pd.to_datetime(["2026-01-01", "2026-01-02"])})
     chart = charts.quick_chart(df, "day", "n", "rubric", "line")
-    assert not converted
+    assert not from_dict_calls
     assert schema_errors(chart.to_dict()) is None
 
 

@@ -72,7 +72,7 @@ def contractor_effects(rows: pd.DataFrame, title: str) -> alt.TopLevelMixin:
         y=y, x=alt.X("team_value:Q"), tooltip=[alt.Tooltip("team_value:Q", format=".3f", title="team (without them)")]
     )
     return (
-        alt.layer(bars, points, team, data=rows)
+        layer(bars, points, team)
         .properties(width=PANEL_WIDTH, height=alt.Step(18))
         .facet(
             facet=alt.Facet(
