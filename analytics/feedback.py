@@ -329,7 +329,7 @@ def _dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...
 def weekly_pairs_query(sides: pr.Sides, by_task: bool) -> Query:
     """Pairs of the one pairing per rater, rubric and week of the subject's rating (and task, `by_task`): how
     many, how many agree exactly and how many on the coarse scale."""
-    head, params = pr.pair_ctes(sides, carry=("submitted_at",))
+    head, params = pr.pair_ctes(sides, carry=("submitted_at",), named=False)
     task_key, task_id, tasks = (", task_key", ", task_id", " JOIN task_keys USING (task_key)") if by_task else ("",) * 3
     # Pairs are counted per rater, dimension, week and confusion cell (on the integer keys), then each cell's
     # coarse agreement is read from its dimension's scale and the counts are named and summed per rubric. Only
@@ -486,7 +486,8 @@ def levels_vs_researchers(
 ) -> pd.DataFrame:
     """Per dimension, every level in scale order with the contractor's and the researchers' counts and shares,
     over the pairs on units both rated (side is "contractor" or "researcher")."""
-    head, params = pr.pair_ctes(pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher"))
+    sides = pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
+    head, params = pr.pair_ctes(sides, named=False)
     df = con.execute(
         f"""{head},
                  cells AS MATERIALIZED (SELECT dim_key, index_a, index_b, count(*) AS n FROM pairs GROUP BY ALL),

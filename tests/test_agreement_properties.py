@@ -406,11 +406,11 @@ def test_report_exposes_its_sql():
     """The report carries the named SQL it ran, with bound parameters (no values formatted in)."""
     report = agreement.agreement_report(load(_cvr_rows(5, 0), 5), Filters(raters=("c1",)), n_boot=0)
     assert {
-        "pairs_contractor_vs_researcher_by_rater",
+        "pairs_contractor_vs_researcher_by_rater_summed",  # no interval: the raters' cells summed in SQL
         "pairs_pooled_by_dimension",
         "pairs_ceiling_by_dimension",
     } <= set(report.sql)
-    sql = report.sql["pairs_contractor_vs_researcher_by_rater"]
+    sql = report.sql["pairs_contractor_vs_researcher_by_rater_summed"]
     assert "GROUP BY" in sql and "c1" not in sql
     among = agreement.agreement_report(load(_cvr_rows(5, 0), 5), Filters(), "among_contractors", n_boot=0).sql
     assert "GROUP BY" in among["task_value_patterns"]

@@ -85,6 +85,13 @@ def kept_equals_listed(con) -> None:
                     q = int(math.isqrt(sig.cells.shape[1]))
                     assert got[key].tasks == sig.tasks and got[key].n_units == sig.n_units, key
                     assert np.array_equal(got[key].table(q), sig.table(q)), key
+                if grain == "rater":  # summed per rater in SQL (point estimates): the same tables, tasks and units
+                    summed = pr.pair_signatures(con, sides, grain, q_of, summed=True)
+                    assert summed.keys() == want.keys(), filters
+                    for key, sig in want.items():
+                        assert summed[key].summed and not sig.summed
+                        assert (summed[key].tasks, summed[key].n_units) == (sig.tasks, sig.n_units), key
+                        assert np.array_equal(summed[key].table(len(LEVELS)), sig.table(len(LEVELS))), key
 
 
 @pytest.mark.parametrize(
@@ -160,6 +167,24 @@ def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_jo
             pd.testing.assert_frame_equal(kept.df(con), self_join.df(con), check_dtype=False)
 
 
+def test_pairs_on_their_keys_alone_are_the_named_pairs():
+    """pair_ctes(named=False) skips naming the kept pairs (no join of the key tables); every key column, carried
+    column and level is the named pairing's, under each filter."""
+    con = store.open_store(":memory:")
+    for name in FILES:
+        ingest_bytes(con, FILES[name], name)
+    cols = "rubric, dimension, task_key, dim_key, target_key, key_a, key_b, index_a, index_b, submitted_at_a"
+    for filters in (Filters(), Filters(raters=("c2",), date_to=pd.Timestamp("2026-03-12").date())):
+        sides = pr.comparison_sides(filters, "contractor_vs_researcher")
+        frames = []
+        for named in (True, False):
+            head, params = pr.pair_ctes(sides, carry=("submitted_at",), named=named)
+            assert ("JOIN task_keys" in head) == named
+            frames.append(con.execute(f"{head}\nSELECT {cols} FROM pairs ORDER BY ALL", params).df())
+        assert len(frames[0]) > 0
+        pd.testing.assert_frame_equal(frames[1], frames[0])
+
+
 def test_the_report_reads_kept_pairs_and_shows_that_sql():
     con = store.open_store(":memory:")
     for name in FILES:
@@ -168,6 +193,54 @@ def test_the_report_reads_kept_pairs_and_shows_that_sql():
     shown = [q.sql for q in report.queries if q.name.startswith("pairs_")]
     assert any("FROM reference_tasks" in sql for sql in shown)
     assert set(report.raters["rater_id"]) == {"c1", "c2", "c3"}
+
+
+@pytest.mark.parametrize("coarse", [False, True])
+def test_rater_rows_without_intervals_from_summed_cells_equal_those_from_task_signatures(demo, coarse):
+    """Without intervals, the per-rater rows of contractors against researchers come from their cells summed in
+    SQL (pairs.summed_query): every column equals the rows from the task signatures, on the demo's scales
+    (rankings with their item pairs, four targets, nominal and ordinal levels), under rubric, date and dimension
+    filters; with intervals the signatures are fetched as before."""
+    from analytics.agreement import report as rp
+
+    def by_signatures(*args, **kwargs):
+        return pair_set(*args, **{**kwargs, "summed": False})
+
+    pair_set = rp.pair_set
+    filters = [Filters(), Filters(date_from=pd.Timestamp("2026-03-02").date()), Filters(raters=("c01", "c02"))]
+    filters += [Filters(rubric=r) for r in ("preference_ranking", "instruction_following", "article_likert")]
+    filters += [Filters(rubric="answer_comparison", dimensions=("usefulness",))]
+    for f in filters:
+        log: list[Query] = []
+        got = agreement.rater_agreement(demo, f, "contractor_vs_researcher", coarse=coarse, n_boot=0, queries=log)
+        assert [q.name for q in log if q.name.startswith("pairs_")] == [
+            "pairs_contractor_vs_researcher_by_rater_summed"
+        ]
+        with mock.patch.object(rp, "pair_set", by_signatures):
+            want = agreement.rater_agreement(demo, f, "contractor_vs_researcher", coarse=coarse, n_boot=0)
+        assert not got.empty
+        pd.testing.assert_frame_equal(got, want)
+    log = []
+    agreement.rater_agreement(
+        demo, Filters(rubric="article_likert"), "contractor_vs_researcher", n_boot=20, queries=log
+    )
+    assert [q.name for q in log if q.name.startswith("pairs_")] == ["pairs_contractor_vs_researcher_by_rater"]
+
+
+def test_an_interval_is_refused_cells_summed_over_tasks(demo):
+    """A bootstrap resamples tasks: a group whose cells were summed in SQL has none to resample."""
+    from analytics.agreement import report as rp
+
+    key = ("answer_comparison", "usefulness")
+    scale = rp.scales(demo, Filters(rubric=key[0]), None, False, [])[key]
+    q = scale.full_size
+    summed = pr.Signatures(np.eye(q).reshape(1, -1), np.ones(1), 4, summed_tasks=3)
+    args = (scale, [("c01", *key)], [summed], [None])
+    with pytest.raises(ValueError, match="tasks apart"):
+        rp._pair_rows(*args, [100], 0, "researchers", rp.RATER_STATS)
+    base, coefs = rp._pair_rows(*args, [0], 0, "researchers", rp.RATER_STATS)[0]
+    assert (base["n_tasks"], base["n"], base["n_units"]) == (3, q, 4)
+    assert {c["statistic"]: c["value"] for c in coefs}["exact_agreement"] == 1.0
 
 
 def kept_values_equal_joined(con) -> None:

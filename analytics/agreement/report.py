@@ -586,6 +586,8 @@ def _pair_rows(
 ) -> list[tuple[dict, list]]:
     """Base cells and coefficients of groups of pairs sharing one scale (vectorised over the groups); with
     `delta`, groups of DELTA_MIN_TASKS or more get the delta method's interval."""
+    if any(b and sig is not None and sig.summed for b, sig in zip(boots, sigs, strict=True)):
+        raise ValueError("an interval needs the tasks apart: pair this group without `summed`")
     gs = _Groups.of(s, sigs)
     point, marginals = _points(s, gs)
     wanted = [name for name, _ in PAIR_CHECKS if name in stats]
@@ -673,11 +675,12 @@ class PairSet:
     taus: dict[tuple, tuple[np.ndarray, np.ndarray]]
 
 
-def pair_set(con, sides: pr.Sides, grain: str, scale_of: dict, queries: list) -> PairSet:
-    """Run the pairing and ranking queries of `sides` at `grain` and decode their signatures."""
+def pair_set(con, sides: pr.Sides, grain: str, scale_of: dict, queries: list, summed: bool = False) -> PairSet:
+    """Run the pairing and ranking queries of `sides` at `grain` and decode their signatures (`summed`: no
+    interval will resample them, pr.pair_signatures)."""
     scale_key = lambda key: key[-2:]  # noqa: E731  (every grain ends with rubric, dimension)
     q_of = lambda key: scale_of[scale_key(key)].full_size if scale_key(key) in scale_of else None  # noqa: E731
-    sigs = pr.pair_signatures(con, sides, grain, q_of, queries)
+    sigs = pr.pair_signatures(con, sides, grain, q_of, queries, summed=summed)
     if not any(s.kind == "ranking" for s in scale_of.values()):
         return PairSet(sigs, {})  # no ranking among the scales: no item pairs to order, the query is not run
     q_ranks = pr.ranking_query(sides, grain)
@@ -689,7 +692,8 @@ def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot
     """Rows of every subject rater (RATER_COLUMNS) and, with `long`, their coefficients in long form; intervals
     only for `boot_raters` (None: everyone)."""
     sides = pr.comparison_sides(filters, comparison)
-    ps = pair_set(con, sides, "rater", scale_of, queries)
+    no_interval = n_boot == 0 or (boot_raters is not None and not boot_raters)
+    ps = pair_set(con, sides, "rater", scale_of, queries, summed=no_interval)
     subjects = ct.rater_level_counts(con, sides.subject, queries)
     roles = subjects.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
     named = zip(*(subjects[c].tolist() for c in ("rater_id", "rubric", "dimension")), strict=True)
