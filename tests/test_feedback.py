@@ -218,6 +218,24 @@ def test_filters_restrict_dates_and_rubric(store):
         fb.feedback_report(store, "r1")  # a researcher is not a contractor
 
 
+def test_the_span_from_kept_rater_tasks_equals_the_ratings(demo):
+    """A report's number of ratings and first and last times come from the rater tasks kept at ingest; they are
+    what the ratings themselves give, for every contractor under rubric and date filters."""
+    contractors = [
+        r for (r,) in demo.execute("SELECT DISTINCT rater_id FROM ratings WHERE role = 'contractor'").fetchall()
+    ]
+    for f in (
+        Filters(),
+        Filters(date_from=dt.date(2026, 3, 10)),
+        Filters(rubric="answer_comparison", date_to=dt.date(2026, 3, 20)),
+    ):
+        for contractor in contractors:
+            where, params = fb.subject_filter(f, contractor).where()
+            sql = f"SELECT count(*), min(submitted_at), max(submitted_at) FROM ratings WHERE role = 'contractor' AND {where}"
+            assert fb._span(demo, contractor, f) == demo.execute(sql, params).fetchall()[0], (contractor, f)
+    assert fb._span(demo, "nobody", Filters()) == (0, None, None)
+
+
 def test_highlights_name_the_speed_and_no_fall_on_five_tasks(rep):
     text = " ".join(rep.highlights)
     assert "fell" not in text  # a fall over 3 + 2 tasks whose interval spans 0 is not news

@@ -78,6 +78,23 @@ def team_mean(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[float, floa
     return float(np.sum(w * raw[ok]) / np.sum(w)), float(1.0 / np.sum(w))
 
 
+def team_means_without_each(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[np.ndarray, np.ndarray]:
+    """team_mean of the others, for each estimate in turn (each left out of its own team): the means and their
+    variances, as arrays."""
+    n = len(raw)
+    ok = np.isfinite(raw) & np.isfinite(se) & (se > 0)
+    if not math.isfinite(tau2) or n < 2:
+        return np.full(n, np.nan), np.full(n, np.nan)
+    w = np.where(ok, 1.0 / (np.where(ok, se, 1.0) ** 2 + tau2), 0.0)
+    others = 1.0 - np.eye(n)  # sums over the others, not the total less one's own (a dominant weight cancels)
+    w_others = others @ w
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu = (others @ (w * np.where(ok, raw, 0.0))) / w_others
+        var = 1.0 / w_others
+    none = (others @ ok) == 0
+    return np.where(none, np.nan, mu), np.where(none, np.nan, var)
+
+
 def shrink_one(raw: float, se: float, mu: float, var_mu: float, tau2: float) -> tuple[float, float, float]:
     """The shrunk estimate and its 95% interval of one raw estimate toward a team of mean mu (variance var_mu)
     and between-rater variance tau2; the raw interval when there is no team to shrink toward."""
@@ -122,10 +139,10 @@ def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) 
         n_tasks = group["n_tasks"].to_numpy(dtype=int)
         sides = group["bad_side"].astype(str).tolist()
         tau2 = dersimonian_laird(raw, se)[2] if len(group) > 1 else math.nan
+        mus, var_mus = team_means_without_each(raw, se, tau2)
         for pos, i in enumerate(group.index):
-            others = np.arange(len(group)) != pos
-            mu, var_mu = team_mean(raw[others], se[others], tau2)
-            estimate, low, high = shrink_one(raw[pos], se[pos], mu, var_mu, tau2)
+            mu = float(mus[pos])
+            estimate, low, high = shrink_one(float(raw[pos]), float(se[pos]), mu, float(var_mus[pos]), tau2)
             values["estimate"][i], values["estimate_ci_low"][i], values["estimate_ci_high"][i] = estimate, low, high
             values["team_value"][i] = mu
             values["flagged"][i] = is_flagged(int(n_tasks[pos]), low, high, mu, sides[pos], margin)
