@@ -101,6 +101,14 @@ def test_team_means_without_each_are_team_mean_of_the_others(raw, se):
     assert np.isnan(shrink.team_means_without_each(raw_a, se_a, math.nan)[0]).all()
 
 
+def test_sums_over_the_others_in_blocks_are_the_sums():
+    """However small the block budget, each position's sum leaves out that position only."""
+    rows = np.random.default_rng(3).normal(size=(3, 37))
+    want = rows.sum(axis=1, keepdims=True) - rows
+    for budget in (1, 40, 100, 10_000):
+        assert np.allclose(shrink._sums_over_others(rows, budget), want, rtol=1e-12, atol=1e-12)
+
+
 def test_one_outlier_in_a_homogeneous_team_is_not_shrunk_away():
     """Among contractors who agree exactly, the one who differs keeps most of the difference: the between-rater
     variance counts every contractor, the subject included (else it would be 0 and shrink them to the team)."""

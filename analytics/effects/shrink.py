@@ -86,13 +86,26 @@ def team_means_without_each(raw: np.ndarray, se: np.ndarray, tau2: float) -> tup
     if not math.isfinite(tau2) or n < 2:
         return np.full(n, np.nan), np.full(n, np.nan)
     w = np.where(ok, 1.0 / (np.where(ok, se, 1.0) ** 2 + tau2), 0.0)
-    others = 1.0 - np.eye(n)  # sums over the others, not the total less one's own (a dominant weight cancels)
-    w_others = others @ w
+    w_others, wy_others, n_others = _sums_over_others(np.stack([w, w * np.where(ok, raw, 0.0), ok.astype(float)]))
     with np.errstate(divide="ignore", invalid="ignore"):
-        mu = (others @ (w * np.where(ok, raw, 0.0))) / w_others
-        var = 1.0 / w_others
-    none = (others @ ok) == 0
+        mu, var = wy_others / w_others, 1.0 / w_others
+    none = n_others == 0
     return np.where(none, np.nan, mu), np.where(none, np.nan, var)
+
+
+def _sums_over_others(rows: np.ndarray, budget: int = 4_000_000) -> np.ndarray:
+    """Per row of `rows` (k x n) and each position i, the sum of the row's other values: summed over the others,
+    not the total less one's own (a dominant weight would cancel the rest), in blocks of positions of at most
+    `budget` numbers."""
+    n = rows.shape[1]
+    out = np.empty_like(rows, dtype=float)
+    step = max(1, budget // max(n, 1))
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        others = np.ones((n, hi - lo))
+        others[np.arange(lo, hi), np.arange(hi - lo)] = 0.0
+        out[:, lo:hi] = rows @ others
+    return out
 
 
 def shrink_one(raw: float, se: float, mu: float, var_mu: float, tau2: float) -> tuple[float, float, float]:
