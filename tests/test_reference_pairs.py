@@ -15,6 +15,7 @@ import pytest
 
 from analytics import agreement, keys, store
 from analytics.agreement import pairs as pr
+from analytics.agreement import report as rp
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
 from analytics.queries import Query
@@ -201,7 +202,6 @@ def test_rater_rows_without_intervals_from_summed_cells_equal_those_from_task_si
     SQL (pairs.summed_query): every column equals the rows from the task signatures, on the demo's scales
     (rankings with their item pairs, four targets, nominal and ordinal levels), under rubric, date and dimension
     filters; with intervals the signatures are fetched as before."""
-    from analytics.agreement import report as rp
 
     def by_signatures(*args, **kwargs):
         return pair_set(*args, **{**kwargs, "summed": False})
@@ -229,8 +229,6 @@ def test_rater_rows_without_intervals_from_summed_cells_equal_those_from_task_si
 
 def test_an_interval_is_refused_cells_summed_over_tasks(demo):
     """A bootstrap resamples tasks: a group whose cells were summed in SQL has none to resample."""
-    from analytics.agreement import report as rp
-
     key = ("answer_comparison", "usefulness")
     scale = rp.scales(demo, Filters(rubric=key[0]), None, False, [])[key]
     q = scale.full_size
