@@ -27,7 +27,7 @@ import pandas as pd
 from analytics import agreement as ag
 from analytics import disagreements as dis
 from analytics import distributions as dist
-from analytics import people, rubrics
+from analytics import people, rater_tasks, rubrics
 from analytics.agreement import intervals as iv
 from analytics.agreement import pairs as pr
 from analytics.agreement import team as tm
@@ -996,16 +996,16 @@ def _drift_effects(trend: pd.DataFrame) -> list[dict]:
 # --- the whole report ----------------------------------------------------------------------------------------
 
 
-SPAN_SQL = """SELECT CAST(coalesce(sum(n_ratings), 0) AS BIGINT), min(submitted_at), max(submitted_at)
-FROM rater_tasks WHERE role = 'contractor' AND {where}"""
-
-
-def _span(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple:
+def span_query(contractor: str, filters: Filters) -> Query:
     """The contractor's number of ratings and first and last rating time under the filter, from the rater tasks
-    kept at ingest (analytics/rater_tasks.py; the filter has no dimension): at 1M tasks 0.02 s against 0.11 s
-    over the ratings."""
-    where, params = subject_filter(filters, contractor).where()
-    return con.execute(SPAN_SQL.format(where=where), params).fetchall()[0]
+    kept at ingest (analytics/rater_tasks.py; the ratings when those cannot answer the filter): at 1M tasks
+    0.02 s against 0.11 s over the ratings."""
+    f = subject_filter(filters, contractor)
+    where, params = f.where_named()
+    table, n = ("rater_tasks", "sum(n_ratings)") if rater_tasks.answers(f) else ("ratings", "count(*)")
+    sql = f"""SELECT CAST(coalesce({n}, 0) AS BIGINT), min(submitted_at), max(submitted_at)
+FROM {table} WHERE role = 'contractor' AND {where}"""
+    return Query("contractor_span", sql, params)
 
 
 @dataclass(frozen=True)
@@ -1045,7 +1045,7 @@ def own_figures(
     when there is no contractor or they have no ratings under the filter."""
     if not contractor:
         raise ValueError("feedback_report needs a contractor id")
-    n, first, last = _span(con, contractor, filters)
+    n, first, last = span_query(contractor, filters).rows(con)[0]
     if n == 0:
         raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
     rated = _rated_rubrics(con, contractor, filters)

@@ -130,7 +130,7 @@ def feedback_parts(con, filters, contractor: str) -> list[tuple[str, float]]:
     timed("one: severe cases", lambda: fb.severe_cases(con, contractor, filters), out)
     timed(
         "one: span and rubrics",
-        lambda: (fb._span(con, contractor, filters), fb._rated_rubrics(con, contractor, filters)),
+        lambda: (fb.span_query(contractor, filters).rows(con), fb._rated_rubrics(con, contractor, filters)),
         out,
     )
     return out

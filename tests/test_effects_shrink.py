@@ -12,6 +12,16 @@ from statsmodels.stats.meta_analysis import combine_effects
 from analytics.effects import shrink
 
 
+def _team_mean(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[float, float]:
+    """The oracle: the random-effects mean of estimates with their standard errors given tau^2, and its variance,
+    computed directly (DerSimonian & Laird 1986, eq. 7)."""
+    ok = np.isfinite(raw) & np.isfinite(se) & (se > 0)
+    if not ok.any() or not math.isfinite(tau2):
+        return math.nan, math.nan
+    w = 1.0 / (se[ok] ** 2 + tau2)
+    return float(np.sum(w * raw[ok]) / np.sum(w)), float(1.0 / np.sum(w))
+
+
 def _rows(raw, se, n_tasks=100, bad_side="high") -> pd.DataFrame:
     """Effect rows of one (rubric, dimension, effect) for raters r0, r1, ..."""
     k = len(raw)
@@ -75,7 +85,7 @@ def test_team_value_leaves_the_contractor_out():
     se = [0.1, 0.1, 0.1, 0.1]
     out = shrink.shrink_effects(margins={}, rows=_rows(raw, se))
     tau2 = shrink.dersimonian_laird(np.array(raw), np.array(se))[2]
-    mu, _ = shrink.team_mean(np.array(raw[:3]), np.array(se[:3]), tau2)
+    mu, _ = _team_mean(np.array(raw[:3]), np.array(se[:3]), tau2)
     assert out.iloc[3]["team_value"] == pytest.approx(mu)
     assert out.iloc[3]["flagged"]
 
@@ -89,13 +99,13 @@ def test_team_value_leaves_the_contractor_out():
     ],
 )
 def test_team_means_without_each_are_team_mean_of_the_others(raw, se):
-    """The vectorised leave-one-out means equal team_mean over the others, one contractor at a time."""
+    """The vectorised leave-one-out means equal _team_mean over the others, one contractor at a time."""
     raw_a, se_a = np.array(raw), np.array(se)
     tau2 = 0.02
     mus, var_mus = shrink.team_means_without_each(raw_a, se_a, tau2)
     for pos in range(len(raw)):
         others = np.arange(len(raw)) != pos
-        mu, var_mu = shrink.team_mean(raw_a[others], se_a[others], tau2)
+        mu, var_mu = _team_mean(raw_a[others], se_a[others], tau2)
         assert mus[pos] == pytest.approx(mu, rel=1e-12, nan_ok=True)
         assert var_mus[pos] == pytest.approx(var_mu, rel=1e-12, nan_ok=True)
     assert np.isnan(shrink.team_means_without_each(raw_a, se_a, math.nan)[0]).all()

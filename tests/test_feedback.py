@@ -232,8 +232,11 @@ def test_the_span_from_kept_rater_tasks_equals_the_ratings(demo):
         for contractor in contractors:
             where, params = fb.subject_filter(f, contractor).where()
             sql = f"SELECT count(*), min(submitted_at), max(submitted_at) FROM ratings WHERE role = 'contractor' AND {where}"
-            assert fb._span(demo, contractor, f) == demo.execute(sql, params).fetchall()[0], (contractor, f)
-    assert fb._span(demo, "nobody", Filters()) == (0, None, None)
+            assert fb.span_query(contractor, f).rows(demo)[0] == demo.execute(sql, params).fetchall()[0], (
+                contractor,
+                f,
+            )
+    assert fb.span_query("nobody", Filters()).rows(demo)[0] == (0, None, None)
 
 
 def test_highlights_name_the_speed_and_no_fall_on_five_tasks(rep):

@@ -823,9 +823,8 @@ def summed_signatures(result: pa.Table, grain: str, width: int, q_of) -> dict[tu
     group_keys = list(zip(*(result.column(k).to_pylist() for k in keys), strict=True))
     q = np.array([q_of(k) or 0 for k in group_keys], dtype=np.int64)
     start = np.r_[0, np.cumsum(q * q)]  # each group's q*q cells laid end to end
-    a, b = code // width, code % width
-    ok = (a < q[row]) & (b < q[row])
-    flat = np.bincount(start[row[ok]] + a[ok] * q[row[ok]] + b[ok], weights=count[ok], minlength=int(start[-1]))
+    ok, at = _cell_at(code, width, q[row])
+    flat = np.bincount(start[row[ok]] + at[ok], weights=count[ok], minlength=int(start[-1]))
     n_tasks, n_units = (_ints(result.column(c).combine_chunks()) for c in ("n_tasks", "n_units"))
     return {
         key: Signatures(flat[start[i] : start[i + 1]][None, :], np.ones(1), int(n_units[i]), int(n_tasks[i]))
@@ -952,9 +951,8 @@ def _decode(form: str, entries: Entries, n_rows: int, q: int, width: int) -> np.
     """(rows x q*q) confusion cells of `pair_query` rows of one scale size, from their entries."""
     row = entries.row
     if form == "cells":
-        a, b = entries.fields[0] // width, entries.fields[0] % width
-        ok = (a < q) & (b < q)
-        return _summed(n_rows, q, row[ok] * q * q + a[ok] * q + b[ok])
+        ok, at = _cell_at(entries.fields[0], width, q)
+        return _summed(n_rows, q, row[ok] * q * q + at[ok])
     if not len(row):
         return np.zeros((n_rows, q * q))
     bits = packing(width).bits  # type: ignore[union-attr]  # a packed form ran: the width packs
@@ -969,6 +967,13 @@ def _decode(form: str, entries: Entries, n_rows: int, q: int, width: int) -> np.
     if len(f) > 4:
         pairs[:, np.arange(q), np.arange(q)] -= unpack_codes(f[4], f[5], bits, q)
     return _summed(n_rows, q, row[:, None] * q * q + np.arange(q * q), pairs.reshape(len(row), q * q))
+
+
+def _cell_at(code: np.ndarray, width: int, q: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per confusion cell code (a * width + b), whether it lies on a q x q scale and its flat index a * q + b there
+    (`q`: one size, or one per code)."""
+    a, b = code // width, code % width
+    return (a < q) & (b < q), a * q + b
 
 
 def _summed(n_rows: int, q: int, at: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:

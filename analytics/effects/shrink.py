@@ -69,18 +69,9 @@ def dersimonian_laird(raw: np.ndarray, se: np.ndarray) -> tuple[float, float, fl
     return float(np.sum(w_star * y) / np.sum(w_star)), float(1.0 / np.sum(w_star)), tau2
 
 
-def team_mean(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[float, float]:
-    """The random-effects mean of estimates with their standard errors given tau^2, and its variance."""
-    ok = np.isfinite(raw) & np.isfinite(se) & (se > 0)
-    if not ok.any() or not math.isfinite(tau2):
-        return math.nan, math.nan
-    w = 1.0 / (se[ok] ** 2 + tau2)
-    return float(np.sum(w * raw[ok]) / np.sum(w)), float(1.0 / np.sum(w))
-
-
 def team_means_without_each(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[np.ndarray, np.ndarray]:
-    """team_mean of the others, for each estimate in turn (each left out of its own team): the means and their
-    variances, as arrays."""
+    """For each estimate in turn, the random-effects mean of the others given tau^2 (weights 1 / (se^2 + tau^2);
+    each is left out of its own team) and its variance, as arrays."""
     n = len(raw)
     ok = np.isfinite(raw) & np.isfinite(se) & (se > 0)
     if not math.isfinite(tau2) or n < 2:
