@@ -124,6 +124,20 @@ def test_signatures_equal_pairs_formed_by_hand(seed, comparison, grain, packed, 
             {tuple(int(x) for x in cells): int(n) for cells, n in zip(got[key].cells, got[key].n_tasks, strict=True)}
         )
         assert have == vectors, key
+    if grain == "rater_pair":  # without intervals, the task items' cells summed per pair in SQL: the same tables
+        log: list = []
+        summed = pr.pair_signatures(con, sides, grain, lambda _k: q, log, summed=True)
+        assert summed.keys() == want.keys()
+        for key, (pairs, n_tasks, n_units) in want.items():
+            table = np.zeros((q, q))
+            for (_, a, b), n in pairs.items():
+                table[a, b] += n
+            assert (summed[key].tasks, summed[key].n_units) == (n_tasks, n_units), key
+            assert np.array_equal(summed[key].table(q), table), key
+        # raters with three or four items on a task: the summed query finds out and the list form runs instead
+        items_pair = most == 2
+        assert all(sig.summed == items_pair for sig in summed.values())
+        assert log[-1].name.endswith("_summed") == items_pair
 
 
 def _assert_same(a: dict, b: dict) -> None:
@@ -307,6 +321,17 @@ def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
     )
     with mock.patch.object(pr, "multi_target_query", return_value=told):
         _assert_same(pr.pair_signatures(con, sides, "rater_pair", lambda _k: q), listed)
+        # summed (no interval), the items count the tasks they cannot pair (n_over) and the list form runs too
+        log = []
+        summed = pr.pair_signatures(con, sides, "rater_pair", lambda _k: q, log, summed=True)
+    assert summed.keys() == listed.keys()
+    for key, sig in listed.items():
+        assert summed[key].summed == (most == 2), key
+        assert (summed[key].tasks, summed[key].n_units) == (sig.tasks, sig.n_units), key
+        assert np.array_equal(summed[key].table(q), sig.table(q)), key
+    assert log[-1].name == (
+        "pairs_rater_pairs_by_rater_pair_summed" if most == 2 else "pairs_rater_pairs_by_rater_pair"
+    )
     # a filter on the one-target dimension needs no targets counted beyond that query, and no task items
     log = []
     pr.pair_signatures(con, pr.rater_pair_sides(Filters(dimensions=("overall",))), "rater_pair", lambda _k: q, log)

@@ -31,6 +31,7 @@ dimensions with one target a task is its one unit (so tasks are counted without 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
@@ -351,7 +352,52 @@ def _rater_tasks(side: Filters, prefix: str) -> str:
 
 
 def _rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
-    """`pair_query` at the rater-pair grain when some dimensions have several targets, without listing tasks.
+    """`pair_query` at the rater-pair grain when some dimensions have several targets, without listing tasks
+    (`_rater_pair_items`): a task's signature is its one unit pair's cell or its task items' cells."""
+    keys = ", ".join(KEYED_GRAINS["rater_pair"])
+    head, params = _rater_pair_items(sides)
+    sql = f"""{head}, grouped AS (
+    SELECT {keys}, [index_a * $width + index_b] AS cells, count(*) AS n_tasks, count(*) AS n_units
+    FROM pairs
+    GROUP BY {keys}, index_a, index_b
+    UNION ALL
+    SELECT {keys}, CASE WHEN n_items = 1 THEN [lo] WHEN n_items = 2 THEN [lo, hi] END AS cells, n_tasks, n_units
+    FROM two
+){_named("rater_pair", "cells, n_tasks, n_units")}"""
+    return Query(f"pairs_{sides.name}_by_rater_pair", sql, {**params, "width": width, "multi": multi})
+
+
+def summed_rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
+    """`_rater_pair_query`'s groups with their cells summed over tasks (point estimates only, as `summed_query`):
+    the distinct cells with their counts, the group's tasks and units, and `n_over`, its tasks the task items
+    cannot pair (any: `summed_signatures` raises TaskItemsOverflow and the list form runs)."""
+    keys = ", ".join(KEYED_GRAINS["rater_pair"])
+    head, params = _rater_pair_items(sides)
+    sql = f"""{head}, counted AS (
+    SELECT {keys}, index_a * $width + index_b AS c, count(*) AS n FROM pairs GROUP BY ALL
+    UNION ALL
+    SELECT {keys}, c, sum(n_tasks) AS n
+    FROM (SELECT {keys}, lo AS c, n_tasks FROM two WHERE n_items > 0
+          UNION ALL
+          SELECT {keys}, hi, n_tasks FROM two WHERE n_items = 2)
+    GROUP BY ALL
+), totals AS (
+    SELECT {keys}, CAST(sum(n_tasks) AS BIGINT) AS n_tasks, CAST(sum(n_units) AS BIGINT) AS n_units,
+           CAST(sum(n_over) AS BIGINT) AS n_over
+    FROM (SELECT {keys}, count(*) AS n_tasks, count(*) AS n_units, 0 AS n_over FROM pairs GROUP BY ALL
+          UNION ALL
+          SELECT {keys}, n_tasks, n_units, CASE WHEN n_items < 0 THEN n_tasks ELSE 0 END FROM two)
+    GROUP BY ALL
+), grouped AS (
+    SELECT {keys}, s.cells, s.counts, t.n_tasks, t.n_units, t.n_over
+    FROM totals t
+    LEFT JOIN (SELECT {keys}, list(c) AS cells, list(n) AS counts FROM counted GROUP BY ALL) s USING ({keys})
+){_named("rater_pair", "cells, counts, n_tasks, n_units, n_over")}"""
+    return Query(f"pairs_{sides.name}_by_rater_pair_summed", sql, {**params, "width": width, "multi": multi})
+
+
+def _rater_pair_items(sides: Sides) -> tuple[str, dict]:
+    """The CTEs of the rater-pair grain when some dimensions have several targets, ending in pairs and two.
 
     One-target dimensions pair units (a pair of raters shares at most one per task). On the others, a rater's
     ratings of a task are its one or two (target, level) items (min and max of target * width + level), and two
@@ -390,15 +436,8 @@ def _rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
           FROM task_cells
           WHERE NOT simple OR c1 IS NOT NULL OR c2 IS NOT NULL)
     GROUP BY ALL
-), grouped AS (
-    SELECT {keys}, [index_a * $width + index_b] AS cells, count(*) AS n_tasks, count(*) AS n_units
-    FROM pairs
-    GROUP BY {keys}, index_a, index_b
-    UNION ALL
-    SELECT {keys}, CASE WHEN n_items = 1 THEN [lo] WHEN n_items = 2 THEN [lo, hi] END AS cells, n_tasks, n_units
-    FROM two
-){_named("rater_pair", "cells, n_tasks, n_units")}"""
-    return Query(f"pairs_{sides.name}_by_rater_pair", sql, {**params, "width": width, "multi": multi})
+)"""
+    return sql, params
 
 
 def _packed_sides(sides: Sides, pack: Packing) -> tuple[str, dict]:
@@ -811,11 +850,13 @@ def signatures(result: pd.DataFrame | pa.Table, grain: str, width: int, q_of) ->
 
 
 def summed_signatures(result: pa.Table, grain: str, width: int, q_of) -> dict[tuple, Signatures]:
-    """Decode a `summed_query` result into each group's summed Signatures (groups whose scale is unknown are
-    left out; cells off a group's scale are dropped, as `_decode` drops them)."""
+    """Decode a `summed_query` or `summed_rater_pair_query` result into each group's summed Signatures (groups
+    whose scale is unknown are left out; cells off a group's scale are dropped, as `_decode` drops them)."""
     keys = list(GRAINS[grain])
     if not result.num_rows:
         return {}
+    if "n_over" in result.column_names and pc.max(result.column("n_over")).as_py():
+        raise TaskItemsOverflow("some group(s) hold tasks the task items cannot pair")
     cells = result.column("cells").combine_chunks()
     row = pc.list_parent_indices(cells).to_numpy().astype(np.int64)
     code = _ints(pc.list_flatten(cells))
@@ -1022,18 +1063,18 @@ def pair_signatures(
 ) -> dict[tuple, Signatures]:
     """Run `pair_query` for `sides` at `grain` and decode it (the list form when packed counts overflow);
     the queries that ran are appended to `queries`. With `summed` (no interval will resample the tasks), the
-    kept per-rater pairing comes summed per group (`summed_query`): the same tables without a row per task
-    signature to fetch and decode (0.2 s of Python at 1M tasks)."""
+    kept per-rater pairing and the rater-pair task items come summed per group (`summed_query`,
+    `summed_rater_pair_query`): the same tables without a row per task signature to fetch and decode (0.2 s of
+    Python for the per-rater pairing at 1M tasks)."""
     width = scale_width(con, queries)
     # Only the rater-pair grain and the packed rater and dimension grains count one-target dimensions apart; the
     # others need no pass over the ratings to find the dimensions with several targets.
     kept = grain in KEPT_GRAINS and _reads_reference_pairs(sides)  # kept per task: no targets to count apart
-    if summed and kept and isinstance(con, duckdb.DuckDBPyConnection):  # Spark keeps the signatures' query
-        query = summed_query(sides, grain, width)
-        result = summed_signatures(fetch(con, query), grain, width, q_of)
-        if queries is not None:
-            queries.append(query)
-        return result
+    duck = isinstance(con, duckdb.DuckDBPyConnection)  # Spark keeps the signatures' queries
+    if summed and kept and duck:
+        return _logged(
+            queries, summed_query(sides, grain, width), lambda q: summed_signatures(fetch(con, q), grain, width, q_of)
+        )
     packs = grain in ("rater", "dimension") and packing(width) is not None and not sides.symmetric and not kept
     needs_multi = grain == "rater_pair" or packs
     found = run(con, multi_target_query(), queries) if needs_multi else None
@@ -1045,12 +1086,29 @@ def pair_signatures(
         # outputs) they would only find out and fall back, so those take the list form at once
         two = set(found.loc[found["two"], "dimension_key"]) if found is not None else set()
         packed = all(key in two for key in multi)
+    if summed and duck and grain == "rater_pair" and multi and packed:
+        try:
+            return _logged(
+                queries,
+                summed_rater_pair_query(sides, width, multi),
+                lambda q: summed_signatures(fetch(con, q), grain, width, q_of),
+            )
+        except TaskItemsOverflow:
+            packed = False  # a task the items cannot pair: the list form at once
     query = pair_query(sides, grain, width, multi, packed)
     try:
         result = signatures(fetch(con, query), grain, width, q_of)
     except (PackingOverflow, *OVERFLOWS):
         query = pair_query(sides, grain, width, multi, packed=False)
         result = signatures(fetch(con, query), grain, width, q_of)
+    if queries is not None:
+        queries.append(query)
+    return result
+
+
+def _logged(queries: list | None, query: Query, decode: Callable[[Query], dict]) -> dict:
+    """`decode(query)`, with the query appended to `queries` once it has decoded."""
+    result = decode(query)
     if queries is not None:
         queries.append(query)
     return result

@@ -759,8 +759,9 @@ def pair_set_table(
     stats: tuple[str, ...] = PAIR_SET_STATS,
 ) -> pd.DataFrame:
     """One row per group of a pairing (PAIR_SET_COLUMNS, plus the grain's rater columns); coefficients not in
-    `stats` (some of PAIR_SET_STATS, the ones a caller shows) are left empty, without their notes."""
-    ps = pair_set(con, sides, grain, scale_of, queries)
+    `stats` (some of PAIR_SET_STATS, the ones a caller shows) are left empty, without their notes; without
+    intervals (`n_boot` 0) the pairing may come summed (pair_set)."""
+    ps = pair_set(con, sides, grain, scale_of, queries, summed=n_boot == 0)
     rater_at = [i for i, k in enumerate(pr.GRAINS[grain]) if k.startswith("rater")]
     by_scale: dict[tuple, list[tuple]] = {}
     for key in sorted(ps.sigs):
