@@ -307,3 +307,67 @@ def test_a_store_whose_pairs_kept_old_positions_is_mended_when_opened(tmp_path):
     assert store.schema_version(con) == store.MIGRATIONS[-1][0]
     kept_values_equal_joined(con)
     con.close()
+
+
+def _sigs_equal(got: dict, want: dict) -> None:
+    """Two decodings hold the same groups with the same task signatures, tasks and units."""
+    assert got.keys() == want.keys()
+    for key, sig in want.items():
+        assert np.array_equal(got[key].cells, sig.cells), key
+        assert np.array_equal(got[key].n_tasks, sig.n_tasks), key
+        assert got[key].n_units == sig.n_units, key
+
+
+def _q_of(con):
+    """Each (rubric, dimension)'s number of levels, from the catalogue."""
+    sizes = {(r, d): n for r, d, n in con.execute("SELECT rubric, dimension, len(levels) FROM dimensions").fetchall()}
+    return lambda key: sizes.get(key[-2:])
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [Filters(), Filters(rubric="answer_comparison"), Filters(date_from=pd.Timestamp("2026-03-10").date())],
+    ids=["all", "comparison rubric", "from a date"],
+)
+def test_pooled_pairs_summed_per_unit_equal_the_pairs_per_researcher_label(demo, filters):
+    """The pooled pairing over the kept pairs sums each unit's pairs in one pass (S x R / n, "pair_sums"); the
+    per-label form it replaced, still used where a level has under NARROW_BITS bits, gives the same signatures
+    on the demo (rankings, two-target and one-target dimensions)."""
+    sides, q_of = pr.pooled_sides(filters), _q_of(demo)
+    log: list = []
+    got = pr.pair_signatures(demo, sides, "dimension", q_of, log)
+    assert "pair_sums" in log[-1].sql and "reference_pairs" in log[-1].sql
+    with mock.patch.object(pr, "NARROW_BITS", 99):  # every packing's levels count as narrow
+        log = []
+        want = pr.pair_signatures(demo, sides, "dimension", q_of, log)
+    assert "pair_sums" not in log[-1].sql and "reference_pairs" in log[-1].sql
+    _sigs_equal(got, want)
+
+
+def test_a_unit_whose_pair_sums_overflow_a_level_is_paired_from_lists():
+    """16 contractors and 16 researchers all giving one level to a unit make 256 pairs there, one more than a
+    level of 8 bits holds: the packed sums carry into the next level, the decoding finds their total wrong, and
+    the list form pairs the store (the same tables as pairing the ratings themselves)."""
+    con = store.open_store(":memory:")
+    rows = [("t0", "", f"c{i:02d}", "contractor", "clarity", "1", "2026-03-02") for i in range(16)]
+    rows += [("t0", "", f"r{i:02d}", "researcher", "clarity", "1", "2026-03-02") for i in range(16)]
+    rows += [("t1", "", "c00", "contractor", "clarity", "2", "2026-03-02")]
+    rows += [("t1", "", "r00", "researcher", "clarity", "3", "2026-03-02")]
+    assert ingest_bytes(con, csv(rows), "crowd.csv").status == "loaded"
+    width = pr.scale_width(con)
+    sides, q_of = pr.pooled_sides(Filters()), _q_of(con)
+    with mock.patch.object(pr, "packing", return_value=pr.Packing(8, "BIGINT")):  # 255 pairs a level at most
+        with pytest.raises(pr.PackingOverflow):
+            q = pr.pair_query(sides, "dimension", width, pr.multi_target(con))
+            assert "pair_sums" in q.sql
+            pr.signatures(pr.fetch(con, q), "dimension", width, q_of)
+        log: list = []
+        got = pr.pair_signatures(con, sides, "dimension", q_of, log)
+    assert "pair_sums" not in log[-1].sql  # the list form ran
+    key = ("study", "clarity")
+    assert got.keys() == {key}
+    q = q_of(key)
+    table = np.zeros((q, q))
+    table[0, 0], table[1, 2] = 256, 1
+    assert np.array_equal(got[key].table(q), table)
+    assert got[key].tasks == 2 and got[key].n_units == 2

@@ -542,6 +542,24 @@ def _kept_pairs(sides: Sides, pack: Packing) -> tuple[str, dict]:
     return sql, {**s_params, "bits": pack.bits}
 
 
+def _kept_pair_sums(sides: Sides, pack: Packing) -> tuple[str, dict]:
+    """The CTE units of the packed form over the kept pairs, in one pass: per unit where a subject rating the
+    filter selects has a pair, the packed level counts of its pairs' subject sides (S) and reference sides (R)
+    and its number of pairs (n). A unit's kept pairs are each of its ms selected subject ratings with each of its
+    mr researcher labels, so S = mr * cs and R = ms * cr (cs, cr: the two sides' level counts) and n = ms * mr:
+    its confusion cells cs x cr are S x R / n (`_decode`'s "pair_sums"). Grouping per researcher label first and
+    then per unit to find cs and cr themselves (`_kept_pairs`) took more CPU (bench/RESULTS.md, session 26)."""
+    s_where, s_params = sides.subject.where_named("", "s_")
+    sql = f"""WITH units AS (
+    -- the pairs kept at ingest of each unit with a selected contractor rating, summed per side
+    SELECT {UNIT_KEYS}, {pack.total("value_index")} AS cs, count(*) AS n, {pack.total("reference_index")} AS cr
+    FROM reference_pairs
+    WHERE {s_where}
+    GROUP BY {UNIT_KEYS}
+)"""
+    return sql, {**s_params, "bits": pack.bits}
+
+
 def task_lists(keys: str, source: str, where: str, item: str, order: str, name: str, unit: str | None) -> str:
     """CTEs (ending in `by_list`) giving per group of `keys` each distinct task signature, the sorted list `name`
     of the task's `item`s (rows of `source` passing `where`), with n_tasks and n_units (the distinct values of the
@@ -672,15 +690,28 @@ def _packed_dimension_query(sides: Sides, pack: Packing, multi: list[str]) -> Qu
     """`pair_query` at the dimension grain from packed level counts: per unit with a reference rating, its
     subject ratings (S), its reference ratings (R) and the ratings on both sides (B). A unit's pairs are every
     subject with every reference rating but itself, so its confusion cells are S x R minus B on the diagonal:
-    no pair is formed, and on a dimension with one target no task is listed."""
+    no pair is formed, and on a dimension with one target no task is listed. Over the kept pairs (no rating on
+    both sides: B is empty, and every unit has a pair) each unit's pairs are summed in one pass
+    (`_kept_pair_sums`) where a level has NARROW_BITS bits or more; the sums' levels count up to ms * mr, which
+    narrower levels (4-7 bits, scales of 16-31 levels) overflow on units of a few raters a side, so those group
+    per researcher label first."""
+    multi_param = {"multi": multi} if multi else {}
+    if _reads_reference_pairs(sides) and pack.bits >= NARROW_BITS:
+        head, params = _kept_pair_sums(sides, pack)
+        tail = _packed_tail("units", "dim_key", ("cs", "n", "cr"), "pair_sums", "TRUE", multi)
+        return Query(
+            f"pairs_{sides.name}_by_dimension",
+            f"""{head}{tail}{_named("dimension", "pair_sums, n_tasks, n_units")}""",
+            {**params, **multi_param},
+        )
     fields: tuple[str, ...] = ("cs", "ms", "cr", "mr", "cb", "mb")
     has_pair = "ms * mr > mb"  # S x R minus B: a pair other than a rating with itself
-    if _reads_reference_pairs(sides):  # no rating is on both sides: B is empty, and left out of the units
+    if _reads_reference_pairs(sides):
         head, params = _kept_pairs(sides, pack)
         units = f"""SELECT dim_key, task_key, target_key, any_value(code) AS cs, any_value(m) AS ms,
            {pack.total("reference_index")} AS cr, count(*) AS mr
     FROM p"""
-        fields, has_pair = fields[:4], "TRUE"  # every unit of the kept pairs has one
+        fields, has_pair = fields[:4], "TRUE"
     else:
         head, params = _packed_sides(sides, pack)
         units = f"""-- each such unit's subject counts (S), reference counts (R) and the subject ratings among them (B)
@@ -693,7 +724,7 @@ def _packed_dimension_query(sides: Sides, pack: Packing, multi: list[str]) -> Qu
     {units}
     GROUP BY {UNIT_KEYS}
 ){tail}{_named("dimension", "sides, n_tasks, n_units")}"""
-    return Query(f"pairs_{sides.name}_by_dimension", sql, {**params, **({"multi": multi} if multi else {})})
+    return Query(f"pairs_{sides.name}_by_dimension", sql, {**params, **multi_param})
 
 
 def ranking_query(sides: Sides, grain: str) -> Query:
@@ -816,7 +847,7 @@ def signatures(result: pd.DataFrame | pa.Table, grain: str, width: int, q_of) ->
     if not len(result):
         return out
     names = result.column_names if isinstance(result, pa.Table) else list(result.columns)
-    form = next(c for c in ("sides", "units", "cells") if c in names)
+    form = next(c for c in ("sides", "pair_sums", "units", "cells") if c in names)
     missing = result.column(form).null_count if isinstance(result, pa.Table) else int(result[form].isna().sum())
     if missing:  # only the task items leave a signature out (a task they cannot pair)
         raise TaskItemsOverflow(f"{missing} group(s) hold tasks the task items cannot pair")
@@ -895,7 +926,7 @@ class Entries:
 
 
 # Per signature form, the positions of its fields that are packed level counts (Packing's codes).
-CODE_FIELDS = {"cells": (), "units": (1,), "sides": (0, 2, 4), "patterns": (0,)}
+CODE_FIELDS = {"cells": (), "units": (1,), "sides": (0, 2, 4), "pair_sums": (0, 2), "patterns": (0,)}
 
 
 def entries(result: pd.DataFrame | pa.Table, column: str, form: str) -> Entries:
@@ -943,7 +974,7 @@ def _object_entries(form: str, values: np.ndarray) -> Entries:
         lens = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
         flat = np.concatenate([np.asarray(v, dtype=np.int64) for v in values]) if len(values) else np.zeros(0, np.int64)
         return Entries(np.repeat(np.arange(len(values)), lens), (flat,))
-    n_fields = {"units": 3, "sides": 6, "patterns": 2}[form]
+    n_fields = {"units": 3, "sides": 6, "pair_sums": 3, "patterns": 2}[form]
     rows = [(i, *(u.values() if isinstance(u, dict) else u)) for i, units in enumerate(values) for u in units]
     cols = list(zip(*rows, strict=True)) if rows else [()] * (n_fields + 1)
     fields = tuple(
@@ -1002,7 +1033,12 @@ def _decode(form: str, entries: Entries, n_rows: int, q: int, width: int) -> np.
         on = a < q
         counts = unpack_codes(code[on], m[on], bits, q)
         return _summed(n_rows, q, (row[on] * q * q + a[on] * q)[:, None] + np.arange(q), counts)
-    f = entries.fields  # (S, R, B) codes and counts; the kept pairs' units have no B (no rating on both sides)
+    f = entries.fields
+    if form == "pair_sums":  # a unit's kept pairs summed per side (S, n, R): its cells are S x R / n
+        pair_s, pair_r = (unpack_codes(f[i], f[1], bits, q) for i in (0, 2))
+        cells = pair_s[:, :, None] * pair_r[:, None, :] / f[1][:, None, None]
+        return _summed(n_rows, q, row[:, None] * q * q + np.arange(q * q), cells.reshape(len(row), q * q))
+    # (S, R, B) codes and counts
     subject, reference = (unpack_codes(f[i], f[i + 1], bits, q) for i in (0, 2))
     pairs = subject[:, :, None] * reference[:, None, :]
     if len(f) > 4:
