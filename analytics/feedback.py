@@ -381,13 +381,12 @@ def weekly_agreement(
     """Per rubric and week: the contractor's exact agreement with researchers over every dimension, its 95%
     task-bootstrap interval, coarse agreement, and the median of other contractors' weekly agreement."""
     team = team or team_figures(con, filters)
-    return _weekly(_weekly_by_task(con, contractor, filters), contractor, team, n_boot, seed)
+    return _with_team_weeks(_own_weeks(_weekly_by_task(con, contractor, filters), n_boot, seed), contractor, team)
 
 
-def _weekly(by_task: pd.DataFrame, contractor: str, team: TeamFigures, n_boot: int, seed: int) -> pd.DataFrame:
-    """weekly_agreement from the contractor's per-task pair counts."""
-    if by_task.empty:
-        return pd.DataFrame(columns=list(WEEK_COLUMNS))
+def _own_weeks(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """weekly_agreement's rows from the contractor's per-task pair counts, without the team's columns (they need
+    no team figures, so the Feedback page computes them alongside the team's: OwnFigures)."""
     rows = []
     for i, ((rubric, week), g) in enumerate(by_task.groupby(["rubric", "week"], sort=True)):
         agree, pairs = g["agree"].to_numpy(float), g["n_pairs"].to_numpy(float)
@@ -407,7 +406,13 @@ def _weekly(by_task: pd.DataFrame, contractor: str, team: TeamFigures, n_boot: i
                 "small_n": len(g) < ag.MIN_TASKS,
             }
         )
-    out = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def _with_team_weeks(weeks: pd.DataFrame, contractor: str, team: TeamFigures) -> pd.DataFrame:
+    """The contractor's weekly rows (`_own_weeks`) with the median of the other contractors' weekly agreement."""
+    if weeks.empty:
+        return pd.DataFrame(columns=list(WEEK_COLUMNS))
     others = team.weekly[team.weekly["rater_id"] != contractor]
     med = (
         others.assign(week=pd.to_datetime(others["week"]), rate=others["agree"] / others["n_pairs"])
@@ -415,7 +420,7 @@ def _weekly(by_task: pd.DataFrame, contractor: str, team: TeamFigures, n_boot: i
         .agg(team_exact_agreement=("rate", "median"), team_contractors=("rater_id", "nunique"))
         .reset_index()
     )
-    out = out.merge(med, on=["rubric", "week"], how="left")
+    out = weeks.merge(med, on=["rubric", "week"], how="left")
     out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
     return out[list(WEEK_COLUMNS)]
 
@@ -1023,7 +1028,8 @@ class OwnFigures:
     last_rating: dt.datetime | None
     rubrics: tuple[str, ...]
     agreement: pd.DataFrame  # _own_agreement: rater_agreement rows with intervals
-    by_task: pd.DataFrame  # _weekly_by_task: pairs per rubric, week and task
+    weeks: pd.DataFrame  # _own_weeks: exact agreement per rubric and week, with intervals
+    trend: pd.DataFrame  # _trend
     durations: pd.DataFrame  # _own_durations: per rubric
     levels: pd.DataFrame  # levels_vs_researchers
     disagreements: pd.DataFrame  # severe_cases
@@ -1049,6 +1055,7 @@ def own_figures(
     if n == 0:
         raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
     rated = _rated_rubrics(con, contractor, filters)
+    by_task = _weekly_by_task(con, contractor, filters)
     return OwnFigures(
         contractor=contractor,
         filters=filters,
@@ -1060,7 +1067,8 @@ def own_figures(
         last_rating=last,
         rubrics=rated,
         agreement=_own_agreement(con, contractor, filters, n_boot, seed),
-        by_task=_weekly_by_task(con, contractor, filters),
+        weeks=_own_weeks(by_task, n_boot, seed),
+        trend=_trend(by_task, n_boot, seed),
         durations=_own_durations(con, contractor, filters),
         levels=levels_vs_researchers(con, contractor, filters),
         disagreements=severe_cases(con, contractor, filters, rated, max_cases),
@@ -1086,8 +1094,8 @@ def feedback_report(
         raise ValueError("feedback_report: `own` was computed for another contractor, filter, bootstrap or limit")
     team = team or team_figures(con, filters)
     card = _card(con, own.agreement, contractor, team)
-    weekly = _weekly(own.by_task, contractor, team, n_boot, seed)
-    trend = _trend(own.by_task, n_boot, seed)
+    weekly = _with_team_weeks(own.weeks, contractor, team)
+    trend = own.trend
     times = _durations_vs_team(own.durations, contractor, team)
     return FeedbackReport(
         contractor_id=contractor,

@@ -330,8 +330,12 @@ def ratio_samples(num: np.ndarray, den: np.ndarray, n_boot: int, rng: np.random.
     k = len(den)
     if k < MIN_BOOT_TASKS or n_boot == 0:
         return np.empty(0)
-    w = task_draws(np.ones(k), n_boot, rng)  # each task its own signature: k indices drawn per resample
-    return (w @ num) / np.maximum(w @ den, 1)
+    # The draws of task_draws(np.ones(k), ...) (each task its own signature), summed by indexing: counting them
+    # into an (n_boot x k) matrix first took twice as long (the Feedback page's weekly figures at 1M tasks).
+    out = np.empty(n_boot)
+    for rows, tasks in _task_batches(k, n_boot, rng):
+        out[rows] = num[tasks].sum(axis=1) / np.maximum(den[tasks].sum(axis=1), 1)
+    return out
 
 
 def newcombe(p1: float, n1: float, p2: float, n2: float) -> tuple[float, float]:
