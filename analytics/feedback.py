@@ -1030,6 +1030,7 @@ class OwnFigures:
     agreement: pd.DataFrame  # _own_agreement: rater_agreement rows with intervals
     weeks: pd.DataFrame  # _own_weeks: exact agreement per rubric and week, with intervals
     trend: pd.DataFrame  # _trend
+    stamp: dict  # what the figures were computed on (analytics/stamp.py)
     durations: pd.DataFrame  # _own_durations: per rubric
     levels: pd.DataFrame  # levels_vs_researchers
     disagreements: pd.DataFrame  # severe_cases
@@ -1069,6 +1070,7 @@ def own_figures(
         agreement=_own_agreement(con, contractor, filters, n_boot, seed),
         weeks=_own_weeks(by_task, n_boot, seed),
         trend=_trend(by_task, n_boot, seed),
+        stamp=stamp(con, filters, None, False, n_boot, seed),
         durations=_own_durations(con, contractor, filters),
         levels=levels_vs_researchers(con, contractor, filters),
         disagreements=severe_cases(con, contractor, filters, rated, max_cases),
@@ -1114,7 +1116,7 @@ def feedback_report(
         highlights=highlights(card, trend, times),
         rules=broken_rules(contractor, team),
         alerts=team.alerts[team.alerts["rater_id"] == contractor].reset_index(drop=True),
-        stamp=stamp(con, filters, None, False, n_boot, seed),
+        stamp=own.stamp,
         name=people.who(contractor, people.display_names(con)),
     )
 
