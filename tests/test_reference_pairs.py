@@ -86,13 +86,13 @@ def kept_equals_listed(con) -> None:
                     q = int(math.isqrt(sig.cells.shape[1]))
                     assert got[key].tasks == sig.tasks and got[key].n_units == sig.n_units, key
                     assert np.array_equal(got[key].table(q), sig.table(q)), key
-                if grain == "rater":  # summed per rater in SQL (point estimates): the same tables, tasks and units
-                    summed = pr.pair_signatures(con, sides, grain, q_of, summed=True)
-                    assert summed.keys() == want.keys(), filters
-                    for key, sig in want.items():
-                        assert summed[key].summed and not sig.summed
-                        assert (summed[key].tasks, summed[key].n_units) == (sig.tasks, sig.n_units), key
-                        assert np.array_equal(summed[key].table(len(LEVELS)), sig.table(len(LEVELS))), key
+                # summed per rater or dimension in SQL (point estimates): the same tables, tasks and units
+                summed = pr.pair_signatures(con, sides, grain, q_of, summed=True)
+                assert summed.keys() == want.keys(), filters
+                for key, sig in want.items():
+                    assert summed[key].summed and not sig.summed
+                    assert (summed[key].tasks, summed[key].n_units) == (sig.tasks, sig.n_units), key
+                    assert np.array_equal(summed[key].table(len(LEVELS)), sig.table(len(LEVELS))), key
 
 
 @pytest.mark.parametrize(

@@ -504,24 +504,32 @@ def _kept_task_rows(sides: Sides) -> tuple[str, dict]:
 
 
 def summed_query(sides: Sides, grain: str, width: int) -> Query:
-    """Per group of the kept per-rater pairing (`_kept_tasks_query`'s tasks), its confusion cells summed over
-    tasks: the distinct cells (numbered index_a * width + index_b) with their counts, and the group's tasks and
-    units. What point estimates need, without a row per task signature. The cells are counted from the kept pairs
-    the tasks' cells were made from (the same rows under the same filter): unnesting the tasks' cell lists took
-    0.16-0.21 s at 1M tasks, counting the pairs on their few cells 0.05-0.10 s."""
-    head, params = _kept_task_rows(sides)
-    where, _ = sides.subject.where_named("", "s_")
-    sql = f"""{head}, counted AS (
-    SELECT rater_key, dim_key, value_index * $width + reference_index AS c, count(*) AS n
+    """Per group of contractors against researchers at the rater or dimension grain, its confusion cells summed
+    over tasks: the distinct cells (numbered index_a * width + index_b) with their counts, and the group's tasks
+    and units. What point estimates need, without a row per task signature. The cells are counted from the kept
+    pairs (unnesting the kept tasks' cell lists took 0.16-0.21 s per rater at 1M tasks, counting the pairs on
+    their few cells 0.05-0.10 s); per rater, tasks and units come from the kept tasks (`_kept_task_rows`), per
+    dimension from the pairs' distinct tasks and units."""
+    where, params = sides.subject.where_named("", "s_")
+    keys = "rater_key, dim_key" if grain == "rater" else "dim_key"
+    if grain == "rater":
+        head, _ = _kept_task_rows(sides)
+        totals = "SELECT rater_key, dim_key, count(*) AS n_tasks, sum(n_units) AS n_units FROM tasks GROUP BY ALL"
+        head += ", counted AS ("
+    else:
+        head = "WITH counted AS ("
+        totals = f"""SELECT {keys}, count(DISTINCT task_key) AS n_tasks, count(DISTINCT (task_key, target_key)) AS n_units
+          FROM reference_pairs WHERE {where} GROUP BY ALL"""
+    sql = f"""{head}
+    SELECT {keys}, value_index * $width + reference_index AS c, count(*) AS n
     FROM reference_pairs
     WHERE {where}
     GROUP BY ALL
 ), grouped AS (
-    SELECT rater_key, dim_key, s.cells, s.counts, t.n_tasks, t.n_units
-    FROM (SELECT rater_key, dim_key, list(c) AS cells, list(n) AS counts FROM counted GROUP BY ALL) s
-    JOIN (SELECT rater_key, dim_key, count(*) AS n_tasks, sum(n_units) AS n_units FROM tasks GROUP BY ALL) t
-      USING (rater_key, dim_key)
-){_named(grain, "cells, counts, n_tasks, n_units", rater_key=True)}"""
+    SELECT {keys}, s.cells, s.counts, t.n_tasks, t.n_units
+    FROM (SELECT {keys}, list(c) AS cells, list(n) AS counts FROM counted GROUP BY ALL) s
+    JOIN ({totals}) t USING ({keys})
+){_named(grain, "cells, counts, n_tasks, n_units", rater_key=grain == "rater")}"""
     return Query(f"pairs_{sides.name}_by_{grain}_summed", sql, {**params, "width": width})
 
 
@@ -1108,7 +1116,7 @@ def pair_signatures(
     # others need no pass over the ratings to find the dimensions with several targets.
     kept = grain in KEPT_GRAINS and _reads_reference_pairs(sides)  # kept per task: no targets to count apart
     duck = isinstance(con, duckdb.DuckDBPyConnection)  # Spark keeps the signatures' queries
-    if summed and kept and duck:
+    if summed and duck and grain in ("rater", "dimension") and _reads_reference_pairs(sides):
         return _logged(
             queries, summed_query(sides, grain, width), lambda q: summed_signatures(fetch(con, q), grain, width, q_of)
         )

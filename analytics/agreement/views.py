@@ -50,7 +50,8 @@ def confusion_table(
     f = filters.but(rubric=rubric, dimensions=(dimension,))
     if rater_id is not None:
         f = f.but(raters=(rater_id,))
-    sigs = pr.pair_signatures(con, pr.comparison_sides(f, comparison), "dimension", lambda _k: s.full_size, queries)
+    sides = pr.comparison_sides(f, comparison)
+    sigs = pr.pair_signatures(con, sides, "dimension", lambda _k: s.full_size, queries, summed=True)
     sig = sigs.get((rubric, dimension))
     table = sig.table(s.full_size) if sig is not None else np.zeros((s.full_size,) * 2)
     return s.to_levels.T @ table @ s.to_levels, s.levels
