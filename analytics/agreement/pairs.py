@@ -507,7 +507,7 @@ def summed_query(sides: Sides, grain: str, width: int) -> Query:
     """Per group of contractors against researchers at the rater or dimension grain, its confusion cells summed
     over tasks: the distinct cells (numbered index_a * width + index_b) with their counts, and the group's tasks
     and units. What point estimates need, without a row per task signature. The cells are counted from the kept
-    pairs (unnesting the kept tasks' cell lists took 0.16-0.21 s per rater at 1M tasks, counting the pairs on
+    pairs (per rater at 1M tasks, unnesting the kept tasks' cell lists took 0.16-0.21 s, counting the pairs on
     their few cells 0.05-0.10 s); per rater, tasks and units come from the kept tasks (`_kept_task_rows`), per
     dimension from the pairs' distinct tasks and units."""
     where, params = sides.subject.where_named("", "s_")
@@ -1108,7 +1108,7 @@ def pair_signatures(
 ) -> dict[tuple, Signatures]:
     """Run `pair_query` for `sides` at `grain` and decode it (the list form when packed counts overflow);
     the queries that ran are appended to `queries`. With `summed` (no interval will resample the tasks), the
-    kept per-rater pairing and the rater-pair task items come summed per group (`summed_query`,
+    kept pairs per rater or dimension and the rater-pair task items come summed per group (`summed_query`,
     `summed_rater_pair_query`): the same tables without a row per task signature to fetch and decode (0.2 s of
     Python for the per-rater pairing at 1M tasks)."""
     width = scale_width(con, queries)
