@@ -19,6 +19,7 @@ from analytics.agreement import counts as ct
 from analytics.agreement import pairs as pr
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
+from tests.signatures import assert_same_signatures
 
 LEVELS = ["1", "2", "3"]
 TARGETS = ["1", "2", "3", "4"]
@@ -99,7 +100,7 @@ def test_signatures_equal_pairs_formed_by_hand(seed, comparison, grain, packed, 
         assert pr.pair_signatures(con, sides, grain, lambda _k: q).keys()  # which runs the list form instead
         query = pr.pair_query(sides, grain, width, multi, packed=False)
     got = pr.signatures(query.df(con), grain, width, lambda _k: q)
-    _assert_same(pr.signatures(pr.fetch(con, query), grain, width, lambda _k: q), got)  # the Arrow decoding
+    assert_same_signatures(pr.signatures(pr.fetch(con, query), grain, width, lambda _k: q), got)  # the Arrow decoding
     with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # the same, paired from the ratings
         direct = pr.pair_query(sides, grain, width, multi, packed)
     if not (grain == "rater_pair" and packed and most > 2):
@@ -138,14 +139,6 @@ def test_signatures_equal_pairs_formed_by_hand(seed, comparison, grain, packed, 
         items_pair = most == 2
         assert all(sig.summed == items_pair for sig in summed.values())
         assert log[-1].name.endswith("_summed") == items_pair
-
-
-def _assert_same(a: dict, b: dict) -> None:
-    """Two decodings hold the same signatures, in the same order."""
-    assert a.keys() == b.keys()
-    for key in a:
-        assert np.array_equal(a[key].cells, b[key].cells), key
-        assert np.array_equal(a[key].n_tasks, b[key].n_tasks) and a[key].n_units == b[key].n_units, key
 
 
 # Level counts per unit (subject level s, then counts of levels 0..4); the top values fill a level's bits.
@@ -310,7 +303,7 @@ def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
     listed = pr.signatures(
         pr.pair_query(sides, "rater_pair", width, multi, packed=False).df(con), "rater_pair", width, lambda _k: q
     )
-    _assert_same(got, listed)
+    assert_same_signatures(got, listed)
     assert ("task_cells" in log[-1].sql) == (most == 2)  # the task items ran, or the list form at once
     assert [x.name for x in log].count("pairs_rater_pairs_by_rater_pair") == 1
     # the targets are counted once, by the query that finds the dimensions with several
@@ -320,7 +313,7 @@ def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
         "multi_target_dimensions", f"SELECT dimension_key, true AS two FROM ({pr.multi_target_query().sql})"
     )
     with mock.patch.object(pr, "multi_target_query", return_value=told):
-        _assert_same(pr.pair_signatures(con, sides, "rater_pair", lambda _k: q), listed)
+        assert_same_signatures(pr.pair_signatures(con, sides, "rater_pair", lambda _k: q), listed)
         # summed (no interval), the items count the tasks they cannot pair (n_over) and the list form runs too
         log = []
         summed = pr.pair_signatures(con, sides, "rater_pair", lambda _k: q, log, summed=True)

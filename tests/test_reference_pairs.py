@@ -21,6 +21,7 @@ from analytics.ingest.load import ingest_bytes
 from analytics.queries import Query
 from tests.kept_tasks import assert_reference_tasks_are_the_ratings
 from tests.old_store import roll_back
+from tests.signatures import assert_same_signatures
 
 RNG = np.random.default_rng(7)
 LEVELS = ["1", "2", "3", "4"]
@@ -309,15 +310,6 @@ def test_a_store_whose_pairs_kept_old_positions_is_mended_when_opened(tmp_path):
     con.close()
 
 
-def _sigs_equal(got: dict, want: dict) -> None:
-    """Two decodings hold the same groups with the same task signatures, tasks and units."""
-    assert got.keys() == want.keys()
-    for key, sig in want.items():
-        assert np.array_equal(got[key].cells, sig.cells), key
-        assert np.array_equal(got[key].n_tasks, sig.n_tasks), key
-        assert got[key].n_units == sig.n_units, key
-
-
 def _q_of(con):
     """Each (rubric, dimension)'s number of levels, from the catalogue."""
     sizes = {(r, d): n for r, d, n in con.execute("SELECT rubric, dimension, len(levels) FROM dimensions").fetchall()}
@@ -341,7 +333,7 @@ def test_pooled_pairs_summed_per_unit_equal_the_pairs_per_researcher_label(demo,
         log = []
         want = pr.pair_signatures(demo, sides, "dimension", q_of, log)
     assert "pair_sums" not in log[-1].sql and "reference_pairs" in log[-1].sql
-    _sigs_equal(got, want)
+    assert_same_signatures(got, want)
 
 
 def test_a_unit_whose_pair_sums_overflow_a_level_is_paired_from_lists():
@@ -357,9 +349,9 @@ def test_a_unit_whose_pair_sums_overflow_a_level_is_paired_from_lists():
     width = pr.scale_width(con)
     sides, q_of = pr.pooled_sides(Filters()), _q_of(con)
     with mock.patch.object(pr, "packing", return_value=pr.Packing(8, "BIGINT")):  # 255 pairs a level at most
+        q = pr.pair_query(sides, "dimension", width, pr.multi_target(con))
+        assert "pair_sums" in q.sql
         with pytest.raises(pr.PackingOverflow):
-            q = pr.pair_query(sides, "dimension", width, pr.multi_target(con))
-            assert "pair_sums" in q.sql
             pr.signatures(pr.fetch(con, q), "dimension", width, q_of)
         log: list = []
         got = pr.pair_signatures(con, sides, "dimension", q_of, log)

@@ -510,20 +510,11 @@ def summed_query(sides: Sides, grain: str, width: int) -> Query:
     pairs (per rater at 1M tasks, unnesting the kept tasks' cell lists took 0.16-0.21 s, counting the pairs on
     their few cells 0.05-0.10 s); per rater, tasks and units come from the kept tasks (`_kept_task_rows`), per
     dimension from the pairs' distinct tasks and units."""
-    where, params = sides.subject.where_named("", "s_")
+    head, totals, params = _summed_by_rater(sides) if grain == "rater" else _summed_by_dimension(sides)
     keys = "rater_key, dim_key" if grain == "rater" else "dim_key"
-    if grain == "rater":
-        head, _ = _kept_task_rows(sides)
-        totals = "SELECT rater_key, dim_key, count(*) AS n_tasks, sum(n_units) AS n_units FROM tasks GROUP BY ALL"
-        head += ", counted AS ("
-    else:
-        head = "WITH counted AS ("
-        totals = f"""SELECT {keys}, count(DISTINCT task_key) AS n_tasks, count(DISTINCT (task_key, target_key)) AS n_units
-          FROM reference_pairs WHERE {where} GROUP BY ALL"""
-    sql = f"""{head}
+    sql = f"""{head}, counted AS (
     SELECT {keys}, value_index * $width + reference_index AS c, count(*) AS n
-    FROM reference_pairs
-    WHERE {where}
+    FROM pairs
     GROUP BY ALL
 ), grouped AS (
     SELECT {keys}, s.cells, s.counts, t.n_tasks, t.n_units
@@ -531,6 +522,33 @@ def summed_query(sides: Sides, grain: str, width: int) -> Query:
     JOIN ({totals}) t USING ({keys})
 ){_named(grain, "cells, counts, n_tasks, n_units", rater_key=grain == "rater")}"""
     return Query(f"pairs_{sides.name}_by_{grain}_summed", sql, {**params, "width": width})
+
+
+def _summed_by_rater(sides: Sides) -> tuple[str, str, dict]:
+    """`summed_query`'s CTEs per rater: the kept tasks (k, tasks) and the kept pairs the filter selects (pairs),
+    with the SELECT of each group's tasks and units."""
+    where, params = sides.subject.where_named("", "s_")
+    head, _ = _kept_task_rows(sides)
+    head += f""", pairs AS (
+    SELECT rater_key, dim_key, value_index, reference_index FROM reference_pairs WHERE {where}
+)"""
+    return (
+        head,
+        "SELECT rater_key, dim_key, count(*) AS n_tasks, sum(n_units) AS n_units FROM tasks GROUP BY ALL",
+        params,
+    )
+
+
+def _summed_by_dimension(sides: Sides) -> tuple[str, str, dict]:
+    """`summed_query`'s CTE per dimension: the kept pairs the filter selects (pairs), with the SELECT of each
+    dimension's distinct tasks and units among them."""
+    where, params = sides.subject.where_named("", "s_")
+    head = f"""WITH pairs AS (
+    SELECT dim_key, task_key, target_key, value_index, reference_index FROM reference_pairs WHERE {where}
+)"""
+    totals = """SELECT dim_key, count(DISTINCT task_key) AS n_tasks, count(DISTINCT (task_key, target_key)) AS n_units
+          FROM pairs GROUP BY ALL"""
+    return head, totals, params
 
 
 def _kept_pairs(sides: Sides, pack: Packing) -> tuple[str, dict]:
