@@ -413,13 +413,11 @@ def _with_team_weeks(weeks: pd.DataFrame, contractor: str, team: TeamFigures) ->
     """The contractor's weekly rows (`_own_weeks`) with the median of the other contractors' weekly agreement."""
     if weeks.empty:
         return pd.DataFrame(columns=list(WEEK_COLUMNS))
-    others = team.weekly[team.weekly["rater_id"] != contractor]
-    med = (
-        others.assign(week=pd.to_datetime(others["week"]), rate=others["agree"] / others["n_pairs"])
-        .groupby(["rubric", "week"])
-        .agg(team_exact_agreement=("rate", "median"), team_contractors=("rater_id", "nunique"))
-        .reset_index()
+    rates = team.weekly.assign(team_exact_agreement=team.weekly["agree"] / team.weekly["n_pairs"])
+    med = tm.team_medians(
+        rates, ("team_exact_agreement",), (contractor,), "team_contractors", by=("rubric", "week"), size="n_pairs"
     )
+    med["week"] = pd.to_datetime(med["week"])
     out = weeks.merge(med, on=["rubric", "week"], how="left")
     out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
     return out[list(WEEK_COLUMNS)]

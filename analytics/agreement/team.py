@@ -21,11 +21,17 @@ CEILING = "Researcher ceiling"
 
 
 def team_medians(
-    team: pd.DataFrame, statistics: tuple[str, ...], viewed: tuple[str, ...] = (), count: str = "team_raters"
+    team: pd.DataFrame,
+    statistics: tuple[str, ...],
+    viewed: tuple[str, ...] = (),
+    count: str = "team_raters",
+    by: tuple[str, ...] = ("rubric", "dimension"),
+    size: str = "n_tasks",
 ) -> pd.DataFrame:
-    """Per (rubric, dimension), the median of each statistic over raters with shared tasks, the viewed left out."""
-    cols = ["rubric", "dimension"]
-    keep = team[(team["n_tasks"] > 0) & ~team["rater_id"].isin(viewed)] if len(team) else team
+    """Per group of `by` (a dimension; the Feedback report's weeks too), the median of each statistic over raters
+    with shared tasks (`size` above 0), the viewed left out, and how many raters that is (`count`)."""
+    cols = list(by)
+    keep = team[(team[size] > 0) & ~team["rater_id"].isin(viewed)] if len(team) else team
     if keep.empty:
         return pd.DataFrame(columns=[*cols, *statistics, count])
     med = keep.groupby(cols)[list(statistics)].median()
