@@ -47,6 +47,64 @@ def test_simulated_truth_recovered_better_than_majority_vote(seed):
     assert spearmanr(estimated, true_accuracy).statistic > 0.6
 
 
+@pytest.mark.parametrize(("seed", "ordinal", "q"), [(1, True, 5), (2, False, 3), (3, True, 7)])
+def test_the_fit_equals_the_plain_em(seed, ordinal, q):
+    """fit_labels' sparse products give the plain EM's posteriors, confusion matrices, prior and iterations (to
+    rounding), with no, some and only anchored units, on ordered and nominal scales."""
+    units, raters, labels, truth, anchored, _ = _simulate(seed, q=q)
+    for known in (None, np.where(anchored, truth, -1), truth):  # no unit, a fifth, every unit anchored
+        got = rm.fit_labels(units, raters, labels, q, ordinal, known)
+        want = _fit_by_bincount(units, raters, labels, q, ordinal, known)
+        assert got.iterations == want.iterations
+        for a, b in ((got.posterior, want.posterior), (got.confusion, want.confusion), (got.prior, want.prior)):
+            assert np.allclose(a, b, rtol=0, atol=1e-9)
+
+
+def _fit_by_bincount(
+    units: np.ndarray,
+    raters: np.ndarray,
+    labels: np.ndarray,
+    n_levels: int,
+    ordinal: bool = True,
+    truth: np.ndarray | None = None,
+) -> rm.Fit:
+    """The same EM written plainly, rating by rating with bincounts (fit_labels before it used sparse products):
+    the oracle its faster form must equal."""
+    n_units, n_raters, q = int(units.max()) + 1, int(raters.max()) + 1, n_levels
+    anchored = np.zeros(n_units, dtype=bool) if truth is None else truth >= 0
+    counts = np.zeros((n_units, q))
+    np.add.at(counts, (units, labels), 1.0)
+    post = (counts + 1e-3) / (counts + 1e-3).sum(axis=1, keepdims=True)
+    if anchored.any():
+        post[anchored] = np.eye(q)[truth[anchored]]  # type: ignore[index]
+    conf = np.zeros((n_raters, q, q))
+    prior = np.full(q, 1.0 / q)
+    it = 0
+    while it < rm.MAX_ITERATIONS:
+        it += 1
+        cell = raters * q + labels
+        expected = np.stack(  # rater x true x label
+            [np.bincount(cell, post[units, k], n_raters * q).reshape(n_raters, q) for k in range(q)], axis=1
+        )
+        pooled = rm._pooled_prior(expected.sum(axis=0), ordinal)
+        conf = expected + rm.PRIOR_WEIGHT * pooled[None, :, :]
+        conf /= conf.sum(axis=2, keepdims=True)
+        prior = (post.sum(axis=0) + 1.0) / (n_units + q)
+        terms = np.log(conf[raters, :, labels])  # ratings x true level
+        log_post = np.log(prior)[None, :] + np.stack(
+            [np.bincount(units, terms[:, k], n_units) for k in range(q)], axis=1
+        )
+        new = np.exp(log_post - log_post.max(axis=1, keepdims=True))
+        new /= new.sum(axis=1, keepdims=True)
+        if anchored.any():
+            new[anchored] = post[anchored]
+        moved = float(np.abs(new - post).max())
+        post = new
+        if moved < rm.TOLERANCE:
+            break
+    return rm.Fit(post, conf, prior, it)
+
+
 def test_anchored_units_keep_the_researchers_level():
     """A unit with a known level keeps it as the consensus whatever the raters say."""
     units = np.array([0, 0, 0, 1, 1, 1])
