@@ -142,15 +142,15 @@ def _row_max(x: np.ndarray) -> np.ndarray:
 
 
 def model_query(filters: Filters) -> Query:
-    """Every rating on the scale under the filter, with its unit, rater, role and the dimension's scale."""
-    where, params = filters.where_named("r")
+    """Every rating with a level under the filter (one dimension's, as fit_model asks), with its unit, rater and
+    role; the dimension's scale comes from the catalogue once, not on every row."""
+    where, params = filters.where_named()
     return Query(
         "rater_model_labels",
-        f"""SELECT r.rubric, r.dimension, r.task_id, r.target, r.rater_id, r.role, r.value_index,
-       len(d.levels) AS q, d.measure
-FROM ratings r JOIN dimensions d USING (rubric, dimension)
-WHERE {where} AND r.value_index IS NOT NULL AND len(d.levels) >= 2
-ORDER BY r.rubric, r.dimension, r.task_id, r.target, r.rater_id""",
+        f"""SELECT task_id, target, rater_id, role, value_index
+FROM ratings
+WHERE {where} AND value_index IS NOT NULL
+ORDER BY task_id, target, rater_id""",
         params,
     )
 
@@ -165,9 +165,8 @@ def _anchors(g: pd.DataFrame, unit: np.ndarray, n_units: int) -> np.ndarray:
     return truth
 
 
-def _dimension(g: pd.DataFrame) -> tuple[list[dict], pd.DataFrame]:
-    """Rater rows and consensus rows of one (rubric, dimension)."""
-    rubric, dimension, q = g["rubric"].iloc[0], g["dimension"].iloc[0], int(g["q"].iloc[0])
+def _dimension(g: pd.DataFrame, rubric: str, dimension: str, q: int, ordinal: bool) -> tuple[list[dict], pd.DataFrame]:
+    """Rater rows and consensus rows of one (rubric, dimension) from its ratings `g` (model_query) on q levels."""
     unit = g.groupby(["task_id", "target"], sort=True).ngroup().to_numpy()
     unit_keys = g[["task_id", "target"]].drop_duplicates().sort_values(["task_id", "target"])
     rater, rater_ids = pd.factorize(g["rater_id"], sort=True)
@@ -175,7 +174,7 @@ def _dimension(g: pd.DataFrame) -> tuple[list[dict], pd.DataFrame]:
     truth = _anchors(g, unit, len(unit_keys))
     # Researchers' labels are the truth where they rated; they are not also observations of it.
     observe = g["role"].to_numpy() != "researcher"
-    fit = fit_labels(unit[observe], rater[observe], labels[observe], q, g["measure"].iloc[0] != "nominal", truth)
+    fit = fit_labels(unit[observe], rater[observe], labels[observe], q, ordinal, truth)
     consensus = pd.DataFrame(
         {
             "task_id": unit_keys["task_id"].to_numpy(),
@@ -229,17 +228,19 @@ def fit_model(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, see
     """The model fitted to each (rubric, dimension) under the filter; consensus labels are level names.
     (`seed` is kept for the command line's contract; EM is deterministic.)"""
     del seed
-    levels = con.execute("SELECT rubric, dimension, levels FROM dimensions ORDER BY rubric, dimension").fetchall()
+    scales = con.execute(
+        "SELECT rubric, dimension, levels, measure FROM dimensions WHERE len(levels) >= 2 ORDER BY rubric, dimension"
+    ).fetchall()
     rater_rows: list[dict] = []
     parts = []
     # One dimension's ratings at a time: all of them at once held 18 GB at 1M tasks (bench/RESULTS.md).
-    for rubric, dimension, names in levels:
+    for rubric, dimension, names, measure in scales:
         if not filters.selects(rubric, dimension):
             continue
         g = model_query(filters.but(rubric=rubric, dimensions=(dimension,))).df(con)
         if g.empty or g["role"].ne("researcher").sum() == 0:
             continue
-        rows, consensus = _dimension(g)
+        rows, consensus = _dimension(g, rubric, dimension, len(names), measure != "nominal")
         rater_rows += rows
         parts.append(consensus.assign(label=np.asarray(names, dtype=object)[consensus["label"].to_numpy()]))
     consensus = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(CONSENSUS_COLUMNS))
