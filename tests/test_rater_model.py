@@ -60,14 +60,7 @@ def test_the_fit_equals_the_plain_em(seed, ordinal, q):
             assert np.allclose(a, b, rtol=0, atol=1e-9)
 
 
-def _fit_by_bincount(
-    units: np.ndarray,
-    raters: np.ndarray,
-    labels: np.ndarray,
-    n_levels: int,
-    ordinal: bool = True,
-    truth: np.ndarray | None = None,
-) -> rm.Fit:
+def _fit_by_bincount(units, raters, labels, n_levels: int, ordinal: bool, truth) -> rm.Fit:
     """The same EM written plainly, rating by rating with bincounts (fit_labels before it used sparse products):
     the oracle its faster form must equal."""
     n_units, n_raters, q = int(units.max()) + 1, int(raters.max()) + 1, n_levels
