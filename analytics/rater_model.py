@@ -109,8 +109,9 @@ def fit_labels(
     free, fixed = np.flatnonzero(~anchored), np.flatnonzero(anchored)
     rated = ratings[free]
     by_cell = rated.T.tocsr()
-    fixed_cells = ratings[fixed].T @ post[fixed]  # cells x true level
-    fixed_total = post[fixed].sum(axis=0)
+    fixed_post = post[fixed]
+    fixed_cells = ratings[fixed].T @ fixed_post  # cells x true level
+    fixed_total = fixed_post.sum(axis=0)
     current = post[free]
     conf = np.zeros((n_raters, q, q))
     prior = np.full(q, 1.0 / q)

@@ -1132,9 +1132,10 @@ def pair_signatures(
     width = scale_width(con, queries)
     # Only the rater-pair grain and the packed rater and dimension grains count one-target dimensions apart; the
     # others need no pass over the ratings to find the dimensions with several targets.
-    kept = grain in KEPT_GRAINS and _reads_reference_pairs(sides)  # kept per task: no targets to count apart
+    reads_kept = _reads_reference_pairs(sides)
+    kept = grain in KEPT_GRAINS and reads_kept  # kept per task: no targets to count apart
     duck = isinstance(con, duckdb.DuckDBPyConnection)  # Spark keeps the signatures' queries
-    if summed and duck and grain in ("rater", "dimension") and _reads_reference_pairs(sides):
+    if summed and duck and grain in ("rater", "dimension") and reads_kept:
         return _logged(
             queries, summed_query(sides, grain, width), lambda q: summed_signatures(fetch(con, q), grain, width, q_of)
         )
