@@ -524,31 +524,33 @@ def summed_query(sides: Sides, grain: str, width: int) -> Query:
     return Query(f"pairs_{sides.name}_by_{grain}_summed", sql, {**params, "width": width})
 
 
+def _filtered_pairs(sides: Sides, columns: str) -> tuple[str, dict]:
+    """The CTE pairs: the `columns` of the kept pairs the filter selects."""
+    where, params = sides.subject.where_named("", "s_")
+    return (
+        f"""pairs AS (
+    SELECT {columns} FROM reference_pairs WHERE {where}
+)""",
+        params,
+    )
+
+
 def _summed_by_rater(sides: Sides) -> tuple[str, str, dict]:
     """`summed_query`'s CTEs per rater: the kept tasks (k, tasks) and the kept pairs the filter selects (pairs),
     with the SELECT of each group's tasks and units."""
-    where, params = sides.subject.where_named("", "s_")
-    head, _ = _kept_task_rows(sides)
-    head += f""", pairs AS (
-    SELECT rater_key, dim_key, value_index, reference_index FROM reference_pairs WHERE {where}
-)"""
-    return (
-        head,
-        "SELECT rater_key, dim_key, count(*) AS n_tasks, sum(n_units) AS n_units FROM tasks GROUP BY ALL",
-        params,
-    )
+    tasks, params = _kept_task_rows(sides)
+    pairs, pair_params = _filtered_pairs(sides, "rater_key, dim_key, value_index, reference_index")
+    totals = "SELECT rater_key, dim_key, count(*) AS n_tasks, sum(n_units) AS n_units FROM tasks GROUP BY ALL"
+    return f"{tasks}, {pairs}", totals, {**params, **pair_params}
 
 
 def _summed_by_dimension(sides: Sides) -> tuple[str, str, dict]:
     """`summed_query`'s CTE per dimension: the kept pairs the filter selects (pairs), with the SELECT of each
     dimension's distinct tasks and units among them."""
-    where, params = sides.subject.where_named("", "s_")
-    head = f"""WITH pairs AS (
-    SELECT dim_key, task_key, target_key, value_index, reference_index FROM reference_pairs WHERE {where}
-)"""
+    pairs, params = _filtered_pairs(sides, "dim_key, task_key, target_key, value_index, reference_index")
     totals = """SELECT dim_key, count(DISTINCT task_key) AS n_tasks, count(DISTINCT (task_key, target_key)) AS n_units
           FROM pairs GROUP BY ALL"""
-    return head, totals, params
+    return f"WITH {pairs}", totals, params
 
 
 def _kept_pairs(sides: Sides, pack: Packing) -> tuple[str, dict]:
