@@ -459,11 +459,16 @@ def _margin_sums(k: int) -> np.ndarray:
     return m
 
 
+def both_sides(table: np.ndarray) -> np.ndarray:
+    """A q x q table's level counts, both sides together (its column sums plus its row sums)."""
+    return table.sum(axis=0) + table.sum(axis=1)
+
+
 def _table_reason(t: np.ndarray, pe: float, what: str = "kappa") -> str | None:
     if t.sum() <= 0:
         return "no shared units"
     if abs(1 - pe) <= EPS:
-        used = np.flatnonzero(t.sum(axis=0) + t.sum(axis=1))
+        used = np.flatnonzero(both_sides(t))
         lvl = f"level {used[0] + 1}" if len(used) == 1 else "a single level each"
         return f"both raters used {lvl} only: chance agreement is 1, {what} is 0/0"
     return None

@@ -486,12 +486,7 @@ class _Groups:
         q, to_levels = len(s.levels), _level_map(s)
         tables = [to_levels(sig.cells) if sig is not None else np.zeros((1, q, q)) for sig in sigs]
         n_tasks = [sig.n_tasks if sig is not None else np.zeros(1) for sig in sigs]
-        return cls(sigs, tables, n_tasks, [_used_levels(_both_sides(t.sum(axis=0))) for t in tables])
-
-
-def _both_sides(table: np.ndarray) -> np.ndarray:
-    """A q x q table's level counts, both sides together (its column sums plus its row sums)."""
-    return table.sum(axis=0) + table.sum(axis=1)
+        return cls(sigs, tables, n_tasks, [_used_levels(co.both_sides(t.sum(axis=0))) for t in tables])
 
 
 def _points(s: Scale, gs: _Groups) -> tuple[dict, np.ndarray]:
