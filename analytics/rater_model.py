@@ -246,8 +246,8 @@ def fit_model(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, see
         rater_rows += rows
         parts.append(consensus.assign(label=np.asarray(names, dtype=object)[consensus["label"].to_numpy()]))
     consensus = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(CONSENSUS_COLUMNS))
-    # Ids and names as categories: 8M units at 1M tasks pickle to 185 MB instead of 833 MB, and the Raters page's
-    # cache unpickles its view on every rerun (0.1 s instead of 0.9 s; bench/RESULTS.md, session 28).
+    # Ids and names as categories: the Raters page's cache unpickles its view on every rerun, and at 1M tasks (8M
+    # units) that view took 833 MB and 0.9 s, now 218 MB and 0.13 s (bench/RESULTS.md, session 28).
     consensus = consensus.astype(dict.fromkeys(CONSENSUS_TEXT, "category"))
     raters = pd.DataFrame(rater_rows, columns=list(RATER_COLUMNS))
     return RaterModel(raters, consensus[list(CONSENSUS_COLUMNS)])

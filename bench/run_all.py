@@ -57,7 +57,7 @@ import bench_pages  # noqa: E402
 BEGIN, END = "<!-- run_all:begin -->", "<!-- run_all:end -->"
 STEPS = ("ingest", "floor", "pages", "cli", "naive", "agreement")
 PAGES = bench_pages.PAGES  # the pages #11 names, in the navigation's order
-OTHER_PAGES = bench_pages.OTHER_PAGES  # the Raters page, which #11 does not name (bench_pages.py says why alone)
+OTHER_PAGES = bench_pages.OTHER_PAGES  # the Raters page, which #11 does not name, timed beside them
 ONCE = ("Raters",)  # timed once: a date change refits the rater model
 FLOOR_SQL = "SELECT rubric, dimension, task_id, count(*) FROM ratings GROUP BY ALL"
 RUBRIC = "answer_comparison"  # the benchmark data's only rubric
