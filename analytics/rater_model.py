@@ -144,12 +144,13 @@ def _row_max(x: np.ndarray) -> np.ndarray:
 
 
 def model_query(filters: Filters) -> Query:
-    """Every rating with a level under the filter (one dimension's, as fit_model asks), with its unit, rater and
-    role; the dimension's scale comes from the catalogue once, not on every row."""
+    """Every rating with a level under the filter (one dimension's, as fit_model asks): its unit's and rater's
+    integer keys, whether a researcher gave it, and its level, in the order of task, target and rater ids (a unit's
+    ratings together). Keys, not ids: at 1M tasks, 24M ratings' ids as text took about 30 s of a two-minute fit."""
     where, params = filters.where_named()
     return Query(
         "rater_model_labels",
-        f"""SELECT task_id, target, rater_id, role, value_index
+        f"""SELECT task_key, target_key, rater_key, role = 'researcher' AS researcher, value_index
 FROM ratings
 WHERE {where} AND value_index IS NOT NULL
 ORDER BY task_id, target, rater_id""",
@@ -157,36 +158,82 @@ ORDER BY task_id, target, rater_id""",
     )
 
 
+# The ids of the integer keys a fit reads (analytics/keys.py), each key table in key order.
+NAME_QUERIES = {
+    "task_key": "SELECT task_key, task_id FROM task_keys ORDER BY task_key",
+    "target_key": "SELECT target_key, target FROM target_keys ORDER BY target_key",
+    "rater_key": "SELECT rater_key, rater_id FROM rater_keys ORDER BY rater_key",
+}
+
+
+@dataclass(frozen=True)
+class KeyNames:
+    """Each key table's keys in order and their ids (NAME_QUERIES)."""
+
+    keys: dict[str, np.ndarray]
+    ids: dict[str, pd.Index]
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> KeyNames:
+        """The task, target and rater key tables."""
+        tables = {key: con.execute(sql).df() for key, sql in NAME_QUERIES.items()}
+        keys = {key: df.iloc[:, 0].to_numpy() for key, df in tables.items()}
+        return cls(keys, {key: pd.Index(df.iloc[:, 1].astype(object)) for key, df in tables.items()})
+
+    def of(self, key: str, values: np.ndarray) -> pd.Categorical:
+        """The ids of `values` of the key column `key`, as a categorical over every id of its table."""
+        return pd.Categorical.from_codes(np.searchsorted(self.keys[key], values), categories=self.ids[key])
+
+
 def _anchors(g: pd.DataFrame, unit: np.ndarray, n_units: int) -> np.ndarray:
     """Each unit's researcher level (the median of the researchers' levels, lower middle on an even count), or -1."""
     truth = np.full(n_units, -1)
-    res = g["role"].to_numpy() == "researcher"
+    res = g["researcher"].to_numpy()
     if res.any():
         levels = pd.Series(g["value_index"].to_numpy()[res]).groupby(unit[res]).median()
         truth[levels.index.to_numpy()] = np.floor(levels.to_numpy()).astype(int)
     return truth
 
 
-def _dimension(g: pd.DataFrame, rubric: str, dimension: str, q: int, ordinal: bool) -> tuple[list[dict], pd.DataFrame]:
+def unit_rows(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each rating's unit index (units numbered in the query's order) and each unit's first rating."""
+    task, target = g["task_key"].to_numpy(), g["target_key"].to_numpy()
+    starts = np.r_[True, (task[1:] != task[:-1]) | (target[1:] != target[:-1])] if len(g) else np.zeros(0, bool)
+    return np.cumsum(starts) - 1, np.flatnonzero(starts)
+
+
+def _raters(g: pd.DataFrame, names: KeyNames) -> tuple[np.ndarray, list[str]]:
+    """Each rating's rater index, raters numbered in the order of their ids, and those ids."""
+    inverse, keys = pd.factorize(g["rater_key"].to_numpy())  # hashed: numpy's unique sorts all the ratings
+    ids = np.asarray(names.of("rater_key", keys), dtype=str)
+    order = np.argsort(ids, kind="stable")
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[order] = np.arange(len(keys))
+    return rank[inverse], [str(i) for i in ids[order]]
+
+
+def _dimension(
+    g: pd.DataFrame, names: KeyNames, rubric: str, dimension: str, q: int, ordinal: bool
+) -> tuple[list[dict], pd.DataFrame]:
     """Rater rows and consensus rows of one (rubric, dimension) from its ratings `g` (model_query) on q levels."""
-    unit = g.groupby(["task_id", "target"], sort=True).ngroup().to_numpy()
-    unit_keys = g[["task_id", "target"]].drop_duplicates().sort_values(["task_id", "target"])
-    rater, rater_ids = pd.factorize(g["rater_id"], sort=True)
+    unit, first = unit_rows(g)
+    rater, rater_ids = _raters(g, names)
     labels = g["value_index"].to_numpy(dtype=int)
-    truth = _anchors(g, unit, len(unit_keys))
+    researcher = g["researcher"].to_numpy()
+    truth = _anchors(g, unit, len(first))
     # Researchers' labels are the truth where they rated; they are not also observations of it.
-    observe = g["role"].to_numpy() != "researcher"
+    observe = ~researcher
     fit = fit_labels(unit[observe], rater[observe], labels[observe], q, ordinal, truth)
     consensus = pd.DataFrame(
         {
-            "task_id": unit_keys["task_id"].to_numpy(),
+            "task_id": names.of("task_key", g["task_key"].to_numpy()[first]),
             "rubric": rubric,
             "dimension": dimension,
-            "target": unit_keys["target"].to_numpy(),
+            "target": names.of("target_key", g["target_key"].to_numpy()[first]),
             "label": fit.posterior.argmax(axis=1),
             "confidence": fit.posterior.max(axis=1),
             "anchored": truth >= 0,
-            "n_ratings": np.bincount(unit, minlength=len(unit_keys)),
+            "n_ratings": np.bincount(unit, minlength=len(first)),
         }
     )
     # Per rater over their observed labels, in one pass each: labels, expected correct ones (the posterior of
@@ -197,8 +244,14 @@ def _dimension(g: pd.DataFrame, rubric: str, dimension: str, q: int, ordinal: bo
     correct = np.bincount(who, post[np.arange(len(post)), given], len(rater_ids))
     bias = np.bincount(who, given - post @ np.arange(q), len(rater_ids))
     n_anchored = np.bincount(who, truth[unit[observe]] >= 0, len(rater_ids))
-    roles = g.groupby("rater_id")["role"].first()
-    tasks = g.assign(_r=rater).groupby("_r")["task_id"].nunique()
+    # A rater's role is that of their first rating here; their tasks are their distinct task keys (hashed, not
+    # sorted: numpy's unique over every rating was a fifth of the fit at 1M tasks).
+    first_rating = pd.Series(rater).drop_duplicates()
+    roles = np.empty(len(rater_ids), dtype=object)
+    roles[first_rating.to_numpy()] = np.where(researcher[first_rating.index.to_numpy()], "researcher", "contractor")
+    task = g["task_key"].to_numpy().astype(np.int64)
+    span = int(task.max()) + 1
+    tasks = np.bincount(pd.unique(rater * span + task) // span, minlength=len(rater_ids))
     rows = []
     for r, rid in enumerate(rater_ids):
         if not n_labels[r] or is_anonymous(rid):
@@ -217,7 +270,7 @@ def _dimension(g: pd.DataFrame, rubric: str, dimension: str, q: int, ordinal: bo
                 "accuracy_ci_low": float(low[0]),
                 "accuracy_ci_high": float(high[0]),
                 "n_tasks": n_tasks,
-                "role": roles[rid],
+                "role": str(roles[r]),
                 "bias": float(bias[r]) / n,
                 "n_labels": n,
                 "n_anchored": int(n_anchored[r]),
@@ -235,20 +288,23 @@ def fit_model(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, see
     ).fetchall()
     rater_rows: list[dict] = []
     parts = []
+    names = KeyNames.read(con)
     # One dimension's ratings at a time: all of them at once held 18 GB at 1M tasks (bench/RESULTS.md).
-    for rubric, dimension, names, measure in scales:
+    for rubric, dimension, levels, measure in scales:
         if not filters.selects(rubric, dimension):
             continue
         g = model_query(filters.but(rubric=rubric, dimensions=(dimension,))).df(con)
-        if g.empty or g["role"].ne("researcher").sum() == 0:
+        if g.empty or g["researcher"].all():
             continue
-        rows, consensus = _dimension(g, rubric, dimension, len(names), measure != "nominal")
+        rows, consensus = _dimension(g, names, rubric, dimension, len(levels), measure != "nominal")
         rater_rows += rows
-        parts.append(consensus.assign(label=np.asarray(names, dtype=object)[consensus["label"].to_numpy()]))
+        parts.append(consensus.assign(label=np.asarray(levels, dtype=object)[consensus["label"].to_numpy()]))
     consensus = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(CONSENSUS_COLUMNS))
     # Ids and names as categories: the Raters page's cache unpickles its view on every rerun, and at 1M tasks (8M
     # units) that view took 833 MB and 0.9 s, now 218 MB and 0.13 s (bench/RESULTS.md, session 28).
     consensus = consensus.astype(dict.fromkeys(CONSENSUS_TEXT, "category"))
+    for column in CONSENSUS_TEXT:  # task and target ids come as categories over every id of their key table
+        consensus[column] = consensus[column].cat.remove_unused_categories()
     raters = pd.DataFrame(rater_rows, columns=list(RATER_COLUMNS))
     return RaterModel(raters, consensus[list(CONSENSUS_COLUMNS)])
 

@@ -111,17 +111,18 @@ def demo(python: str | None) -> tuple[dict, float]:
         latent = json.loads((Path(d) / "inputs" / "truth.json").read_text())["latent"]["answer_comparison"]
         dim = "usefulness_comparison"
         df = rm.model_query(Filters(rubric="answer_comparison", dimensions=(dim,))).df(con)
+        names = rm.KeyNames.read(con)
         levels = list(con.execute("SELECT levels FROM dimensions WHERE dimension = ?", [dim]).fetchall()[0][0])
         con.close()
-    units = df.groupby(["task_id", "target"], sort=True).ngroup().to_numpy()
-    keys = df[["task_id", "target"]].drop_duplicates().sort_values(["task_id", "target"])
-    raters, _ = pd.factorize(df["rater_id"])
-    gold = np.array([levels.index(latent[t][dim]) if t in latent else -1 for t in keys["task_id"]])
-    res = df["role"].to_numpy() == "researcher"
-    given = np.zeros(len(keys), dtype=bool)
+    units, first = rm.unit_rows(df)
+    tasks = np.asarray(names.of("task_key", df["task_key"].to_numpy()[first]), dtype=object)
+    raters, _ = pd.factorize(df["rater_key"])
+    gold = np.array([levels.index(latent[t][dim]) if t in latent else -1 for t in tasks])
+    res = df["researcher"].to_numpy()
+    given = np.zeros(len(tasks), dtype=bool)
     given[np.unique(units[res])] = True
     research = pd.Series(df["value_index"].to_numpy()[res]).groupby(units[res]).median().astype(int)
-    known = np.full(len(keys), -1)
+    known = np.full(len(tasks), -1)
     known[research.index.to_numpy()] = research.to_numpy()
     # The researchers' labels are what the model is given (not the simulator's truth); scored on the rest.
     obs = ~res
@@ -130,7 +131,7 @@ def demo(python: str | None) -> tuple[dict, float]:
     fit = rm.fit_labels(units[obs], raters[obs], df["value_index"].to_numpy()[obs], 5, ordinal=True, truth=truth)
     out = {
         "majority vote": rm.accuracy_against(
-            rm.majority_vote(units[obs], df["value_index"].to_numpy()[obs], len(keys), 5)[hidden], gold[hidden]
+            rm.majority_vote(units[obs], df["value_index"].to_numpy()[obs], len(tasks), 5)[hidden], gold[hidden]
         ),
         "Concord model": rm.accuracy_against(fit.posterior.argmax(axis=1)[hidden], gold[hidden]),
     }

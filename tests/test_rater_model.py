@@ -136,11 +136,10 @@ def test_demo_consensus_beats_majority_vote_on_the_latent_truth(demo, demo_model
     latent = truth["latent"]["answer_comparison"]
     dim = "usefulness_comparison"
     df = rm.model_query(Filters(rubric="answer_comparison", dimensions=(dim,))).df(demo)
-    unit = df.groupby(["task_id", "target"], sort=True).ngroup().to_numpy()
-    keys = df[["task_id", "target"]].drop_duplicates().sort_values(["task_id", "target"])
+    unit, first = rm.unit_rows(df)
     levels = demo.execute("SELECT levels FROM dimensions WHERE dimension = ?", [dim]).fetchall()[0][0]
-    vote = pd.Series([levels[i] for i in rm.majority_vote(unit, df["value_index"].to_numpy(), len(keys), 5)])
-    vote.index = keys["task_id"].to_numpy()
+    vote = pd.Series([levels[i] for i in rm.majority_vote(unit, df["value_index"].to_numpy(), len(first), 5)])
+    vote.index = np.asarray(rm.KeyNames.read(demo).of("task_key", df["task_key"].to_numpy()[first]), dtype=object)
     c = demo_model.consensus
     c = c[(c["dimension"] == dim) & ~c["anchored"]]
     gold = c["task_id"].map(lambda t: latent.get(t, {}).get(dim))
