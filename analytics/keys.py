@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from analytics.queries import Query
@@ -57,6 +58,29 @@ KEY_COLUMNS = tuple(k.key for k in KEYS)
 # The dimension keys of the catalogue's ranking scales, for a semi-join on dim_key: a filter by (rubric, dimension)
 # name let DuckDB read (and group) every rating of the filter before dropping all but the ranking ones.
 RANKING_DIM_KEYS = "SELECT dim_key FROM dimension_keys JOIN dimensions USING (rubric, dimension) WHERE kind = 'ranking'"
+
+
+@dataclass(frozen=True)
+class KeyIds:
+    """Key tables read into memory: per key column, its keys in order and their ids, to name keyed rows."""
+
+    keys: dict[str, np.ndarray]
+    ids: dict[str, pd.Index]
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection, columns: tuple[str, ...]) -> KeyIds:
+        """The tables of the key `columns` (keys of one id each: task, rater, target)."""
+        tables = {
+            k.key: con.execute(f"SELECT {k.key}, {k.ids[0]} FROM {k.table} ORDER BY {k.key}").df()
+            for k in KEYS
+            if k.key in columns and len(k.ids) == 1
+        }
+        keys = {key: df.iloc[:, 0].to_numpy() for key, df in tables.items()}
+        return cls(keys, {key: pd.Index(df.iloc[:, 1].astype(object)) for key, df in tables.items()})
+
+    def of(self, key: str, values: np.ndarray) -> pd.Categorical:
+        """The ids of `values` of the key column `key`, as a categorical over every id of its table."""
+        return pd.Categorical.from_codes(np.searchsorted(self.keys[key], values), categories=self.ids[key])
 
 
 def create_statements() -> list[str]:

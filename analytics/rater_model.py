@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from analytics import keys
 from analytics.agreement.anonymous import is_anonymous
 from analytics.agreement.contract import records
 from analytics.distributions import wilson_interval
@@ -158,31 +159,7 @@ ORDER BY task_id, target, rater_id""",
     )
 
 
-# The ids of the integer keys a fit reads (analytics/keys.py), each key table in key order.
-NAME_QUERIES = {
-    "task_key": "SELECT task_key, task_id FROM task_keys ORDER BY task_key",
-    "target_key": "SELECT target_key, target FROM target_keys ORDER BY target_key",
-    "rater_key": "SELECT rater_key, rater_id FROM rater_keys ORDER BY rater_key",
-}
-
-
-@dataclass(frozen=True)
-class KeyNames:
-    """Each key table's keys in order and their ids (NAME_QUERIES)."""
-
-    keys: dict[str, np.ndarray]
-    ids: dict[str, pd.Index]
-
-    @classmethod
-    def read(cls, con: duckdb.DuckDBPyConnection) -> KeyNames:
-        """The task, target and rater key tables."""
-        tables = {key: con.execute(sql).df() for key, sql in NAME_QUERIES.items()}
-        keys = {key: df.iloc[:, 0].to_numpy() for key, df in tables.items()}
-        return cls(keys, {key: pd.Index(df.iloc[:, 1].astype(object)) for key, df in tables.items()})
-
-    def of(self, key: str, values: np.ndarray) -> pd.Categorical:
-        """The ids of `values` of the key column `key`, as a categorical over every id of its table."""
-        return pd.Categorical.from_codes(np.searchsorted(self.keys[key], values), categories=self.ids[key])
+UNIT_KEYS = ("task_key", "target_key", "rater_key")  # the key columns a fit names (analytics/keys.py)
 
 
 def _anchors(g: pd.DataFrame, unit: np.ndarray, n_units: int) -> np.ndarray:
@@ -202,18 +179,18 @@ def unit_rows(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(starts) - 1, np.flatnonzero(starts)
 
 
-def _raters(g: pd.DataFrame, names: KeyNames) -> tuple[np.ndarray, list[str]]:
+def _raters(g: pd.DataFrame, names: keys.KeyIds) -> tuple[np.ndarray, list[str]]:
     """Each rating's rater index, raters numbered in the order of their ids, and those ids."""
-    inverse, keys = pd.factorize(g["rater_key"].to_numpy())  # hashed: numpy's unique sorts all the ratings
-    ids = np.asarray(names.of("rater_key", keys), dtype=str)
+    inverse, rater_keys = pd.factorize(g["rater_key"].to_numpy())  # hashed: numpy's unique sorts all the ratings
+    ids = np.asarray(names.of("rater_key", rater_keys), dtype=str)
     order = np.argsort(ids, kind="stable")
-    rank = np.empty(len(keys), dtype=np.int64)
-    rank[order] = np.arange(len(keys))
+    rank = np.empty(len(rater_keys), dtype=np.int64)
+    rank[order] = np.arange(len(rater_keys))
     return rank[inverse], [str(i) for i in ids[order]]
 
 
 def _dimension(
-    g: pd.DataFrame, names: KeyNames, rubric: str, dimension: str, q: int, ordinal: bool
+    g: pd.DataFrame, names: keys.KeyIds, rubric: str, dimension: str, q: int, ordinal: bool
 ) -> tuple[list[dict], pd.DataFrame]:
     """Rater rows and consensus rows of one (rubric, dimension) from its ratings `g` (model_query) on q levels."""
     unit, first = unit_rows(g)
@@ -288,7 +265,7 @@ def fit_model(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, see
     ).fetchall()
     rater_rows: list[dict] = []
     parts = []
-    names = KeyNames.read(con)
+    names = keys.KeyIds.read(con, UNIT_KEYS)
     # One dimension's ratings at a time: all of them at once held 18 GB at 1M tasks (bench/RESULTS.md).
     for rubric, dimension, levels, measure in scales:
         if not filters.selects(rubric, dimension):
@@ -303,7 +280,7 @@ def fit_model(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, see
     # Ids and names as categories: the Raters page's cache unpickles its view on every rerun, and at 1M tasks (8M
     # units) that view took 833 MB and 0.9 s, now 218 MB and 0.13 s (bench/RESULTS.md, session 28).
     consensus = consensus.astype(dict.fromkeys(CONSENSUS_TEXT, "category"))
-    for column in CONSENSUS_TEXT:  # task and target ids come as categories over every id of their key table
+    for column in ("task_id", "target"):  # categories over every id of their key table (keys.KeyIds)
         consensus[column] = consensus[column].cat.remove_unused_categories()
     raters = pd.DataFrame(rater_rows, columns=list(RATER_COLUMNS))
     return RaterModel(raters, consensus[list(CONSENSUS_COLUMNS)])

@@ -34,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from analytics import keys  # noqa: E402
 from analytics import rater_model as rm  # noqa: E402
 
 SNOW = ROOT.parent / "shared" / "real-data" / "snow2008"
@@ -111,7 +112,7 @@ def demo(python: str | None) -> tuple[dict, float]:
         latent = json.loads((Path(d) / "inputs" / "truth.json").read_text())["latent"]["answer_comparison"]
         dim = "usefulness_comparison"
         df = rm.model_query(Filters(rubric="answer_comparison", dimensions=(dim,))).df(con)
-        names = rm.KeyNames.read(con)
+        names = keys.KeyIds.read(con, rm.UNIT_KEYS)
         levels = list(con.execute("SELECT levels FROM dimensions WHERE dimension = ?", [dim]).fetchall()[0][0])
         con.close()
     units, first = rm.unit_rows(df)

@@ -11,6 +11,7 @@ import pytest
 from conftest import shared_path
 from scipy.stats import spearmanr
 
+from analytics import keys
 from analytics import rater_model as rm
 from analytics.filters import Filters
 
@@ -139,7 +140,9 @@ def test_demo_consensus_beats_majority_vote_on_the_latent_truth(demo, demo_model
     unit, first = rm.unit_rows(df)
     levels = demo.execute("SELECT levels FROM dimensions WHERE dimension = ?", [dim]).fetchall()[0][0]
     vote = pd.Series([levels[i] for i in rm.majority_vote(unit, df["value_index"].to_numpy(), len(first), 5)])
-    vote.index = np.asarray(rm.KeyNames.read(demo).of("task_key", df["task_key"].to_numpy()[first]), dtype=object)
+    vote.index = np.asarray(
+        keys.KeyIds.read(demo, rm.UNIT_KEYS).of("task_key", df["task_key"].to_numpy()[first]), dtype=object
+    )
     c = demo_model.consensus
     c = c[(c["dimension"] == dim) & ~c["anchored"]]
     gold = c["task_id"].map(lambda t: latent.get(t, {}).get(dim))
