@@ -16,12 +16,15 @@ EM starts from the majority vote and stops when no unit's posterior moves by mor
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import duckdb
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from threadpoolctl import threadpool_limits
 
 from analytics import keys
 from analytics.agreement.anonymous import is_anonymous
@@ -34,6 +37,7 @@ PRIOR_WEIGHT = 4.0  # pseudo-labels per true level pulling a rater's confusion r
 BAND_SD = 1.0  # levels: spread of the ordinal smoothing of the pooled confusion
 BAND_WEIGHT = 1.0  # pseudo-labels per true level of that smoothing
 MAX_ITERATIONS, TOLERANCE = 100, 1e-4
+FIT_THREADS = 2  # dimensions fitted at once (each holds its ratings: 0.4 GB a dimension at 1M tasks)
 RATER_COLUMNS = (
     "rater_id",
     "rubric",
@@ -256,26 +260,46 @@ def _dimension(
     return rows, consensus
 
 
-def fit_model(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, seed: int = 0) -> RaterModel:
-    """The model fitted to each (rubric, dimension) under the filter; consensus labels are level names.
-    (`seed` is kept for the command line's contract; EM is deterministic.)"""
+def fit_model(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters = NO_FILTERS,
+    seed: int = 0,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> RaterModel:
+    """The model fitted to each (rubric, dimension) under the filter; consensus labels are level names; `progress`
+    hears (dimensions done, dimensions in all, the dimension) after each. (`seed` is kept for the command line's
+    contract; EM is deterministic.)"""
     del seed
     scales = con.execute(
         "SELECT rubric, dimension, levels, measure FROM dimensions WHERE len(levels) >= 2 ORDER BY rubric, dimension"
     ).fetchall()
+    chosen = [scale for scale in scales if filters.selects(scale[0], scale[1])]
+    names = keys.KeyIds.read(con, UNIT_KEYS)
+
+    def fit(scale: tuple) -> tuple[list[dict], pd.DataFrame | None]:
+        """One dimension's rater rows and consensus rows (level names), on a cursor of its own."""
+        rubric, dimension, levels, measure = scale
+        with con.cursor() as cursor:
+            g = model_query(filters.but(rubric=rubric, dimensions=(dimension,))).df(cursor)
+        if g.empty or g["researcher"].all():
+            return [], None
+        rows, consensus = _dimension(g, names, rubric, dimension, len(levels), measure != "nominal")
+        return rows, consensus.assign(label=np.asarray(levels, dtype=object)[consensus["label"].to_numpy()])
+
     rater_rows: list[dict] = []
     parts = []
-    names = keys.KeyIds.read(con, UNIT_KEYS)
-    # One dimension's ratings at a time: all of them at once held 18 GB at 1M tasks (bench/RESULTS.md).
-    for rubric, dimension, levels, measure in scales:
-        if not filters.selects(rubric, dimension):
-            continue
-        g = model_query(filters.but(rubric=rubric, dimensions=(dimension,))).df(con)
-        if g.empty or g["researcher"].all():
-            continue
-        rows, consensus = _dimension(g, names, rubric, dimension, len(levels), measure != "nominal")
-        rater_rows += rows
-        parts.append(consensus.assign(label=np.asarray(levels, dtype=object)[consensus["label"].to_numpy()]))
+    # One dimension's ratings at a time per thread: all of them at once held 18 GB at 1M tasks (bench/RESULTS.md).
+    # FIT_THREADS dimensions are fitted side by side (EM's sparse products and element-wise updates release the
+    # GIL), each with a one-threaded BLAS: two fits each calling a two-threaded OpenBLAS on two cores slowed each
+    # other down by 30-45% (bench/RESULTS.md, session 29). Each fit is its own: the rows are the same however many
+    # run at once, collected in the dimensions' order.
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(FIT_THREADS, "rater-model") as pool:
+        for done, (scale, (rows, consensus)) in enumerate(zip(chosen, pool.map(fit, chosen), strict=True), 1):
+            rater_rows += rows
+            if consensus is not None:
+                parts.append(consensus)
+            if progress is not None:
+                progress(done, len(chosen), f"{scale[0]} / {scale[1]}")
     consensus = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(CONSENSUS_COLUMNS))
     # Ids and names as categories: the Raters page's cache unpickles its view on every rerun, and at 1M tasks (8M
     # units) that view took 833 MB and 0.9 s, now 218 MB and 0.13 s (bench/RESULTS.md, session 28).

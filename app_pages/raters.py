@@ -14,6 +14,7 @@ from ui import drift_charts as rc_drift
 from ui import raters_charts as rc
 from ui import sidebar, state
 from ui.charts import show
+from ui.progress import Report, with_progress
 from ui.tables import number_columns, table
 from ui.text import md_escape
 
@@ -32,10 +33,10 @@ EFFECT_TABLE = [
 ]
 
 
-@st.cache_data(max_entries=8, show_spinner="Estimating rater effects and fitting the rater model...")
-def load(version: tuple, filters, rubric: str) -> raters.RatersView:
-    """Every figure of the page for one rubric, filter and dataset version."""
-    return raters.raters_view(state.cursor(), filters, rubric)
+@st.cache_data(max_entries=8, show_spinner=False)
+def load(version: tuple, filters, rubric: str, _progress: Report | None = None) -> raters.RatersView:
+    """Every figure of the page for one rubric, filter and dataset version (`_progress` hears how far it is)."""
+    return raters.raters_view(state.cursor(), filters, rubric, progress=_progress)
 
 
 filters = sidebar.current()
@@ -53,7 +54,10 @@ rubric = sidebar.rubric_or_first(filters, key="raters_rubric")
 if rubric is None:
     st.info("No ratings are loaded. Load files on the Data page.")
     st.stop()
-view = load(state.version(), filters, rubric)
+version, chosen = state.version(), rubric
+# At 1M tasks the first view takes about a minute (the rater model): a progress bar, and the work goes on if the
+# user moves on (ui/progress.py).
+view = with_progress(lambda report: load(version, filters, chosen, report), "Estimating rater effects")
 
 st.subheader("Who shows which effect")
 if view.grid.empty:

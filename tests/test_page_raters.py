@@ -44,6 +44,18 @@ def test_page_figures_equal_the_command_lines(app_store):
     pd.testing.assert_frame_equal(view.effects.drop(columns=["standing"]), table)
 
 
+def test_the_view_reports_its_progress_in_order(app_store):
+    """raters_view tells its progress from 0 to the last part, never backwards, naming the dimensions fitted."""
+    con = store.open_store(app_store, read_only=True)
+    heard: list[tuple[float, str]] = []
+    raters.raters_view(con, Filters(), "answer_comparison", n_boot=0, progress=lambda s, what: heard.append((s, what)))
+    con.close()
+    shares = [s for s, _ in heard]
+    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == raters.VIEW_SHARES["drift"][0]
+    assert heard[0][1] == "Estimating rater effects"
+    assert any(what.startswith("Fitting the rater model: 1 of") for _, what in heard)
+
+
 def test_choosing_another_contractor_redraws(app_store):
     at = app_test(PAGE)
     first = at.selectbox(key="raters_contractor").value

@@ -115,6 +115,18 @@ def demo_model(demo):
     return rm.fit_model(demo)
 
 
+def test_dimensions_side_by_side_give_the_fit_one_at_a_time_and_report_each(demo, demo_model, monkeypatch):
+    """demo_model fitted FIT_THREADS dimensions at once; one at a time gives exactly the same rows, and progress
+    hears every dimension once, in the dimensions' order."""
+    heard: list[tuple[int, int, str]] = []
+    monkeypatch.setattr(rm, "FIT_THREADS", 1)
+    alone = rm.fit_model(demo, progress=lambda done, total, what: heard.append((done, total, what)))
+    pd.testing.assert_frame_equal(alone.raters, demo_model.raters, check_exact=True)
+    pd.testing.assert_frame_equal(alone.consensus, demo_model.consensus, check_exact=True)
+    scales = demo.execute("SELECT rubric, dimension FROM dimensions WHERE len(levels) >= 2 ORDER BY ALL").fetchall()
+    assert heard == [(i, len(scales), f"{r} / {d}") for i, (r, d) in enumerate(scales, 1)]
+
+
 def test_demo_careless_contractors_are_least_accurate(demo_model, truth):
     """On answer comparison's primary dimension the planted fast-careless, first-position and always-equal
     contractors are the eight least accurate, and every careful contractor is above the median."""
