@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analytics import raters
+from analytics import rater_model, raters
 from analytics.agreement import MIN_TASKS
 from ui import drift_charts as rc_drift
 from ui import raters_charts as rc
@@ -127,6 +127,11 @@ else:
     dimension = st.selectbox(
         "Dimension", dims, index=first, key="raters_model_dim", format_func=lambda d: view.labels.get(d, d)
     )
+    if dimension in rater_model.unconverged(view.model):
+        st.warning(
+            f"The rater model did not converge on this dimension within {rater_model.MAX_ITERATIONS} steps: "
+            "its accuracies and consensus labels here are approximate."
+        )
     one = beside[beside["dimension"] == dimension].assign(rater_name=lambda d: d["rater_id"].map(sidebar.rater_name))
     show(st, rc.model_vs_agreement(one, f"{view.labels.get(dimension, dimension)}: model accuracy and agreement"))
     st.caption(

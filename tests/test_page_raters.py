@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analytics import effects, raters, store
+from analytics import effects, rater_model, raters, store
 from analytics.filters import Filters
 from tests.conftest import app_test
 
@@ -33,6 +33,7 @@ def test_effects_model_and_consensus_on_the_demo(app_store):
     assert any("confidence" in h and "label" in h for h in headers)
     assert at.selectbox(key="raters_model_dim").value == "usefulness_comparison"  # the rubric's primary dimension
     assert not any("Error" in e.value for e in at.error)
+    assert not any("did not converge" in w.value for w in at.warning)
 
 
 def test_page_figures_equal_the_command_lines(app_store):
@@ -42,6 +43,15 @@ def test_page_figures_equal_the_command_lines(app_store):
     table = effects.estimate_effects(con, Filters(rubric="preference_ranking"))
     con.close()
     pd.testing.assert_frame_equal(view.effects.drop(columns=["standing"]), table)
+
+
+def test_an_unconverged_fit_is_flagged_on_the_page(app_store, monkeypatch):
+    """When the rater model stops at its step limit on the dimension shown, the page says its figures there are
+    approximate (and says nothing when it converged: test_effects_model_and_consensus_on_the_demo)."""
+    monkeypatch.setattr(rater_model, "MAX_ITERATIONS", 2)
+    at = app_test(PAGE)
+    assert not at.exception, at.exception
+    assert any("did not converge on this dimension within 2 steps" in w.value for w in at.warning)
 
 
 def test_the_view_reports_its_progress_in_order(app_store):

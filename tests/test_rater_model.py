@@ -50,15 +50,38 @@ def test_simulated_truth_recovered_better_than_majority_vote(seed):
 
 @pytest.mark.parametrize(("seed", "ordinal", "q"), [(1, True, 5), (2, False, 3), (3, True, 7)])
 def test_the_fit_equals_the_plain_em(seed, ordinal, q):
-    """fit_labels' sparse products give the plain EM's posteriors, confusion matrices, prior and iterations (to
-    rounding), with no, some and only anchored units, on ordered and nominal scales."""
+    """fit_labels' sparse products, without acceleration, give the plain EM's posteriors, confusion matrices,
+    prior, iterations and convergence (to rounding), with no, some and only anchored units, on ordered and nominal
+    scales."""
     units, raters, labels, truth, anchored, _ = _simulate(seed, q=q)
     for known in (None, np.where(anchored, truth, -1), truth):  # no unit, a fifth, every unit anchored
-        got = rm.fit_labels(units, raters, labels, q, ordinal, known)
+        got = rm.fit_labels(units, raters, labels, q, ordinal, known, accelerate=False)
         want = _fit_by_bincount(units, raters, labels, q, ordinal, known)
-        assert got.iterations == want.iterations
+        assert (got.iterations, got.converged) == (want.iterations, want.converged)
         for a, b in ((got.posterior, want.posterior), (got.confusion, want.confusion), (got.prior, want.prior)):
             assert np.allclose(a, b, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("seed", "ordinal", "q", "n_units", "n_raters"),
+    [(1, True, 5, 600, 30), (2, False, 3, 600, 30), (3, True, 7, 3000, 60), (4, True, 5, 3000, 60)],
+)
+def test_squarem_stops_nearer_the_fixed_point_in_fewer_steps(seed, ordinal, q, n_units, n_raters, monkeypatch):
+    """With a fifth of the units anchored, the accelerated fit (SQUAREM) stops by the tolerance in fewer E-steps
+    than plain EM, nearer the fixed point (plain EM run to 1e-12): every posterior within 5e-3 of it and the same
+    consensus labels but one at most. When written: 23-61 steps against plain EM's 57-100 (two cases stopped
+    unconverged at 100, 0.11 and 0.52 off), at most 2.2e-3 off."""
+    units, raters, labels, truth, anchored, _ = _simulate(seed, n_units, n_raters, q=q)
+    args = (units, raters, labels, q, ordinal, np.where(anchored, truth, -1))
+    fast, plain = rm.fit_labels(*args), rm.fit_labels(*args, accelerate=False)
+    monkeypatch.setattr(rm, "MAX_ITERATIONS", 100_000)
+    monkeypatch.setattr(rm, "TOLERANCE", 1e-12)
+    fixed = rm.fit_labels(*args, accelerate=False)
+    assert fixed.converged and fast.converged
+    assert fast.iterations < plain.iterations
+    off = lambda fit: np.abs(fit.posterior - fixed.posterior).max()  # noqa: E731
+    assert off(fast) <= min(off(plain), 5e-3)
+    assert (fast.posterior.argmax(axis=1) != fixed.posterior.argmax(axis=1)).sum() <= 1
 
 
 def _fit_by_bincount(units, raters, labels, n_levels: int, ordinal: bool, truth) -> rm.Fit:
@@ -96,7 +119,7 @@ def _fit_by_bincount(units, raters, labels, n_levels: int, ordinal: bool, truth)
         post = new
         if moved < rm.TOLERANCE:
             break
-    return rm.Fit(post, conf, prior, it)
+    return rm.Fit(post, conf, prior, it, moved < rm.TOLERANCE)
 
 
 def test_anchored_units_keep_the_researchers_level():
@@ -179,6 +202,21 @@ def test_snow_rte_a_fifth_of_gold_beats_majority_vote():
         model.append(rm.accuracy_against(fit.posterior.argmax(axis=1)[~anchored], gold[~anchored]))
         vote.append(rm.accuracy_against(rm.majority_vote(units, labels, len(unit_ids), 2)[~anchored], gold[~anchored]))
     assert np.mean(model) > np.mean(vote)
+
+
+def test_every_demo_dimension_converges(demo_model):
+    """SQUAREM brings every dimension of the demo within the tolerance (plain EM stopped 4 of 41 after
+    MAX_ITERATIONS steps when written), and each rater row says so."""
+    assert rm.unconverged(demo_model) == []
+    assert demo_model.raters["converged"].all()
+
+
+def test_a_fit_stopped_by_the_step_limit_is_named(demo, monkeypatch):
+    """With too few steps allowed, the fit says it did not converge: the rows, unconverged() and the text."""
+    monkeypatch.setattr(rm, "MAX_ITERATIONS", 2)
+    model = rm.fit_model(demo, Filters(rubric="answer_comparison", dimensions=("usefulness_comparison",)))
+    assert rm.unconverged(model) == ["usefulness_comparison"]
+    assert "not converged after 2 steps" in rm.model_text(rm.contract_payload(model))
 
 
 def test_contract_payload_keys(demo_model):
