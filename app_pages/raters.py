@@ -55,8 +55,8 @@ if rubric is None:
     st.info("No ratings are loaded. Load files on the Data page.")
     st.stop()
 version, chosen = state.version(), rubric
-# At 1M tasks the first view takes about a minute (the rater model): a progress bar, and the work goes on if the
-# user moves on (ui/progress.py).
+# At 1M tasks the first view takes about half a minute (the rater model): a progress bar, and the work goes on
+# if the user moves on (ui/progress.py).
 view = with_progress(lambda report: load(version, filters, chosen, report), "Estimating rater effects")
 
 st.subheader("Who shows which effect")
