@@ -249,7 +249,7 @@ ORDER BY task_id, target, rater_id""",
 UNIT_KEYS = ("task_key", "target_key", "rater_key")  # the key columns a fit names (analytics/keys.py)
 
 
-def _anchors(g: pd.DataFrame, unit: np.ndarray, n_units: int) -> np.ndarray:
+def anchors(g: pd.DataFrame, unit: np.ndarray, n_units: int) -> np.ndarray:
     """Each unit's researcher level (the median of the researchers' levels, lower middle on an even count), or -1."""
     truth = np.full(n_units, -1)
     res = g["researcher"].to_numpy()
@@ -284,7 +284,7 @@ def _dimension(
     rater, rater_ids = _raters(g, names)
     labels = g["value_index"].to_numpy(dtype=int)
     researcher = g["researcher"].to_numpy()
-    truth = _anchors(g, unit, len(first))
+    truth = anchors(g, unit, len(first))
     # Researchers' labels are the truth where they rated; they are not also observations of it.
     observe = ~researcher
     fit = fit_labels(unit[observe], rater[observe], labels[observe], q, ordinal, truth)

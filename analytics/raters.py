@@ -16,9 +16,9 @@ from analytics.effects import EFFECT_TITLES, drift, markers
 from analytics.filters import Filters
 from analytics.queries import QueryLog
 
-# The view's parts as shares of its time (start, end), for its progress: at 1M tasks the rater model is most of it
-# (bench/RESULTS.md, session 29).
-VIEW_SHARES = {"effects": (0.0, 0.1), "model": (0.1, 0.85), "agreement": (0.85, 0.95), "drift": (0.95, 1.0)}
+# Where each part of the view starts, as a share of its time (each ends where the next starts), for its progress:
+# at 1M tasks the rater model is most of it (bench/RESULTS.md, session 29).
+VIEW_STARTS = {"effects": 0.0, "model": 0.1, "agreement": 0.85, "drift": 0.95}
 GRID_COLUMNS = ("rater_id", "effect", "effect_title", "n_measured", "n_flagged", "standing")
 BESIDE_COLUMNS = (
     "rater_id",
@@ -99,14 +99,14 @@ def raters_view(
     say = progress or (lambda share, what: None)
     scoped = filters.but(rubric=rubric, raters=(), roles=())
     log = QueryLog()  # drift's weekly query runs once for the effects, the alerts and the weeks
-    say(0.0, "Estimating rater effects")
+    say(VIEW_STARTS["effects"], "Estimating rater effects")
     table = effects.estimate_effects(con, scoped, log)
     if filters.raters:
         table = table[table["rater_id"].isin(filters.raters)].reset_index(drop=True)
     table = table.assign(
         standing=[standing(bool(f), int(n)) for f, n in zip(table["flagged"], table["n_tasks"], strict=True)]
     )
-    start, end = VIEW_SHARES["model"]
+    start, end = VIEW_STARTS["model"], VIEW_STARTS["agreement"]
     say(start, "Fitting the rater model")
     model = rater_model.fit_model(
         con,
@@ -116,7 +116,7 @@ def raters_view(
             start + (end - start) * done / total, f"Fitting the rater model: {done} of {total} dimensions done ({what})"
         ),
     )
-    say(VIEW_SHARES["agreement"][0], "Agreement with researchers")
+    say(end, "Agreement with researchers")
     agreeing = agreement.rater_agreement(
         con, filters.but(rubric=rubric, roles=()), "contractor_vs_researcher", n_boot=n_boot, seed=seed
     )
@@ -126,7 +126,7 @@ def raters_view(
     beside = accuracy_beside_agreement(model.raters, agreeing)
     if filters.raters:
         beside = beside[beside["rater_id"].isin(filters.raters)].reset_index(drop=True)
-    say(VIEW_SHARES["drift"][0], "Drift week by week")
+    say(VIEW_STARTS["drift"], "Drift week by week")
     alerts = drift.drift_alerts(con, scoped, queries=log)
     everyone = table[["rater_id", "rubric"]].drop_duplicates()
     weekly = drift.contractor_weeks(con, everyone, scoped, log)

@@ -119,16 +119,10 @@ def demo(python: str | None) -> tuple[dict, float]:
     tasks = np.asarray(names.of("task_key", df["task_key"].to_numpy()[first]), dtype=object)
     raters, _ = pd.factorize(df["rater_key"])
     gold = np.array([levels.index(latent[t][dim]) if t in latent else -1 for t in tasks])
-    res = df["researcher"].to_numpy()
-    given = np.zeros(len(tasks), dtype=bool)
-    given[np.unique(units[res])] = True
-    research = pd.Series(df["value_index"].to_numpy()[res]).groupby(units[res]).median().astype(int)
-    known = np.full(len(tasks), -1)
-    known[research.index.to_numpy()] = research.to_numpy()
     # The researchers' labels are what the model is given (not the simulator's truth); scored on the rest.
-    obs = ~res
-    truth = np.where(given, known, -1)
-    hidden = ~given & (gold >= 0)
+    obs = ~df["researcher"].to_numpy()
+    truth = rm.anchors(df, units, len(tasks))
+    hidden = (truth < 0) & (gold >= 0)
     fit = rm.fit_labels(units[obs], raters[obs], df["value_index"].to_numpy()[obs], 5, ordinal=True, truth=truth)
     out = {
         "majority vote": rm.accuracy_against(
@@ -139,7 +133,7 @@ def demo(python: str | None) -> tuple[dict, float]:
     if python:
         labels = crowdkit_labels(python, units[obs], raters[obs], df["value_index"].to_numpy()[obs], truth)
         out["crowd-kit Dawid-Skene"] = rm.accuracy_against(labels[hidden], gold[hidden])
-    return out, float(given.mean())
+    return out, float((truth >= 0).mean())
 
 
 def main() -> None:

@@ -61,7 +61,7 @@ def test_the_view_reports_its_progress_in_order(app_store):
     raters.raters_view(con, Filters(), "answer_comparison", n_boot=0, progress=lambda s, what: heard.append((s, what)))
     con.close()
     shares = [s for s, _ in heard]
-    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == raters.VIEW_SHARES["drift"][0]
+    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == raters.VIEW_STARTS["drift"]
     assert heard[0][1] == "Estimating rater effects"
     assert any(what.startswith("Fitting the rater model: 1 of") for _, what in heard)
 

@@ -22,7 +22,7 @@ Report = Callable[[float, str], None]  # (share of the work done, what it is doi
 
 POLL_S = 0.25  # how often the bar is redrawn
 SHOW_AFTER_S = 0.5  # work done sooner (a cache hit) draws no bar at all
-# Threads, not a pool per call: a pool's exit waits for its work, and a stopped page run must not.
+# One pool for the process, not one per call: a pool's exit waits for its work, and a stopped page run must not.
 _WORKERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="concord-long-work")
 
 
