@@ -30,6 +30,7 @@ from threadpoolctl import threadpool_limits
 from analytics import keys
 from analytics.agreement.anonymous import is_anonymous
 from analytics.agreement.contract import records
+from analytics.agreement.counts import rater_level_counts
 from analytics.distributions import wilson_interval
 from analytics.filters import NO_FILTERS, Filters
 from analytics.queries import Query
@@ -344,21 +345,52 @@ def _dimension(
     return rows, consensus
 
 
+def _progress_by_ratings(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    chosen: list[tuple],
+    progress: Callable[[float, str], None] | None,
+) -> Callable[[tuple], None]:
+    """What fit_model calls after each dimension: tells `progress` the share of the ratings fitted so far and how
+    many of the dimensions with ratings are done (a fit's time grows with its ratings; dimensions without any take
+    none), counted from the level counts kept at ingest."""
+    if progress is None:
+        return lambda scale: None
+    counts = rater_level_counts(con, filters, []).groupby(["rubric", "dimension"])["n"].sum()
+    weights = {(s[0], s[1]): int(counts.get((s[0], s[1]), 0)) for s in chosen}
+    total, rated = sum(weights.values()), sum(1 for w in weights.values() if w)
+    fitted = {"ratings": 0, "dimensions": 0}
+
+    def report(scale: tuple) -> None:
+        """Count one dimension fitted and tell `progress`, if it had ratings."""
+        weight = weights[(scale[0], scale[1])]
+        if weight:
+            fitted["ratings"] += weight
+            fitted["dimensions"] += 1
+            progress(
+                fitted["ratings"] / total,
+                f"{fitted['dimensions']} of {rated} dimensions done ({scale[0]} / {scale[1]})",
+            )
+
+    return report
+
+
 def fit_model(
     con: duckdb.DuckDBPyConnection,
     filters: Filters = NO_FILTERS,
     seed: int = 0,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> RaterModel:
     """The model fitted to each (rubric, dimension) under the filter; consensus labels are level names; `progress`
-    hears (dimensions done, dimensions in all, the dimension) after each. (`seed` is kept for the command line's
-    contract; EM is deterministic.)"""
+    hears, after each dimension with ratings, the share of the ratings fitted and how many such dimensions are done.
+    (`seed` is kept for the command line's contract; EM is deterministic.)"""
     del seed
     scales = con.execute(
         "SELECT rubric, dimension, levels, measure FROM dimensions WHERE len(levels) >= 2 ORDER BY rubric, dimension"
     ).fetchall()
     chosen = [scale for scale in scales if filters.selects(scale[0], scale[1])]
     names = keys.KeyIds.read(con, UNIT_KEYS)
+    report = _progress_by_ratings(con, filters, chosen, progress)
 
     def fit(scale: tuple) -> tuple[list[dict], pd.DataFrame | None]:
         """One dimension's rater rows and consensus rows (level names), on a cursor of its own."""
@@ -378,12 +410,11 @@ def fit_model(
     # other down by 30-45% (bench/RESULTS.md, session 29). Each fit is its own: the rows are the same however many
     # run at once, collected in the dimensions' order.
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(FIT_THREADS, "rater-model") as pool:
-        for done, (scale, (rows, consensus)) in enumerate(zip(chosen, pool.map(fit, chosen), strict=True), 1):
+        for scale, (rows, consensus) in zip(chosen, pool.map(fit, chosen), strict=True):
             rater_rows += rows
             if consensus is not None:
                 parts.append(consensus)
-            if progress is not None:
-                progress(done, len(chosen), f"{scale[0]} / {scale[1]}")
+            report(scale)
     consensus = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(CONSENSUS_COLUMNS))
     # Ids and names as categories: the Raters page's cache unpickles its view on every rerun, and at 1M tasks (8M
     # units) that view took 833 MB and 0.9 s, now 218 MB and 0.13 s (bench/RESULTS.md, session 28).

@@ -112,9 +112,7 @@ def raters_view(
         con,
         scoped,
         seed=seed,
-        progress=lambda done, total, what: say(
-            start + (end - start) * done / total, f"Fitting the rater model: {done} of {total} dimensions done ({what})"
-        ),
+        progress=lambda share, what: say(start + (end - start) * share, f"Fitting the rater model: {what}"),
     )
     say(end, "Agreement with researchers")
     agreeing = agreement.rater_agreement(

@@ -63,7 +63,10 @@ def test_the_view_reports_its_progress_in_order(app_store):
     shares = [s for s, _ in heard]
     assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == raters.VIEW_STARTS["drift"]
     assert heard[0][1] == "Estimating rater effects"
-    assert any(what.startswith("Fitting the rater model: 1 of") for _, what in heard)
+    fitting = [(s, what) for s, what in heard if what.startswith("Fitting the rater model")]
+    assert (
+        fitting[1][1].startswith("Fitting the rater model: 1 of") and fitting[-1][0] == raters.VIEW_STARTS["agreement"]
+    )
 
 
 def test_choosing_another_contractor_redraws(app_store):

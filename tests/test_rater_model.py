@@ -140,14 +140,22 @@ def demo_model(demo):
 
 def test_dimensions_side_by_side_give_the_fit_one_at_a_time_and_report_each(demo, demo_model, monkeypatch):
     """demo_model fitted FIT_THREADS dimensions at once; one at a time gives exactly the same rows, and progress
-    hears every dimension once, in the dimensions' order."""
-    heard: list[tuple[int, int, str]] = []
+    hears every dimension with ratings once, in the dimensions' order, with the share of the ratings fitted so far
+    (counted here from the ratings themselves, not the level counts the model reads)."""
+    heard: list[tuple[float, str]] = []
     monkeypatch.setattr(rm, "FIT_THREADS", 1)
-    alone = rm.fit_model(demo, progress=lambda done, total, what: heard.append((done, total, what)))
+    alone = rm.fit_model(demo, progress=lambda share, what: heard.append((share, what)))
     pd.testing.assert_frame_equal(alone.raters, demo_model.raters, check_exact=True)
     pd.testing.assert_frame_equal(alone.consensus, demo_model.consensus, check_exact=True)
-    scales = demo.execute("SELECT rubric, dimension FROM dimensions WHERE len(levels) >= 2 ORDER BY ALL").fetchall()
-    assert heard == [(i, len(scales), f"{r} / {d}") for i, (r, d) in enumerate(scales, 1)]
+    rated = demo.execute(
+        """SELECT r.rubric, r.dimension, count(*) FROM ratings r JOIN dimensions d USING (rubric, dimension)
+           WHERE r.value_index IS NOT NULL AND len(d.levels) >= 2 GROUP BY ALL ORDER BY ALL"""
+    ).fetchall()
+    done = np.cumsum([n for _, _, n in rated]) / sum(n for _, _, n in rated)
+    expected = [f"{i} of {len(rated)} dimensions done ({r} / {d})" for i, (r, d, _) in enumerate(rated, 1)]
+    assert [what for _, what in heard] == expected
+    np.testing.assert_allclose([share for share, _ in heard], done, rtol=1e-12)
+    assert heard[-1][0] == 1.0
 
 
 def test_demo_careless_contractors_are_least_accurate(demo_model, truth):
