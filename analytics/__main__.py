@@ -423,11 +423,11 @@ def _report_raters(con: Any, rater: str | None, filters: Any) -> list[str]:
     filter), else every contractor with ratings under the filter (ValueError when none has)."""
     period = _period(filters)
     ids = "SELECT DISTINCT rater_id FROM ratings WHERE role = 'contractor' AND {} ORDER BY 1"
-    where, params = filters.where()
+    where, params = filters.where_named()
     if rater is not None:
-        if not con.execute(ids.format("rater_id = ?"), [rater]).fetchall():
+        if not con.execute(ids.format("rater_id = $rater"), {"rater": rater}).fetchall():
             raise ValueError(f"unknown contractor {rater!r}: no contractor with that id has ratings in the store")
-        if not con.execute(ids.format(f"rater_id = ? AND {where}"), [rater, *params]).fetchall():
+        if not con.execute(ids.format(f"rater_id = $rater AND {where}"), {**params, "rater": rater}).fetchall():
             raise ValueError(f"contractor {rater!r} has no ratings {period}")
         return [rater]
     found = [r for (r,) in con.execute(ids.format(where), params).fetchall()]

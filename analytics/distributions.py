@@ -81,18 +81,19 @@ def dimensions(con: duckdb.DuckDBPyConnection, rubric: str) -> pd.DataFrame:
 def level_distribution(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS) -> pd.DataFrame:
     """Per dimension and role: every level in scale order with its count and share of the role's ratings (from
     the level counts kept at ingest, analytics/level_counts.py)."""
-    where, params = filters.but(rubric=rubric).where("r")
+    where, params = filters.but(rubric=rubric).where_named("r")
     roles = [r for r in ROLES if not filters.roles or r in filters.roles]
-    return con.execute(
-        f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ?),
+    return Query(
+        "level_distribution",
+        f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = $shown_rubric),
                  lv AS (SELECT dimension, k.dim_key, coalesce(label, dimension) AS dimension_label,
-                               list_position(?, dimension) AS dimension_order,
+                               list_position($dimension_order, dimension) AS dimension_order,
                                unnest(levels) AS level, unnest(coarse) AS coarse,
                                generate_subscripts(levels, 1) - 1 AS level_index
                         FROM d LEFT JOIN dimension_keys k USING (rubric, dimension)),
                  counts AS (SELECT r.dim_key, r.role, r.value_index, CAST(sum(r.n) AS BIGINT) AS n
                             FROM level_counts r WHERE {where} GROUP BY ALL),
-                 grid AS (SELECT lv.*, role FROM lv CROSS JOIN unnest(?) AS t(role)),
+                 grid AS (SELECT lv.*, role FROM lv CROSS JOIN unnest($shown_roles) AS t(role)),
                  joined AS (SELECT g.*, coalesce(c.n, 0) AS n FROM grid g LEFT JOIN counts c
                             ON c.dim_key = g.dim_key AND c.role = g.role AND c.value_index = g.level_index)
             SELECT dimension, dimension_label, dimension_order, level_index, level, coarse, role, n,
@@ -101,8 +102,8 @@ def level_distribution(con: duckdb.DuckDBPyConnection, rubric: str, filters: Fil
             FROM joined
             QUALIFY sum(n) OVER (PARTITION BY dimension) > 0
             ORDER BY dimension_order, dimension, role, level_index""",
-        [rubric, dimension_order(con, rubric), *params, roles],
-    ).df()
+        {**params, "shown_rubric": rubric, "dimension_order": dimension_order(con, rubric), "shown_roles": roles},
+    ).df(con)
 
 
 def rater_levels(
@@ -110,9 +111,10 @@ def rater_levels(
 ) -> pd.DataFrame:
     """Per rater: every level of one dimension in scale order with the rater's count and share (long form);
     missing ratings (no level) are not counted (from the level counts kept at ingest, analytics/level_counts.py)."""
-    where, params = filters.but(rubric=rubric, dimensions=(dimension,)).where("r")
-    return con.execute(
-        f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = ? AND dimension = ?),
+    where, params = filters.but(rubric=rubric, dimensions=(dimension,)).where_named("r")
+    return Query(
+        "rater_levels",
+        f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = $shown_rubric AND dimension = $shown_dimension),
                  lv AS (SELECT unnest(levels) AS level, generate_subscripts(levels, 1) - 1 AS level_index FROM d),
                  counts AS (SELECT r.rater_key, any_value(r.role) AS role, r.value_index,
                                    CAST(sum(r.n) AS BIGINT) AS n
@@ -126,8 +128,8 @@ def rater_levels(
             FROM raters JOIN rater_keys k USING (rater_key) CROSS JOIN lv
             LEFT JOIN counts c ON c.rater_key = raters.rater_key AND c.value_index = lv.level_index
             ORDER BY raters.role, k.rater_id, lv.level_index""",
-        [rubric, dimension, *params],
-    ).df()
+        {**params, "shown_rubric": rubric, "shown_dimension": dimension},
+    ).df(con)
 
 
 def rater_level_table(

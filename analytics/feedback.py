@@ -602,8 +602,9 @@ def _durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame
 
     A submission's duration comes from the submissions table, or for rating-only formats (canonical files)
     from its ratings (one duration per task and rater)."""
-    where, params = filters.where()
-    return con.execute(
+    where, params = filters.where_named()
+    return Query(
+        "contractor_durations",
         f"""WITH s AS (SELECT rater_id, rubric, duration_s FROM submissions
                        WHERE role = 'contractor' AND duration_s IS NOT NULL AND {where}
                        UNION ALL
@@ -615,8 +616,8 @@ def _durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame
             SELECT rater_id, rubric, count(*) AS submissions, median(duration_s) AS median_s,
                    quantile_cont(duration_s, 0.25) AS q1_s, quantile_cont(duration_s, 0.75) AS q3_s
             FROM s GROUP BY ALL ORDER BY ALL""",
-        params + params,
-    ).df()
+        params,
+    ).df(con)
 
 
 def durations(

@@ -17,54 +17,35 @@ class Filters:
     date_to: dt.date | None = None
     dimensions: tuple[str, ...] = ()
 
-    def where(self, alias: str = "") -> tuple[str, list]:
-        """A SQL condition on the ratings table (columns prefixed with `alias.`) and its bound parameters."""
+    def where_named(self, alias: str = "", prefix: str = "") -> tuple[str, dict]:
+        """A SQL condition on the ratings table (columns prefixed with `alias.`) and its parameters, bound by name
+        (`$<prefix>rubric`, `$<prefix>roles`, ...; a prefix keeps two filters apart in one query)."""
         p = f"{alias}." if alias else ""
         parts: list[str] = ["TRUE"]
-        params: list = []
+        params: dict = {}
+
+        def bind(name: str, value: object) -> str:
+            params[f"{prefix}{name}"] = value
+            return f"${prefix}{name}"
+
         if self.rubric:
-            parts.append(f"{p}rubric = ?")
-            params.append(self.rubric)
+            parts.append(f"{p}rubric = {bind('rubric', self.rubric)}")
         if self.roles:
-            parts.append(f"list_contains(?, {p}role)")
-            params.append(list(self.roles))
+            parts.append(f"list_contains({bind('roles', list(self.roles))}, {p}role)")
         if self.raters:
-            parts.append(f"list_contains(?, {p}rater_id)")
-            params.append(list(self.raters))
+            parts.append(f"list_contains({bind('raters', list(self.raters))}, {p}rater_id)")
         if self.dimensions:
-            parts.append(f"list_contains(?, {p}dimension)")
-            params.append(list(self.dimensions))
+            parts.append(f"list_contains({bind('dimensions', list(self.dimensions))}, {p}dimension)")
         if self.date_from:
-            parts.append(f"({p}submitted_at IS NULL OR {p}submitted_at >= ?)")
-            params.append(dt.datetime.combine(self.date_from, dt.time.min))
+            start = bind("date_from", dt.datetime.combine(self.date_from, dt.time.min))
+            parts.append(f"({p}submitted_at IS NULL OR {p}submitted_at >= {start})")
         if self.date_to:
-            parts.append(f"({p}submitted_at IS NULL OR {p}submitted_at < ?)")
-            params.append(dt.datetime.combine(self.date_to + dt.timedelta(days=1), dt.time.min))
+            end = bind("date_to", dt.datetime.combine(self.date_to + dt.timedelta(days=1), dt.time.min))
+            parts.append(f"({p}submitted_at IS NULL OR {p}submitted_at < {end})")
         return " AND ".join(parts), params
 
-    def where_named(self, alias: str = "", prefix: str = "") -> tuple[str, dict]:
-        """`where` with named parameters (`$<prefix>rubric`, ...) for a named query."""
-        sql, params = self.where(alias)
-        names = [n for n, on in self._conditions() if on]
-        named = {}
-        for name, value in zip(names, params, strict=True):
-            sql = sql.replace("?", f"${prefix}{name}", 1)
-            named[f"{prefix}{name}"] = value
-        return sql, named
-
-    def _conditions(self) -> list[tuple[str, bool]]:
-        """The parameter names of `where`, in its order, and whether each is used."""
-        return [
-            ("rubric", bool(self.rubric)),
-            ("roles", bool(self.roles)),
-            ("raters", bool(self.raters)),
-            ("dimensions", bool(self.dimensions)),
-            ("date_from", bool(self.date_from)),
-            ("date_to", bool(self.date_to)),
-        ]
-
     def selects(self, rubric: str, dimension: str) -> bool:
-        """Whether the rubric and dimension restrictions keep this dimension (`where`'s rule, in Python)."""
+        """Whether the rubric and dimension restrictions keep this dimension (`where_named`'s rule, in Python)."""
         return (not self.rubric or self.rubric == rubric) and (not self.dimensions or dimension in self.dimensions)
 
     def but(self, **changes) -> Filters:

@@ -45,13 +45,13 @@ def stamp(
         "SELECT * FROM dimensions WHERE ($rubric IS NULL OR rubric = $rubric) ORDER BY rubric, dimension",
         {"rubric": filters.rubric},
     )
-    used = set(
-        con.execute(
-            "SELECT DISTINCT rubric, dimension FROM level_counts WHERE value_index IS NOT NULL AND "
-            + filters.where()[0],
-            filters.where()[1],
-        ).fetchall()
+    where, params = filters.where_named()
+    rated = Query(
+        "rated_dimensions",
+        f"SELECT DISTINCT rubric, dimension FROM level_counts WHERE value_index IS NOT NULL AND {where}",
+        params,
     )
+    used = set(rated.rows(con))
     scales = []
     for _, r in q.df(con).iterrows():
         if (r["rubric"], r["dimension"]) not in used:

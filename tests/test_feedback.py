@@ -231,7 +231,7 @@ def test_the_span_from_kept_rater_tasks_equals_the_ratings(demo):
         Filters(rubric="answer_comparison", date_to=dt.date(2026, 3, 20)),
     ):
         for contractor in contractors:
-            where, params = fb.subject_filter(f, contractor).where()
+            where, params = fb.subject_filter(f, contractor).where_named()
             sql = f"SELECT count(*), min(submitted_at), max(submitted_at) FROM ratings WHERE role = 'contractor' AND {where}"
             want = demo.execute(sql, params).fetchall()[0]
             assert fb.span_query(contractor, f).rows(demo)[0] == want, (contractor, f)
