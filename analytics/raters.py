@@ -19,6 +19,12 @@ from analytics.queries import QueryLog
 # Where each part of the view starts, as a share of its time (each ends where the next starts), for its progress:
 # at 1M tasks the rater model is most of it (bench/RESULTS.md, session 29).
 VIEW_STARTS = {"effects": 0.0, "model": 0.1, "agreement": 0.85, "drift": 0.95}
+NOT_MEASURED = "not measured"  # the grid's standing where a contractor has no estimate of an effect
+NOT_MEASURED_WHY = (
+    "Pale: not measured. An effect is estimated only from the ratings it reads; drift needs a contractor's tasks "
+    f"to span at least {drift.EARLY_WEEKS + drift.LATE_WEEKS} weeks, with two or more tasks in the first "
+    f"{drift.EARLY_WEEKS} and in the last {drift.LATE_WEEKS}."
+)
 GRID_COLUMNS = ("rater_id", "effect", "effect_title", "n_measured", "n_flagged", "standing")
 BESIDE_COLUMNS = (
     "rater_id",
@@ -57,16 +63,21 @@ def standing(flagged: bool, n_tasks: int) -> str:
 
 def effect_grid(table: pd.DataFrame) -> pd.DataFrame:
     """Per contractor and effect: dimensions measured and flagged, and one standing (flagged on any dimension,
-    else within the team when any dimension has enough tasks, else small n)."""
+    else within the team when any dimension has enough tasks, else small n; not measured where the contractor
+    has no estimate of an effect others have, e.g. drift over too few weeks)."""
     if table.empty:
         return pd.DataFrame(columns=list(GRID_COLUMNS))
     g = table.assign(enough=table["n_tasks"] >= MIN_TASKS).groupby(["rater_id", "effect"], sort=False)
     out = pd.DataFrame(
         {"n_measured": g.size(), "n_flagged": g["flagged"].sum().astype(int), "enough": g["enough"].any()}
-    ).reset_index()
+    )
+    every = pd.MultiIndex.from_product([table["rater_id"].unique(), table["effect"].unique()], names=out.index.names)
+    out = out.reindex(every).reset_index()
+    measured = out["n_measured"].notna()
+    out[["n_measured", "n_flagged"]] = out[["n_measured", "n_flagged"]].fillna(0).astype(int)
     out["standing"] = [
-        "flagged" if f else "within the team" if e else "small n"
-        for f, e in zip(out["n_flagged"] > 0, out["enough"], strict=True)
+        NOT_MEASURED if not m else "flagged" if f else "within the team" if e else "small n"
+        for m, f, e in zip(measured, out["n_flagged"] > 0, out["enough"], strict=True)
     ]
     out["effect_title"] = out["effect"].map(EFFECT_TITLES).fillna(out["effect"])
     order = {e: i for i, e in enumerate(EFFECT_TITLES)}

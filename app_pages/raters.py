@@ -78,6 +78,8 @@ else:
         )
     grid = view.grid.assign(rater_name=view.grid["rater_id"].map(sidebar.rater_name))
     show(st, rc.effect_grid(grid))
+    if (view.grid["standing"] == raters.NOT_MEASURED).any():
+        st.caption(raters.NOT_MEASURED_WHY)
     table(
         view.effects.drop(columns=["standing"]),
         f"rater effects {rubric}",

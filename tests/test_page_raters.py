@@ -36,6 +36,24 @@ def test_effects_model_and_consensus_on_the_demo(app_store):
     assert not any("did not converge" in w.value for w in at.warning)
 
 
+def test_the_grid_has_every_contractor_and_effect_and_says_which_were_not_measured(app_store):
+    """Every contractor has a cell for every effect; a contractor without a drift estimate (tasks over too few
+    weeks) is "not measured", not a blank, and the page says why."""
+    con = store.open_store(app_store, read_only=True)
+    view = raters.raters_view(con, Filters(), "answer_comparison", n_boot=0)
+    con.close()
+    grid, table = view.grid, view.effects
+    assert len(grid) == table["rater_id"].nunique() * table["effect"].nunique()
+    measured = set(zip(table["rater_id"], table["effect"], strict=True))
+    for row in grid.itertuples():
+        assert (row.standing == raters.NOT_MEASURED) == ((row.rater_id, row.effect) not in measured)
+        assert row.n_measured == ((table["rater_id"] == row.rater_id) & (table["effect"] == row.effect)).sum()
+    unmeasured = grid[grid["standing"] == raters.NOT_MEASURED]
+    assert not unmeasured.empty and set(unmeasured["effect"]) == {"drift"}  # the demo's short-lived contractors
+    at = app_test(PAGE)
+    assert raters.NOT_MEASURED_WHY in [c.value for c in at.caption]
+
+
 def test_page_figures_equal_the_command_lines(app_store):
     """The effects the page shows are estimate_effects' (the same table `effects --json` prints)."""
     con = store.open_store(app_store, read_only=True)

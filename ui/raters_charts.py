@@ -6,21 +6,30 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from analytics.raters import NOT_MEASURED
 from ui.charts import layer, legend, tip, title_lines
 from ui.consistency_charts import STANDING
 
 PANEL_WIDTH = 240  # pixels per small multiple: two (with their dimension labels) fit a laptop window
 
 
+# The standings' colours, and a pale one for an effect not measured on a contractor (a blank cell would look
+# like a drawing fault).
+GRID_STANDING = alt.Scale(
+    domain=[*STANDING.to_dict()["domain"], NOT_MEASURED], range=[*STANDING.to_dict()["range"], "#e8e8e8"]
+)
+
+
 def effect_grid(grid: pd.DataFrame) -> alt.TopLevelMixin:
     """Contractors (rows) by effect (columns): red where the effect is flagged on at least one dimension, with
-    the number of flagged dimensions; blue where it was measured and not flagged; grey where only small n."""
+    the number of flagged dimensions; blue where it was measured and not flagged; grey where only small n; pale
+    where it was not measured."""
     base = alt.Chart(grid).encode(
         x=alt.X("effect_title:N", title=None, sort=None, axis=alt.Axis(orient="top", labelAngle=0)),
         y=alt.Y("rater_name:N", title=None, sort=None, axis=alt.Axis(labelOverlap=False, labelLimit=260)),
     )
     cells = base.mark_rect(stroke="white", strokeWidth=1).encode(
-        color=alt.Color("standing:N", scale=STANDING, title="Standing", legend=legend(3)),
+        color=alt.Color("standing:N", scale=GRID_STANDING, title="Standing", legend=legend(4)),
         tooltip=[
             tip("rater_name", "contractor"),
             tip("effect_title", "effect"),
