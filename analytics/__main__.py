@@ -148,7 +148,11 @@ def _ingest_here_or_hand_over(
 
 def _terminal_progress(path: str):
     """Where one file's load progress goes on a terminal: one line on stderr, rewritten as the stages pass."""
-    name = Path(path).name
+    return _terminal_line(Path(path).name)
+
+
+def _terminal_line(name: str):
+    """A progress callback (share done, stage) that rewrites one line on stderr, "name: stage (share)"."""
 
     def show(share: float, stage: str) -> None:
         end = "\n" if share >= 1.0 else ""
@@ -344,7 +348,8 @@ def cmd_model(args: argparse.Namespace) -> int:
     if error:
         return _fail(error)
     try:
-        model = rater_model.fit_model(con, Filters(rubric=args.rubric), seed=args.seed)
+        progress = _terminal_line("rater model") if sys.stderr.isatty() else None  # minutes at 1M tasks
+        model = rater_model.fit_model(con, Filters(rubric=args.rubric), seed=args.seed, progress=progress)
     except ValueError as e:
         return _fail(str(e))
     payload = rater_model.contract_payload(model)

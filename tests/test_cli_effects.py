@@ -3,7 +3,9 @@ clear line with exit 2 on bad input."""
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 
 from analytics.__main__ import main
 from analytics.effects import contract
@@ -53,3 +55,24 @@ def test_files_alone(demo_store, capsys):
     """Files are loaded into memory and read alone (the demo's pilot file, as the demo fixture wrote it)."""
     assert main(["model", str(demo_store.parent / "inputs" / "pilot_usefulness.csv"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["consensus"]
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_model_shows_its_progress_on_a_terminal_only(demo_store, capsys, monkeypatch):
+    """A fit takes half a minute at 1M tasks: on a terminal `model` rewrites one line on stderr per dimension
+    fitted, ending at 100% on a new line; piped, stderr stays empty."""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["model", "--db", str(demo_store), "--rubric", "instruction_following", "--json"]) == 0
+    lines = terminal.getvalue().split("\r")[1:]
+    assert lines[0].startswith("rater model: 1 of ") and lines[-1].endswith("(100%)\x1b[K\n")
+    assert json.loads(capsys.readouterr().out)["raters"]  # the JSON on stdout is untouched
+    monkeypatch.undo()
+    assert main(["model", "--db", str(demo_store), "--rubric", "instruction_following", "--json"]) == 0
+    assert capsys.readouterr().err == ""
