@@ -234,7 +234,8 @@ def _agreement_out(con: Any, args: argparse.Namespace) -> int:
     where, params = filters.where_named()
     if not Query("ratings_to_compare", f"SELECT count(*) FROM ratings WHERE {where}", params).rows(con)[0][0]:
         return _fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
-    payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed)
+    progress = _terminal_line("agreement") if sys.stderr.isatty() else None  # half a minute at 1M tasks
+    payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed, progress)
     payload["engine"] = args.engine
     if args.csv:
         try:

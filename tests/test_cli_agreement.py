@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import subprocess
 import sys
@@ -144,6 +145,37 @@ def test_readable_table_without_json(paired, capsys):
     assert "Agreement among all raters, per dimension" in out
     assert "Each contractor against researcher labels" in out
     assert "contractor_1" in out and "0.484 [" in out
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_on_a_terminal_only_names_each_table(paired, capsys, monkeypatch):
+    """Half a minute at 1M tasks: on a terminal one stderr line is rewritten as each table starts, ending at 100%
+    on a new line; stdout is the same as piped, and piped stderr stays empty."""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["agreement", *map(str, paired), "--json"]) == 0
+    shown = capsys.readouterr().out
+    lines = terminal.getvalue().split("\r")[1:]
+    assert [line.split(" (")[0] for line in lines] == [
+        "agreement: agreement among all raters per dimension",
+        "agreement: each contractor against researchers",
+        "agreement: all contractors against researchers",
+        "agreement: researcher ceiling",
+        "agreement: each pair of raters",
+        "agreement: done",
+    ]
+    assert lines[-1].endswith("(100%)\x1b[K\n")
+    monkeypatch.undo()
+    code, piped, err = _run(capsys, "agreement", *map(str, paired), "--json")
+    assert code == 0 and err == ""
+    drop = lambda text: {k: v for k, v in json.loads(text).items() if k != "stamp"}  # noqa: E731
+    assert drop(piped) == drop(shown)
 
 
 def test_undefined_values_are_null_with_a_reason(tmp_path, capsys):

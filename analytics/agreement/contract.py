@@ -10,6 +10,7 @@ ids (analytics/agreement/anonymous.py) and the figures left out for them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import duckdb
 import numpy as np
@@ -42,6 +43,11 @@ def records(df: pd.DataFrame, drop: tuple[str, ...] = ()) -> list[dict]:
     return [{c: plain(v) for c, v in zip(cols, row, strict=True)} for row in df[cols].itertuples(index=False)]
 
 
+# Where each table starts, as a share of the payload's time at 1M tasks (bench/RESULTS.md, session 30: dimensions
+# 4.4 s, raters 1.0 s, pooled and ceiling 0.5 s each, each pair of raters 18.7 s), for its progress.
+TABLE_STARTS = {"dimensions": 0.0, "raters": 0.17, "pooled": 0.21, "ceiling": 0.23, "rater pairs": 0.25}
+
+
 def contract_payload(
     con: duckdb.DuckDBPyConnection,
     filters: Filters = rp.NO_FILTER,
@@ -49,15 +55,24 @@ def contract_payload(
     coarse: bool = False,
     n_boot: int = 1000,
     seed: int = 0,
+    progress: Callable[[float, str], None] | None = None,
 ) -> dict:
-    """The `agreement --json` object (DESIGN.md, command line)."""
+    """The `agreement --json` object (DESIGN.md, command line); `progress` hears the share done and the table
+    under way as each table starts, and 1.0 at the end."""
+    say = progress or (lambda share, what: None)
     log = QueryLog()  # one log: a statistic the tables share (dimensions with several targets, level counts) runs once
+    say(TABLE_STARTS["dimensions"], "agreement among all raters per dimension")
     dims = rp.dimension_agreement(con, filters, "all_raters", coarse, level, n_boot, seed, log)
+    say(TABLE_STARTS["raters"], "each contractor against researchers")
     raters = rp.rater_agreement(con, filters, "contractor_vs_researcher", coarse, level, n_boot, seed, log)
+    say(TABLE_STARTS["pooled"], "all contractors against researchers")
     pooled = rp.pooled_table(con, filters, coarse, level, n_boot, seed, log)
+    say(TABLE_STARTS["ceiling"], "researcher ceiling")
     ceiling = rp.ceiling_table(con, filters, coarse, level, n_boot, seed, log)
+    say(TABLE_STARTS["rater pairs"], "each pair of raters")
     pairs = rp.rater_pairs_table(con, filters, coarse, level, n_boot, seed, log)
     anonymous = an.needs_rater_ids(con, filters, log)
+    say(1.0, "done")
     rater_rows = records(raters)
     for row in rater_rows:
         row["ci95"] = [row[f"{CONTRACT_CI}_ci_low"], row[f"{CONTRACT_CI}_ci_high"]]
