@@ -44,7 +44,7 @@ def records(df: pd.DataFrame, drop: tuple[str, ...] = ()) -> list[dict]:
 
 
 # Where each table starts, as a share of the payload's time at 1M tasks (bench/RESULTS.md, session 30: dimensions
-# 4.4 s, raters 1.0 s, pooled and ceiling 0.5 s each, each pair of raters 18.7 s), for its progress.
+# 4.4 s, raters 0.8-1.0 s, pooled and ceiling 0.4-0.6 s each, each pair of raters 19-29 s), for its progress.
 TABLE_STARTS = {"dimensions": 0.0, "raters": 0.17, "pooled": 0.21, "ceiling": 0.23, "rater pairs": 0.25}
 
 
