@@ -55,7 +55,7 @@ def loaded(con):
 
 def _from_ratings(con, filters: Filters) -> pd.DataFrame:
     """Ratings with a level per rubric, dimension, rater, role and level, read from the ratings under `filters`."""
-    where, params = filters.where("r")
+    where, params = filters.where_named("r")
     return con.execute(
         f"""SELECT rubric, dimension, rater_id, role, value_index, count(*) AS n FROM ratings r
             WHERE value_index IS NOT NULL AND {where} GROUP BY ALL ORDER BY ALL""",
