@@ -358,19 +358,15 @@ def _progress_by_ratings(
         return lambda scale: None
     counts = rater_level_counts(con, filters, []).groupby(["rubric", "dimension"])["n"].sum()
     weights = {(s[0], s[1]): int(counts.get((s[0], s[1]), 0)) for s in chosen}
-    total, rated = sum(weights.values()), sum(1 for w in weights.values() if w)
-    fitted = {"ratings": 0, "dimensions": 0}
+    rated = [key for key, weight in weights.items() if weight]
+    done = np.cumsum([weights[key] for key in rated]) / max(sum(weights.values()), 1)
+    steps = {key: (i, float(share)) for i, (key, share) in enumerate(zip(rated, done, strict=True), 1)}
 
     def report(scale: tuple) -> None:
-        """Count one dimension fitted and tell `progress`, if it had ratings."""
-        weight = weights[(scale[0], scale[1])]
-        if weight:
-            fitted["ratings"] += weight
-            fitted["dimensions"] += 1
-            progress(
-                fitted["ratings"] / total,
-                f"{fitted['dimensions']} of {rated} dimensions done ({scale[0]} / {scale[1]})",
-            )
+        """Tell `progress` that this dimension is fitted, if it had ratings."""
+        if (key := (scale[0], scale[1])) in steps:
+            i, share = steps[key]
+            progress(share, f"{i} of {len(rated)} dimensions done ({key[0]} / {key[1]})")
 
     return report
 
