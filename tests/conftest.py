@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -75,6 +76,13 @@ def app_store(demo_store, tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("CONCORD_DB", str(path))
     monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))
     return path
+
+
+class TerminalStderr(io.StringIO):
+    """A stderr that says it is a terminal (the commands show progress there only)."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 def app_test(page: str | None = None):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import ROOT, TerminalStderr, shared_path
 
 from analytics.__main__ import main
 
@@ -147,17 +146,10 @@ def test_readable_table_without_json(paired, capsys):
     assert "contractor_1" in out and "0.484 [" in out
 
 
-class _Terminal(io.StringIO):
-    """A stderr that says it is a terminal."""
-
-    def isatty(self) -> bool:
-        return True
-
-
 def test_progress_on_a_terminal_only_names_each_table(paired, capsys, monkeypatch):
     """Half a minute at 1M tasks: on a terminal one stderr line is rewritten as each table starts, ending at 100%
     on a new line; stdout is the same as piped, and piped stderr stays empty."""
-    terminal = _Terminal()
+    terminal = TerminalStderr()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["agreement", *map(str, paired), "--json"]) == 0
     shown = capsys.readouterr().out

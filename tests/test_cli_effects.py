@@ -3,9 +3,10 @@ clear line with exit 2 on bad input."""
 
 from __future__ import annotations
 
-import io
 import json
 import sys
+
+from conftest import TerminalStderr
 
 from analytics.__main__ import main
 from analytics.effects import contract
@@ -57,17 +58,10 @@ def test_files_alone(demo_store, capsys):
     assert json.loads(capsys.readouterr().out)["consensus"]
 
 
-class _Terminal(io.StringIO):
-    """A stderr that says it is a terminal."""
-
-    def isatty(self) -> bool:
-        return True
-
-
 def test_model_shows_its_progress_on_a_terminal_only(demo_store, capsys, monkeypatch):
     """A fit takes half a minute at 1M tasks: on a terminal `model` rewrites one line on stderr per dimension
     fitted, ending at 100% on a new line; piped, stderr stays empty."""
-    terminal = _Terminal()
+    terminal = TerminalStderr()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["model", "--db", str(demo_store), "--rubric", "instruction_following", "--json"]) == 0
     lines = terminal.getvalue().split("\r")[1:]
