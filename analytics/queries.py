@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -24,6 +24,18 @@ class Query:
     def rows(self, con: duckdb.DuckDBPyConnection) -> list[tuple]:
         """Run the query and fetch its rows."""
         return con.execute(self.sql, self.params).fetchall()
+
+    def bind(self, **params: Any) -> Query:
+        """The same statement with `params` bound (added to those it has)."""
+        return replace(self, params={**self.params, **params})
+
+    def run(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+        """Run the statement (a write, or a read the caller fetches its own way)."""
+        return con.execute(self.sql, self.params)
+
+    def run_many(self, con: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> None:
+        """Run the statement once per row of named parameters (its own `params` under each row's)."""
+        con.executemany(self.sql, [{**self.params, **row} for row in rows])
 
 
 class QueryLog(list):

@@ -33,3 +33,15 @@ def test_a_known_result_is_used_and_logged_only_when_asked():
     assert list(log) == [width]  # the query behind the figure is listed, as if it had run here
     assert pr.multi_target(con, log) == ["r\x1fd"]
     assert list(log) == [width, multi]
+
+
+def test_bind_run_and_run_many_bind_by_name():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (k VARCHAR, x INTEGER)")
+    insert = Query("insert_t", "INSERT INTO t VALUES ($k, $x)", {"k": "a"})
+    insert.run_many(con, [{"x": 1}, {"x": 2}, {"k": "b", "x": 3}])  # a row's parameters override the query's
+    count = Query("count_t", "SELECT count(*) FROM t WHERE k = $k AND x >= $x")
+    assert count.bind(k="a", x=2).rows(con) == [(1,)]
+    assert count.params == {}  # bind leaves the query it was called on as it was
+    assert count.bind(k="a").bind(x=0).run(con).fetchall() == [(2,)]
+    assert Query("total", "SELECT sum(x) FROM t").rows(con) == [(6,)]
