@@ -12,7 +12,7 @@ scale in the store's `dimensions` table (the catalogue's levels and coarse mappi
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import duckdb
 import pandas as pd
@@ -60,16 +60,19 @@ class CaseKey:
         )
 
 
+PRIMARY_DIMENSION = Query(
+    "primary_dimension",
+    """SELECT dimension FROM dimensions WHERE rubric = $rubric
+       ORDER BY is_primary DESC, kind IN ('ordinal', 'ranking') DESC, dimension LIMIT 1""",
+)
+
+
 def primary_dimension(con: duckdb.DuckDBPyConnection, rubric: str) -> str | None:
     """The rubric's primary dimension: the catalogue's, else the store's is_primary, else the first ordered one."""
     known = rubrics.get_rubric(rubric)
     if known is not None:
         return known.primary
-    rows = con.execute(
-        """SELECT dimension FROM dimensions WHERE rubric = ?
-           ORDER BY is_primary DESC, kind IN ('ordinal', 'ranking') DESC, dimension LIMIT 1""",
-        [rubric],
-    ).fetchall()
+    rows = PRIMARY_DIMENSION.bind(rubric=rubric).rows(con)
     return rows[0][0] if rows else None
 
 
@@ -179,12 +182,15 @@ class UnitDetail:
     notes: pd.DataFrame  # review notes on this task
 
 
+TASK_TEXT = Query(
+    "task_text",
+    "SELECT prompt, context, CAST(metadata AS VARCHAR) FROM tasks WHERE task_id = $task_id AND rubric = $rubric",
+)
+
+
 def unit_detail(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> UnitDetail:
     """The task's text, options with sources, every rater's ratings on every dimension, and their comments."""
-    task = con.execute(
-        "SELECT prompt, context, CAST(metadata AS VARCHAR) FROM tasks WHERE task_id = ? AND rubric = ?",
-        [task_id, rubric],
-    ).fetchall()
+    task = TASK_TEXT.bind(task_id=task_id, rubric=rubric).rows(con)
     prompt, context, metadata = task[0] if task else (None, None, None)
     ratings = _unit_ratings(con, task_id, rubric)
     return UnitDetail(
@@ -201,27 +207,33 @@ def unit_detail(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> Un
     )
 
 
+TASK_ITEMS = Query(
+    "task_items",
+    """SELECT item_id, position, coalesce(label, item_id) AS label, text, CAST(sources AS VARCHAR) AS sources
+       FROM task_items WHERE task_id = $task_id AND rubric = $rubric ORDER BY position NULLS LAST, item_id""",
+)
+
+
 def _unit_items(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> pd.DataFrame:
     """The task's options/responses/outputs in position order, sources as plain text."""
-    df = con.execute(
-        """SELECT item_id, position, coalesce(label, item_id) AS label, text, CAST(sources AS VARCHAR) AS sources
-           FROM task_items WHERE task_id = ? AND rubric = ? ORDER BY position NULLS LAST, item_id""",
-        [task_id, rubric],
-    ).df()
+    df = TASK_ITEMS.bind(task_id=task_id, rubric=rubric).df(con)
     df["sources"] = df["sources"].map(sources_text)
     return df
 
 
+TASK_RATINGS = Query(
+    "task_ratings",
+    """SELECT r.rater_id, r.role, r.dimension, coalesce(d.label, r.dimension) AS dimension_label, r.target,
+              r.value, r.comment, r.submitted_at
+       FROM ratings r LEFT JOIN dimensions d USING (rubric, dimension)
+       WHERE r.task_id = $task_id AND r.rubric = $rubric
+       ORDER BY list_position($dimension_order, r.dimension), r.dimension, r.target, r.role, r.rater_id""",
+)
+
+
 def _unit_ratings(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> pd.DataFrame:
     """Every rating of the task, dimensions in catalogue order, researchers after contractors."""
-    return con.execute(
-        """SELECT r.rater_id, r.role, r.dimension, coalesce(d.label, r.dimension) AS dimension_label, r.target,
-                  r.value, r.comment, r.submitted_at
-           FROM ratings r LEFT JOIN dimensions d USING (rubric, dimension)
-           WHERE r.task_id = ? AND r.rubric = ?
-           ORDER BY list_position(?, r.dimension), r.dimension, r.target, r.role, r.rater_id""",
-        [task_id, rubric, dimension_order(con, rubric)],
-    ).df()
+    return TASK_RATINGS.bind(task_id=task_id, rubric=rubric, dimension_order=dimension_order(con, rubric)).df(con)
 
 
 def _ratings_table(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -237,22 +249,25 @@ def _ratings_table(ratings: pd.DataFrame) -> pd.DataFrame:
     return wide.rename(columns={"dimension_label": "dimension"}).fillna("")
 
 
+TASK_SUBMISSIONS = Query(
+    "task_submissions",
+    """WITH rc AS (SELECT rater_id, any_value(role) AS role,
+                          string_agg(DISTINCT dimension || CASE WHEN target <> '' THEN ' (' || target || ')'
+                                     ELSE '' END || ': ' || comment, '\n') AS rating_comments
+                   FROM ratings WHERE task_id = $task_id AND rubric = $rubric GROUP BY rater_id)
+       SELECT coalesce(s.rater_id, rc.rater_id) AS rater_id, coalesce(s.role, rc.role) AS role, s.status,
+              s.reason, s.shown_first, s.submitted_at, s.duration_s, s.comment, rc.rating_comments,
+              s.explanation, s.justification, CAST(s.flags AS VARCHAR) AS flags_json,
+              CAST(s.details AS VARCHAR) AS details_json
+       FROM (SELECT * FROM submissions WHERE task_id = $task_id AND rubric = $rubric) s
+       FULL JOIN rc USING (rater_id)
+       ORDER BY role, rater_id""",
+)
+
+
 def _unit_submissions(con: duckdb.DuckDBPyConnection, task_id: str, rubric: str) -> pd.DataFrame:
     """Each rater's submission text: comments (submission and rating level), explanation, justification."""
-    df = con.execute(
-        """WITH rc AS (SELECT rater_id, any_value(role) AS role,
-                              string_agg(DISTINCT dimension || CASE WHEN target <> '' THEN ' (' || target || ')'
-                                         ELSE '' END || ': ' || comment, '\n') AS rating_comments
-                       FROM ratings WHERE task_id = ? AND rubric = ? GROUP BY rater_id)
-           SELECT coalesce(s.rater_id, rc.rater_id) AS rater_id, coalesce(s.role, rc.role) AS role, s.status,
-                  s.reason, s.shown_first, s.submitted_at, s.duration_s, s.comment, rc.rating_comments,
-                  s.explanation, s.justification, CAST(s.flags AS VARCHAR) AS flags_json,
-                  CAST(s.details AS VARCHAR) AS details_json
-           FROM (SELECT * FROM submissions WHERE task_id = ? AND rubric = ?) s
-           FULL JOIN rc USING (rater_id)
-           ORDER BY role, rater_id""",
-        [task_id, rubric, task_id, rubric],
-    ).df()
+    df = TASK_SUBMISSIONS.bind(task_id=task_id, rubric=rubric).df(con)
     for col in ("flags", "details"):
         df[col] = df[f"{col}_json"].map(_plain)
     return df
@@ -336,6 +351,15 @@ def _lines(obj: object, depth: int) -> list[str]:
     return out
 
 
+REVIEW_NOTE_SAVE = Query(
+    "review_note_save",
+    """INSERT OR REPLACE INTO review_notes
+       (task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer, updated_at)
+       VALUES ($task_id, $rubric, $dimension, $target, $contractor_id, $researcher_id, $status, $note, $reviewer,
+               current_timestamp)""",
+)
+
+
 def save_note(con: duckdb.DuckDBPyConnection, key: CaseKey, status: str, note: str = "", reviewer: str = "") -> None:
     """Record (or replace) the review note of one disagreement, and mark the data as changed."""
     if status not in NOTE_STATUSES:
@@ -343,18 +367,26 @@ def save_note(con: duckdb.DuckDBPyConnection, key: CaseKey, status: str, note: s
     with store.WRITE_LOCK:  # writes queue (one writer at a time), so simultaneous saves never fail each other
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(
-                """INSERT OR REPLACE INTO review_notes
-                   (task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer,
-                    updated_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)""",
-                [*key.params(), status, note.strip() or None, reviewer.strip() or None],
-            )
+            REVIEW_NOTE_SAVE.bind(
+                **asdict(key), status=status, note=note.strip() or None, reviewer=reviewer.strip() or None
+            ).run(con)
             store.bump_version(con)
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
             raise
+
+
+REVIEW_NOTES = Query(
+    "review_notes",
+    """SELECT task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer,
+              updated_at
+       FROM review_notes
+       WHERE ($task_id IS NULL OR task_id = $task_id) AND ($rubric IS NULL OR rubric = $rubric)
+         AND ($dimension IS NULL OR (dimension = $dimension AND target = $target AND contractor_id = $contractor_id
+                                     AND researcher_id = $researcher_id))
+       ORDER BY updated_at DESC, task_id, contractor_id, researcher_id""",
+)
 
 
 def notes_for(
@@ -363,13 +395,5 @@ def notes_for(
     """Review notes, newest first: of one disagreement (`key`), of one task, of a rubric, or all."""
     if key is not None:
         task_id, rubric = key.task_id, key.rubric
-    k = key.params() if key else [None] * 6
-    return con.execute(
-        """SELECT task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer,
-                  updated_at
-           FROM review_notes
-           WHERE (? IS NULL OR task_id = ?) AND (? IS NULL OR rubric = ?)
-             AND (? IS NULL OR (dimension = ? AND target = ? AND contractor_id = ? AND researcher_id = ?))
-           ORDER BY updated_at DESC, task_id, contractor_id, researcher_id""",
-        [task_id, task_id, rubric, rubric, k[2], k[2], k[3], k[4], k[5]],
-    ).df()
+    k = asdict(key) if key else dict.fromkeys(("dimension", "target", "contractor_id", "researcher_id"))
+    return REVIEW_NOTES.bind(**{**k, "task_id": task_id, "rubric": rubric}).df(con)

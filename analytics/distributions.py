@@ -58,24 +58,32 @@ def side_sql(value_index: str) -> str:
     return SIDE.format(v=value_index)
 
 
+RUBRIC_DIMENSION_NAMES = Query(
+    "rubric_dimension_names", "SELECT dimension FROM dimensions WHERE rubric = $rubric ORDER BY dimension"
+)
+
+
 def dimension_order(con: duckdb.DuckDBPyConnection, rubric: str) -> list[str]:
     """The rubric's dimensions in catalogue order (by name for rubrics the catalogue does not know)."""
     known = rubrics.get_rubric(rubric)
     if known is not None:
         return [d.name for d in known.dimensions]
-    rows = con.execute("SELECT dimension FROM dimensions WHERE rubric = ? ORDER BY dimension", [rubric]).fetchall()
+    rows = RUBRIC_DIMENSION_NAMES.bind(rubric=rubric).rows(con)
     return [r[0] for r in rows]
+
+
+RUBRIC_DIMENSIONS = Query(
+    "rubric_dimensions",
+    """SELECT dimension, coalesce(label, dimension) AS label, kind, levels, coarse, is_primary, is_comparison,
+              list_position($dimension_order, dimension) AS dimension_order
+       FROM dimensions WHERE rubric = $rubric ORDER BY dimension_order, dimension""",
+)
 
 
 def dimensions(con: duckdb.DuckDBPyConnection, rubric: str) -> pd.DataFrame:
     """The rubric's dimensions in catalogue order with label, kind, levels, coarse levels and flags."""
     order = dimension_order(con, rubric)
-    return con.execute(
-        """SELECT dimension, coalesce(label, dimension) AS label, kind, levels, coarse, is_primary, is_comparison,
-                  list_position(?, dimension) AS dimension_order
-           FROM dimensions WHERE rubric = ? ORDER BY dimension_order, dimension""",
-        [order, rubric],
-    ).df()
+    return RUBRIC_DIMENSIONS.bind(dimension_order=order, rubric=rubric).df(con)
 
 
 def level_distribution(con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS) -> pd.DataFrame:
@@ -280,6 +288,13 @@ SHIFT_COLUMNS = (
 )
 
 
+DIMENSION_SCALES = Query(
+    "dimension_scales",
+    """SELECT dimension, coalesce(label, dimension), len(levels), kind <> 'nominal' OR len(levels) = 2
+       FROM dimensions WHERE rubric = $rubric""",
+)
+
+
 def shift_from_researchers(
     con: duckdb.DuckDBPyConnection, rubric: str, filters: Filters = NO_FILTERS, n_boot: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
@@ -297,14 +312,7 @@ def shift_from_researchers(
     of the total variation's interval, largest first (the smallest shift the data support), so a contractor
     with one or two disagreeing units never tops the table; rows with fewer tasks follow in the same order."""
     sides = pr.comparison_sides(filters.but(rubric=rubric), "contractor_vs_researcher")
-    scale = {
-        d: (label, n, ordered)
-        for d, label, n, ordered in con.execute(
-            """SELECT dimension, coalesce(label, dimension), len(levels), kind <> 'nominal' OR len(levels) = 2
-               FROM dimensions WHERE rubric = ?""",
-            [rubric],
-        ).fetchall()
-    }
+    scale = {d: (label, n, ordered) for d, label, n, ordered in DIMENSION_SCALES.bind(rubric=rubric).rows(con)}
     q_of = lambda key: scale[key[2]][1] if key[2] in scale and scale[key[2]][1] else None  # noqa: E731
     sigs = pr.pair_signatures(con, sides, "rater", q_of)
     rows, draws = [], []

@@ -48,6 +48,8 @@ import duckdb
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs (pyarrow-stubs is not a dependency)
 
+from analytics.queries import Query
+
 MAX_ROWS = 10_000
 MAX_RESULT_BYTES = 32 * 2**20  # the result as Arrow data (text bytes, offsets, validity): what the page receives
 TIMEOUT_S = 15.0
@@ -194,17 +196,20 @@ _TABLES_SQL = """
     ORDER BY table_name"""
 
 
+TABLE_COLUMNS = Query(
+    "table_columns",
+    """SELECT table_name AS "table", column_name AS "column", data_type AS "type"
+       FROM system.main.duckdb_columns()
+       WHERE database_name = system.main.current_database() AND schema_name = 'main'
+         AND system.main.list_contains($tables, table_name)
+       ORDER BY table_name, column_index""",
+)
+
+
 def schema(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """The explorable tables and their columns, one row per column: table, column, type."""
     tables = explorable_tables(con)
-    frame = con.execute(
-        """SELECT table_name AS "table", column_name AS "column", data_type AS "type"
-           FROM system.main.duckdb_columns()
-           WHERE database_name = system.main.current_database() AND schema_name = 'main'
-             AND system.main.list_contains(?, table_name)
-           ORDER BY table_name, column_index""",
-        [list(tables)],
-    ).df()
+    frame = TABLE_COLUMNS.bind(tables=list(tables)).df(con)
     return frame.reset_index(drop=True)
 
 
@@ -335,9 +340,12 @@ def _check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     raise QueryRefused(f"Refused: {reason}. Explore runs one read-only SELECT over the store's tables.")
 
 
+SYNTAX_TREE = Query("syntax_tree", "SELECT system.main.json_serialize_sql($sql)")
+
+
 def _syntax_tree(con: duckdb.DuckDBPyConnection, sql: str) -> dict:
     """DuckDB's own parse of the query as a JSON tree (parsing touches nothing outside the text)."""
-    raw = con.execute("SELECT system.main.json_serialize_sql(?)", [sql]).fetchall()[0][0]
+    raw = SYNTAX_TREE.bind(sql=sql).rows(con)[0][0]
     tree = json.loads(raw)
     if tree.get("error"):
         message = str(tree.get("error_message") or "the query cannot be checked")

@@ -51,6 +51,7 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs (pyarrow-stubs is not a dependency)
 
 from analytics import explore, store
+from analytics.queries import Query
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_CONCURRENT = 2  # queries at once across the server (2 cores: each worker uses one thread at nice 10)
@@ -165,6 +166,9 @@ def _copy_in_child(source: Path, target: Path) -> None:
         raise OSError(done.stderr.strip() or f"cp exited {done.returncode}")
 
 
+SNAPSHOT_ATTACH = Query("snapshot_attach", "ATTACH $path AS concord_explore_snapshot")
+
+
 def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version: int, path: Path) -> Path:
     """Copy the file after a CHECKPOINT when nothing changed it meanwhile; else COPY FROM DATABASE."""
     tmp = path.with_name(path.name + ".tmp")
@@ -188,7 +192,7 @@ def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version
             time.sleep(0.2)
     # One transaction: consistent whatever else writes, but it rewrites every table (30-41 s at 24M ratings).
     database = cur.execute("SELECT system.main.current_database()").fetchall()[0][0]
-    cur.execute("ATTACH ? AS concord_explore_snapshot", [str(tmp)])
+    SNAPSHOT_ATTACH.bind(path=str(tmp)).run(cur)
     try:
         cur.execute(f'COPY FROM DATABASE "{database}" TO concord_explore_snapshot')
     finally:

@@ -563,35 +563,38 @@ def _rated_rubrics(con: duckdb.DuckDBPyConnection, contractor: str, filters: Fil
     return tuple(rated_rubrics(con, subject_filter(filters, contractor)))
 
 
+CASE_TEXTS = Query(
+    "case_texts",
+    """WITH k AS (SELECT unnest($rubric) AS rubric, unnest($task_id) AS task_id, unnest($dimension) AS dimension,
+                         unnest($researcher_id) AS researcher_id),
+            sub AS (SELECT s.task_id, s.rubric, s.rater_id,
+                           concat_ws(chr(10), s.explanation, s.justification, s.comment) AS text
+                    FROM submissions s JOIN (SELECT DISTINCT task_id, rubric FROM k) USING (task_id, rubric)),
+            rc AS (SELECT r.task_id, r.rubric, r.dimension, r.rater_id,
+                          string_agg(r.comment, chr(10) ORDER BY r.target) AS text
+                   FROM ratings r JOIN (SELECT DISTINCT task_id, rubric, dimension FROM k)
+                        USING (task_id, rubric, dimension)
+                   WHERE r.comment IS NOT NULL GROUP BY ALL)
+       SELECT k.rubric, k.task_id, k.dimension, k.researcher_id, t.prompt,
+              nullif(concat_ws(chr(10), cs.text, cr.text), '') AS contractor_comment,
+              nullif(concat_ws(chr(10), xs.text, xr.text), '') AS researcher_explanation
+       FROM k
+       LEFT JOIN tasks t USING (task_id, rubric)
+       LEFT JOIN sub xs ON xs.task_id = k.task_id AND xs.rubric = k.rubric AND xs.rater_id = k.researcher_id
+       LEFT JOIN rc xr ON xr.task_id = k.task_id AND xr.rubric = k.rubric AND xr.dimension = k.dimension
+                      AND xr.rater_id = k.researcher_id
+       LEFT JOIN sub cs ON cs.task_id = k.task_id AND cs.rubric = k.rubric AND cs.rater_id = $contractor
+       LEFT JOIN rc cr ON cr.task_id = k.task_id AND cr.rubric = k.rubric AND cr.dimension = k.dimension
+                      AND cr.rater_id = $contractor""",
+)
+
+
 def _case_texts(con: duckdb.DuckDBPyConnection, cases: pd.DataFrame, contractor: str) -> pd.DataFrame:
     """For each case: the task's question, the contractor's comments and the researcher's explanation
     (submission explanation, justification and comment, and their comment on the rated dimension)."""
     keys = cases[["rubric", "task_id", "dimension", "researcher_id"]].drop_duplicates()
-    columns = [keys[c].astype(str).tolist() for c in keys.columns]
-    return con.execute(
-        """WITH k AS (SELECT unnest(?) AS rubric, unnest(?) AS task_id, unnest(?) AS dimension,
-                             unnest(?) AS researcher_id),
-                sub AS (SELECT s.task_id, s.rubric, s.rater_id,
-                               concat_ws(chr(10), s.explanation, s.justification, s.comment) AS text
-                        FROM submissions s JOIN (SELECT DISTINCT task_id, rubric FROM k) USING (task_id, rubric)),
-                rc AS (SELECT r.task_id, r.rubric, r.dimension, r.rater_id,
-                              string_agg(r.comment, chr(10) ORDER BY r.target) AS text
-                       FROM ratings r JOIN (SELECT DISTINCT task_id, rubric, dimension FROM k)
-                            USING (task_id, rubric, dimension)
-                       WHERE r.comment IS NOT NULL GROUP BY ALL)
-           SELECT k.rubric, k.task_id, k.dimension, k.researcher_id, t.prompt,
-                  nullif(concat_ws(chr(10), cs.text, cr.text), '') AS contractor_comment,
-                  nullif(concat_ws(chr(10), xs.text, xr.text), '') AS researcher_explanation
-           FROM k
-           LEFT JOIN tasks t USING (task_id, rubric)
-           LEFT JOIN sub xs ON xs.task_id = k.task_id AND xs.rubric = k.rubric AND xs.rater_id = k.researcher_id
-           LEFT JOIN rc xr ON xr.task_id = k.task_id AND xr.rubric = k.rubric AND xr.dimension = k.dimension
-                          AND xr.rater_id = k.researcher_id
-           LEFT JOIN sub cs ON cs.task_id = k.task_id AND cs.rubric = k.rubric AND cs.rater_id = ?
-           LEFT JOIN rc cr ON cr.task_id = k.task_id AND cr.rubric = k.rubric AND cr.dimension = k.dimension
-                          AND cr.rater_id = ?""",
-        [*columns, contractor, contractor],
-    ).df()
+    columns = {c: keys[c].astype(str).tolist() for c in keys.columns}
+    return CASE_TEXTS.bind(**columns, contractor=contractor).df(con)
 
 
 # --- time per submission -------------------------------------------------------------------------------------

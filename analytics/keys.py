@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -124,7 +125,7 @@ def register(con: duckdb.DuckDBPyConnection, key: str, source: str) -> None:
 def insert_ratings(
     con: duckdb.DuckDBPyConnection,
     rows: str,
-    params: list | None = None,
+    params: dict[str, Any] | None = None,
     sources: dict[str, str] | None = None,
     given: tuple[str, ...] = (),
 ) -> int:
@@ -150,10 +151,10 @@ def insert_ratings(
         temps.append(temp)
     for k in KEYS:
         if k.table in by_table:
-            con.execute(register_sql(k, by_table[k.table]), [] if sources else params or [])
+            con.execute(register_sql(k, by_table[k.table]), {} if sources else params or {})
     for temp in temps:
         con.execute(f"DROP TABLE {temp}")
-    return int(con.execute(f"INSERT INTO ratings {keyed_select(rows, given)}", params or []).fetchall()[0][0])
+    return int(con.execute(f"INSERT INTO ratings {keyed_select(rows, given)}", params or {}).fetchall()[0][0])
 
 
 def migration_statements() -> list[str]:

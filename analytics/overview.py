@@ -251,13 +251,16 @@ def ingest_log(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     ).df()
 
 
+QUARANTINE_ROWS = Query(
+    "quarantine_rows",
+    """SELECT file_name, line, record, field, raw_value, reason, ingest_id FROM quarantine
+       WHERE ($file_name IS NULL OR file_name = $file_name) ORDER BY ingest_id, line NULLS LAST LIMIT $limit""",
+)
+
+
 def quarantine(con: duckdb.DuckDBPyConnection, file_name: str | None = None, limit: int = 100_000) -> pd.DataFrame:
     """Quarantined rows with file, line or record, field, raw value and reason."""
-    return con.execute(
-        """SELECT file_name, line, record, field, raw_value, reason, ingest_id FROM quarantine
-           WHERE (? IS NULL OR file_name = ?) ORDER BY ingest_id, line NULLS LAST LIMIT ?""",
-        [file_name, file_name, limit],
-    ).df()
+    return QUARANTINE_ROWS.bind(file_name=file_name, limit=limit).df(con)
 
 
 def quarantine_by_reason(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

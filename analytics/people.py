@@ -19,6 +19,7 @@ import duckdb
 import pandas as pd
 
 from analytics import kept, keys
+from analytics.queries import Query
 
 FORMAT = "rater_directory"
 COLUMNS = ("rater_id", "display_name", "aliases", "team", "active_from", "active_to")
@@ -158,16 +159,34 @@ def stored_conflicts(con: duckdb.DuckDBPyConnection, entries: list[Entry]) -> li
     return problems
 
 
+RATER_DIRECTORY_INSERT = Query(
+    "rater_directory_insert",
+    """INSERT INTO rater_directory
+       VALUES ($ingest_id, $line, $rater_id, $display_name, $team, $active_from, $active_to)""",
+)
+RATER_ALIASES_INSERT = Query("rater_aliases_insert", "INSERT INTO rater_aliases VALUES ($ingest_id, $alias, $rater_id)")
+
+
 def add_directory(con: duckdb.DuckDBPyConnection, ingest_id: int, entries: list[Entry], name: str) -> int:
     """Store a directory as load `ingest_id` and rename its aliases' ratings everywhere (inside the load's
     transaction); return the ratings renamed. DirectoryConflict when a person would rate a unit twice."""
-    con.executemany(
-        "INSERT INTO rater_directory VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(ingest_id, e.line, e.rater_id, e.display_name, e.team, e.active_from, e.active_to) for e in entries],
+    RATER_DIRECTORY_INSERT.bind(ingest_id=ingest_id).run_many(
+        con,
+        [
+            {
+                "line": e.line,
+                "rater_id": e.rater_id,
+                "display_name": e.display_name,
+                "team": e.team,
+                "active_from": e.active_from,
+                "active_to": e.active_to,
+            }
+            for e in entries
+        ],
     )
-    aliases = [(ingest_id, a, e.rater_id) for e in entries for a in e.aliases if a != e.rater_id]
+    aliases = [{"alias": a, "rater_id": e.rater_id} for e in entries for a in e.aliases if a != e.rater_id]
     if aliases:
-        con.executemany("INSERT INTO rater_aliases VALUES (?, ?, ?)", aliases)
+        RATER_ALIASES_INSERT.bind(ingest_id=ingest_id).run_many(con, aliases)
     keys.register(con, "rater_key", f"(SELECT rater_id FROM rater_directory WHERE ingest_id = {int(ingest_id)})")
     conflicts = con.execute(_CONFLICTS, {"directory": ingest_id, "ingest": None}).fetchall()
     if conflicts:
@@ -240,13 +259,21 @@ def _rename(con: duckdb.DuckDBPyConnection, directory: int | None, ingest: int |
     return int(n)
 
 
+LOADS_RENAMED_BY = Query(
+    "loads_renamed_by",
+    "SELECT DISTINCT ingest_id FROM renamed_ratings WHERE directory_id = $directory AND ingest_id <> $directory",
+)
+
+
 def _loads_renamed_by(con: duckdb.DuckDBPyConnection, directory: int) -> list[int]:
     """The loads whose ratings a directory renamed (from the record of renamed rows, not a pass over ratings)."""
-    rows = con.execute(
-        "SELECT DISTINCT ingest_id FROM renamed_ratings WHERE directory_id = ? AND ingest_id <> ?",
-        [directory, directory],
-    ).fetchall()
+    rows = LOADS_RENAMED_BY.bind(directory=directory).rows(con)
     return [i for (i,) in rows]
+
+
+def _load_rows_delete(table: str, column: str, ingest_id: int) -> Query:
+    """The DELETE of one load's rows of a table (`table` and `column` are fixed names, never input)."""
+    return Query(f"{table}_delete", f"DELETE FROM {table} WHERE {column} = $ingest_id", {"ingest_id": ingest_id})
 
 
 def unload(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
@@ -266,10 +293,10 @@ def unload(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
         {"d": ingest_id},
     )
     for table in ("renamed_ratings", "renamed_submissions"):
-        con.execute(f"DELETE FROM {table} WHERE directory_id = ?", [ingest_id])
-    con.execute("DELETE FROM renamed_ratings WHERE ingest_id = ?", [ingest_id])
+        _load_rows_delete(table, "directory_id", ingest_id).run(con)
+    _load_rows_delete("renamed_ratings", "ingest_id", ingest_id).run(con)
     for table in ("rater_directory", "rater_aliases"):
-        con.execute(f"DELETE FROM {table} WHERE ingest_id = ?", [ingest_id])
+        _load_rows_delete(table, "ingest_id", ingest_id).run(con)
     kept.after_renames(con, touched)
 
 

@@ -19,6 +19,7 @@ import duckdb
 import pandas as pd
 
 from analytics import kept, rubrics, store
+from analytics.queries import Query
 
 ENTRY_KEYS = ("rubric", "dimension", "level", "levels", "missing")
 MAX_SCALES_BYTES = 10 * 2**20
@@ -335,15 +336,18 @@ def _declare_for_all(con: duckdb.DuckDBPyConnection, s: DeclaredScale, file_name
     return changed
 
 
+UNDECLARED_RUBRICS = Query(
+    "undeclared_rubrics",
+    """SELECT rubric FROM dimensions WHERE dimension = $dimension AND source <> 'catalogue'
+         AND rubric NOT IN (SELECT DISTINCT rubric FROM dimensions WHERE source = 'catalogue')
+         AND rubric NOT IN (SELECT rubric FROM scale_declarations WHERE dimension = $dimension AND rubric <> $all)
+       ORDER BY rubric""",
+)
+
+
 def _undeclared_rubrics(con: duckdb.DuckDBPyConnection, dimension: str) -> list[str]:
     """Rubrics outside the catalogue with this dimension stored and no rubric declaration of it."""
-    rows = con.execute(
-        """SELECT rubric FROM dimensions WHERE dimension = ? AND source <> 'catalogue'
-             AND rubric NOT IN (SELECT DISTINCT rubric FROM dimensions WHERE source = 'catalogue')
-             AND rubric NOT IN (SELECT rubric FROM scale_declarations WHERE dimension = ? AND rubric <> ?)
-           ORDER BY rubric""",
-        [dimension, dimension, ALL],
-    ).fetchall()
+    rows = UNDECLARED_RUBRICS.bind(dimension=dimension, all=ALL).rows(con)
     return [r[0] for r in rows]
 
 
@@ -364,23 +368,29 @@ def declare_for_new_dimensions(con: duckdb.DuckDBPyConnection, pairs: list[tuple
         _write_dimension(con, s, rubric)
 
 
+STORED_DECLARATION = Query(
+    "stored_declaration",
+    """SELECT measure, levels, level_values, missing, file_name FROM scale_declarations
+       WHERE rubric = $rubric AND dimension = $dimension""",
+)
+
+
 def _stored_declaration(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -> dict | None:
-    rows = con.execute(
-        """SELECT measure, levels, level_values, missing, file_name FROM scale_declarations
-           WHERE rubric = ? AND dimension = ?""",
-        [rubric, dimension],
-    ).fetchall()
+    rows = STORED_DECLARATION.bind(rubric=rubric, dimension=dimension).rows(con)
     if not rows:
         return None
     return dict(zip(("measure", "levels", "level_values", "missing", "file_name"), rows[0], strict=True))
 
 
+DIMENSION_ROW = Query(
+    "dimension_row",
+    """SELECT source, measure, levels, level_values, missing, kind FROM dimensions
+       WHERE rubric = $rubric AND dimension = $dimension""",
+)
+
+
 def _dimension_row(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -> dict | None:
-    rows = con.execute(
-        """SELECT source, measure, levels, level_values, missing, kind FROM dimensions
-           WHERE rubric = ? AND dimension = ?""",
-        [rubric, dimension],
-    ).fetchall()
+    rows = DIMENSION_ROW.bind(rubric=rubric, dimension=dimension).rows(con)
     if not rows:
         return None
     return dict(zip(("source", "measure", "levels", "level_values", "missing", "kind"), rows[0], strict=True))
@@ -420,31 +430,51 @@ def _refuse_if_different(s: DeclaredScale, stored: dict, what: str) -> None:
         )
 
 
+SCALE_DECLARATION_SAVE = Query(
+    "scale_declaration_save",
+    """INSERT OR REPLACE INTO scale_declarations (rubric, dimension, measure, levels, level_values, missing, file_name)
+       VALUES ($rubric, $dimension, $measure, $levels, $level_values, $missing, $file_name)""",
+)
+
+
 def _record_declaration(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str, file_name: str) -> None:
-    con.execute(
-        """INSERT OR REPLACE INTO scale_declarations
-           (rubric, dimension, measure, levels, level_values, missing, file_name) VALUES (?, ?, ?, ?, ?, ?, ?)""",
-        [rubric, s.dimension, s.measure, list(s.levels), list(s.values), list(s.missing), file_name],
-    )
+    SCALE_DECLARATION_SAVE.bind(
+        rubric=rubric,
+        dimension=s.dimension,
+        measure=s.measure,
+        levels=list(s.levels),
+        level_values=list(s.values),
+        missing=list(s.missing),
+        file_name=file_name,
+    ).run(con)
 
 
 def _write_dimension(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str) -> None:
-    con.execute(
-        store.insert_dimension_sql(),
-        [rubric, s.dimension, s.dimension, s.kind, list(s.levels), list(s.levels), [], "", False, False,
-         "declared", s.measure, list(s.values), list(s.missing)],
+    store.save_dimensions(
+        con,
+        [[rubric, s.dimension, s.dimension, s.kind, list(s.levels), list(s.levels), [], "", False, False,
+          "declared", s.measure, list(s.values), list(s.missing)]],
     )  # fmt: skip
+
+
+def _ratings_off_scale() -> Query:
+    """Count and an example of the ratings of a dimension on neither a declared level nor missing."""
+    return Query(
+        "ratings_off_scale",
+        f"""SELECT count(*), min(value) FROM ratings WHERE rubric = $rubric AND dimension = $dimension
+              AND NOT list_contains($levels, value) AND NOT ({missing_sql("value", "CAST($missing AS VARCHAR[])")})""",
+    )
 
 
 def _replace_scale(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str, row: dict | None) -> int:
     """Store the declared scale for one rubric and re-read its stored ratings on it; return ratings re-read.
 
     Ratings whose value is neither a declared level nor missing refuse the declaration (never dropped)."""
-    n_off, example = con.execute(
-        f"""SELECT count(*), min(value) FROM ratings WHERE rubric = ? AND dimension = ?
-              AND NOT list_contains(?, value) AND NOT ({missing_sql("value", "CAST(? AS VARCHAR[])")})""",
-        [rubric, s.dimension, list(s.levels), list(s.missing)],
-    ).fetchall()[0]
+    n_off, example = (
+        _ratings_off_scale()
+        .bind(rubric=rubric, dimension=s.dimension, levels=list(s.levels), missing=list(s.missing))
+        .rows(con)[0]
+    )
     if n_off:
         raise ScalesError(
             f"{s.where} ({rubric}/{s.dimension}): {n_off:,} stored rating(s) are not on the declared scale, e.g. "
@@ -492,13 +522,16 @@ def declare_scales_upload(con: duckdb.DuckDBPyConnection, data: bytes, file_name
     return declare_scales(con, parse_scales(data, file_name))
 
 
+DECLARED_SCALES = Query(
+    "declared_scales",
+    """SELECT rubric, dimension, measure, levels, level_values, missing, file_name, declared_at
+       FROM scale_declarations ORDER BY rubric = $all, rubric, dimension""",
+)
+
+
 def declared_scales(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every declaration from scales files, its scale in words (rubric '*': every rubric outside the catalogue)."""
-    rows = con.execute(
-        """SELECT rubric, dimension, measure, levels, level_values, missing, file_name, declared_at
-           FROM scale_declarations ORDER BY rubric = ?, rubric, dimension""",
-        [ALL],
-    ).fetchall()
+    rows = DECLARED_SCALES.bind(all=ALL).rows(con)
     return pd.DataFrame(
         [
             (rubric, dim, measure, _levels_text(measure, levels, values), ", ".join(missing), name, at)

@@ -6,6 +6,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -22,6 +23,7 @@ from analytics import (
     rubrics,
 )
 from analytics.consistency import results as rule_results
+from analytics.queries import Query
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DB = ROOT / "data" / "concord.duckdb"
@@ -266,12 +268,15 @@ def _check_not_truncated(con: duckdb.DuckDBPyConnection, p: Path) -> None:
         raise StoreError(damaged_message(p, "truncated", f"the file is {size:,} bytes, its blocks need {needed:,}"))
 
 
+TABLE_LAST_BLOCK = Query("table_last_block", "SELECT max(block_id) FROM pragma_storage_info($table)")
+
+
 def _last_data_block(con: duckdb.DuckDBPyConnection) -> int:
     """The highest block id any table's data is stored in (-1: none)."""
     top = -1
     tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()").fetchall()
     for (table,) in tables:
-        found = con.execute("SELECT max(block_id) FROM pragma_storage_info(?)", [table]).fetchall()[0][0]
+        found = TABLE_LAST_BLOCK.bind(table=table).rows(con)[0][0]
         top = max(top, -1 if found is None else int(found))
     return top
 
@@ -320,6 +325,11 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
     sync_catalogue(con)
 
 
+SCHEMA_MIGRATIONS_INSERT = Query(
+    "schema_migrations_insert", "INSERT INTO schema_migrations VALUES ($version, current_timestamp)"
+)
+
+
 def _migrate(con: duckdb.DuckDBPyConnection) -> None:
     """The migrations the store has not seen yet (under the write lock)."""
     current = schema_version(con)
@@ -330,7 +340,7 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> None:
         try:
             for step in statements:
                 step(con) if callable(step) else con.execute(step)
-            con.execute("INSERT INTO schema_migrations VALUES (?, current_timestamp)", [version])
+            SCHEMA_MIGRATIONS_INSERT.bind(version=version).run(con)
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
@@ -343,14 +353,20 @@ def sync_catalogue(con: duckdb.DuckDBPyConnection) -> None:
     with WRITE_LOCK:
         con.execute("BEGIN TRANSACTION")
         con.execute("DELETE FROM dimensions WHERE source = 'catalogue'")
-        con.executemany(insert_dimension_sql(), rows)
+        save_dimensions(con, rows)
         con.execute("COMMIT")
 
 
-def insert_dimension_sql() -> str:
-    """INSERT OR REPLACE of one dimensions row, its parameters in DIMENSION_COLUMNS order."""
-    cols = ", ".join(DIMENSION_COLUMNS)
-    return f"INSERT OR REPLACE INTO dimensions ({cols}) VALUES ({', '.join('?' * len(DIMENSION_COLUMNS))})"
+DIMENSION_SAVE = Query(
+    "dimension_save",
+    f"INSERT OR REPLACE INTO dimensions ({', '.join(DIMENSION_COLUMNS)}) "
+    f"VALUES ({', '.join(f'${c}' for c in DIMENSION_COLUMNS)})",
+)
+
+
+def save_dimensions(con: duckdb.DuckDBPyConnection, rows: list[tuple] | list[list]) -> None:
+    """INSERT OR REPLACE dimensions rows, each given in DIMENSION_COLUMNS order."""
+    DIMENSION_SAVE.run_many(con, [dict(zip(DIMENSION_COLUMNS, row, strict=True)) for row in rows])
 
 
 def dataset_version(con: duckdb.DuckDBPyConnection) -> int:
@@ -378,6 +394,26 @@ def next_ingest_id(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0][0])
 
 
+LOADED_FILE_NAME = Query("loaded_file_name", "SELECT file_name FROM ingest_log WHERE ingest_id = $ingest_id")
+SUBMISSIONS_RECREDIT = Query(
+    "submissions_recredit",
+    """UPDATE submissions s SET ingest_id = o.first_id
+       FROM (SELECT submission_id, min(ingest_id) AS first_id FROM ratings
+             WHERE submission_id IS NOT NULL GROUP BY submission_id) o
+       WHERE s.ingest_id = $ingest_id AND o.submission_id = s.submission_id""",
+)
+LOAD_SUBMISSION_RUBRICS = Query(
+    "load_submission_rubrics", "SELECT DISTINCT rubric FROM submissions WHERE ingest_id = $ingest_id"
+)
+UNLOADS_INSERT = Query(
+    "unloads_insert",
+    """INSERT INTO unloads SELECT ingest_id, file_name, content_hash, format, role_override, rows_read,
+              rows_loaded, rows_quarantined, tasks, submissions, loaded_at, $unloaded_by, current_timestamp
+       FROM ingest_log WHERE ingest_id = $ingest_id""",
+)
+INGEST_LOG_DELETE = Query("ingest_log_delete", "DELETE FROM ingest_log WHERE ingest_id = $ingest_id")
+
+
 def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None) -> dict[str, int]:
     """Remove one loaded file in one transaction: its ratings, submissions, quarantine rows, and the tasks and
     task items it brought; the ingest_log row moves to `unloads` with who and when; the dataset version moves.
@@ -387,24 +423,18 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
     with WRITE_LOCK:
         con.execute("BEGIN TRANSACTION")
         try:
-            found = con.execute("SELECT file_name FROM ingest_log WHERE ingest_id = ?", [ingest_id]).fetchall()
+            found = LOADED_FILE_NAME.bind(ingest_id=ingest_id).rows(con)
             if not found:
                 raise KeyError(f"no loaded file has ingest id {ingest_id}")
             removed = kept.remove_load(con, ingest_id)
             tasks = kept.tasks_of_load(con, ingest_id)
             people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
             for table in ("ratings", "quarantine"):
-                removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
+                removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
             # Submissions whose id a rating of another file names stay (credited to that file).
-            con.execute(
-                """UPDATE submissions s SET ingest_id = o.first_id
-                   FROM (SELECT submission_id, min(ingest_id) AS first_id FROM ratings
-                         WHERE submission_id IS NOT NULL GROUP BY submission_id) o
-                   WHERE s.ingest_id = ? AND o.submission_id = s.submission_id""",
-                [ingest_id],
-            )
-            ruled = con.execute("SELECT DISTINCT rubric FROM submissions WHERE ingest_id = ?", [ingest_id]).fetchall()
-            removed["submissions"] = _delete(con, "submissions", "ingest_id = ?", [ingest_id])
+            SUBMISSIONS_RECREDIT.bind(ingest_id=ingest_id).run(con)
+            ruled = LOAD_SUBMISSION_RUBRICS.bind(ingest_id=ingest_id).rows(con)
+            removed["submissions"] = _delete(con, "submissions", "ingest_id = $ingest_id", {"ingest_id": ingest_id})
             checked = tuple(r for (r,) in ruled if r in rule_results.rubrics_with_rules())
             if checked:  # a rule may compare a submission with the contractor's others: the rubric again
                 rule_results.refresh(con, checked)
@@ -413,19 +443,15 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
                            SELECT task_id, rubric, ingest_id FROM ratings
                            UNION ALL SELECT task_id, rubric, ingest_id FROM submissions) GROUP BY ALL"""
             for table in ("tasks", "task_items"):
-                con.execute(
+                Query(
+                    f"{table}_recredit",
                     f"""UPDATE {table} t SET ingest_id = o.first_id FROM ({users}) o
-                        WHERE t.ingest_id = ? AND o.task_id = t.task_id AND o.rubric = t.rubric""",
-                    [ingest_id],
-                )
-                removed[table] = _delete(con, table, "ingest_id = ?", [ingest_id])
-            con.execute(
-                """INSERT INTO unloads SELECT ingest_id, file_name, content_hash, format, role_override, rows_read,
-                          rows_loaded, rows_quarantined, tasks, submissions, loaded_at, ?, current_timestamp
-                   FROM ingest_log WHERE ingest_id = ?""",
-                [(who or "").strip() or None, ingest_id],
-            )
-            con.execute("DELETE FROM ingest_log WHERE ingest_id = ?", [ingest_id])
+                        WHERE t.ingest_id = $ingest_id AND o.task_id = t.task_id AND o.rubric = t.rubric""",
+                    {"ingest_id": ingest_id},
+                ).run(con)
+                removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
+            UNLOADS_INSERT.bind(unloaded_by=(who or "").strip() or None, ingest_id=ingest_id).run(con)
+            INGEST_LOG_DELETE.bind(ingest_id=ingest_id).run(con)
             kept.after_unload(con, tasks)
             bump_version(con)
             con.execute("COMMIT")
@@ -438,8 +464,8 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
             raise
 
 
-def _delete(con: duckdb.DuckDBPyConnection, table: str, where: str, params: list) -> int:
-    return int(con.execute(f"DELETE FROM {table} WHERE {where}", params).fetchall()[0][0])
+def _delete(con: duckdb.DuckDBPyConnection, table: str, where: str, params: dict[str, Any]) -> int:
+    return int(Query(f"{table}_delete", f"DELETE FROM {table} WHERE {where}", params).run(con).fetchall()[0][0])
 
 
 def unloads(con: duckdb.DuckDBPyConnection) -> list[tuple]:

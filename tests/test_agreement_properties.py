@@ -68,10 +68,10 @@ def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | N
     con.register("new_rows", df)
     keys.insert_ratings(
         con,
-        """(SELECT task_id, rater_id, role, ? AS rubric, ? AS dimension, target, value, value_index,
+        """(SELECT task_id, rater_id, role, $rubric AS rubric, $dimension AS dimension, target, value, value_index,
                    value_index + 1 AS value_num, NULL::TIMESTAMP AS submitted_at, NULL::DOUBLE AS duration_s,
                    NULL AS comment, NULL AS submission_id, 1 AS ingest_id FROM new_rows)""",
-        [RUBRIC, DIM],
+        {"rubric": RUBRIC, "dimension": DIM},
     )
     kept.after_load(con, 1)
     con.unregister("new_rows")

@@ -98,7 +98,7 @@ def test_a_store_loaded_before_keys_is_migrated_with_the_same_figures(tmp_path):
     scale = fresh.execute(
         f"SELECT {', '.join(store.DIMENSION_COLUMNS)} FROM dimensions WHERE rubric = 'pilot'"
     ).fetchall()
-    old.executemany(store.insert_dimension_sql(), scale)
+    store.save_dimensions(old, scale)
     old.close()
     con = store.open_store(path)
     assert store.schema_version(con) >= 5

@@ -25,6 +25,7 @@ import duckdb
 from analytics import rubrics
 from analytics.ingest import limits
 from analytics.ingest.base import RATING_COLUMNS, ROLES, FileRejected, Parsed, Problem, ratings_frame
+from analytics.queries import Query
 
 NAME = "canonical"
 REQUIRED = ("task_id", "rater_id", "dimension", "value")
@@ -149,12 +150,13 @@ def _scan_csv(con: duckdb.DuckDBPyConnection, select: str, quoted: list[str], pa
     Only a quoted field can hold a line break: a file without quote characters is not searched for them
     (reading every field costs more than the scan itself). Values are checked once per distinct value."""
     breaks = " OR ".join(f"contains({q}, chr(10))" for q in quoted) if _has_quotes(path) else "false"
-    row = con.execute(
-        f"""SELECT coalesce(bool_or(breaks), false), coalesce(bool_or(list_contains(?, {CLICKED_KEY})), false)
+    row = Query(
+        "csv_scan",
+        f"""SELECT coalesce(bool_or(breaks), false), coalesce(bool_or(list_contains($clicked, {CLICKED_KEY})), false)
             FROM (SELECT value, bool_or({breaks}) AS breaks
                   FROM (SELECT {select}, {", ".join(quoted)} FROM canonical_input) GROUP BY value)""",
-        [clicked_spellings()],
-    ).fetchall()[0]
+        {"clicked": clicked_spellings()},
+    ).rows(con)[0]
     return bool(row[0]), bool(row[1])
 
 
@@ -357,14 +359,17 @@ def _without_long_lines(path: Path) -> tuple[Path, dict[int, int]]:
     return out_path, long_lines
 
 
+TEMP_RELATION_KIND = Query(
+    "temp_relation_kind",
+    """SELECT 'VIEW' FROM duckdb_views() WHERE view_name = $name AND temporary
+       UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE table_name = $name AND temporary""",
+)
+
+
 def _drop(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """Drop the temp table or view `name`, whichever it is (DROP TABLE on a view is an error, and an error
     inside the load's transaction would abort it)."""
-    found = con.execute(
-        """SELECT 'VIEW' FROM duckdb_views() WHERE view_name = ? AND temporary
-           UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE table_name = ? AND temporary""",
-        [name, name],
-    ).fetchall()
+    found = TEMP_RELATION_KIND.bind(name=name).rows(con)
     for (kind,) in found:
         con.execute(f"DROP {kind} {name}")
 
@@ -392,10 +397,14 @@ def clicked_spellings() -> list[str]:
     return list(dict.fromkeys(spelling for spelling, _ in clicked_levels()))
 
 
+HAS_CLICKED = Query(
+    "staged_clicked_value", f"SELECT 1 FROM {STAGE} WHERE list_contains($clicked, {CLICKED_KEY}) LIMIT 1"
+)
+
+
 def _has_clicked(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether any staged value is a left/right spelling."""
-    row = con.execute(f"SELECT 1 FROM {STAGE} WHERE list_contains(?, {CLICKED_KEY}) LIMIT 1", [clicked_spellings()])
-    return bool(row.fetchall())
+    return bool(HAS_CLICKED.bind(clicked=clicked_spellings()).rows(con))
 
 
 # Checks of a staged row's shown_first on table SHOWN, first failing one wins: (field, condition, reason).
@@ -404,7 +413,7 @@ SHOWN_FIRST_CHECKS = (
         "shown_first",
         "is_clicked AND sf IS NULL",
         "'value ' || trim(CAST(value AS VARCHAR)) || ' names the left or right option, but the row has no"
-        " shown_first: shown_first is needed to say which option (' || array_to_string(?::VARCHAR[], ' or ')"
+        " shown_first: shown_first is needed to say which option (' || array_to_string($options::VARCHAR[], ' or ')"
         " || ') was on the left (docs/formats.md)'",
     ),
     (
@@ -416,7 +425,7 @@ SHOWN_FIRST_CHECKS = (
     (
         "shown_first",
         "is_clicked AND clicked_level IS NULL",
-        "'shown_first ' || sf || ' is not ' || array_to_string(?::VARCHAR[], ' or ') || ', so value '"
+        "'shown_first ' || sf || ' is not ' || array_to_string($options::VARCHAR[], ' or ') || ', so value '"
         " || trim(CAST(value AS VARCHAR)) || ' cannot be put in A/B terms'",
     ),
     (
@@ -450,7 +459,8 @@ def _check_shown_first(con: duckdb.DuckDBPyConnection) -> None:
     levels = clicked_levels()
     reason = "CASE " + " ".join(f"WHEN {cond} THEN {why}" for _, cond, why in SHOWN_FIRST_CHECKS) + " END"
     field = "CASE " + " ".join(f"WHEN {cond} THEN '{f}'" for f, cond, _ in SHOWN_FIRST_CHECKS) + " END"
-    con.execute(
+    Query(
+        "shown_first_checked",
         f"""CREATE TEMP TABLE {SHOWN} AS
             WITH s AS (SELECT *, nullif(trim(CAST(shown_first AS VARCHAR)), '') AS sf, {CLICKED_KEY} AS clicked,
                               nullif(trim(CAST(task_id AS VARCHAR)), '') AS task_key,
@@ -458,11 +468,11 @@ def _check_shown_first(con: duckdb.DuckDBPyConnection) -> None:
                               coalesce(nullif(trim(CAST(rubric AS VARCHAR)), ''), 'unspecified') AS rubric_key,
                               nullif(trim(CAST(dimension AS VARCHAR)), '') AS dimension_key
                        FROM {STAGE}),
-                 k AS (SELECT unnest(?) AS clicked, unnest(?) AS sf, unnest(?) AS level),
+                 k AS (SELECT unnest($level_clicked) AS clicked, unnest($level_sf) AS sf, unnest($level) AS level),
                  earlier AS (SELECT task_id, rater_id, rubric, min(shown_first) AS stored FROM submissions
                              WHERE shown_first IS NOT NULL GROUP BY ALL),
-                 a AS (SELECT s.*, list_contains(?, s.clicked) AS is_clicked, k.level AS clicked_level,
-                              CASE WHEN d.is_comparison THEN ?::VARCHAR[]
+                 a AS (SELECT s.*, list_contains($clicked, s.clicked) AS is_clicked, k.level AS clicked_level,
+                              CASE WHEN d.is_comparison THEN $options::VARCHAR[]
                                    WHEN len(d.targets) > 0 THEN d.targets END AS allowed,
                               e.stored, min(s.sf) OVER w AS sf_min, max(s.sf) OVER w AS sf_max
                        FROM s LEFT JOIN dimensions d ON d.rubric = s.rubric_key AND d.dimension = s.dimension_key
@@ -471,16 +481,14 @@ def _check_shown_first(con: duckdb.DuckDBPyConnection) -> None:
                             AND e.rubric = s.rubric_key
                        WINDOW w AS (PARTITION BY s.task_key, s.rater_key, s.rubric_key))
             SELECT *, {reason} AS sf_problem, {field} AS sf_field FROM a""",
-        [
-            [c for c, _ in levels],
-            [o for _, o in levels],
-            list(levels.values()),
-            clicked_spellings(),
-            list(OPTIONS),
-            list(OPTIONS),
-            list(OPTIONS),
-        ],
-    )
+        {
+            "level_clicked": [c for c, _ in levels],
+            "level_sf": [o for _, o in levels],
+            "level": list(levels.values()),
+            "clicked": clicked_spellings(),
+            "options": list(OPTIONS),
+        },
+    ).run(con)
 
 
 def _shown_first_problems(con: duckdb.DuckDBPyConnection, file_name: str) -> list[Problem]:

@@ -32,6 +32,7 @@ from analytics.ingest.base import (
     Problem,
     as_json,
 )
+from analytics.queries import Query
 from analytics.scales_file import (
     Scales,
     ScalesError,
@@ -249,6 +250,9 @@ def _ingest_private(
             pass  # a store that fails here has already said why in the result
 
 
+KNOWN_FILE = Query("known_file", "SELECT 1 FROM ingest_log WHERE content_hash = $content_hash")
+
+
 def _ingest_checked(
     con: duckdb.DuckDBPyConnection,
     path: Path,
@@ -270,7 +274,7 @@ def _ingest_checked(
     except (FileRejected, ScalesError) as e:
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
     with store.WRITE_LOCK:  # one writer at a time: uploads and note saves queue, never fail each other
-        if con.execute("SELECT 1 FROM ingest_log WHERE content_hash = ?", [data_hash]).fetchall():
+        if KNOWN_FILE.bind(content_hash=data_hash).rows(con):
             try:  # the file changes nothing, its scales may
                 note = [declare_scales(con, declared).message] if declared else []
             except ScalesError as e:
@@ -376,6 +380,25 @@ def _choose_format(fmt: str, head: bytes, name: str) -> str:
     return fmt
 
 
+QUARANTINE_STAGED = Query(
+    "quarantine_insert_staged",
+    f"""INSERT INTO quarantine
+        SELECT $ingest_id, $file_name, line, record, problem_field, problem_value,
+               $file_name || coalesce(', line ' || CAST(line AS VARCHAR), ', ' || record, '')
+                 || coalesce(', field ' || problem_field, '') || ': ' || problem
+        FROM {STAGE} WHERE problem IS NOT NULL""",
+)
+INGEST_LOG_INSERT = Query(
+    "ingest_log_insert",
+    """INSERT INTO ingest_log VALUES ($ingest_id, $file_name, $content_hash, $format, $role_override, $rows_read,
+                                      $rows_loaded, $rows_quarantined, $tasks, $submissions, current_timestamp)""",
+)
+RATINGS_WITHOUT_INDEX = Query(
+    "ratings_without_value_index",
+    "SELECT count(*) FROM ratings WHERE ingest_id = $ingest_id AND value_index IS NULL",
+)
+
+
 def _load(
     con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str, role: str | None, on_progress: Progress
 ) -> IngestResult:
@@ -392,26 +415,17 @@ def _load(
     loaded = keys.insert_ratings(
         con,
         f"""(SELECT task_id, rater_id, role, rubric, dimension, target, value, value_index, value_num,
-                    submitted_ts AS submitted_at, duration AS duration_s, comment, submission_id, ? AS ingest_id,
+                    submitted_ts AS submitted_at, duration AS duration_s, comment, submission_id, $ingest_id AS ingest_id,
                     dim_key, target_key
              FROM {source} WHERE problem IS NULL)""",
-        [ingest_id],
+        {"ingest_id": ingest_id},
         sources={"task_keys": "stage_input", "rater_keys": "stage_input"},
         given=("dim_key", "target_key"),
     )
     bad = 0
     if combo_problems or row_problems or has_dups:  # skip a second pass over a clean file
         # Every reason starts with where it is, so each message stands on its own.
-        bad = int(
-            con.execute(
-                f"""INSERT INTO quarantine
-                    SELECT ?, ?, line, record, problem_field, problem_value,
-                           ? || coalesce(', line ' || CAST(line AS VARCHAR), ', ' || record, '')
-                             || coalesce(', field ' || problem_field, '') || ': ' || problem
-                    FROM {STAGE} WHERE problem IS NOT NULL""",
-                [ingest_id, name, name],
-            ).fetchall()[0][0]
-        )
+        bad = int(QUARANTINE_STAGED.bind(ingest_id=ingest_id, file_name=name).run(con).fetchall()[0][0])
     problems = list(parsed.problems)
     _quarantine_problems(con, ingest_id, name, problems)
     n_tasks = _insert_rows(con, "tasks", TASK_COLUMNS, parsed.tasks, ingest_id, role=None)
@@ -428,16 +442,22 @@ def _load(
     kept.after_load(con, ingest_id)
     rule_results.after_load(con, ingest_id)
     quarantined = bad + sum(p.counts_as_row for p in problems)
-    con.execute(
-        "INSERT INTO ingest_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)",
-        [ingest_id, name, data_hash, parsed.format, role, loaded + quarantined, loaded, quarantined, n_tasks, n_subs],
-    )
+    INGEST_LOG_INSERT.bind(
+        ingest_id=ingest_id,
+        file_name=name,
+        content_hash=data_hash,
+        format=parsed.format,
+        role_override=role,
+        rows_read=loaded + quarantined,
+        rows_loaded=loaded,
+        rows_quarantined=quarantined,
+        tasks=n_tasks,
+        submissions=n_subs,
+    ).run(con)
     store.bump_version(con)
     _drop_staging(con)
     errors = [p.reason for p in problems] + _sample_problems(con, ingest_id, limit=20)
-    n_missing = con.execute(
-        "SELECT count(*) FROM ratings WHERE ingest_id = ? AND value_index IS NULL", [ingest_id]
-    ).fetchall()[0][0]
+    n_missing = RATINGS_WITHOUT_INDEX.bind(ingest_id=ingest_id).rows(con)[0][0]
     return IngestResult(
         file=name,
         format=parsed.format,
@@ -453,12 +473,21 @@ def _load(
     )
 
 
+QUARANTINE_INSERT = Query(
+    "quarantine_insert",
+    "INSERT INTO quarantine VALUES ($ingest_id, $file_name, $line, $record, $field, $raw_value, $reason)",
+)
+
+
 def _quarantine_problems(con: duckdb.DuckDBPyConnection, ingest_id: int, name: str, problems: list[Problem]) -> None:
     """Keep rows an adapter or a check refused in quarantine, with their reason."""
     if problems:
-        con.executemany(
-            "INSERT INTO quarantine VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(ingest_id, name, p.line, p.record, p.field, p.raw_value, p.reason) for p in problems],
+        QUARANTINE_INSERT.bind(ingest_id=ingest_id, file_name=name).run_many(
+            con,
+            [
+                {"line": p.line, "record": p.record, "field": p.field, "raw_value": p.raw_value, "reason": p.reason}
+                for p in problems
+            ],
         )
 
 
@@ -471,10 +500,18 @@ def _load_directory(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, d
     except people.DirectoryConflict as e:
         raise FileRejected(str(e)) from e
     n = len(entries)
-    con.execute(
-        "INSERT INTO ingest_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)",
-        [ingest_id, name, data_hash, parsed.format, None, n, n, 0, 0, 0],
-    )
+    INGEST_LOG_INSERT.bind(
+        ingest_id=ingest_id,
+        file_name=name,
+        content_hash=data_hash,
+        format=parsed.format,
+        role_override=None,
+        rows_read=n,
+        rows_loaded=n,
+        rows_quarantined=0,
+        tasks=0,
+        submissions=0,
+    ).run(con)
     store.bump_version(con)
     aliases = sum(len(e.aliases) for e in entries)
     return IngestResult(
@@ -507,15 +544,18 @@ STAGING = (
 )
 
 
+STAGING_RELATIONS = Query(
+    "staging_relations",
+    """SELECT 'VIEW', view_name FROM duckdb_views()  -- relation.create_view makes canonical_input in main
+       WHERE (temporary OR schema_name = 'main') AND NOT internal AND list_contains($staging, view_name)
+       UNION ALL SELECT 'TABLE', table_name FROM duckdb_tables() WHERE temporary AND list_contains($staging, table_name)
+       ORDER BY 1 DESC""",
+)
+
+
 def _drop_staging(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the load's temp tables and views (each as what it is: DROP TABLE on a view is an error)."""
-    found = con.execute(
-        """SELECT 'VIEW', view_name FROM duckdb_views()  -- relation.create_view makes canonical_input in main
-           WHERE (temporary OR schema_name = 'main') AND NOT internal AND list_contains(?, view_name)
-           UNION ALL SELECT 'TABLE', table_name FROM duckdb_tables() WHERE temporary AND list_contains(?, table_name)
-           ORDER BY 1 DESC""",
-        [list(STAGING), list(STAGING)],
-    ).fetchall()
+    found = STAGING_RELATIONS.bind(staging=list(STAGING)).rows(con)
     for kind, name in found:  # views first: they read the tables
         con.execute(f"DROP {kind} IF EXISTS {name}")
 
@@ -681,6 +721,20 @@ def check_combinations(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
     return bad
 
 
+def _combo_values(role: str | None) -> Query:
+    """The UPDATE that puts each combination's cleaned values on `stage_combos` (`role`: the role given for the
+    file, else each row's own)."""
+    return Query(
+        "stage_combos_values",
+        f"""UPDATE stage_combos SET
+              role = {"$role" if role else "lower(coalesce(nullif(trim(raw_role), ''), 'contractor'))"},
+              rubric = coalesce(nullif(trim(raw_rubric), ''), 'unspecified'),
+              dimension = nullif(trim(raw_dimension), ''), target = coalesce(trim(raw_target), ''),
+              value = {VALUE_SQL}""",
+        {"role": role} if role else {},
+    )
+
+
 def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
     """Build `stage_combos` (one row per distinct scale combination, checked); return rows it rejects."""
     # Only low-cardinality columns are read here, so this pass is cheap even for tens of millions of rows.
@@ -694,14 +748,7 @@ def _check_combos(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
            ALTER TABLE stage_combos ADD COLUMN dimension VARCHAR; ALTER TABLE stage_combos ADD COLUMN target VARCHAR;
            ALTER TABLE stage_combos ADD COLUMN value VARCHAR;"""
     )
-    con.execute(
-        f"""UPDATE stage_combos SET
-              role = {"?" if role else "lower(coalesce(nullif(trim(raw_role), ''), 'contractor'))"},
-              rubric = coalesce(nullif(trim(raw_rubric), ''), 'unspecified'),
-              dimension = nullif(trim(raw_dimension), ''), target = coalesce(trim(raw_target), ''),
-              value = {VALUE_SQL}""",
-        [role] if role else [],
-    )
+    _combo_values(role).run(con)
     if (
         con.execute(f"SELECT count(*) FROM (SELECT DISTINCT {', '.join(COMBO_COLUMNS)} FROM stage_combos)").fetchall()[
             0
@@ -746,16 +793,26 @@ def _combo_keys(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+NEW_DIMENSIONS_DECLARED_FOR_ALL = Query(
+    "new_dimensions_declared_for_all",
+    """SELECT DISTINCT c.rubric, c.dimension FROM stage_combos c
+       WHERE c.dimension IS NOT NULL AND c.rubric NOT IN (SELECT rubric FROM catalogue_rubrics)
+         AND c.dimension IN (SELECT dimension FROM scale_declarations WHERE rubric = $all_rubrics)
+         AND NOT EXISTS (SELECT 1 FROM dimensions d WHERE d.rubric = c.rubric AND d.dimension = c.dimension)""",
+)
+
+
 def _declare_new_dimensions(con: duckdb.DuckDBPyConnection) -> None:
     """Dimensions new to the store on rubrics the catalogue does not know take a declaration for every rubric."""
-    pairs = con.execute(
-        """SELECT DISTINCT c.rubric, c.dimension FROM stage_combos c
-           WHERE c.dimension IS NOT NULL AND c.rubric NOT IN (SELECT rubric FROM catalogue_rubrics)
-             AND c.dimension IN (SELECT dimension FROM scale_declarations WHERE rubric = ?)
-             AND NOT EXISTS (SELECT 1 FROM dimensions d WHERE d.rubric = c.rubric AND d.dimension = c.dimension)""",
-        [store.ALL_RUBRICS],
-    ).fetchall()
+    pairs = NEW_DIMENSIONS_DECLARED_FOR_ALL.bind(all_rubrics=store.ALL_RUBRICS).rows(con)
     declare_for_new_dimensions(con, pairs)
+
+
+RATINGS_REINDEX = Query(
+    "ratings_value_index_update",
+    """UPDATE ratings SET value_index = list_position($levels, value) - 1
+       WHERE rubric = $rubric AND dimension = $dimension""",
+)
 
 
 def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
@@ -779,17 +836,13 @@ def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
         dim = rubrics.infer_dimension(dimension, list(values), previous)
         if not dim.levels or (previous is not None and previous.levels == dim.levels):
             continue  # only missing values so far, or nothing new
-        con.execute(
-            store.insert_dimension_sql(),
-            [rubric, dimension, dimension, dim.kind, list(dim.levels), list(dim.levels), [], "", False, False,
-             "inferred", dim.measure, list(dim.values), []],
+        store.save_dimensions(
+            con,
+            [[rubric, dimension, dimension, dim.kind, list(dim.levels), list(dim.levels), [], "", False, False,
+              "inferred", dim.measure, list(dim.values), []]],
         )  # fmt: skip
         if previous is not None:  # new levels changed the positions of the old ones
-            con.execute(
-                """UPDATE ratings SET value_index = list_position(?, value) - 1
-                   WHERE rubric = ? AND dimension = ?""",
-                [list(dim.levels), rubric, dimension],
-            )
+            RATINGS_REINDEX.bind(levels=list(dim.levels), rubric=rubric, dimension=dimension).run(con)
             kept.after_rescale(con, rubric, dimension)
 
 
@@ -934,8 +987,12 @@ def _insert_rows(
     return int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]) - before
 
 
+QUARANTINE_REASONS = Query(
+    "quarantine_reasons",
+    "SELECT reason FROM quarantine WHERE ingest_id = $ingest_id ORDER BY line NULLS LAST LIMIT $limit",
+)
+
+
 def _sample_problems(con: duckdb.DuckDBPyConnection, ingest_id: int, limit: int) -> list[str]:
-    rows = con.execute(
-        "SELECT reason FROM quarantine WHERE ingest_id = ? ORDER BY line NULLS LAST LIMIT ?", [ingest_id, limit]
-    ).fetchall()
+    rows = QUARANTINE_REASONS.bind(ingest_id=ingest_id, limit=limit).rows(con)
     return [r[0] for r in rows]

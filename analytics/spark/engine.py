@@ -32,6 +32,7 @@ from sqlglot import exp
 
 from analytics import level_counts, rater_tasks, reference_pairs, reference_tasks, store
 from analytics.ingest import canonical, load
+from analytics.queries import Query
 from analytics.spark import dialect, session
 
 # Tables that live on Spark; a query naming none of them reads only the catalogue and runs in DuckDB.
@@ -286,16 +287,21 @@ COMBO_SCHEMA = (
 )
 
 
+STAGE_INPUT_INSERT = Query(
+    "stage_input_insert", f"INSERT INTO stage_input VALUES ({', '.join(f'${c}' for c in load.COMBO_COLUMNS)})"
+)
+
+
 def _check_combos(cat: duckdb.DuckDBPyConnection, combos: list) -> list[tuple]:
     """Each file's combinations through the store's checks, in file order (a later file can widen an inferred
     scale, as a later load does); value positions are then read on the final scales, as the store updates them."""
     out: list[tuple] = []
     for index in sorted({int(r["file_index"]) for r in combos}):
-        rows = [tuple(r[c] for c in load.COMBO_COLUMNS) for r in combos if int(r["file_index"]) == index]
+        rows = [{c: r[c] for c in load.COMBO_COLUMNS} for r in combos if int(r["file_index"]) == index]
         cat.execute(
             f"CREATE OR REPLACE TEMP TABLE stage_input ({', '.join(f'{c} VARCHAR' for c in load.COMBO_COLUMNS)})"
         )
-        cat.executemany(f"INSERT INTO stage_input VALUES ({', '.join('?' * len(load.COMBO_COLUMNS))})", rows)
+        STAGE_INPUT_INSERT.run_many(cat, rows)
         cat.execute(
             "CREATE OR REPLACE TEMP TABLE stage_input AS SELECT *, "
             f"hash({', '.join(load.COMBO_COLUMNS)}) AS combo_key FROM stage_input"
