@@ -393,6 +393,35 @@ INGEST_LOG_INSERT = Query(
     """INSERT INTO ingest_log VALUES ($ingest_id, $file_name, $content_hash, $format, $role_override, $rows_read,
                                       $rows_loaded, $rows_quarantined, $tasks, $submissions, current_timestamp)""",
 )
+
+
+def _log_load(
+    con: duckdb.DuckDBPyConnection,
+    ingest_id: int,
+    name: str,
+    data_hash: str,
+    fmt: str,
+    role: str | None,
+    loaded: int,
+    quarantined: int,
+    tasks: int,
+    submissions: int,
+) -> None:
+    """Record a load in ingest_log (its rows read are those loaded and those quarantined)."""
+    INGEST_LOG_INSERT.bind(
+        ingest_id=ingest_id,
+        file_name=name,
+        content_hash=data_hash,
+        format=fmt,
+        role_override=role,
+        rows_read=loaded + quarantined,
+        rows_loaded=loaded,
+        rows_quarantined=quarantined,
+        tasks=tasks,
+        submissions=submissions,
+    ).run(con)
+
+
 RATINGS_WITHOUT_INDEX = Query(
     "ratings_without_value_index",
     "SELECT count(*) FROM ratings WHERE ingest_id = $ingest_id AND value_index IS NULL",
@@ -442,18 +471,7 @@ def _load(
     kept.after_load(con, ingest_id)
     rule_results.after_load(con, ingest_id)
     quarantined = bad + sum(p.counts_as_row for p in problems)
-    INGEST_LOG_INSERT.bind(
-        ingest_id=ingest_id,
-        file_name=name,
-        content_hash=data_hash,
-        format=parsed.format,
-        role_override=role,
-        rows_read=loaded + quarantined,
-        rows_loaded=loaded,
-        rows_quarantined=quarantined,
-        tasks=n_tasks,
-        submissions=n_subs,
-    ).run(con)
+    _log_load(con, ingest_id, name, data_hash, parsed.format, role, loaded, quarantined, n_tasks, n_subs)
     store.bump_version(con)
     _drop_staging(con)
     errors = [p.reason for p in problems] + _sample_problems(con, ingest_id, limit=20)
@@ -500,18 +518,7 @@ def _load_directory(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, d
     except people.DirectoryConflict as e:
         raise FileRejected(str(e)) from e
     n = len(entries)
-    INGEST_LOG_INSERT.bind(
-        ingest_id=ingest_id,
-        file_name=name,
-        content_hash=data_hash,
-        format=parsed.format,
-        role_override=None,
-        rows_read=n,
-        rows_loaded=n,
-        rows_quarantined=0,
-        tasks=0,
-        submissions=0,
-    ).run(con)
+    _log_load(con, ingest_id, name, data_hash, parsed.format, None, n, 0, 0, 0)
     store.bump_version(con)
     aliases = sum(len(e.aliases) for e in entries)
     return IngestResult(
