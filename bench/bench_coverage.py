@@ -113,7 +113,7 @@ def coverage(sc: Scenario, n_tasks: int, runs: int) -> dict[str, dict[str, float
     s = scale(sc)
     truth = {
         k: float(np.asarray(v).ravel()[0])
-        for k, v in rp._pair_compute(s)(population_table(sc)[None] * 1e7).items()
+        for k, v in rp.pair_compute(s)(population_table(sc)[None] * 1e7).items()
         if k in STATS
     }
     hits = {m: dict.fromkeys(truth, 0) for m in ("delta", "bootstrap")}

@@ -143,7 +143,7 @@ def test_boot_samples_on_used_levels_equal_dense_resamples(level):
     sigs = [_sigs(10 + g) for g in range(4)]
     wanted = [name for name, _ in rp.PAIR_CHECKS]
     got = rp._boot_pairs(s, keys, rp._Groups.of(s, sigs), [200] * 4, 3, wanted)
-    compute = rp._pair_compute(s)
+    compute = rp.pair_compute(s)
     for g, (key, sig) in enumerate(zip(keys, sigs, strict=True)):
         tables = (iv.TaskDraws(3, 200).of(sig.n_tasks, *key) @ sig.cells).reshape(-1, 41, 41)
         want = compute(tables)

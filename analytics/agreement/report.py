@@ -405,7 +405,7 @@ PAIR_CHECKS = (
 RANGES = {name: (0.0, 1.0) for name in iv.PROPORTIONS} | {"mean_difference": (-np.inf, np.inf)}
 
 
-def _pair_compute(s: Scale):
+def pair_compute(s: Scale):
     """The function from (batch x k x k) tables on `levels` of the scale (default all) to every pair
     coefficient, named as in the report."""
 
@@ -491,7 +491,7 @@ class _Groups:
 
 def _points(s: Scale, gs: _Groups) -> tuple[dict, np.ndarray]:
     """Every pair coefficient of each group's summed table, and each group's level counts (both sides)."""
-    compute, n = _pair_compute(s), len(gs.tables)
+    compute, n = pair_compute(s), len(gs.tables)
     point: dict[str, np.ndarray] = {}
     marginals = np.zeros((n, len(s.levels)))
     for idx, lv in _blocks(list(range(n)), gs.levels, len(s.levels), 1):
@@ -511,7 +511,7 @@ def _boot_pairs(s: Scale, keys: list, gs: _Groups, boots: list[int], seed: int, 
     out = {name: np.full((len(gs.sigs), n_boot), np.nan) for name in wanted}
     if not used or not n_boot:
         return out
-    compute, draws = _pair_compute(s), iv.TaskDraws(seed, n_boot)
+    compute, draws = pair_compute(s), iv.TaskDraws(seed, n_boot)
     used.sort(key=lambda g: gs.sigs[g].tasks)  # groups of one number of tasks read the same shared draws in turn
     for idx, lv in _blocks(used, gs.levels, len(s.levels), n_boot):
         tables, which, offset = [], [], 0
@@ -554,7 +554,7 @@ def _distinct_resamples(
 def _delta_pairs(s: Scale, gs: _Groups, groups: list[int], wanted: list[str]) -> dict:
     """Per coefficient in `wanted`, the delta method's (low, high) of each of `groups` (NaN elsewhere)."""
     out = {name: (np.full(len(gs.sigs), np.nan), np.full(len(gs.sigs), np.nan)) for name in wanted}
-    compute = _pair_compute(s)
+    compute = pair_compute(s)
     for idx, lv in _blocks(groups, gs.levels, len(s.levels), 1):
         normal = iv.delta_bounds(
             lambda tables, lv=lv: compute(tables, lv),
