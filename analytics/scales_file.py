@@ -457,12 +457,13 @@ def _write_dimension(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: s
     )  # fmt: skip
 
 
-def _ratings_off_scale() -> Query:
-    """Count and an example of the ratings of a dimension on neither a declared level nor missing."""
+def _ratings_off_scale(s: DeclaredScale, rubric: str) -> Query:
+    """Count and an example of the rubric's ratings of the dimension on neither a declared level nor missing."""
     return Query(
         "ratings_off_scale",
         f"""SELECT count(*), min(value) FROM ratings WHERE rubric = $rubric AND dimension = $dimension
               AND NOT list_contains($levels, value) AND NOT ({missing_sql("value", "CAST($missing AS VARCHAR[])")})""",
+        {"rubric": rubric, "dimension": s.dimension, "levels": list(s.levels), "missing": list(s.missing)},
     )
 
 
@@ -470,11 +471,7 @@ def _replace_scale(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str
     """Store the declared scale for one rubric and re-read its stored ratings on it; return ratings re-read.
 
     Ratings whose value is neither a declared level nor missing refuse the declaration (never dropped)."""
-    n_off, example = (
-        _ratings_off_scale()
-        .bind(rubric=rubric, dimension=s.dimension, levels=list(s.levels), missing=list(s.missing))
-        .rows(con)[0]
-    )
+    n_off, example = _ratings_off_scale(s, rubric).rows(con)[0]
     if n_off:
         raise ScalesError(
             f"{s.where} ({rubric}/{s.dimension}): {n_off:,} stored rating(s) are not on the declared scale, e.g. "
