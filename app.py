@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -49,7 +50,7 @@ def load_demo_if_empty() -> None:
     st.cache_data.clear()
 
 
-def run_guarded(run) -> None:
+def run_guarded(run: Callable[[], object]) -> None:
     """Run a step of the page; an unexpected exception becomes one readable sentence (never a server path or a
     traceback: those go to the server's log). A damaged store says what happened and what to do."""
     try:

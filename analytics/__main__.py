@@ -6,11 +6,13 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from analytics import store
 from analytics.ingest import FORMATS
+from analytics.scales_file import Scales
 
 
 def _fail(message: str) -> int:
@@ -18,7 +20,7 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _read_scales(path: str | None):
+def _read_scales(path: str | None) -> Scales | None:
     """The --scales file parsed and checked (None without --scales); ScalesError names the file and the key."""
     from analytics.scales_file import read_scales_file
 
@@ -146,12 +148,12 @@ def _ingest_here_or_hand_over(
         con.close()
 
 
-def _terminal_progress(path: str):
+def _terminal_progress(path: str) -> Callable[[float, str], None]:
     """Where one file's load progress goes on a terminal: one line on stderr, rewritten as the stages pass."""
     return _terminal_line(Path(path).name)
 
 
-def _terminal_line(name: str):
+def _terminal_line(name: str) -> Callable[[float, str], None]:
     """A progress callback (share done, stage) that rewrites one line on stderr, "name: stage (share)"."""
 
     def show(share: float, stage: str) -> None:

@@ -45,6 +45,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, cast
 
 import duckdb
 import pandas as pd
@@ -489,7 +490,7 @@ def _memory(pid: int) -> tuple[int, int]:
     return rss, hwm
 
 
-def _read_exact(stream, n: int) -> bytes:
+def _read_exact(stream: IO[bytes], n: int) -> bytes:
     data = stream.read(n)
     if data is None or len(data) != n:
         raise EOFError
@@ -499,7 +500,7 @@ def _read_exact(stream, n: int) -> bytes:
 def _read_reply(proc: subprocess.Popen, max_bytes: int, reply: dict) -> None:
     """Read the worker's header and Arrow body, refusing a body beyond what the byte cap allows."""
     try:
-        stream = proc.stdout
+        stream = cast(IO[bytes], proc.stdout)  # a pipe (_spawn's stdout=PIPE), never None
         if _read_exact(stream, 1) != READY:
             return
         reply["ready_at"] = time.perf_counter()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import duckdb
 import numpy as np
@@ -832,7 +832,7 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
     ]
 
 
-def _effect(effect: str, rubric: str, status: str, evidence: str, **values) -> dict:
+def _effect(effect: str, rubric: str, status: str, evidence: str, **values: Any) -> dict:
     """One EFFECT_COLUMNS row (advice only where the effect is shown)."""
     advice = values.pop("advice", "")
     return {

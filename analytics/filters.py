@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Filters:
         """Whether the rubric and dimension restrictions keep this dimension (`where_named`'s rule, in Python)."""
         return (not self.rubric or self.rubric == rubric) and (not self.dimensions or dimension in self.dimensions)
 
-    def but(self, **changes) -> Filters:
+    def but(self, **changes: Any) -> Filters:
         """A copy with some fields changed (e.g. `filters.but(roles=())`)."""
         return Filters(**{**self.__dict__, **changes})
 

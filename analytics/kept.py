@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator
+from types import ModuleType
 
 import duckdb
 
@@ -36,7 +37,7 @@ _ONLY: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("kept_only"
 
 
 @contextlib.contextmanager
-def only(*tables) -> Iterator[None]:
+def only(*tables: ModuleType) -> Iterator[None]:
     """Within the block, changes of ratings fill only these per-task kept tables: for a scratch store that one
     command reads and throws away (`agreement FILE` reads AGREEMENT alone; contractor_tasks is 40% of a load),
     never for a store that is kept."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import duckdb
 import pandas as pd
+from pandas.api.typing import NaTType
 
 from analytics import keys, rater_tasks
 from analytics.agreement import anonymous as an
@@ -147,7 +148,7 @@ def _summary(
     )
 
 
-def _timestamp(value) -> dt.datetime | None:
+def _timestamp(value: pd.Timestamp | NaTType) -> dt.datetime | None:
     """A pandas minimum or maximum as a datetime (None when there was no dated rating)."""
     return None if pd.isna(value) else pd.Timestamp(value).to_pydatetime()
 

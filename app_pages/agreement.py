@@ -25,7 +25,7 @@ ALL = "all"
 
 
 @st.cache_data(max_entries=12, show_spinner=False)
-def load_ceiling(version: tuple, scope, coarse: bool, level: str | None) -> agreement.Ceiling:
+def load_ceiling(version: tuple, scope: Filters, coarse: bool, level: str | None) -> agreement.Ceiling:
     """The researcher ceiling under `scope` (agreement.ceiling_scope: it spans all dates and raters, so it is kept
     across changes of those filters)."""
     return agreement.researcher_ceiling(state.cursor(), scope, coarse=coarse, level=level)
@@ -33,7 +33,13 @@ def load_ceiling(version: tuple, scope, coarse: bool, level: str | None) -> agre
 
 @st.cache_data(max_entries=12, show_spinner=False)
 def load(
-    version: tuple, filters, rubric: str, comparison: str, coarse: bool, level: str | None, raters: bool = False
+    version: tuple,
+    filters: Filters,
+    rubric: str,
+    comparison: str,
+    coarse: bool,
+    level: str | None,
+    raters: bool = False,
 ) -> dict:
     """The rubric's agreement report for one comparison (with the researcher ceiling; with `raters`, every rater's
     rows on every dimension, without intervals)."""
@@ -67,7 +73,13 @@ def load_dimensions(version: tuple, rubric: str) -> pd.DataFrame:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def load_raters(
-    version: tuple, filters, rubric: str, dimensions: tuple[str, ...], comparison: str, coarse: bool, level: str | None
+    version: tuple,
+    filters: Filters,
+    rubric: str,
+    dimensions: tuple[str, ...],
+    comparison: str,
+    coarse: bool,
+    level: str | None,
 ) -> tuple[pd.DataFrame, tuple[Query, ...]]:
     """Each rater's agreement with its intervals on some of the rubric's dimensions, and the queries that ran."""
     scoped = filters.but(rubric=rubric, dimensions=dimensions)
@@ -78,7 +90,7 @@ def load_raters(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def load_team(
-    version: tuple, filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
+    version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
 ) -> pd.DataFrame:
     """Every rater's point figures on one dimension, whoever the rater filter selects (the team median's rows)."""
     scoped = filters.but(rubric=rubric, raters=(), dimensions=(dimension,))
@@ -89,7 +101,13 @@ def load_team(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def load_confusion(
-    version: tuple, filters, rubric: str, dimension: str, comparison: str, rater_id: str | None, coarse: bool
+    version: tuple,
+    filters: Filters,
+    rubric: str,
+    dimension: str,
+    comparison: str,
+    rater_id: str | None,
+    coarse: bool,
 ) -> pd.DataFrame:
     """One dimension's confusion matrix (all raters of the subject side, or one)."""
     return agreement.confusion_matrix(
@@ -99,8 +117,8 @@ def load_confusion(
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def load_pairwise(
-    version: tuple, filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
-):
+    version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
+) -> pd.DataFrame:
     """The comparison's rater pairs' agreement on one dimension."""
     return agreement.pairwise_matrix(
         state.cursor(), filters.but(rubric=rubric), rubric, dimension, coarse, level, state.query_log(), comparison
@@ -108,7 +126,9 @@ def load_pairwise(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def load_paradox(version: tuple, filters, rubric: str, dimension: str, comparison: str):
+def load_paradox(
+    version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str
+) -> agreement.ParadoxDiagnostic:
     """The kappa-paradox diagnostic of one dimension."""
     return agreement.paradox_diagnostic(
         state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison, queries=state.query_log()
@@ -152,7 +172,7 @@ class Loads:
             self.version, self.filters, self.rubric, dimension, self.comparison, self.coarse, self.level
         )
 
-    def paradox(self, dimension: str):
+    def paradox(self, dimension: str) -> agreement.ParadoxDiagnostic:
         """load_paradox on `dimension`."""
         return load_paradox(self.version, self.filters, self.rubric, dimension, self.comparison)
 

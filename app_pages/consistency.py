@@ -14,6 +14,7 @@ from analytics import disagreements as dis
 from analytics import rubrics
 from analytics.agreement import MIN_TASKS
 from analytics.consistency import rates, results
+from analytics.filters import Filters
 from ui import case_panel, sidebar, state
 from ui import consistency_charts as cc
 from ui.charts import show
@@ -25,7 +26,7 @@ RATES = ("rate", "rate_ci_low", "rate_ci_high", "team_rate", "difference_ci_low"
 
 
 @st.cache_data(max_entries=8, show_spinner="Checking the rubric rules...")
-def load(version: tuple, filters) -> rates.Consistency:
+def load(version: tuple, filters: Filters) -> rates.Consistency:
     """Every rule figure for one filter and dataset version."""
     return rates.consistency(state.cursor(), filters)
 

@@ -13,6 +13,7 @@ import streamlit as st
 from analytics import case_view as cv
 from analytics import disagreements as dis
 from analytics import distributions, rubrics
+from analytics.filters import Filters
 from ui import case_panel, charts, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, text_block, visible
@@ -47,7 +48,13 @@ def load_dimensions(version: tuple, rubric: str) -> pd.DataFrame:
 
 @st.cache_data(max_entries=16, show_spinner="Finding disagreements...")
 def load_cases(
-    version: tuple, filters, rubric: str, dimension: str, contractors: tuple, severities: tuple, statuses: tuple
+    version: tuple,
+    filters: Filters,
+    rubric: str,
+    dimension: str,
+    contractors: tuple,
+    severities: tuple,
+    statuses: tuple,
 ) -> pd.DataFrame:
     """Ranked cases on one dimension for one filter and dataset version."""
     return dis.disagreements(state.cursor(), rubric, filters, contractors, severities, statuses, dimension)

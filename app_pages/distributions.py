@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from analytics import distributions
+from analytics.filters import Filters
 from ui import charts, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, visible
@@ -14,7 +15,7 @@ SMALL_N = 20  # below this many decided comparisons, the position-bias interval 
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting levels...")
-def load(version: tuple, filters, rubric: str) -> dict:
+def load(version: tuple, filters: Filters, rubric: str) -> dict:
     """The page's figures for one rubric, filter and dataset version."""
     con = state.cursor()
     return {
@@ -27,7 +28,7 @@ def load(version: tuple, filters, rubric: str) -> dict:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def load_raters(version: tuple, filters, rubric: str, dimension: str) -> dict:
+def load_raters(version: tuple, filters: Filters, rubric: str, dimension: str) -> dict:
     """Rater x level counts of one dimension (long for the heatmap, wide for the table)."""
     con = state.cursor()
     return {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analytics import explore, explore_worker
@@ -41,7 +42,7 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype({c: str for c in nested}) if nested else frame
 
 
-def run_in_worker(sql: str, status) -> explore.QueryResult:
+def run_in_worker(sql: str, status: DeltaGenerator) -> explore.QueryResult:
     """Run the query in a worker; stop it when Streamlit asks this session's run to stop or rerun."""
     ctx = get_script_run_ctx()
     requests = getattr(ctx, "script_requests", None)
@@ -56,7 +57,7 @@ def run_in_worker(sql: str, status) -> explore.QueryResult:
         sql,
         session=getattr(ctx, "session_id", None),
         cancelled=cancelled,
-        on_status=lambda message: status.info(message),
+        on_status=lambda message: status.info(message),  # type: ignore[arg-type]  # what on_status returns is ignored
     )
 
 

@@ -15,6 +15,7 @@ import streamlit as st
 
 from analytics import feedback, report
 from analytics.agreement import MIN_TASKS
+from analytics.filters import Filters
 from ui import charts, prefetch, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import number_columns, table
@@ -55,38 +56,38 @@ CARD_TABLE = [
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing the researchers' agreement with each other...")
-def load_ceiling(version: tuple, rubric: str | None):
+def load_ceiling(version: tuple, rubric: str | None) -> pd.DataFrame:
     """The researcher ceiling per dimension (all dates: it does not change with the date filter)."""
     return feedback.researcher_figures(state.cursor(), rubric)
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing the team's figures...")
-def load_team(version: tuple, filters) -> feedback.TeamFigures:
+def load_team(version: tuple, filters: Filters) -> feedback.TeamFigures:
     """Every contractor's figures (only ever shown as medians) for one filter and version."""
     return feedback.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric))
 
 
 @st.cache_data(max_entries=8, show_spinner="Choosing the contractor to review first...")
-def load_default(version: tuple, filters) -> str | None:
+def load_default(version: tuple, filters: Filters) -> str | None:
     """The contractor the page opens on (analytics.feedback.default_contractor) for one filter and version."""
     return feedback.default_contractor(state.cursor(), filters)
 
 
 @st.cache_data(max_entries=32, show_spinner="Computing the contractor's figures...")
-def load_own(version: tuple, filters, contractor: str) -> feedback.OwnFigures:
+def load_own(version: tuple, filters: Filters, contractor: str) -> feedback.OwnFigures:
     """The part of one contractor's report that does not need the team's figures."""
     return feedback.own_figures(state.cursor(), contractor, filters)
 
 
 @st.cache_data(max_entries=32, show_spinner="Building the feedback report...")
-def load_report(version: tuple, filters, contractor: str) -> feedback.FeedbackReport:
+def load_report(version: tuple, filters: Filters, contractor: str) -> feedback.FeedbackReport:
     """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py)."""
     own = partial(load_own, version, filters, contractor)  # one argument list for the prefetch and the join
     team = prefetch.alongside(partial(load_team, version, feedback.team_filter(filters)), own)
     return feedback.feedback_report(state.cursor(), contractor, filters, team, own=own())
 
 
-def pick_contractor(contractors: list[str], filters) -> str:
+def pick_contractor(contractors: list[str], filters: Filters) -> str:
     """The contractor to report on: handed over by another page, else the sidebar's single rater, else the one
     analytics.feedback.default_contractor picks (review first), until someone chooses another."""
     single = filters.raters[0] if len(filters.raters) == 1 and filters.raters[0] in contractors else None

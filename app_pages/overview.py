@@ -9,6 +9,7 @@ import streamlit as st
 from analytics import overview
 from analytics.consistency import rates
 from analytics.effects import drift, markers
+from analytics.filters import Filters
 from ui import charts, sidebar, state
 from ui import consistency_charts as cc
 from ui import drift_charts as dc
@@ -17,7 +18,7 @@ from ui.text import md_escape
 
 
 @st.cache_data(max_entries=16, show_spinner="Summarising the store...")
-def load(version: tuple, filters) -> dict:
+def load(version: tuple, filters: Filters) -> dict:
     """All the Overview's figures for one dataset version and filter."""
     con = state.cursor()
     activity = overview.activity(con, filters)
@@ -32,7 +33,7 @@ def load(version: tuple, filters) -> dict:
 
 
 @st.cache_data(max_entries=16, show_spinner="Checking each contractor's agreement week by week...")
-def load_drift(version: tuple, filters) -> dict:
+def load_drift(version: tuple, filters: Filters) -> dict:
     """Drift alerts, the alerted contractors' weeks and the guideline-change markers."""
     con = state.cursor()
     alerts, weekly = drift.alerts_with_weeks(con, filters)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from analytics import rater_model, raters
 from analytics.agreement import MIN_TASKS
+from analytics.filters import Filters
 from ui import drift_charts as rc_drift
 from ui import raters_charts as rc
 from ui import sidebar, state
@@ -34,7 +35,7 @@ EFFECT_TABLE = [
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def load(version: tuple, filters, rubric: str, _progress: Report | None = None) -> raters.RatersView:
+def load(version: tuple, filters: Filters, rubric: str, _progress: Report | None = None) -> raters.RatersView:
     """Every figure of the page for one rubric, filter and dataset version (`_progress` hears how far it is)."""
     return raters.raters_view(state.cursor(), filters, rubric, progress=_progress)
 

@@ -9,7 +9,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analytics.agreement import DIMENSION_STATS, LABELS, MIN_TASKS, RATER_STATS, team
+from analytics.agreement import (
+    DIMENSION_STATS,
+    LABELS,
+    MIN_TASKS,
+    RATER_STATS,
+    AgreementReport,
+    ParadoxDiagnostic,
+    team,
+)
 from analytics.formatting import fmt_ci
 from ui.tables import column_label
 from ui.text import md_escape
@@ -116,7 +124,7 @@ def notes_in_words(row: dict) -> str:
     return "; ".join(notes)
 
 
-def _dimension_rows(report, dims: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+def _dimension_rows(report: AgreementReport, dims: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """The report's dimension rows in catalogue order, their n columns, and the applicable statistics."""
     d = report.dimensions
     rubric = d["rubric"].iloc[0]
@@ -139,7 +147,7 @@ def _dimension_rows(report, dims: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFr
     return d, out, stats
 
 
-def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
+def dimension_table(report: AgreementReport, dims: pd.DataFrame) -> pd.DataFrame:
     """One row per dimension in catalogue order: n, each applicable coefficient with its interval, notes."""
     if report.dimensions.empty:
         return pd.DataFrame()
@@ -157,7 +165,7 @@ def dimension_table(report, dims: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def dimension_data(report, dims: pd.DataFrame) -> pd.DataFrame:
+def dimension_data(report: AgreementReport, dims: pd.DataFrame) -> pd.DataFrame:
     """The rows of `dimension_table` as data, for its download: each coefficient and its interval ends as three
     numeric columns under the API's names (e.g. krippendorff_alpha, krippendorff_alpha_ci_low, _ci_high; empty
     where undefined or not applicable to the scale, which `applies` and the notes tell apart)."""
@@ -185,7 +193,7 @@ def _label(meta: pd.DataFrame, dimension: str) -> str:
     return f"{text} (primary)" if bool(meta.loc[dimension, "is_primary"]) else text
 
 
-def coefficient_table(report) -> pd.DataFrame:
+def coefficient_table(report: AgreementReport) -> pd.DataFrame:
     """Every coefficient of the report in long form with readable statistic names (for download)."""
     c = report.coefficients
     return c.assign(statistic=c["statistic"].map(label)).rename(columns={"reason": "why undefined"})
@@ -281,7 +289,7 @@ def pairs_for(pm: pd.DataFrame, comparison: str) -> pd.DataFrame:
     return pm[(pm["role_a"] == rows) & (pm["role_b"] == cols)].reset_index(drop=True)
 
 
-def marginals_frame(diagnostic, subject: str, reference: str) -> pd.DataFrame:
+def marginals_frame(diagnostic: ParadoxDiagnostic, subject: str, reference: str) -> pd.DataFrame:
     """The diagnostic's two marginal distributions in long form (level, side, share)."""
     levels = [str(x) for x in diagnostic.levels]
     return pd.DataFrame(
@@ -293,14 +301,14 @@ def marginals_frame(diagnostic, subject: str, reference: str) -> pd.DataFrame:
     )
 
 
-def _ranking_rows(report) -> pd.DataFrame:
+def _ranking_rows(report: AgreementReport) -> pd.DataFrame:
     """The report's dimension-level ranking coefficients (empty when it has none)."""
     c = report.coefficients
     c = c[(c["scope"] == "dimension") & c["statistic"].isin(RANKING_STATS)]
     return pd.DataFrame() if c.empty or c["value"].isna().all() else c
 
 
-def ranking_table(report, dims: pd.DataFrame) -> pd.DataFrame:
+def ranking_table(report: AgreementReport, dims: pd.DataFrame) -> pd.DataFrame:
     """Pairwise preference agreement and Kendall's tau-b per ranking dimension, with item-pair n (empty when the
     report has none at dimension level)."""
     c = _ranking_rows(report)
@@ -317,7 +325,7 @@ def ranking_table(report, dims: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def ranking_data(report, dims: pd.DataFrame) -> pd.DataFrame:
+def ranking_data(report: AgreementReport, dims: pd.DataFrame) -> pd.DataFrame:
     """The rows of `ranking_table` as data, for its download: each statistic and its interval ends as three
     numeric columns (preference_agreement, preference_agreement_ci_low, preference_agreement_ci_high, ...)."""
     c = _ranking_rows(report)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from types import ModuleType
+from typing import Any, Literal
 
 import altair as alt
 import pandas as pd
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.sidebar import rubric_title
 from ui.tables import column_label
@@ -32,12 +34,12 @@ def wrap(limit: int = WRAP_AT) -> str:
     )
 
 
-def wrapped_axis(**kwargs) -> alt.Axis:
+def wrapped_axis(**kwargs: Any) -> alt.Axis:
     """An axis whose labels are shown whole: wrapped onto two lines, up to LABEL_LIMIT pixels a line."""
     return alt.Axis(labelExpr=wrap(), labelLimit=LABEL_LIMIT, labelOverlap=False, **kwargs)
 
 
-def legend(columns: int, orient: Literal["top", "bottom"] = "bottom", **kwargs) -> alt.Legend:
+def legend(columns: int, orient: Literal["top", "bottom"] = "bottom", **kwargs: Any) -> alt.Legend:
     """A legend under (or over) the chart in `columns` columns, its labels whole (wrapped, never cut)."""
     return alt.Legend(
         orient=orient, columns=columns, labelExpr=wrap(), labelLimit=LABEL_LIMIT, titleLimit=LABEL_LIMIT, **kwargs
@@ -58,7 +60,7 @@ def layer(*charts: alt.Chart) -> alt.LayerChart:
     return alt.LayerChart(layer=list(charts), data=data)
 
 
-def when(test: str, then: object, otherwise: object, channel: type = alt.ColorValue):
+def when(test: str, then: object, otherwise: object, channel: type[alt.SchemaBase] = alt.ColorValue) -> alt.SchemaBase:
     """A channel's fixed value `then` where the Vega expression `test` holds, else `otherwise`: the spec
     alt.condition writes, built as the channel's value class (`channel`: alt.ColorValue, alt.StrokeValue, ...).
     alt.condition returns a dict, which Altair validates and converts through from_dict: 7-10 ms a call against
@@ -66,7 +68,7 @@ def when(test: str, then: object, otherwise: object, channel: type = alt.ColorVa
     return channel(otherwise, condition={"test": test, "value": then})
 
 
-def tip(field: str, title: str | None = None, **kwargs) -> alt.Tooltip:
+def tip(field: str, title: str | None = None, **kwargs: Any) -> alt.Tooltip:
     """A tooltip entry titled with its column's readable name (ui.tables.column_label) unless `title` says."""
     return alt.Tooltip(field, title=title or column_label(field.split(":")[0]), **kwargs)
 
@@ -441,10 +443,10 @@ def quick_chart(df: pd.DataFrame, x: str, y: str | None, color: str | None, mark
     return getattr(alt.Chart(df), f"mark_{mark}")().encode(**enc)
 
 
-def show(where, chart: alt.TopLevelMixin, width: str = "stretch") -> None:
+def show(where: ModuleType | DeltaGenerator, chart: alt.TopLevelMixin, width: str = "stretch") -> None:
     """Draw `chart` in `where` (st or a column) with every text cell and title of its data made visible
     (ui.text.visible: control, bidirectional and zero-width characters in ids shown as code points)."""
-    where.altair_chart(Unchecked(visible_chart(chart)), width=width)
+    where.altair_chart(Unchecked(visible_chart(chart)), width=width)  # type: ignore[call-overload]  # Unchecked stands in for the chart; width is "stretch" or "content"
 
 
 class Unchecked:
@@ -454,15 +456,15 @@ class Unchecked:
     def __init__(self, chart: alt.TopLevelMixin) -> None:
         self.chart = chart
 
-    def to_dict(self, *args, **kwargs) -> dict:
+    def to_dict(self, *args: Any, **kwargs: Any) -> dict:
         """The chart's Vega-Lite spec, not validated unless asked (`validate=True`)."""
         return self.chart.to_dict(*args, **{"validate": False, **kwargs})
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.chart, name)
 
 
-def visible_chart(chart):
+def visible_chart(chart: Any) -> Any:
     """`chart` (and its layers and concatenations) with text cells and string titles passed through visible."""
     data = getattr(chart, "data", alt.Undefined)
     if isinstance(data, pd.DataFrame):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -93,7 +94,7 @@ def table(
     height: int | None = None,
     download: pd.DataFrame | None = None,
     styles: pd.DataFrame | None = None,
-    **kwargs,
+    **kwargs: Any,
 ) -> None:
     """Show a DataFrame (cells as plain text; ids with hidden characters made visible) with a CSV download
     button under it. The download is `download` when given (the data behind a display table, e.g. numbers and

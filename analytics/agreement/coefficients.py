@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 WEIGHTS = ("none", "linear", "quadratic", "ratio")
@@ -281,7 +282,15 @@ def _one_level_reason(marginals: np.ndarray, what: str) -> str:
     return f"every rating is {where}: {what} is 0/0"
 
 
-def _multi(counts, key: str, name: str, values=None, level="nominal", weights="none", unit_weights=None) -> Coefficient:
+def _multi(
+    counts: ArrayLike,
+    key: str,
+    name: str,
+    values: ArrayLike | None = None,
+    level: str = "nominal",
+    weights: str | np.ndarray = "none",
+    unit_weights: ArrayLike | None = None,
+) -> Coefficient:
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     w = np.ones(len(counts)) if unit_weights is None else np.asarray(unit_weights, dtype=float)
     values = level_values([str(i + 1) for i in range(counts.shape[1])]) if values is None else np.asarray(values)
@@ -312,33 +321,48 @@ def _multi(counts, key: str, name: str, values=None, level="nominal", weights="n
     )
 
 
-def percent_agreement(counts, weights: str | np.ndarray = "none", unit_weights=None) -> Coefficient:
+def percent_agreement(
+    counts: ArrayLike, weights: str | np.ndarray = "none", unit_weights: ArrayLike | None = None
+) -> Coefficient:
     """Share of agreeing rater pairs within units (averaged over units with two or more ratings)."""
     return _multi(counts, "percent_agreement", "percent_agreement", weights=weights, unit_weights=unit_weights)
 
 
-def krippendorff_alpha(counts, level: str = "nominal", values=None, unit_weights=None) -> Coefficient:
+def krippendorff_alpha(
+    counts: ArrayLike, level: str = "nominal", values: ArrayLike | None = None, unit_weights: ArrayLike | None = None
+) -> Coefficient:
     """Krippendorff's alpha from value counts (units x levels); `values` are the levels' numbers (default 1..q)."""
     return _multi(counts, "krippendorff_alpha", "krippendorff_alpha", values, level, unit_weights=unit_weights)
 
 
-def fleiss_kappa(counts, weights: str | np.ndarray = "none", unit_weights=None) -> Coefficient:
+def fleiss_kappa(
+    counts: ArrayLike, weights: str | np.ndarray = "none", unit_weights: ArrayLike | None = None
+) -> Coefficient:
     """Fleiss' kappa, in Gwet's generalisation to units with unequal numbers of ratings."""
     return _multi(counts, "fleiss_kappa", "fleiss_kappa", weights=weights, unit_weights=unit_weights)
 
 
-def gwet_ac(counts, weights: str | np.ndarray = "none", unit_weights=None) -> Coefficient:
+def gwet_ac(
+    counts: ArrayLike, weights: str | np.ndarray = "none", unit_weights: ArrayLike | None = None
+) -> Coefficient:
     """Gwet's AC1 (unweighted) or AC2 (weighted) from value counts (units x levels of the full scale)."""
     name = "gwet_ac1" if is_unweighted(weights) else "gwet_ac2"
     return _multi(counts, "gwet_ac", name, weights=weights, unit_weights=unit_weights)
 
 
-def brennan_prediger(counts, weights: str | np.ndarray = "none", unit_weights=None) -> Coefficient:
+def brennan_prediger(
+    counts: ArrayLike, weights: str | np.ndarray = "none", unit_weights: ArrayLike | None = None
+) -> Coefficient:
     """Brennan-Prediger (Randolph's free-marginal) kappa: chance agreement 1/q."""
     return _multi(counts, "brennan_prediger", "brennan_prediger", weights=weights, unit_weights=unit_weights)
 
 
-def conger_kappa(counts, rater_counts, weights: str | np.ndarray = "none", unit_weights=None) -> Coefficient:
+def conger_kappa(
+    counts: ArrayLike,
+    rater_counts: ArrayLike,
+    weights: str | np.ndarray = "none",
+    unit_weights: ArrayLike | None = None,
+) -> Coefficient:
     """Conger's kappa: Fleiss-type observed agreement, chance agreement from each rater's own marginals.
 
     `rater_counts` is (raters x levels): how many units each rater put on each level (irrCAC conger.kappa.raw).
@@ -366,7 +390,7 @@ def conger_kappa(counts, rater_counts, weights: str | np.ndarray = "none", unit_
     return Coefficient("conger_kappa", value, int(round(float(a["units_pairable"][0]))), reason, pa=pa, pe=pe)
 
 
-def gwet_ac_se(counts, weights: str | np.ndarray = "none", unit_weights=None) -> float:
+def gwet_ac_se(counts: ArrayLike, weights: str | np.ndarray = "none", unit_weights: ArrayLike | None = None) -> float:
     """Gwet's analytic standard error of AC1/AC2 for an infinite population of units (irrCAC gwet.ac1.raw)."""
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     w = np.ones(len(counts)) if unit_weights is None else np.asarray(unit_weights, dtype=float)
@@ -387,7 +411,7 @@ def gwet_ac_se(counts, weights: str | np.ndarray = "none", unit_weights=None) ->
     return float(math.sqrt((w * (ac_x - ac) ** 2).sum() / (n * (n - 1))))
 
 
-def unit_agreement(counts) -> np.ndarray:
+def unit_agreement(counts: ArrayLike) -> np.ndarray:
     """Each unit's share of agreeing rater pairs (Fleiss' P_i); NaN for a unit with fewer than two ratings."""
     counts = np.atleast_2d(np.asarray(counts, dtype=float))
     m = counts.sum(axis=1)
@@ -474,7 +498,7 @@ def _table_reason(t: np.ndarray, pe: float, what: str = "kappa") -> str | None:
     return None
 
 
-def cohen_kappa(table, weights: str | np.ndarray = "none", values=None) -> Coefficient:
+def cohen_kappa(table: ArrayLike, weights: str | np.ndarray = "none", values: ArrayLike | None = None) -> Coefficient:
     """Cohen's kappa of a confusion table (rows: rater 1, columns: rater 2), unweighted or weighted on the
     levels' `values` (default positions 1..q)."""
     t = np.asarray(table, dtype=float)
@@ -496,7 +520,7 @@ def cohen_kappa(table, weights: str | np.ndarray = "none", values=None) -> Coeff
     )
 
 
-def pair_gwet_ac(table, weights: str | np.ndarray = "none", values=None) -> Coefficient:
+def pair_gwet_ac(table: ArrayLike, weights: str | np.ndarray = "none", values: ArrayLike | None = None) -> Coefficient:
     """Gwet's AC1/AC2 of two raters from their confusion table (weights on the levels' `values`)."""
     t = np.asarray(table, dtype=float)
     q = t.shape[0]
@@ -530,7 +554,9 @@ def tau_arrays(pairs: np.ndarray) -> dict[str, np.ndarray]:
     return {"tau_b": tau, "preference_agreement": _div(c + tb, total), "pairs": total}
 
 
-def kendall_tau_b(concordant, discordant, tied_subject=0, tied_reference=0, tied_both=0) -> Coefficient:
+def kendall_tau_b(
+    concordant: float, discordant: float, tied_subject: float = 0, tied_reference: float = 0, tied_both: float = 0
+) -> Coefficient:
     """Kendall's tau-b from item-pair counts (ties allowed); undefined when one side ties every pair."""
     pairs = np.array([concordant, discordant, tied_subject, tied_reference, tied_both], dtype=float)
     a = tau_arrays(pairs)
@@ -560,7 +586,7 @@ class ParadoxDiagnostic:
     sentence: str
 
 
-def kappa_paradox(table, levels: list[str] | tuple[str, ...]) -> ParadoxDiagnostic:
+def kappa_paradox(table: ArrayLike, levels: list[str] | tuple[str, ...]) -> ParadoxDiagnostic:
     """Whether a confusion table shows the kappa paradox, with the marginals and Gwet's AC1 to read it by."""
     t = np.asarray(table, dtype=float)
     a = pair_arrays(t, np.arange(1, len(levels) + 1), "nominal")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -28,7 +29,7 @@ PAIR_ONLY = ("n_pairs", "cohen_kappa", "weighted_kappa", "mean_difference", "ken
 CONTRACT_CI = "cohen_kappa"  # the raters[] entry's `ci95` is the interval of Cohen's kappa
 
 
-def plain(v):
+def plain(v: Any) -> Any:
     """A JSON-ready Python value: NaN -> None, numpy scalars -> Python numbers."""
     if isinstance(v, np.generic):
         v = v.item()
@@ -101,7 +102,7 @@ def contract_payload(
     }
 
 
-def differences(a, b, where: str = "") -> list[str]:
+def differences(a: Any, b: Any, where: str = "") -> list[str]:
     """Where two payloads (or any JSON-like values) differ, numbers to 1e-9 and NaN equal to NaN; empty when they
     hold the same figures (the Spark engine's parity tests and benchmark compare the two engines with it)."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -117,7 +118,7 @@ def differences(a, b, where: str = "") -> list[str]:
     return [] if a == b else [f"{where}: {a!r} vs {b!r}"]
 
 
-def _fmt(v, ci: tuple | None = None) -> str:
+def _fmt(v: Any, ci: tuple[Any, Any] | None = None) -> str:
     """A cell of the text tables: numbers by analytics.formatting, with the interval where asked."""
     if isinstance(v, float):
         lo, hi = ci or (None, None)

@@ -10,6 +10,7 @@ describe the team); dates select ratings by when they were submitted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -87,7 +88,10 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, pack: 
 
 
 def task_patterns_for(
-    con: duckdb.DuckDBPyConnection, filters: Filters, q_of, queries: list | None = None
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    q_of: Callable[[tuple[str, str]], int | None],
+    queries: list | None = None,
 ) -> dict[tuple[str, str], TaskPatterns]:
     """Run `task_patterns_query` (packed where the scales allow, the list form when counts overflow) and
     decode it; the queries that ran are appended to `queries`."""
@@ -144,7 +148,9 @@ class TaskPatterns:
         return int(self.n_tasks.sum())
 
 
-def task_patterns(result: pd.DataFrame | pa.Table, q_of, bits: int = 0) -> dict[tuple[str, str], TaskPatterns]:
+def task_patterns(
+    result: pd.DataFrame | pa.Table, q_of: Callable[[tuple[str, str]], int | None], bits: int = 0
+) -> dict[tuple[str, str], TaskPatterns]:
     """Decode a `task_patterns_query` result per dimension (values off the dimension's scale are dropped; packed
     with `bits`, where a packed count that does not add up raises PackingOverflow)."""
     if bits:
@@ -152,7 +158,7 @@ def task_patterns(result: pd.DataFrame | pa.Table, q_of, bits: int = 0) -> dict[
     out: dict[tuple[str, str], TaskPatterns] = {}
     df = cast(pd.DataFrame, result)
     for key, g in df.groupby(["rubric", "dimension"], sort=True) if not df.empty else []:
-        q = q_of(key)
+        q = q_of(cast(tuple[str, str], key))  # pandas-stubs: a groupby key is Hashable (see below)
         if q is None:
             continue
         index: dict[tuple, int] = {}
@@ -174,7 +180,9 @@ def task_patterns(result: pd.DataFrame | pa.Table, q_of, bits: int = 0) -> dict[
     return out
 
 
-def _packed_patterns(result: pd.DataFrame | pa.Table, q_of, bits: int) -> dict[tuple[str, str], TaskPatterns]:
+def _packed_patterns(
+    result: pd.DataFrame | pa.Table, q_of: Callable[[tuple[str, str]], int | None], bits: int
+) -> dict[tuple[str, str], TaskPatterns]:
     """`task_patterns` of packed (code, m) units, unpacked per dimension at once (no Python object per unit
     from Arrow); patterns are numbered in order of first appearance, as the list form numbers them."""
     out: dict[tuple[str, str], TaskPatterns] = {}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -282,7 +282,11 @@ DELTA_MIN_TASKS = 500
 
 
 def delta_bounds(
-    compute, cells: list[np.ndarray], n_tasks: list[np.ndarray], shape: tuple[int, ...], names: list[str]
+    compute: Callable[[np.ndarray], dict[str, np.ndarray]],
+    cells: list[np.ndarray],
+    n_tasks: list[np.ndarray],
+    shape: tuple[int, ...],
+    names: list[str],
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per group, the 95% normal interval of each coefficient in `names` by the delta method over tasks.
 

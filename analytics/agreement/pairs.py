@@ -31,7 +31,7 @@ dimensions with one target a task is its one unit (so tasks are counted without 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -866,7 +866,9 @@ def unpack(code: int, m: int, bits: int, q: int) -> np.ndarray:
     return unpack_codes(_split([code]), np.array([m], dtype=np.int64), bits, q)[0]
 
 
-def signatures(result: pd.DataFrame | pa.Table, grain: str, width: int, q_of) -> dict[tuple, Signatures]:
+def signatures(
+    result: pd.DataFrame | pa.Table, grain: str, width: int, q_of: Callable[[tuple], int | None]
+) -> dict[tuple, Signatures]:
     """Decode a `pair_query` result (`fetch`'s Arrow table, or a DataFrame) into each group's Signatures (groups
     whose scale is unknown are left out).
 
@@ -909,7 +911,9 @@ def signatures(result: pd.DataFrame | pa.Table, grain: str, width: int, q_of) ->
     return out
 
 
-def summed_signatures(result: pa.Table, grain: str, width: int, q_of) -> dict[tuple, Signatures]:
+def summed_signatures(
+    result: pa.Table, grain: str, width: int, q_of: Callable[[tuple], int | None]
+) -> dict[tuple, Signatures]:
     """Decode a `summed_query` or `summed_rater_pair_query` result into each group's summed Signatures (groups
     whose scale is unknown are left out; cells off a group's scale are dropped, as `_decode` drops them)."""
     keys = list(GRAINS[grain])
@@ -991,7 +995,7 @@ def _codes(values: pa.Array) -> np.ndarray:
     return words[values.offset : values.offset + len(values)]
 
 
-def _split(codes) -> np.ndarray:
+def _split(codes: Iterable[int]) -> np.ndarray:
     """Python integers below 2**128 as their (low, high) 64-bit halves."""
     low = (1 << 64) - 1
     return np.array([(c & low, c >> 64) for c in codes], dtype=np.uint64).reshape(-1, 2)
@@ -1115,7 +1119,7 @@ def unpack_codes(codes: np.ndarray, m: np.ndarray, bits: int, q: int) -> np.ndar
     return counts
 
 
-def fetch(con, query: Query) -> pd.DataFrame | pa.Table:
+def fetch(con: duckdb.DuckDBPyConnection, query: Query) -> pd.DataFrame | pa.Table:
     """A pair query's result: as Arrow on DuckDB (its nested signatures then decode without a Python object per
     entry), else (the Spark engine) as a DataFrame."""
     if isinstance(con, duckdb.DuckDBPyConnection):
@@ -1124,7 +1128,12 @@ def fetch(con, query: Query) -> pd.DataFrame | pa.Table:
 
 
 def pair_signatures(
-    con: duckdb.DuckDBPyConnection, sides: Sides, grain: str, q_of, queries: list | None = None, summed: bool = False
+    con: duckdb.DuckDBPyConnection,
+    sides: Sides,
+    grain: str,
+    q_of: Callable[[tuple], int | None],
+    queries: list | None = None,
+    summed: bool = False,
 ) -> dict[tuple, Signatures]:
     """Run `pair_query` for `sides` at `grain` and decode it (the list form when packed counts overflow);
     the queries that ran are appended to `queries`. With `summed` (no interval will resample the tasks), the

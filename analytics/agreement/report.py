@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import Protocol, cast
 
 import duckdb
 import numpy as np
@@ -226,7 +226,9 @@ def _check_args(comparison: str, level: str | None, n_boot: int) -> None:
 # --- rows of coefficients ------------------------------------------------------------------------------------
 
 
-def _coef(name: str, value: float, n: int, n_tasks: int, ci: iv.Interval, reason: str | None, applies=True) -> dict:
+def _coef(
+    name: str, value: float, n: int, n_tasks: int, ci: iv.Interval, reason: str | None, applies: bool = True
+) -> dict:
     """One coefficient in long form; `applies=False` marks one that does not exist for this scale (no note)."""
     if math.isnan(value):
         ci = iv.NO_INTERVAL
@@ -305,11 +307,11 @@ MULTI_CHECKS = (
 )
 
 
-def _multi_compute(s: Scale, counts: np.ndarray, levels: np.ndarray):
+def _multi_compute(s: Scale, counts: np.ndarray, levels: np.ndarray) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
     """The function from (batch x patterns) unit weights to every multi-rater coefficient of `counts`, the
     patterns' counts on `levels` of the scale."""
 
-    def compute(weights: np.ndarray) -> dict:
+    def compute(weights: np.ndarray) -> dict[str, np.ndarray]:
         a = co.multi_rater_arrays(counts, weights, s.values, s.level, s.weights, s.to_coarse, levels)
         a["gwet_ac1"], a["gwet_ac2"] = a["gwet_ac"], a["weighted_gwet_ac"]
         return a
@@ -367,7 +369,15 @@ def _multi_rater_row(
     return base, coefs
 
 
-def _multi_rater_table(con, filters: Filters, comparison: str, scale_of: dict, n_boot: int, seed: int, queries):
+def _multi_rater_table(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    comparison: str,
+    scale_of: dict[tuple[str, str], Scale],
+    n_boot: int,
+    seed: int,
+    queries: list,
+) -> tuple[list[dict], list[dict]]:
     roles = COMPARISONS[comparison]
     f = ct.dimension_filter(filters, None if roles is None else roles[0])
     q_of = lambda key: scale_of[key].full_size if key in scale_of else None  # noqa: E731
@@ -405,11 +415,18 @@ PAIR_CHECKS = (
 RANGES = {name: (0.0, 1.0) for name in iv.PROPORTIONS} | {"mean_difference": (-np.inf, np.inf)}
 
 
-def pair_compute(s: Scale):
+class PairCompute(Protocol):
+    """What `pair_compute` returns: (batch x k x k) tables on `levels` of the scale (default all) to every pair
+    coefficient."""
+
+    def __call__(self, tables: np.ndarray, levels: np.ndarray | None = None) -> dict[str, np.ndarray]: ...
+
+
+def pair_compute(s: Scale) -> PairCompute:
     """The function from (batch x k x k) tables on `levels` of the scale (default all) to every pair
     coefficient, named as in the report."""
 
-    def compute(tables: np.ndarray, levels: np.ndarray | None = None) -> dict:
+    def compute(tables: np.ndarray, levels: np.ndarray | None = None) -> dict[str, np.ndarray]:
         a = co.pair_arrays(tables, s.values, s.level, s.weights, s.to_coarse, levels)
         a["exact_agreement"] = a["percent_agreement"] = a["agreement"]
         a["weighted_kappa"], a["gwet_ac1"], a["gwet_ac2"] = (
@@ -463,7 +480,14 @@ def _blocks(groups: list[int], levels: list[np.ndarray], q: int, width: int) -> 
 
 
 def _pair_row(
-    s: Scale, key: tuple, sig: pr.Signatures | None, tau, n_boot: int, seed: int, reference: str, stats: tuple
+    s: Scale,
+    key: tuple,
+    sig: pr.Signatures | None,
+    tau: tuple[np.ndarray, np.ndarray] | None,
+    n_boot: int,
+    seed: int,
+    reference: str,
+    stats: tuple,
 ) -> tuple[dict, list]:
     """Base cells and coefficients of one group of pairs (a rater, a dimension, a pair of raters)."""
     return _pair_rows(s, [key], [sig], [tau], [n_boot], seed, reference, stats)[0]
@@ -557,7 +581,7 @@ def _delta_pairs(s: Scale, gs: _Groups, groups: list[int], wanted: list[str]) ->
     compute = pair_compute(s)
     for idx, lv in _blocks(groups, gs.levels, len(s.levels), 1):
         normal = iv.delta_bounds(
-            lambda tables, lv=lv: compute(tables, lv),
+            lambda tables, lv=lv: compute(tables, lv),  # type: ignore[misc]  # mypy infers no lambda with a default
             [_on(gs.tables[g], lv) for g in idx],
             [gs.n_tasks[g] for g in idx],
             (len(lv), len(lv)),
@@ -670,7 +694,14 @@ class PairSet:
     taus: dict[tuple, tuple[np.ndarray, np.ndarray]]
 
 
-def pair_set(con, sides: pr.Sides, grain: str, scale_of: dict, queries: list, summed: bool = False) -> PairSet:
+def pair_set(
+    con: duckdb.DuckDBPyConnection,
+    sides: pr.Sides,
+    grain: str,
+    scale_of: dict[tuple[str, str], Scale],
+    queries: list,
+    summed: bool = False,
+) -> PairSet:
     """Run the pairing and ranking queries of `sides` at `grain` and decode their signatures (`summed`: no
     interval will resample them, pr.pair_signatures)."""
     scale_key = lambda key: key[-2:]  # noqa: E731  (every grain ends with rubric, dimension)
@@ -683,7 +714,17 @@ def pair_set(con, sides: pr.Sides, grain: str, scale_of: dict, queries: list, su
     return PairSet(sigs, pr.tau_signatures(q_ranks.df(con), grain))
 
 
-def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot_raters=None, long=True):
+def _rater_table(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    comparison: str,
+    scale_of: dict[tuple[str, str], Scale],
+    n_boot: int,
+    seed: int,
+    queries: list,
+    boot_raters: tuple[str, ...] | None = None,
+    long: bool = True,
+) -> tuple[list[dict], list[dict]]:
     """Rows of every subject rater (RATER_COLUMNS) and, with `long`, their coefficients in long form; intervals
     only for `boot_raters` (None: everyone)."""
     sides = pr.comparison_sides(filters, comparison)
@@ -717,7 +758,14 @@ def _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, boot
     return rows, longs
 
 
-def _pooled_table(con, filters, scale_of, n_boot, seed, queries):
+def _pooled_table(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    scale_of: dict[tuple[str, str], Scale],
+    n_boot: int,
+    seed: int,
+    queries: list,
+) -> tuple[list[dict], list[dict]]:
     """Per dimension, every contractor-researcher pair on a shared unit counted once (DIMENSION_COLUMNS)."""
     sides = pr.pooled_sides(filters)
     ps = pair_set(con, sides, "dimension", scale_of, queries)
@@ -794,7 +842,15 @@ def _frame(rows: list[dict], columns: tuple[str, ...], sort: list[str]) -> pd.Da
 # --- public entry points -----------------------------------------------------------------------------------
 
 
-def _dimension_rows(con, filters, comparison, scale_of, n_boot, seed, queries):
+def _dimension_rows(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    comparison: str,
+    scale_of: dict[tuple[str, str], Scale],
+    n_boot: int,
+    seed: int,
+    queries: list,
+) -> tuple[pd.DataFrame, list[dict]]:
     roles = COMPARISONS[comparison]
     if roles is not None and roles[0] != roles[1]:
         rows, long = _pooled_table(con, filters, scale_of, n_boot, seed, queries)

@@ -5,6 +5,7 @@ the share of a task's pairs of items given the same rank."""
 
 from __future__ import annotations
 
+import duckdb
 import pandas as pd
 
 from analytics import distributions as dist
@@ -14,7 +15,7 @@ from analytics.filters import Filters
 from analytics.queries import Query
 
 
-def comparison_counts(con, filters: Filters, rubrics: list[str]) -> pd.DataFrame:
+def comparison_counts(con: duckdb.DuckDBPyConnection, filters: Filters, rubrics: list[str]) -> pd.DataFrame:
     """Per contractor, rubric and comparison dimension: comparisons rated, ties, and decided comparisons won by
     the option shown first (one comparison per task)."""
     parts = []
