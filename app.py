@@ -8,7 +8,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from analytics import first_run, store
+from analytics import store
+from analytics.cli import first_run
+from analytics.ingest import unload
 from analytics.ingest.load import ingest_file
 from ui import sidebar, state
 
@@ -37,7 +39,7 @@ def load_demo_if_empty() -> None:
 
     A store emptied by unloading its files (Data page) stays empty: it is not a first start."""
     con = state.cursor()
-    if not first_run.store_is_empty(con) or store.unloads(con):
+    if not first_run.store_is_empty(con) or unload.unloads(con):
         return
     with st.status("First start: loading the demo data into an empty store...", expanded=True) as status:
         st.write("Generating the demo inputs (seeded simulator)...")

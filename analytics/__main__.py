@@ -12,7 +12,7 @@ from typing import Any
 
 from analytics import store
 from analytics.ingest import FORMATS
-from analytics.scales_file import Scales
+from analytics.ingest.scales_file import Scales
 
 
 def _fail(message: str) -> int:
@@ -22,7 +22,7 @@ def _fail(message: str) -> int:
 
 def _read_scales(path: str | None) -> Scales | None:
     """The --scales file parsed and checked (None without --scales); ScalesError names the file and the key."""
-    from analytics.scales_file import read_scales_file
+    from analytics.ingest.scales_file import read_scales_file
 
     return read_scales_file(path) if path else None
 
@@ -63,10 +63,10 @@ def _add_format_options(p: argparse.ArgumentParser) -> None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load files (and a scales file's declarations) into the store and report one result per file.
 
-    When the running dashboard holds the store, the files are handed to it (analytics/handover.py) and the
+    When the running dashboard holds the store, the files are handed to it (analytics/cli/handover.py) and the
     result is the same."""
-    from analytics import handover
-    from analytics.scales_file import ScalesError
+    from analytics.cli import handover
+    from analytics.ingest.scales_file import ScalesError
 
     if not args.files and not args.scales:
         return _fail("give at least one FILE to load, or --scales PATH to declare scales")
@@ -119,7 +119,7 @@ def _ingest_here_or_hand_over(
     """The ingest payload: loaded in this process, or by the running dashboard when it holds the store.
 
     `undated_at`, beside args.files: the date each file's load gives records that carry none (article Likert)."""
-    from analytics import handover
+    from analytics.cli import handover
 
     db = store.db_path(args.db)
     # A serving dashboard gets the files even if the store could be opened: two processes writing one DuckDB
@@ -165,14 +165,14 @@ def _terminal_line(name: str) -> Callable[[float, str], None]:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Write the bundled demo inputs (and optionally load them)."""
-    from analytics.demo import write_demo
+    from demo import write_demo
 
     out = Path(args.out)
     written = write_demo(out, seed=args.seed)
     for path in written["files"]:
         print(path)
     if args.load:
-        from analytics import first_run, handover
+        from analytics.cli import first_run, handover
 
         plan = first_run.demo_plan(out=out)  # article Likert files get the dates they were returned on
         files = [str(f.path) for f in plan]
@@ -189,7 +189,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement among all raters per dimension and of each contractor against researcher labels."""
-    from analytics.scales_file import ScalesError, declare_scales
+    from analytics.ingest.scales_file import ScalesError, declare_scales
 
     # Spark reads URLs (hdfs://, s3a://, ...) itself; everything else is a local file that must be there.
     local = [f for f in args.files if not (args.engine == "spark" and "://" in f)]
@@ -213,7 +213,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             declare_scales(con, scales)  # into the in-memory store, before the files
     except (ScalesError, store.StoreError, ValueError) as e:
         return _fail(str(e))
-    from analytics import kept
+    from analytics.store.derived import refresh as kept
 
     with kept.only(*kept.AGREEMENT):  # the in-memory store lives for this command, which reads no other kept table
         rejected = _load_files(con, args.files, args.format, options)
@@ -229,8 +229,8 @@ def _agreement_out(con: Any, args: argparse.Namespace) -> int:
     """Compute the agreement on `con` (a DuckDB connection, or the Spark engine's, which routes each statement) and
     print it, and write --csv; ValueError says why it cannot be computed."""
     from analytics import agreement
-    from analytics.filters import Filters
-    from analytics.queries import Query
+    from analytics.core.filters import Filters
+    from analytics.core.queries import Query
 
     filters = Filters(rubric=args.rubric, dimensions=tuple(args.dimension or ()))
     where, params = filters.where_named()
@@ -251,7 +251,7 @@ def _agreement_out(con: Any, args: argparse.Namespace) -> int:
 def _agreement_on_spark(args: argparse.Namespace) -> int:
     """`agreement --engine spark`: Spark reads the FILEs (or --spark-table) and computes the sufficient statistics;
     the figures come from the same Python as on DuckDB (docs/scale-out.md)."""
-    from analytics.scales_file import ScalesError, declare_scales
+    from analytics.ingest.scales_file import ScalesError, declare_scales
 
     if args.engine != "spark":
         return _fail("--spark-master and --spark-table apply to --engine spark")
@@ -260,7 +260,7 @@ def _agreement_on_spark(args: argparse.Namespace) -> int:
     if args.format not in ("auto", "canonical"):
         return _fail(f"--engine spark reads the canonical format only, not --format {args.format}")
     try:
-        from analytics.spark import engine, session
+        from analytics.engines.spark import engine, session
     except ImportError as e:
         return _fail(
             f"--engine spark needs the Spark extra, which is not installed ({e.name}): pip install -r requirements-spark.txt"
@@ -316,7 +316,7 @@ def cmd_consistency(args: argparse.Namespace) -> int:
     """The rubric documents' rules checked on every submission: per rule, per contractor and every violation."""
     from analytics.consistency import rates
     from analytics.consistency.text import consistency_text
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
 
     con, error = _files_or_store(args)
     if error:
@@ -330,8 +330,8 @@ def cmd_consistency(args: argparse.Namespace) -> int:
 def cmd_effects(args: argparse.Namespace) -> int:
     """Rater effects per contractor, rubric and dimension, shrunk toward the team, with the flag of each."""
     from analytics import effects
+    from analytics.core.filters import Filters
     from analytics.effects import contract
-    from analytics.filters import Filters
 
     con, error = _files_or_store(args)
     if error:
@@ -344,8 +344,8 @@ def cmd_effects(args: argparse.Namespace) -> int:
 
 def cmd_model(args: argparse.Namespace) -> int:
     """The rater model: each rater's accuracy against the modelled truth and a consensus label per unit."""
-    from analytics import rater_model
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
+    from analytics.model import rater_model
 
     con, error = _files_or_store(args)
     if error:
@@ -366,7 +366,7 @@ def _write_raters_csv(payload: dict, path: str, raw: bool) -> None:
     ci95 pair is cohen_kappa_ci_low and cohen_kappa_ci_high)."""
     import pandas as pd
 
-    from analytics import csv_out
+    from analytics.core import csv_out
 
     rows = pd.DataFrame([{k: v for k, v in r.items() if k not in ("ci95", "ci95_of")} for r in payload["raters"]])
     Path(path).write_bytes(csv_out.to_csv_bytes(rows, raw=raw))
@@ -378,7 +378,7 @@ REPORT_SUFFIX = {"html": ".html", "md": ".md", "csv": ".csv"}
 def cmd_report(args: argparse.Namespace) -> int:
     """Feedback report cards (analytics.feedback, exported by analytics.report) of one contractor or of every
     contractor with ratings in the dates, from the store: to stdout, or one file per contractor in --out."""
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
 
     if args.all and not args.out:
         return _fail("--all writes one file per contractor: give --out DIR")
@@ -485,7 +485,7 @@ def _write_reports(con: Any, raters: list[str], filters: Any, args: argparse.Nam
 def cmd_datasets(args: argparse.Namespace) -> int:
     """List the real public datasets Concord reads: where each file is, its format, whether it is on this
     machine and loaded in the store."""
-    from analytics import datasets
+    from analytics.ingest import datasets
 
     con = None
     note = None

@@ -25,23 +25,25 @@ import numpy as np
 import pandas as pd
 
 from analytics import agreement as ag
-from analytics import disagreements as dis
-from analytics import distributions as dist
-from analytics import people, rater_tasks, rubrics
 from analytics.agreement import intervals as iv
 from analytics.agreement import pairs as pr
 from analytics.agreement import team as tm
-from analytics.concurrent import side_by_side
 from analytics.consistency import rates as cons
-from analytics.distributions import dimensions
+from analytics.core import rubrics
+from analytics.core.concurrent import side_by_side
+from analytics.core.filters import Filters
+from analytics.core.formatting import is_missing
+from analytics.core.queries import Query, QueryLog
+from analytics.describe import distributions as dist
+from analytics.describe.distributions import dimensions
+from analytics.describe.overview import rated_rubrics
 from analytics.effects import EFFECT_TITLES
 from analytics.effects import estimate_effects as rater_effect_table
 from analytics.effects.drift import drift_alerts
-from analytics.filters import Filters
-from analytics.formatting import is_missing
-from analytics.overview import rated_rubrics
-from analytics.queries import Query, QueryLog
-from analytics.stamp import stamp
+from analytics.review import disagreements as dis
+from analytics.store import people
+from analytics.store.derived import rater_tasks
+from analytics.store.stamp import stamp
 
 NO_FILTERS = Filters()
 MAX_CASES = 10  # most severe disagreements listed (every case with a review note is listed as well)
@@ -1005,7 +1007,7 @@ def _drift_effects(trend: pd.DataFrame) -> list[dict]:
 
 def span_query(contractor: str, filters: Filters) -> Query:
     """The contractor's number of ratings and first and last rating time under the filter, from the rater tasks
-    kept at ingest (analytics/rater_tasks.py; the ratings when those cannot answer the filter): at 1M tasks
+    kept at ingest (analytics/store/derived/rater_tasks.py; the ratings when those cannot answer the filter): at 1M tasks
     0.02 s against 0.11 s over the ratings."""
     f = subject_filter(filters, contractor)
     where, params = f.where_named()
@@ -1032,7 +1034,7 @@ class OwnFigures:
     agreement: pd.DataFrame  # _own_agreement: rater_agreement rows with intervals
     weeks: pd.DataFrame  # _own_weeks: exact agreement per rubric and week, with intervals
     trend: pd.DataFrame  # _trend
-    stamp: dict  # what the figures were computed on (analytics/stamp.py)
+    stamp: dict  # what the figures were computed on (analytics/store/stamp.py)
     durations: pd.DataFrame  # _own_durations: per rubric
     levels: pd.DataFrame  # levels_vs_researchers
     disagreements: pd.DataFrame  # severe_cases

@@ -15,10 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from analytics import csv_out
+from analytics.core import csv_out
+from analytics.core.formatting import fmt, fmt_ci, is_missing
 from analytics.feedback import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW, FeedbackReport, rubric_title
-from analytics.formatting import fmt, fmt_ci, is_missing
-from analytics.stamp import stamp_line
+from analytics.store.stamp import stamp_line
 
 # Markdown escaping (CommonMark and GitHub-flavoured): a backslash only where a character would start markup, so
 # ordinary prose ("0.41 [0.21, 0.63]", "usefulness_comparison", "n = 30.") reads as written in plain text.

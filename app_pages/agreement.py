@@ -11,10 +11,11 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from analytics import agreement, distributions
+from analytics import agreement
 from analytics.agreement import LEVELS, ScaleError, team
-from analytics.filters import Filters
-from analytics.queries import Query, distinct_queries
+from analytics.core.filters import Filters
+from analytics.core.queries import Query, distinct_queries
+from analytics.describe import distributions
 from ui import agreement_view as view
 from ui import charts, prefetch, sidebar, state
 from ui.tables import table

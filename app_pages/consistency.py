@@ -9,12 +9,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analytics import case_view as cv
-from analytics import disagreements as dis
-from analytics import rubrics
 from analytics.agreement import MIN_TASKS
 from analytics.consistency import rates, results
-from analytics.filters import Filters
+from analytics.core import rubrics
+from analytics.core.filters import Filters
+from analytics.review import case_view as cv
+from analytics.review import disagreements as dis
 from ui import case_panel, sidebar, state
 from ui import consistency_charts as cc
 from ui.charts import show

@@ -7,11 +7,12 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from analytics import datasets, overview, people, store
-from analytics.ingest import FORMATS
+from analytics.describe import overview
+from analytics.ingest import FORMATS, datasets, unload
 from analytics.ingest.base import FormatOptions
 from analytics.ingest.load import ingest_bytes, ingest_file
-from analytics.scales_file import ScalesError, declare_scales_upload, declared_scales
+from analytics.ingest.scales_file import ScalesError, declare_scales_upload, declared_scales
+from analytics.store import people
 from ui import charts, state
 from ui.tables import table
 from ui.text import md_escape, visible
@@ -208,7 +209,7 @@ def unload_section(log: pd.DataFrame) -> None:
         b1, b2 = st.columns(2)
         if b1.button("Yes, unload it", type="primary", key="unload_yes"):
             try:
-                removed = store.unload_file(state.cursor(), int(chosen), who)
+                removed = unload.unload_file(state.cursor(), int(chosen), who)
             except KeyError:
                 st.session_state["unload_done"] = f"{row['file_name']} was already unloaded."
             else:
@@ -225,7 +226,7 @@ def unload_section(log: pd.DataFrame) -> None:
 
 
 unload_section(log)
-gone = store.unloads(con)
+gone = unload.unloads(con)
 if gone:
     st.caption("Unloaded files (who unloaded them and when)")
     table(

@@ -10,10 +10,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analytics import case_view as cv
-from analytics import disagreements as dis
-from analytics import distributions, rubrics
-from analytics.filters import Filters
+from analytics.core import rubrics
+from analytics.core.filters import Filters
+from analytics.describe import distributions
+from analytics.review import case_view as cv
+from analytics.review import disagreements as dis
 from ui import case_panel, charts, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, text_block, visible

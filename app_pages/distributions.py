@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analytics import distributions
-from analytics.filters import Filters
+from analytics.core.filters import Filters
+from analytics.describe import distributions
 from ui import charts, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, visible

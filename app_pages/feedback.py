@@ -15,7 +15,7 @@ import streamlit as st
 
 from analytics import feedback, report
 from analytics.agreement import MIN_TASKS
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from ui import charts, prefetch, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import number_columns, table

@@ -6,10 +6,10 @@ import datetime as dt
 
 import streamlit as st
 
-from analytics import overview
 from analytics.consistency import rates
+from analytics.core.filters import Filters
+from analytics.describe import overview
 from analytics.effects import drift, markers
-from analytics.filters import Filters
 from ui import charts, sidebar, state
 from ui import consistency_charts as cc
 from ui import drift_charts as dc

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analytics import rater_model, raters
 from analytics.agreement import MIN_TASKS
-from analytics.filters import Filters
+from analytics.core.filters import Filters
+from analytics.model import rater_model, raters
 from ui import drift_charts as rc_drift
 from ui import raters_charts as rc
 from ui import sidebar, state

@@ -69,7 +69,7 @@ def child_engine(db: str, n_boot: int, dump: str | None, profile: bool, memory_l
     optionally under a DuckDB memory limit (a setting of this connection only)."""
     sys.path.insert(0, str(ROOT))
     from analytics import agreement, store
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
 
     con = store.open_store(db, read_only=True)
     if memory_limit:
@@ -266,7 +266,7 @@ def child_stat(db: str, name: str, comparison: str) -> dict:
     sys.path.insert(0, str(ROOT))
     from analytics import store
     from analytics.agreement import counts, pairs
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
 
     con = store.open_store(db, read_only=True)
     sides = pairs.comparison_sides(Filters(), comparison)

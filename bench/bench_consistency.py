@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_consistency.py [--scale 1.0] [--seed 7]
 
-Writes the demo at `--scale` (analytics.demo), loads it into an in-memory store (rules are checked at ingest),
+Writes the demo at `--scale` (demo/), loads it into an in-memory store (rules are checked at ingest),
 then times each rule's check on the whole store, a full re-check, and the rates a page reads. Prints one line
 per figure; record them in bench/RESULTS.md with the command and the machine.
 """
@@ -18,10 +18,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analytics import store  # noqa: E402
+from analytics.cli.first_run import demo_plan  # noqa: E402
 from analytics.consistency import catalogue, rates, results  # noqa: E402
-from analytics.demo import write_demo  # noqa: E402
-from analytics.first_run import demo_plan  # noqa: E402
 from analytics.ingest.load import ingest_file  # noqa: E402
+from demo import write_demo  # noqa: E402
 
 
 def main() -> None:

@@ -21,7 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analytics import explore, explore_worker, keys, store  # noqa: E402
+from analytics import store  # noqa: E402
+from analytics.explore import sql as explore  # noqa: E402
+from analytics.explore import worker as explore_worker  # noqa: E402
+from analytics.store import keys  # noqa: E402
 
 GB = 2**30
 CASES = {

@@ -34,8 +34,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from analytics import keys  # noqa: E402
-from analytics import rater_model as rm  # noqa: E402
+from analytics.model import rater_model as rm  # noqa: E402
+from analytics.store import keys  # noqa: E402
 
 SNOW = ROOT.parent / "shared" / "real-data" / "snow2008"
 CROWDKIT = """
@@ -99,10 +99,10 @@ def snow(task: str, share: float, seeds: int, python: str | None) -> dict:
 def demo(python: str | None) -> tuple[dict, float]:
     """Accuracies on the demo's primary comparison against the simulator's truth, and the share of gold given."""
     from analytics import store
-    from analytics.demo import write_demo
-    from analytics.filters import Filters
-    from analytics.first_run import demo_plan
+    from analytics.cli.first_run import demo_plan
+    from analytics.core.filters import Filters
     from analytics.ingest.load import ingest_file
+    from demo import write_demo
 
     with tempfile.TemporaryDirectory() as d:
         write_demo(Path(d) / "inputs", seed=7)

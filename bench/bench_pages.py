@@ -71,9 +71,10 @@ def timed(label: str, fn, out: list) -> object:
 
 def direct(con, filters, contractor: str) -> dict[str, list[tuple[str, float]]]:
     """Each page's loader calls on a cache miss, timed one by one."""
-    from analytics import disagreements as dis
-    from analytics import distributions as dist
-    from analytics import feedback, overview, report
+    from analytics import feedback, report
+    from analytics.describe import distributions as dist
+    from analytics.describe import overview
+    from analytics.review import disagreements as dis
 
     rubric = "answer_comparison"  # the only rubric of the benchmark data (the pages' default)
     out: dict[str, list] = {p: [] for p in PAGES}
@@ -198,7 +199,7 @@ def main() -> None:
     os.environ["CONCORD_DEMO_DIR"] = str(db.parent / "no-demo")
 
     from analytics import store
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
 
     print(machine())
     print(f"load average before: {os.getloadavg()}")

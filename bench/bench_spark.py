@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 def child(engine_name: str, path: str, n_boot: int, master: str) -> dict:
     """One engine's figures on the file (run in its own process)."""
     from analytics import agreement, store
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
 
     t0 = time.perf_counter()
     if engine_name == "duckdb":
@@ -40,7 +40,7 @@ def child(engine_name: str, path: str, n_boot: int, master: str) -> dict:
         ingest_file(con, path)
         started = 0.0
     else:
-        from analytics.spark import engine, session
+        from analytics.engines.spark import engine, session
 
         spark = session.start(master)
         started = time.perf_counter() - t0
@@ -71,7 +71,7 @@ class Timed:
         self.con, self.seconds, self.count, self.bytes = con, 0.0, 0, 0
 
     def execute(self, sql, params=None):
-        from analytics.spark.engine import Fetched, reads_spark
+        from analytics.engines.spark.engine import Fetched, reads_spark
 
         t = time.perf_counter()
         result = self.con.execute(sql, params) if params is not None else self.con.execute(sql)

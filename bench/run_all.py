@@ -95,8 +95,9 @@ class Figure:
 def child_store_facts(db: str) -> dict:
     """Ratings in the store, the Feedback page's contractor, and the Disagreements page's cases after the date
     change (to show that page is not timed on an empty result)."""
-    from analytics import disagreements, store
-    from analytics.filters import Filters
+    from analytics import store
+    from analytics.core.filters import Filters
+    from analytics.review import disagreements
 
     con = store.open_store(db, read_only=True)
     ratings = con.execute("SELECT count(*) FROM ratings").fetchall()[0][0]
@@ -138,7 +139,7 @@ def child_machine() -> dict:
 def child_agreement(db: str) -> dict:
     """The command line's full agreement computation in-process: `contract_payload` on the open store."""
     from analytics import agreement, store
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
 
     con = store.open_store(db, read_only=True)
     t = time.perf_counter()

@@ -38,9 +38,9 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture(scope="session")
 def demo_store(tmp_path_factory) -> Path:
     """A store file holding the whole demo data set, built once per test session."""
-    from analytics.demo import write_demo
-    from analytics.first_run import demo_plan
+    from analytics.cli.first_run import demo_plan
     from analytics.ingest.load import ingest_file
+    from demo import write_demo
 
     d = tmp_path_factory.mktemp("demo")
     write_demo(d / "inputs", seed=7)

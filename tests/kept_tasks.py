@@ -1,4 +1,4 @@
-"""An independent pandas computation of analytics/contractor_tasks.py's rows, for tests that change the stored
+"""An independent pandas computation of analytics/store/derived/contractor_tasks.py's rows, for tests that change the stored
 ratings (loads, unloads, directories, scales) to check the kept table against."""
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def expected_reference_tasks(con) -> pd.DataFrame:
     a level), grouped per contractor, task, dimension and submission time into the sorted cells (subject position *
     CELL + reference position) and the sorted targets; one_row when the contractor has one such row on the task
     and dimension."""
-    from analytics.reference_tasks import CELL
+    from analytics.store.derived.reference_tasks import CELL
 
     r = con.execute(
         """SELECT task_key, dim_key, target_key, rater_key, rater_id, role, rubric, dimension, submitted_at,
@@ -239,7 +239,7 @@ DAY_COLUMNS = ["dim_key", "rater_key", "rater_id", "rubric", "dimension", "submi
 def expected_tasks_with_researchers(con) -> pd.DataFrame:
     """expected_rows with `researcher`: the task's mean of the contractor's value minus the researcher's over all
     its contractor-researcher pairs on the dimension (expected_reference_tasks' cells; NaN without a pair)."""
-    from analytics.reference_tasks import CELL
+    from analytics.store.derived.reference_tasks import CELL
 
     dims = con.execute(
         "SELECT k.dim_key, d.level_values FROM dimensions d JOIN dimension_keys k USING (rubric, dimension)"
@@ -301,7 +301,7 @@ def expected_contractor_rubric_days(con) -> pd.DataFrame:
     """contractor_rubric_days' rows in pandas: expected_rubric_rows (from the ratings) with each task's share of
     contractor-researcher pairs (expected_reference_tasks' cells) that agree exactly, summed per contractor, rubric
     and day of submission."""
-    from analytics.reference_tasks import CELL
+    from analytics.store.derived.reference_tasks import CELL
 
     t = expected_rubric_rows(con)
     cells = expected_reference_tasks(con)[["task_key", "rater_key", "rubric", "cells"]].explode("cells")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# Tables a migration creates (analytics/store.py's MIGRATIONS), by its version; those of earlier versions stay.
+# Tables a migration creates (analytics/store/migrations.py's MIGRATIONS), by its version; those of earlier versions stay.
 CREATED_BY = {
     9: ("guideline_markers",),
     11: ("contractor_tasks", "contractor_rubric_tasks"),

@@ -28,7 +28,8 @@ from analytics.agreement import pairs as pr
 from analytics.agreement import report as rp
 from analytics.agreement import team
 from analytics.agreement.scales import ScaleError, build_scale
-from analytics.filters import Filters
+from analytics.core import stats
+from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,7 +251,7 @@ def test_three_agreeing_tasks_get_a_wilson_interval_not_one_to_one():
     ]
     con = store_of(("three.csv", canonical(rows)))
     row = agreement.rater_agreement(con, Filters()).iloc[0]
-    lo, hi = iv.wilson(1.0, 3)
+    lo, hi = stats.wilson(1.0, 3)
     assert row["exact_agreement"] == 1.0
     assert (row["exact_agreement_ci_low"], row["exact_agreement_ci_high"]) == pytest.approx((lo, hi))
     assert row["exact_agreement_ci_low"] < 0.5 and row["small_n"]

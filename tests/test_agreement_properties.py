@@ -18,9 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from analytics import agreement, kept, keys, store
+from analytics import agreement, store
 from analytics.agreement import counts
-from analytics.filters import Filters
+from analytics.core.filters import Filters
+from analytics.store import keys
+from analytics.store.derived import refresh as kept
 
 RUBRIC, DIM = "prop", "score"
 # AGREEMENT_EXAMPLES=500 for a deeper search; the default keeps the file well under 30 s.
@@ -39,7 +41,7 @@ def _con():
     return _STORE[0]
 
 
-# The tables kept beside the ratings (analytics/kept.py), emptied with them.
+# The tables kept beside the ratings (analytics/store/derived/refresh.py), emptied with them.
 KEPT_TABLES = (
     "reference_pairs",
     "level_counts",

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analytics import agreement
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 
 DIMENSION = "usefulness_comparison"
 

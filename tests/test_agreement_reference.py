@@ -19,7 +19,7 @@ from conftest import shared_path
 from analytics import agreement, store
 from analytics.agreement import coefficients as co
 from analytics.agreement import counts, report
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_file
 
 COLS = ["task_id", "rater_id", "role", "rubric", "dimension", "value"]
@@ -280,7 +280,7 @@ def test_irr_anxiety_rank_coded(load):
 def test_irr_anxiety_rank_coded_through_a_declared_scale(tmp_path):
     """irr_anxiety_kappa2_r2r3: declaring the observed levels with their ranks as values (6 -> 5) reproduces
     R irr 0.84.1 kappa2's linear ('equal') and quadratic ('squared') figures through the store."""
-    from analytics.scales_file import parse_scales
+    from analytics.ingest.scales_file import parse_scales
 
     case = _cases()["irr_anxiety_kappa2_r2r3"]
     tol, want = _tol(case["published_precision"]), case["expected"]

@@ -1,4 +1,4 @@
-"""Anonymous raters (analytics/agreement/anonymous.py): labels published without rater ids load as positions
+"""Anonymous raters (analytics/core/rater_ids.py): labels published without rater ids load as positions
 (anon:crowd_1, ...). Figures from value counts stand; figures about one rater or one pair are left out and the
 contract's needs_rater_ids says which. Expected numbers come from krippendorff 0.9.0 and scikit-learn on the same
 synthetic labels."""
@@ -13,7 +13,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from analytics.agreement import contract_payload, contract_text
-from analytics.agreement.anonymous import ANONYMOUS_PREFIX, anonymous_id, is_anonymous
+from analytics.core.rater_ids import ANONYMOUS_PREFIX, anonymous_id, is_anonymous
 from analytics.ingest.load import ingest_file
 
 LEVELS = ("a", "b", "c")

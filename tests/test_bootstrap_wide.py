@@ -21,7 +21,7 @@ from analytics.agreement import pairs as pr
 from analytics.agreement import report as rp
 from analytics.agreement.scales import Scale
 from analytics.ingest.load import ingest_file
-from analytics.scales_file import declare_scales, parse_scales
+from analytics.ingest.scales_file import declare_scales, parse_scales
 
 TOL = 1e-12
 

@@ -9,10 +9,10 @@ import json
 import pandas as pd
 import pytest
 
-from analytics import case_view as cv
-from analytics import disagreements as dis
 from analytics import store
 from analytics.ingest.load import ingest_bytes
+from analytics.review import case_view as cv
+from analytics.review import disagreements as dis
 
 AC = "answer_comparison"
 

@@ -10,9 +10,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from analytics import distributions, overview
-from analytics.filters import Filters
-from analytics.rubrics import RUBRICS
+from analytics.core.filters import Filters
+from analytics.core.rubrics import RUBRICS
+from analytics.describe import distributions, overview
 from ui import charts
 from ui import feedback_charts as fc
 

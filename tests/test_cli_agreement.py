@@ -247,8 +247,9 @@ def test_files_fill_only_the_kept_table_the_agreement_reads(tmp_path, capsys):
     gives the JSON of a store whose every kept table is filled: several targets, raters and researchers."""
     import numpy as np
 
-    from analytics import kept, store
+    from analytics import store
     from analytics.ingest.load import ingest_file
+    from analytics.store.derived import refresh as kept
 
     rng = np.random.default_rng(3)
     lines = ["task_id,rater_id,role,rubric,dimension,target,value"]

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from analytics import disagreements, distributions, overview, store
-from analytics.filters import Filters
+from analytics import store
+from analytics.core.filters import Filters
+from analytics.describe import distributions, overview
 from analytics.ingest.load import ingest_file
+from analytics.review import disagreements
 
 RUBRIC = "answer_comparison"
 DIMENSION = "usefulness_comparison"

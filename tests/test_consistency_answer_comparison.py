@@ -11,8 +11,8 @@ import pytest
 from analytics import store
 from analytics.consistency import answer_comparison as ac
 from analytics.consistency import results
+from analytics.core.rubrics import ABSOLUTE_LEVELS, ANSWER_CATEGORIES, COMPARISON_LEVELS
 from analytics.ingest.load import ingest_file
-from analytics.rubrics import ABSOLUTE_LEVELS, ANSWER_CATEGORIES, COMPARISON_LEVELS
 
 CATEGORIES = tuple(name for name, _ in ANSWER_CATEGORIES)
 RULE_IDS = tuple(r.rule_id for r in ac.RULES)

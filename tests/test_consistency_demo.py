@@ -1,5 +1,5 @@
 """On the demo (truth.json of the `demo_store` fixture, seed 7), the contractors flagged for breaking a rubric rule
-are exactly those the simulator made break it (analytics/demo/behaviours.py RULE_BREAKING, truth.json
+are exactly those the simulator made break it (demo/behaviours.py RULE_BREAKING, truth.json
 `rule_breaking`), nobody else breaks a rule at all, and careful contractors and researchers break none (issue #14,
 "Done when"). Article Likert has its own file: its annotators rate too few topics to be flagged."""
 

@@ -30,7 +30,7 @@ def test_nobody_breaks_best_is_highest_and_nobody_is_flagged(rated, demo_store):
     truth = json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
     assert not any(rid in broken for broken in truth["rule_breaking"].values() for rid in RULE_IDS)
     best = rated[rated["rule_id"] == "al_best_is_highest"]
-    # seven contractor annotators (analytics/demo/article_likert.py ANNOTATOR_BEHAVIOURS), ten topics each at most
+    # seven contractor annotators (demo/article_likert.py ANNOTATOR_BEHAVIOURS), ten topics each at most
     assert len(best) == 7 and best["n_checked"].between(1, 10).all()
     assert int(best["n_violations"].sum()) == 0
     assert not rated["flagged"].any()

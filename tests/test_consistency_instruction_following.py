@@ -11,8 +11,8 @@ import pytest
 from analytics import store
 from analytics.consistency import instruction_following as inf
 from analytics.consistency import results
+from analytics.core.rubrics import INSTRUCTION_LABELS, OUTPUT_LABELS
 from analytics.ingest.load import ingest_file
-from analytics.rubrics import INSTRUCTION_LABELS, OUTPUT_LABELS
 
 RULE_IDS = tuple(r.rule_id for r in inf.RULES)
 

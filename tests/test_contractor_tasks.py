@@ -1,4 +1,4 @@
-"""The contractor tasks kept at ingest (analytics/contractor_tasks.py): whatever loads, unloads, rater directories
+"""The contractor tasks kept at ingest (analytics/store/derived/contractor_tasks.py): whatever loads, unloads, rater directories
 and scale changes happen, the kept rows equal a pandas computation from the ratings as they are; the effects and
 drift read them; the other contractors on a unit count whatever their date."""
 
@@ -11,10 +11,11 @@ import pandas as pd
 import pytest
 
 from analytics import store
+from analytics.core.filters import NO_FILTERS, Filters
 from analytics.effects import drift, levels
-from analytics.filters import NO_FILTERS, Filters
+from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
-from analytics.scales_file import declare_scales, parse_scales
+from analytics.ingest.scales_file import declare_scales, parse_scales
 from tests.kept_tasks import (
     assert_contractor_days_are_the_tasks,
     assert_kept_tasks_are_the_ratings,
@@ -47,11 +48,11 @@ def test_the_kept_rows_follow_loads_and_unloads_in_any_order(con):
         assert_kept_tasks_are_the_ratings(con)
     assert len(kept_rows(con)) > 0 and kept_rubric_rows(con)["items"].gt(0).any()
     ids = dict(con.execute("SELECT file_name, ingest_id FROM ingest_log").fetchall())
-    store.unload_file(con, ids["contractors_2.csv"], "test")  # c3 shared tasks 10-19 with c1 and c2
+    unload.unload_file(con, ids["contractors_2.csv"], "test")  # c3 shared tasks 10-19 with c1 and c2
     assert_kept_tasks_are_the_ratings(con)
-    store.unload_file(con, ids["contractors_1.csv"], "test")
+    unload.unload_file(con, ids["contractors_1.csv"], "test")
     assert_kept_tasks_are_the_ratings(con)
-    store.unload_file(con, ids["three.csv"], "test")
+    unload.unload_file(con, ids["three.csv"], "test")
     assert kept_rows(con).empty and kept_rubric_rows(con).empty
     assert ingest_bytes(con, FILES["contractors_2.csv"], "contractors_2.csv").status == "loaded"
     assert_kept_tasks_are_the_ratings(con)
@@ -91,7 +92,7 @@ def test_a_rater_directory_merging_and_unmerging_ids_redoes_the_kept_rows(con):
     assert set(kept_rows(con)["rater_id"]) == {"c13"}
     assert_kept_tasks_are_the_ratings(con)
     directory_id = con.execute("SELECT ingest_id FROM ingest_log WHERE file_name = 'people.csv'").fetchall()[0][0]
-    store.unload_file(con, directory_id, "test")
+    unload.unload_file(con, directory_id, "test")
     assert set(kept_rows(con)["rater_id"]) == {"c13", "annotator_13"}
     assert_kept_tasks_are_the_ratings(con)
 
@@ -165,7 +166,7 @@ def test_central_tendency_variances_from_the_kept_sums_equal_pandas(demo):
 
 def test_the_packed_and_the_exact_form_keep_the_same_rows(tmp_path, monkeypatch):
     """Level counts packed in one integer per unit, or counted per unit level (wide scales, many raters)."""
-    from analytics import contractor_tasks
+    from analytics.store.derived import contractor_tasks
 
     con = store.open_store(tmp_path / "s.duckdb")
     for name in ALL:
@@ -181,8 +182,8 @@ def test_the_packed_and_the_exact_form_keep_the_same_rows(tmp_path, monkeypatch)
 
 
 def test_packing_is_off_when_a_unit_could_overflow_its_bits(con, monkeypatch):
-    from analytics import contractor_tasks
     from analytics.agreement import pairs
+    from analytics.store.derived import contractor_tasks
 
     ingest_bytes(con, FILES["contractors_1.csv"], "c.csv")
     monkeypatch.setattr(pairs, "packing_bits", lambda width: 1)  # 2 raters: a level count of 2 needs 2 bits
@@ -191,7 +192,7 @@ def test_packing_is_off_when_a_unit_could_overflow_its_bits(con, monkeypatch):
 
 def test_a_fill_in_many_task_ranges_keeps_the_same_rows(con, monkeypatch):
     """A large load fills in ranges of task keys (CHUNK_RATINGS ratings each); units never straddle two."""
-    from analytics import contractor_tasks
+    from analytics.store.derived import contractor_tasks
 
     monkeypatch.setattr(contractor_tasks, "CHUNK_RATINGS", 7)
     for name in ALL:
@@ -225,7 +226,7 @@ def test_halo_reads_every_ordered_dimension_of_the_rubric_whatever_the_dimension
 )
 def test_the_days_answer_a_filter_as_the_tasks_would(demo, filters):
     """Central tendency, the consensus shift and the shift from researchers summed per day
-    (analytics/contractor_days.py) equal pandas' task means and standard errors over the kept contractor tasks the
+    (analytics/store/derived/contractor_days.py) equal pandas' task means and standard errors over the kept contractor tasks the
     filter selects (the sidebar's dates select whole days, so a day's sums are kept or dropped whole, as its tasks)."""
     from analytics.effects.rows import task_means
 

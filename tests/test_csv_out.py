@@ -11,8 +11,8 @@ import math
 import pandas as pd
 import pytest
 
-from analytics import csv_out
 from analytics.__main__ import main
+from analytics.core import csv_out
 from ui.text import md_escape, visible
 
 LINK = '=HYPERLINK("http://127.0.0.2:9/x","y")'

@@ -1,4 +1,4 @@
-"""The real-dataset registry (analytics/datasets.py), the `datasets` command and the Data page's Datasets
+"""The real-dataset registry (analytics/ingest/datasets.py), the `datasets` command and the Data page's Datasets
 section: every listed file exists in ../shared/real-data, a present dataset loads with one click, and the
 listing says what is loaded."""
 
@@ -9,9 +9,10 @@ import json
 import pandas as pd
 import pytest
 
-from analytics import agreement, datasets, store
+from analytics import agreement, store
 from analytics.__main__ import main
-from analytics.formatting import fmt
+from analytics.core.formatting import fmt
+from analytics.ingest import datasets
 from tests.conftest import SHARED, app_test, shared_path
 
 TOY = datasets.Dataset(name="toy", path="toy/toy_ratings.csv", format="canonical", title="Toy", source="this test")

@@ -1,4 +1,4 @@
-"""The demo simulator (analytics/demo): deterministic files in every format that load cleanly, with the
+"""The demo simulator (demo/): deterministic files in every format that load cleanly, with the
 planted contractor behaviours visible in the data. Statistical checks read the written files directly,
 so they hold whichever adapters are present; load checks skip a format whose adapter is absent."""
 
@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from analytics import people, store
-from analytics.demo import write_demo
-from analytics.demo.answer_comparison import CALIBRATION
+from analytics import store
+from analytics.core.rubrics import ABSOLUTE_LEVELS, COMPARISON_LEVELS
 from analytics.ingest import FORMATS, detect_format
 from analytics.ingest.load import ingest_file
-from analytics.rubrics import ABSOLUTE_LEVELS, COMPARISON_LEVELS
+from analytics.store import people
+from demo import write_demo
+from demo.answer_comparison import CALIBRATION
 
 SEED = 7
 BEHAVIOURS = {"careful", "lenient", "severe", "always_equal", "first_position", "fast_careless", "drifting"}

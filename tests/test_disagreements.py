@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from analytics import disagreements as dis
 from analytics import store as store_mod
 from analytics.agreement import pairs as pr
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
+from analytics.review import disagreements as dis
 
 AC, UC = "answer_comparison", "usefulness_comparison"
 HEADER = "task_id,rater_id,role,rubric,dimension,target,value,submitted_at\n"

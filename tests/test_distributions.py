@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import distributions as dist
 from analytics.agreement import intervals as iv
 from analytics.agreement import pairs as pr
-from analytics.filters import Filters
+from analytics.core import stats
+from analytics.core.filters import Filters
+from analytics.describe import distributions as dist
 from analytics.ingest.load import ingest_bytes
 
 AC = "answer_comparison"
@@ -251,10 +252,10 @@ def test_small_groups_keep_the_multinomial_task_bootstrap():
 def test_wilson_interval_reference_values():
     # Wilson (1927) score interval; 5/10 -> (0.2366, 0.7634) and 10/10 -> (n / (n + z^2), 1), as in
     # Newcombe (1998), Statistics in Medicine 17:857, table I method 3.
-    lo, hi = dist.wilson_interval(np.array([5, 10, 0]), np.array([10, 10, 0]))
+    lo, hi = stats.wilson_interval(np.array([5, 10, 0]), np.array([10, 10, 0]))
     assert lo[0] == pytest.approx(0.2366, abs=1e-4)
     assert hi[0] == pytest.approx(0.7634, abs=1e-4)
-    assert lo[1] == pytest.approx(10 / (10 + dist.Z95**2))
+    assert lo[1] == pytest.approx(10 / (10 + stats.Z95**2))
     assert hi[1] == pytest.approx(1.0)
     assert np.isnan(lo[2]) and np.isnan(hi[2])
 
@@ -299,7 +300,7 @@ def test_position_bias_in_terms_of_option_shown_first(bias_store):
     c1 = rows.loc["c1"]
     assert (c1["first_better"], c1["second_better"], c1["n"]) == (10, 0, 10)
     assert c1["share_first_better"] == pytest.approx(1.0)
-    assert c1["ci_low"] == pytest.approx(10 / (10 + dist.Z95**2))
+    assert c1["ci_low"] == pytest.approx(10 / (10 + stats.Z95**2))
     assert bool(c1["interval_excludes_half"])
     c2 = rows.loc["c2"]  # stored ratings all favour A, but half of the time A was shown second
     assert (c2["first_better"], c2["second_better"]) == (5, 5)

@@ -8,8 +8,8 @@ import datetime as dt
 import pandas as pd
 import pytest
 
+from analytics.core.filters import NO_FILTERS, Filters
 from analytics.effects import drift
-from analytics.filters import NO_FILTERS, Filters
 from analytics.ingest.load import ingest_bytes
 from tests.kept_tasks import expected_rows
 

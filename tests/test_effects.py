@@ -10,9 +10,9 @@ import pytest
 
 from analytics import effects
 from analytics.agreement.report import MIN_TASKS
+from analytics.core.filters import NO_FILTERS
 from analytics.effects import choices, drift, haste, levels
 from analytics.effects.rows import share_means, share_se, task_means
-from analytics.filters import NO_FILTERS
 from analytics.ingest.load import ingest_bytes
 
 # truth.json behaviour -> the effect that must flag it (central tendency and halo are not planted).

@@ -9,8 +9,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from analytics import explore, store
-from analytics.explore import QueryRefused, check_query, run_query
+from analytics import store
+from analytics.explore import sql as explore
+from analytics.explore.sql import QueryRefused, check_query, run_query
 from analytics.ingest.load import ingest_file
 
 # Ratings made for these tests (expected figures below are counted from these rows by hand).

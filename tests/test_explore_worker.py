@@ -12,8 +12,10 @@ import duckdb
 import pytest
 from test_explore_sandbox import ESCAPES, MORE_CSV, _fill, _sql
 
-from analytics import explore, explore_worker, store
-from analytics.explore_worker import ExploreService, Limits
+from analytics import store
+from analytics.explore import sql as explore
+from analytics.explore import worker as explore_worker
+from analytics.explore.worker import ExploreService, Limits
 from analytics.ingest.load import ingest_file
 
 GB = 2**30

@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import disagreements as dis
 from analytics import feedback as fb
 from analytics import report
 from analytics.agreement import intervals as iv
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
-from analytics.stamp import stamp_line
+from analytics.review import disagreements as dis
+from analytics.store.stamp import stamp_line
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "feedback_report.md"
 AC, UC, U = "answer_comparison", "usefulness_comparison", "usefulness"

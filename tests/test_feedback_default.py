@@ -8,7 +8,7 @@ import streamlit as st
 
 from analytics import feedback as fb
 from analytics import store
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
 from tests.conftest import app_test
 

@@ -1,6 +1,6 @@
 """Rater effects in the feedback report (analytics.feedback.rater_effects): on a hand-built store whose every
 figure below is counted from the rows `effects_csv` writes, and on the demo, where each planted behaviour
-(truth.json of the `demo_store` fixture, analytics/demo/behaviours.py) must be reported for its contractors
+(truth.json of the `demo_store` fixture, demo/behaviours.py) must be reported for its contractors
 wherever they have enough ratings, and no effect at all for the careful ones.
 """
 

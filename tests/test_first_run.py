@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analytics import first_run
+from analytics.cli import first_run
 from analytics.ingest.load import ingest_file
 
 

@@ -2,7 +2,7 @@
 
 DuckDB lets one process hold a store read-write. Before the hand-over, `python -m analytics ingest` into the
 store a running dashboard held exited 2 "in use by another program"; now the files are handed to the dashboard's
-writer (analytics/handover.py) and the command line prints the same result as a direct load."""
+writer (analytics/cli/handover.py) and the command line prints the same result as a direct load."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from analytics import handover, store
-from analytics.demo import write_demo
+from analytics import store
+from analytics.cli import handover
+from demo import write_demo
 from tests.conftest import ROOT, app_test
 
 DATA_PAGE = "app_pages/data.py"
@@ -144,7 +145,7 @@ def test_the_command_line_stops_waiting_when_the_dashboard_stops_answering(tmp_p
 
 def test_handed_over_loads_queue_with_note_saves(held, demo_inputs):
     """The dashboard's writer takes the one write lock: notes saved while a handed-over load runs all succeed."""
-    from analytics.disagreements import CaseKey, save_note
+    from analytics.review.disagreements import CaseKey, save_note
 
     db, con = held
     env = {**os.environ, "CONCORD_DB": str(db)}
@@ -193,7 +194,7 @@ def test_the_store_stays_locked_after_an_explore_query(held):
     """Fails before: Explore's snapshot copied the store file in the dashboard's process, closing a handle on
     it, and the system dropped DuckDB's lock: a command-line load then opened the store itself and its rows
     were lost when the dashboard next wrote (found by bench/bench_load.py)."""
-    from analytics.explore_worker import ExploreService
+    from analytics.explore.worker import ExploreService
 
     db, con = held
     svc = ExploreService()

@@ -20,12 +20,12 @@ import pytest
 from conftest import ROOT, shared_path
 
 from analytics import agreement, store
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from analytics.ingest import FORMATS, detect_format
 from analytics.ingest.base import FormatOptions
 from analytics.ingest.label_studio import config_scales
 from analytics.ingest.load import ingest_bytes, ingest_file
-from analytics.scales_file import parse_scales
+from analytics.ingest.scales_file import parse_scales
 
 CONFIG = """<View>
   <Text name="text" value="$text"/>

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from analytics import disagreements, store
+from analytics import store
 from analytics.ingest import FORMATS, limits, load
 from analytics.ingest.load import ingest_bytes, ingest_file
+from analytics.review import disagreements
 from tests.conftest import ROOT, app_test
 
 HEADER = b"task_id,rater_id,rubric,dimension,value,comment,duration_s\n"
@@ -27,7 +28,7 @@ def rows(prefix: str, n: int, start: int = 1) -> bytes:
 @pytest.fixture(scope="module")
 def ac_record(tmp_path_factory) -> dict:
     """One valid answer-comparison record (from the demo generator)."""
-    from analytics.demo import write_demo
+    from demo import write_demo
 
     d = tmp_path_factory.mktemp("ac")
     written = write_demo(d, seed=3)
@@ -412,7 +413,7 @@ def test_a_damage_found_by_a_query_shows_the_sentence_not_a_traceback(app_store,
     import duckdb
     import streamlit as st
 
-    from analytics import overview
+    from analytics.describe import overview
 
     def broken(*args, **kwargs):
         raise duckdb.IOException(
@@ -432,7 +433,7 @@ def test_a_damage_found_by_a_query_shows_the_sentence_not_a_traceback(app_store,
 def test_an_unexpected_error_on_a_page_is_one_sentence(app_store, monkeypatch):
     import streamlit as st
 
-    from analytics import overview
+    from analytics.describe import overview
 
     def boom(*args, **kwargs):
         raise RuntimeError("/srv/secret/path/module.py exploded")

@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT, shared_path
 
 from analytics import agreement, store
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from analytics.ingest import detect_format
 from analytics.ingest.base import FormatOptions
 from analytics.ingest.load import ingest_bytes, ingest_file

@@ -1,4 +1,4 @@
-"""Integer keys of tasks, raters, dimensions and targets (analytics/keys.py): given at ingest, shared by every
+"""Integer keys of tasks, raters, dimensions and targets (analytics/store/keys.py): given at ingest, shared by every
 file that names the same id, kept through unloads, and added to stores loaded before keys existed."""
 
 from __future__ import annotations
@@ -8,9 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import agreement, keys, store
+from analytics import agreement, store
+from analytics.core.queries import Query
+from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
-from analytics.queries import Query
+from analytics.store import keys
 
 FIRST = b"task_id,rater_id,role,rubric,dimension,target,value\nt1,c1,contractor,pilot,clarity,A,3\nt2,c1,contractor,pilot,clarity,A,4\nt1,r1,researcher,pilot,clarity,A,3\n"
 SECOND = b"task_id,rater_id,role,rubric,dimension,target,value\nt1,c2,contractor,pilot,clarity,B,2\nt3,c2,contractor,pilot,tone,A,1\n"
@@ -55,7 +57,7 @@ def test_unloading_a_file_keeps_the_keys_and_a_reload_gets_the_same_ones(con):
     ingest_bytes(con, SECOND, "second.csv")
     t3 = key_of(con, "task_keys", "task_key", task_id="t3")
     second = con.execute("SELECT ingest_id FROM ingest_log WHERE file_name = 'second.csv'").fetchall()[0][0]
-    store.unload_file(con, second, "test")
+    unload.unload_file(con, second, "test")
     assert key_of(con, "task_keys", "task_key", task_id="t3") == t3
     assert ingest_bytes(con, SECOND, "second.csv").status == "loaded"
     assert con.execute("SELECT DISTINCT task_key FROM ratings WHERE task_id = 't3'").fetchall() == [(t3,)]

@@ -1,4 +1,4 @@
-"""The level counts kept at ingest (analytics/level_counts.py): the agreement's rater marginals and the
+"""The level counts kept at ingest (analytics/store/derived/level_counts.py): the agreement's rater marginals and the
 Distributions page's level distribution and rater levels read them, and give the counts of reading the ratings
 under every filter, dates included (ratings late and early in a day, undated ones). The kept rows follow every
 change of the ratings (tests/test_contractor_tasks.py checks them with the other kept tables)."""
@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import distributions as dist
 from analytics.agreement import counts as ct
-from analytics.filters import Filters
+from analytics.core.filters import Filters
+from analytics.describe import distributions as dist
 from analytics.ingest.load import ingest_bytes
 from tests.kept_tasks import assert_level_counts_are_the_ratings
 

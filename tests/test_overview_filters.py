@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from analytics import overview
-from analytics.filters import Filters
+from analytics.core.filters import Filters
+from analytics.describe import overview
 from analytics.ingest.load import ingest_bytes
 
 UTC = dt.UTC

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from analytics import overview
-from analytics.filters import Filters
+from analytics.core.filters import Filters
+from analytics.describe import overview
 from analytics.ingest.load import ingest_bytes
 
 AC, UC = "answer_comparison", "usefulness_comparison"

@@ -15,14 +15,14 @@ import pytest
 from analytics import agreement, store
 from analytics.agreement import pairs as pr
 from analytics.agreement import team
-from analytics.filters import Filters
-from analytics.queries import Query, QueryLog, distinct_queries
+from analytics.core.filters import Filters
+from analytics.core.queries import Query, QueryLog, distinct_queries
 from tests.conftest import app_test
 from ui.agreement_view import pairs_for, with_interval
 
 PAGE = "app_pages/agreement.py"
 RUBRIC = "answer_comparison"  # the first rubric alphabetically: the page's default when the sidebar says all
-PRIMARY = "usefulness_comparison"  # its primary dimension (analytics/rubrics.py)
+PRIMARY = "usefulness_comparison"  # its primary dimension (analytics/core/rubrics.py)
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,11 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from analytics import disagreements as dis
-from analytics import rubrics, store
-from analytics.case_view import case_view
+from analytics import store
+from analytics.core import rubrics
 from analytics.ingest.load import ingest_bytes
+from analytics.review import disagreements as dis
+from analytics.review.case_view import case_view
 from ui.text import md_escape
 
 ROOT = Path(__file__).resolve().parent.parent

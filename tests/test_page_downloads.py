@@ -1,4 +1,4 @@
-"""Every download of every page goes through the one CSV writer (analytics/csv_out.py): on the demo store with
+"""Every download of every page goes through the one CSV writer (analytics/core/csv_out.py): on the demo store with
 a contractor whose id, comment and a rejected value are spreadsheet formulas (=HYPERLINK...) and a file named
 like one, each page is opened with AppTest, every offered CSV is collected, and no cell starts with a character
 a spreadsheet would run unless it is a plain number. The Agreement page's per-dimension download has each
@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from analytics import store
-from analytics.csv_out import FORMULA_START, PLAIN_NUMBER
+from analytics.core.csv_out import FORMULA_START, PLAIN_NUMBER
 from analytics.ingest.load import ingest_bytes
 from tests.conftest import ROOT, app_test, click_downloads
 

@@ -8,7 +8,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from analytics import explore, store
+from analytics import store
+from analytics.explore import sql as explore
 from analytics.ingest.load import ingest_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,7 +109,7 @@ def test_chart_builder_draws_the_result(app_store):
 
 def test_limits_are_shown_and_hold_on_the_page(app_store, monkeypatch):
     """The caption states the limits; a slow query stops at the time limit; a wide one is cut at the byte cap."""
-    from analytics import explore_worker
+    from analytics.explore import worker as explore_worker
 
     svc = explore_worker.ExploreService(explore_worker.Limits(timeout_s=3.0, memory_bytes=2**30))
     monkeypatch.setattr(explore_worker, "_SERVICE", svc)

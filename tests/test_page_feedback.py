@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-from analytics import disagreements as dis
 from analytics import feedback as fb
 from analytics import store
+from analytics.review import disagreements as dis
 from tests.conftest import app_test, click_downloads
 
 PAGE = "app_pages/feedback.py"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analytics import effects, rater_model, raters, store
-from analytics.filters import Filters
+from analytics import effects, store
+from analytics.core.filters import Filters
+from analytics.model import rater_model, raters
 from tests.conftest import app_test
 
 PAGE = "app_pages/raters.py"

@@ -17,7 +17,7 @@ import pytest
 from analytics import store
 from analytics.agreement import counts as ct
 from analytics.agreement import pairs as pr
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
 from tests.signatures import assert_same_signatures
 

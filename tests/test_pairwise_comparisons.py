@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analytics import agreement
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from ui.agreement_view import PAIR_ROLES, pairs_for
 
 COLUMNS = ["n", "n_tasks", "percent_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa", "small_n"]

@@ -1,4 +1,4 @@
-"""The rater directory (analytics/people.py): one person, one id. Loading a directory merges the ratings and
+"""The rater directory (analytics/store/people.py): one person, one id. Loading a directory merges the ratings and
 submissions of each alias into its person, everywhere; unloading it gives every row its own id back; a file
 loaded later is merged in its own load; nothing that would make a person rate a unit twice gets in."""
 
@@ -12,10 +12,11 @@ import sys
 import pandas as pd
 import pytest
 
-from analytics import agreement, people, store
-from analytics.filters import Filters
-from analytics.ingest import detect_format
+from analytics import agreement, store
+from analytics.core.filters import Filters
+from analytics.ingest import detect_format, unload
 from analytics.ingest.load import ingest_bytes
+from analytics.store import people
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
@@ -104,7 +105,7 @@ def test_unloading_the_directory_gives_every_row_its_own_id_back(con):
     load(con, DIRECTORY, "people.csv")
     assert state(con) != before
     directory_id = con.execute("SELECT ingest_id FROM ingest_log WHERE format = 'rater_directory'").fetchall()[0][0]
-    store.unload_file(con, directory_id, "lead")
+    unload.unload_file(con, directory_id, "lead")
     assert state(con) == before
     assert con.execute("SELECT * FROM reference_pairs ORDER BY ALL").fetchall() == pairs_before
     for table in ("rater_directory", "rater_aliases", "renamed_ratings", "renamed_submissions"):
@@ -121,10 +122,10 @@ def test_a_file_loaded_after_the_directory_is_merged_in_its_own_load(con):
     kept_pairs_are_the_join(con)
     # Unloading that file forgets its renamed rows; the directory can still go and leaves the rest as loaded.
     a13 = con.execute("SELECT ingest_id FROM ingest_log WHERE file_name = 'a13.csv'").fetchall()[0][0]
-    store.unload_file(con, a13, "lead")
+    unload.unload_file(con, a13, "lead")
     assert con.execute("SELECT count(*) FROM renamed_ratings").fetchall() == [(0,)]
     directory_id = con.execute("SELECT ingest_id FROM ingest_log WHERE format = 'rater_directory'").fetchall()[0][0]
-    store.unload_file(con, directory_id, "lead")
+    unload.unload_file(con, directory_id, "lead")
     assert con.execute("SELECT DISTINCT rater_id FROM ratings WHERE role = 'contractor'").fetchall() == [("c13",)]
     kept_pairs_are_the_join(con)
 
@@ -188,7 +189,7 @@ def test_a_second_directory_cannot_move_an_alias_to_another_person(con):
 
 def test_submissions_follow_the_merge(con, tmp_path):
     # The demo's article-Likert documents carry submissions under annotator ids.
-    from analytics import first_run
+    from analytics.cli import first_run
 
     files = [f for f in first_run.demo_files() if f.name.startswith("preference_json_13_")]
     from analytics.ingest.load import ingest_file
@@ -199,7 +200,7 @@ def test_submissions_follow_the_merge(con, tmp_path):
     assert con.execute("SELECT DISTINCT rater_id FROM submissions").fetchall() == [("c13",)]
     assert con.execute("SELECT DISTINCT rater_id FROM ratings").fetchall() == [("c13",)]
     directory_id = con.execute("SELECT ingest_id FROM ingest_log WHERE format = 'rater_directory'").fetchall()[0][0]
-    store.unload_file(con, directory_id, "lead")
+    unload.unload_file(con, directory_id, "lead")
     assert con.execute("SELECT DISTINCT rater_id FROM submissions").fetchall() == [("annotator_13",)]
 
 

@@ -1,5 +1,5 @@
 """The dashboard's analytics single out each contractor behaviour the demo simulator planted (truth.json of the
-demo store built by the `demo_store` fixture: seed 7, analytics/demo/behaviours.py).
+demo store built by the `demo_store` fixture: seed 7, demo/behaviours.py).
 
 Researchers label a share of the tasks (calibration tasks, each given to many contractors), so each contractor
 has some tens of tasks with a researcher; a typical contractor whose own small shift or noise happens to run
@@ -12,10 +12,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analytics import distributions as dist
 from analytics import feedback as fb
 from analytics.agreement import MIN_TASKS
-from analytics.rubrics import RUBRICS
+from analytics.core.rubrics import RUBRICS
+from analytics.describe import distributions as dist
 
 AC = "answer_comparison"
 PRIMARY = "usefulness_comparison"

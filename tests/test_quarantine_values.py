@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from analytics import first_run, store
+from analytics import store
+from analytics.cli import first_run
 from analytics.ingest.load import ingest_file
 
 

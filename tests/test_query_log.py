@@ -7,7 +7,7 @@ import duckdb
 import pandas as pd
 
 from analytics.agreement import pairs as pr
-from analytics.queries import Query, QueryLog, run
+from analytics.core.queries import Query, QueryLog, run
 
 
 def test_a_query_runs_once_per_log():

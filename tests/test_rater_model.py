@@ -1,4 +1,4 @@
-"""The rater model (analytics/rater_model.py): recovers a simulated truth better than majority vote, finds the
+"""The rater model (analytics/model/rater_model.py): recovers a simulated truth better than majority vote, finds the
 demo's careless contractors, and beats majority vote on Snow et al. (2008) RTE with a fifth of the gold."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from conftest import shared_path
 from scipy.stats import spearmanr
 
-from analytics import keys
-from analytics import rater_model as rm
-from analytics.filters import Filters
+from analytics.core.filters import Filters
+from analytics.model import rater_model as rm
+from analytics.store import keys
 
 
 def _simulate(seed: int, n_units: int = 600, n_raters: int = 30, per_unit: int = 3, q: int = 5):

@@ -1,4 +1,4 @@
-"""The rater tasks kept at ingest (analytics/rater_tasks.py): the Overview's activity, volume per week and
+"""The rater tasks kept at ingest (analytics/store/derived/rater_tasks.py): the Overview's activity, volume per week and
 researcher coverage read them, and give the figures of reading the ratings, under every filter; a task rated at
 two times is kept in two rows, so a date between them keeps the ratings it should. The kept rows follow every
 change of the ratings (tests/test_contractor_tasks.py checks them with the other kept tables)."""
@@ -12,11 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import keys, overview, store
+from analytics import store
 from analytics.agreement import pairs as pr
+from analytics.core.filters import Filters
+from analytics.describe import overview
 from analytics.effects import haste
-from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
+from analytics.store import keys
 from tests.kept_tasks import assert_rater_tasks_are_the_ratings, expected_rater_tasks, kept_rater_tasks
 from tests.old_store import roll_back
 from tests.test_reference_pairs import FILES, csv

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import rubrics
 from analytics.agreement import contract_payload, dimension_agreement
+from analytics.core import rubrics
 from analytics.ingest import detect_format, judge_bench
 from analytics.ingest.load import ingest_file
 from tests.conftest import ROOT, shared_path

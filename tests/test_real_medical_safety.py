@@ -31,8 +31,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from analytics import rubrics
 from analytics.agreement import contract_payload, dimension_agreement
+from analytics.core import rubrics
 from analytics.ingest import detect_format, medical_safety
 from analytics.ingest.label_lists import text_key
 from analytics.ingest.load import ingest_file

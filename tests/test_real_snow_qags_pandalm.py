@@ -18,11 +18,11 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from analytics import agreement, datasets, store
-from analytics.filters import Filters
-from analytics.ingest import detect_format, pandalm, qags, snow2008
+from analytics import agreement, store
+from analytics.core.filters import Filters
+from analytics.core.rubrics import SNOW_AFFECT
+from analytics.ingest import datasets, detect_format, pandalm, qags, snow2008
 from analytics.ingest.load import ingest_file
-from analytics.rubrics import SNOW_AFFECT
 from tests.conftest import ROOT, app_test, shared_path
 
 SNOW_COLUMNS = ["annotation", "worker", "item", "response", "gold"]

@@ -1,4 +1,4 @@
-"""The contractor-researcher pairs kept at ingest (analytics/reference_pairs.py): whatever order files arrive and
+"""The contractor-researcher pairs kept at ingest (analytics/store/derived/reference_pairs.py): whatever order files arrive and
 leave in, the kept pairs are exactly the pairs the ratings make, and the figures read from them equal the
 figures of pairing the ratings themselves."""
 
@@ -13,12 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import agreement, keys, store
+from analytics import agreement, store
 from analytics.agreement import pairs as pr
 from analytics.agreement import report as rp
-from analytics.filters import Filters
+from analytics.core.filters import Filters
+from analytics.core.queries import Query
+from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
-from analytics.queries import Query
+from analytics.store import keys
 from tests.kept_tasks import assert_reference_tasks_are_the_ratings
 from tests.old_store import roll_back
 from tests.signatures import assert_same_signatures
@@ -111,7 +113,7 @@ def test_kept_pairs_follow_loads_and_unloads_in_any_order(order):
         kept_equals_listed(con)
     ids = dict(con.execute("SELECT file_name, ingest_id FROM ingest_log").fetchall())
     for name in ("researchers.csv", "contractors_2.csv"):
-        removed = store.unload_file(con, ids[name], "test")
+        removed = unload.unload_file(con, ids[name], "test")
         assert removed["reference_pairs"] > 0
         kept_equals_listed(con)
     assert ingest_bytes(con, FILES["researchers.csv"], "researchers.csv").status == "loaded"
@@ -281,7 +283,7 @@ def test_a_later_load_that_widens_an_inferred_scale_moves_the_kept_pairs_positio
 
 
 def test_a_declared_scale_rereads_the_kept_pairs_positions_and_drops_pairs_of_missing_values():
-    from analytics.scales_file import declare_scales, parse_scales
+    from analytics.ingest.scales_file import declare_scales, parse_scales
 
     con = store.open_store(":memory:")
     for name in FILES:

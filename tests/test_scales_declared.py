@@ -11,7 +11,7 @@ import pytest
 from analytics import store
 from analytics.__main__ import main
 from analytics.ingest.load import ingest_bytes
-from analytics.scales_file import ScalesError, declare_scales, declared_scales, parse_scales
+from analytics.ingest.scales_file import ScalesError, declare_scales, declared_scales, parse_scales
 
 SERIOUSNESS = ["Not medical", "Non-serious", "Serious", "Critical"]
 HEADER = "task_id,rater_id,role,rubric,dimension,value\n"
@@ -371,7 +371,7 @@ def test_a_store_with_migrations_1_and_2_is_migrated_to_declared_scales(tmp_path
     assert dimension(con, "instruction_following", "hallucination")["missing"] == ["Not applicable"]
     assert con.execute("SELECT count(*) FROM scale_declarations").fetchall() == [(0,)]
     from analytics.agreement import contract_payload
-    from analytics.filters import Filters
+    from analytics.core.filters import Filters
 
     payload = contract_payload(con, Filters(rubric="pilot"), None, False, 0, 0)
     assert [(d["dimension"], d["n_ratings"]) for d in payload["dimensions"]] == [("score", 2)]

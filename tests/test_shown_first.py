@@ -12,8 +12,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from analytics import distributions as dist
-from analytics import rubrics, store
+from analytics import store
+from analytics.core import rubrics
+from analytics.describe import distributions as dist
 from analytics.ingest import canonical
 from analytics.ingest.load import ingest_bytes
 

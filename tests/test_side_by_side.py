@@ -1,4 +1,4 @@
-"""analytics.concurrent.side_by_side, and the Feedback team figures it computes: the same as one after the other."""
+"""analytics.core.concurrent.side_by_side, and the Feedback team figures it computes: the same as one after the other."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from analytics import agreement as ag
 from analytics import feedback as fb
-from analytics.concurrent import side_by_side
-from analytics.filters import Filters
-from analytics.queries import QueryLog
+from analytics.core.concurrent import side_by_side
+from analytics.core.filters import Filters
+from analytics.core.queries import QueryLog
 
 
 def test_results_come_in_the_jobs_order_each_on_its_own_cursor_and_thread(demo):

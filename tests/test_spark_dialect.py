@@ -1,4 +1,4 @@
-"""The DuckDB-to-Spark rewrites of analytics/spark/dialect.py, on the text alone (no Spark needed): what sqlglot
+"""The DuckDB-to-Spark rewrites of analytics/engines/spark/dialect.py, on the text alone (no Spark needed): what sqlglot
 would get wrong without them, and what they refuse rather than run differently."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("sqlglot", reason="the Spark extra is not installed (pip install -r requirements-spark.txt)")
 
 from analytics.agreement import pairs  # noqa: E402
-from analytics.spark import dialect, engine  # noqa: E402
-from analytics.spark.dialect import SparkSqlError, to_spark  # noqa: E402
+from analytics.engines.spark import dialect, engine  # noqa: E402
+from analytics.engines.spark.dialect import SparkSqlError, to_spark  # noqa: E402
 
 
 def test_named_and_positional_parameters_become_literals():

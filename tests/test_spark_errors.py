@@ -32,7 +32,7 @@ def test_without_pyspark_it_says_how_to_install_it(ratings, capsys, monkeypatch)
 
 
 def test_without_the_spark_extra_at_all_it_says_so(ratings, capsys, monkeypatch):
-    for name in [m for m in sys.modules if m.startswith("analytics.spark")]:
+    for name in [m for m in sys.modules if m.startswith("analytics.engines.spark")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "sqlglot", None)
     assert main(["agreement", ratings, "--engine", "spark"]) == 2

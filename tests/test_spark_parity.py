@@ -27,7 +27,7 @@ from conftest import shared_path
 from analytics import agreement, store
 from analytics.__main__ import main
 from analytics.agreement.contract import differences
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_file
 
 if os.environ.get("CI") != "true":
@@ -35,7 +35,7 @@ if os.environ.get("CI") != "true":
     if not shutil.which("java") and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java for Spark here (apt-get install openjdk-17-jre-headless)", allow_module_level=True)
 
-from analytics.spark import dialect, engine, session  # noqa: E402
+from analytics.engines.spark import dialect, engine, session  # noqa: E402
 
 COLS = ["task_id", "rater_id", "role", "rubric", "dimension", "target", "value"]
 # Units x raters files (first column the unit, empty cell missing); the first rater is made the researcher so

@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from analytics import rubrics, store
+from analytics import store
+from analytics.core import rubrics
 from tests.conftest import ROOT
 
 

@@ -6,9 +6,10 @@ import datetime as dt
 
 import pytest
 
-from analytics import disagreements as dis
 from analytics import store
+from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
+from analytics.review import disagreements as dis
 from tests.conftest import app_test
 
 FIRST = (
@@ -31,13 +32,13 @@ def test_unload_removes_one_file_in_one_transaction_and_records_who_and_when(con
     first_id = ingest_ids(con)["first.csv"]
     version = store.dataset_version(con)
     before = dt.datetime.now()
-    removed = store.unload_file(con, first_id, "  Ana  ")
+    removed = unload.unload_file(con, first_id, "  Ana  ")
     assert removed["ratings"] == 3
     assert con.execute("SELECT count(*) FROM ratings WHERE ingest_id = ?", [first_id]).fetchall() == [(0,)]
     assert con.execute("SELECT count(*) FROM ratings").fetchall() == [(2,)]
     assert store.dataset_version(con) == version + 1
     assert list(ingest_ids(con)) == ["second.csv"]
-    (row,) = store.unloads(con)
+    (row,) = unload.unloads(con)
     assert row[0] == first_id and row[1] == "first.csv" and row[4] == "Ana"
     assert row[5] >= before.replace(microsecond=0) - dt.timedelta(seconds=5)
     # the same content can be loaded again, under a new id
@@ -51,7 +52,7 @@ def test_unload_removes_quarantine_submissions_tasks_and_items(con):
     import tempfile
     from pathlib import Path
 
-    from analytics.demo import write_demo
+    from demo import write_demo
 
     d = Path(tempfile.mkdtemp())
     written = write_demo(d, seed=5)
@@ -62,15 +63,15 @@ def test_unload_removes_quarantine_submissions_tasks_and_items(con):
     assert r1.submissions > 0 and r1.tasks > 0 and r2.rows_quarantined > 0
     ids = ingest_ids(con)
     before = counts(con)
-    store.unload_file(con, ids[ac.name], "Bo")
+    unload.unload_file(con, ids[ac.name], "Bo")
     after = counts(con)
     for table in ("submissions", "task_items"):
         assert con.execute(f"SELECT count(*) FROM {table} WHERE ingest_id = ?", [ids[ac.name]]).fetchall() == [(0,)]
     assert after["ratings"] == before["ratings"] - r1.rows_loaded
     assert after["submissions"] < before["submissions"]
-    store.unload_file(con, ids[bad.name], "Bo")
+    unload.unload_file(con, ids[bad.name], "Bo")
     assert counts(con)["quarantine"] == 0 and counts(con)["ratings"] == 0 and counts(con)["tasks"] == 0
-    assert counts(con)["ingest_log"] == 0 and len(store.unloads(con)) == 2
+    assert counts(con)["ingest_log"] == 0 and len(unload.unloads(con)) == 2
 
 
 def test_a_failed_unload_changes_nothing(con, monkeypatch):
@@ -82,14 +83,14 @@ def test_a_failed_unload_changes_nothing(con, monkeypatch):
 
     monkeypatch.setattr(store, "bump_version", fail)
     with pytest.raises(RuntimeError):
-        store.unload_file(con, ingest_ids(con)["first.csv"], "Ana")
+        unload.unload_file(con, ingest_ids(con)["first.csv"], "Ana")
     monkeypatch.undo()
-    assert counts(con) == before and store.dataset_version(con) == version and store.unloads(con) == []
+    assert counts(con) == before and store.dataset_version(con) == version and unload.unloads(con) == []
 
 
 def test_unloading_an_unknown_id_is_a_key_error(con):
     with pytest.raises(KeyError):
-        store.unload_file(con, 42, "Ana")
+        unload.unload_file(con, 42, "Ana")
 
 
 def test_the_data_page_unloads_after_a_confirmation_with_the_session_reviewer(app_store):
@@ -115,7 +116,7 @@ def test_the_data_page_unloads_after_a_confirmation_with_the_session_reviewer(ap
     assert any("Unloaded first.csv: 3 ratings" in s.value.replace("\\", "") for s in at.success)
     con = store.open_store(app_store)
     assert counts(con)["ingest_log"] == n_files - 1
-    assert store.unloads(con)[0][1] == "first.csv" and store.unloads(con)[0][4] == "Ana"
+    assert unload.unloads(con)[0][1] == "first.csv" and unload.unloads(con)[0][4] == "Ana"
     con.close()
 
 
@@ -125,7 +126,7 @@ def test_the_data_page_cancel_keeps_the_file(app_store):
     at.button(key="unload_no").click().run()
     assert not at.exception
     con = store.open_store(app_store)
-    assert store.unloads(con) == []
+    assert unload.unloads(con) == []
     con.close()
 
 
@@ -135,7 +136,7 @@ def test_a_store_emptied_by_unloading_does_not_reload_the_demo(tmp_path, monkeyp
     path = tmp_path / "s.duckdb"
     con = store.open_store(path)
     ingest_bytes(con, FIRST, "first.csv")
-    store.unload_file(con, ingest_ids(con)["first.csv"], "Ana")
+    unload.unload_file(con, ingest_ids(con)["first.csv"], "Ana")
     con.close()
     monkeypatch.setenv("CONCORD_DB", str(path))
     monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))

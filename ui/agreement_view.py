@@ -18,7 +18,7 @@ from analytics.agreement import (
     ParadoxDiagnostic,
     team,
 )
-from analytics.formatting import fmt_ci
+from analytics.core.formatting import fmt_ci
 from ui.tables import column_label
 from ui.text import md_escape
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analytics import case_view as cv
-from analytics import rubrics
+from analytics.core import rubrics
+from analytics.review import case_view as cv
 from ui.tables import table
 from ui.text import md_escape, show_text, text_block
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from analytics.raters import NOT_MEASURED
+from analytics.model.raters import NOT_MEASURED
 from ui.charts import layer, legend, tip, title_lines
 from ui.consistency_charts import STANDING
 

@@ -7,9 +7,10 @@ from typing import cast
 
 import streamlit as st
 
-from analytics import overview, people
-from analytics.filters import Filters
-from analytics.rubrics import RUBRICS
+from analytics.core.filters import Filters
+from analytics.core.rubrics import RUBRICS
+from analytics.describe import overview
+from analytics.store import people
 from ui import state
 from ui.text import visible
 

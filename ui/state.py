@@ -7,15 +7,16 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from analytics import handover, store
+from analytics import store
 from analytics.agreement.pairs import data_queries
-from analytics.queries import Query, QueryLog
+from analytics.cli import handover
+from analytics.core.queries import Query, QueryLog
 
 
 @st.cache_resource(show_spinner=False)
 def _connection(path: str) -> duckdb.DuckDBPyConnection:
     con = store.open_store(path)
-    # This process now holds the store read-write: command-line loads are handed to it (analytics/handover.py).
+    # This process now holds the store read-write: command-line loads are handed to it (analytics/cli/handover.py).
     handover.serve(con.cursor, path)
     return con
 

@@ -9,8 +9,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from analytics import csv_out, explore
 from analytics.agreement import LABELS, MIN_TASKS
+from analytics.core import csv_out
+from analytics.explore import sql as explore
 from ui.text import md_escape, visible
 
 # Columns holding ids and file names: shown with control and bidirectional characters made visible.

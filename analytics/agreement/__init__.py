@@ -13,7 +13,6 @@
 Pages, the command line, the benchmark and notebooks import from here.
 """
 
-from analytics.agreement.anonymous import needs_rater_ids
 from analytics.agreement.coefficients import (
     LEVELS,
     Coefficient,
@@ -56,6 +55,7 @@ from analytics.agreement.report import (
 )
 from analytics.agreement.scales import Scale, ScaleError
 from analytics.agreement.views import confusion_matrix, confusion_table, pairwise_matrix, paradox_diagnostic
+from analytics.core.rater_ids import needs_rater_ids
 
 __all__ = [
     "COMPARISONS",

@@ -4,7 +4,7 @@ Keys are added, never renamed: dimensions[] (all raters per dimension), raters[]
 researchers), pooled[] (all contractors against researchers), ceiling[] (researcher pairs), rater_pairs[]
 (each pair of raters), every row with n_units and n_tasks, the top level with min_tasks and a stamp saying
 what the figures were computed on, and needs_rater_ids[] naming the dimensions whose labels came without rater
-ids (analytics/agreement/anonymous.py) and the figures left out for them.
+ids (analytics/core/rater_ids.py) and the figures left out for them.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics.agreement import anonymous as an
 from analytics.agreement import report as rp
-from analytics.filters import Filters
-from analytics.formatting import fmt, fmt_ci
-from analytics.queries import QueryLog
-from analytics.stamp import stamp
+from analytics.core import rater_ids as an
+from analytics.core.filters import Filters
+from analytics.core.formatting import fmt, fmt_ci
+from analytics.core.queries import QueryLog
+from analytics.store.stamp import stamp
 
 # Statistics that do not apply to multi-rater value counts (they need a subject and a reference side).
 PAIR_ONLY = ("n_pairs", "cohen_kappa", "weighted_kappa", "mean_difference", "kendall_tau_b", "preference_agreement")

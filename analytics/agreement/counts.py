@@ -21,10 +21,10 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 from analytics.agreement import pairs as pr
 from analytics.agreement.pairs import MULTI
-from analytics.filters import Filters
-from analytics.queries import Query, run
+from analytics.core.filters import Filters
+from analytics.core.queries import Query, run
 
-# The last SELECT of the pattern queries: groups keyed by dim_key, named (analytics/keys.py).
+# The last SELECT of the pattern queries: groups keyed by dim_key, named (analytics/store/keys.py).
 _NAMED = """
 SELECT rubric, dimension, units, n_tasks
 FROM grouped JOIN dimension_keys USING (dim_key)
@@ -110,7 +110,7 @@ def task_patterns_for(
 
 def rater_level_counts_query(filters: Filters) -> Query:
     """Per dimension x rater (and role), how many ratings fell on each level (rater marginals, totals), from the
-    level counts kept at ingest (analytics/level_counts.py)."""
+    level counts kept at ingest (analytics/store/derived/level_counts.py)."""
     where, params = filters.where_named()
     sql = f"""WITH grouped AS (
     SELECT dim_key, rater_key, role, value_index, CAST(sum(n) AS BIGINT) AS n

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-Z95 = (2.5, 97.5)
-Z = 1.959963984540054
+from analytics.core.stats import PERCENTILES_95, Z95, wilson
+
 BOOT_BUDGET = 4_000_000  # most numbers held at once by one bootstrap batch (32 MB of float64)
 BOOTSTRAP, DELTA = "task bootstrap", "task delta method"  # how an interval was made
 # From DELTA_MIN_TASKS tasks, a statistic that is not smooth in the sums (a total variation distance, whose basic
@@ -189,16 +189,6 @@ def shared_multiplier_sums(
     return totals[:, None, :] + normals @ roots.transpose(0, 2, 1)
 
 
-def wilson(p: float, n: float, z: float = Z) -> tuple[float, float]:
-    """The Wilson score interval of a proportion p observed over n independent units (NaN when n is 0)."""
-    if n <= 0 or math.isnan(p):
-        return math.nan, math.nan
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def percentile(samples: np.ndarray) -> tuple[float, float, int]:
     """The 95% percentile interval of bootstrap samples and the number left out as undefined."""
     s = np.asarray(samples, dtype=float)
@@ -206,7 +196,7 @@ def percentile(samples: np.ndarray) -> tuple[float, float, int]:
     undefined = int(s.size - ok.size)
     if ok.size < 2:
         return math.nan, math.nan, undefined
-    lo, hi = np.percentile(ok, Z95)
+    lo, hi = np.percentile(ok, PERCENTILES_95)
     return float(lo), float(hi), undefined
 
 
@@ -224,7 +214,7 @@ def percentiles(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     srt = np.sort(np.where(finite, s, np.nan), axis=1)  # NaN sort last
     rows = np.arange(len(s))
     bounds = []
-    for p in Z95:
+    for p in PERCENTILES_95:
         pos = np.maximum(k - 1, 0) * p / 100
         below = np.floor(pos).astype(int)
         above = np.minimum(below + 1, np.maximum(k - 1, 0))
@@ -323,7 +313,7 @@ def delta_bounds(
                 continue
             dev = (c[:, active] - totals[g, active] / t) @ grad[g]  # each signature's linearised deviation
             se = math.sqrt(float(n @ dev**2) * t / (t - 1))
-            lo[g], hi[g] = f[g, 0] - Z * se, f[g, 0] + Z * se
+            lo[g], hi[g] = f[g, 0] - Z95 * se, f[g, 0] + Z95 * se
         out[name] = (lo, hi)
     return out
 

@@ -22,7 +22,7 @@ pair of raters) has on one task, with the number of tasks that share it. That is
 resample (analytics/agreement/intervals.py), and summing signatures x tasks gives the confusion counts.
 
 Contractors against researchers per rater group the confusion cells kept per contractor task at ingest
-(analytics/reference_tasks.py); their other queries read the pairs kept at ingest (analytics/reference_pairs.py).
+(analytics/store/derived/reference_tasks.py); their other queries read the pairs kept at ingest (analytics/store/derived/reference_pairs.py).
 Elsewhere, two shapes keep this one pass over the ratings: per rater, a subject rating is met with its unit's
 reference level counts packed in one integer (so raters of one role against each other need no self-join); per
 dimension, a unit's pairs follow from its packed subject and reference level counts (no pair is formed); and on
@@ -40,11 +40,11 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs (pyarrow-stubs is not a dependency)
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 
-from analytics import keys
-from analytics import reference_pairs as rp
-from analytics import reference_tasks as rt
-from analytics.filters import Filters
-from analytics.queries import Query, run
+from analytics.core.filters import Filters
+from analytics.core.queries import Query, run
+from analytics.store import keys
+from analytics.store.derived import reference_pairs as rp
+from analytics.store.derived import reference_tasks as rt
 
 UNIT = ("task_id", "rubric", "dimension", "target")
 COMPARISONS: dict[str, tuple[str, str] | None] = {
@@ -59,7 +59,7 @@ GRAINS = {
     "dimension": ("rubric", "dimension"),
     "rater_pair": ("rater_a", "rater_b", "rubric", "dimension"),
 }
-# The same grains on the ratings' integer keys (analytics/keys.py): queries group by these and name them last.
+# The same grains on the ratings' integer keys (analytics/store/keys.py): queries group by these and name them last.
 KEYED_GRAINS = {
     "rater": ("rater_a", "dim_key"),
     "dimension": ("dim_key",),
@@ -156,7 +156,7 @@ def _side_ctes(
     return sql, {**s_params, **r_params}
 
 
-# Rating columns the kept pairs hold for both sides (analytics/reference_pairs.py).
+# Rating columns the kept pairs hold for both sides (analytics/store/derived/reference_pairs.py).
 KEPT_CARRY = {"submitted_at": ("submitted_at", "reference_submitted_at")}
 
 
@@ -461,7 +461,7 @@ def _packed_sides(sides: Sides, pack: Packing) -> tuple[str, dict]:
 
 def _reads_reference_pairs(sides: Sides) -> bool:
     """Whether `sides` are contractors against researchers (every researcher label of the filter's rubric and
-    dimensions, any date): the pairs kept at ingest in reference_pairs (analytics/reference_pairs.py)."""
+    dimensions, any date): the pairs kept at ingest in reference_pairs (analytics/store/derived/reference_pairs.py)."""
     reference = Filters(rubric=sides.subject.rubric, dimensions=sides.subject.dimensions, roles=(rp.REFERENCE_ROLE,))
     return not sides.symmetric and sides.subject.roles == (rp.SUBJECT_ROLE,) and sides.reference == reference
 
@@ -474,7 +474,7 @@ KEPT_GRAINS = ("rater",)
 
 def _kept_tasks_query(sides: Sides, grain: str, width: int) -> Query:
     """`pair_query` of contractors against researchers per rater, from the confusion cells kept per contractor
-    task (analytics/reference_tasks.py): a task's signature is its row's cells (the rows of a task rated at
+    task (analytics/store/derived/reference_tasks.py): a task's signature is its row's cells (the rows of a task rated at
     several submission times merged), grouped; cells are re-numbered to `width` after grouping (reference_tasks
     numbers them by CELL)."""
     head, params = _kept_task_rows(sides)
@@ -804,7 +804,7 @@ def shared_tasks_query(sides: Sides, bound: dict[str, int]) -> Query:
     """How many tasks the subject side rated (`subject_tasks`) and how many of them have a pair with the
     reference side on some unit (`paired_tasks`), per rubric, under the filter rules above. Contractors against
     researchers without a dimension filter read the rater tasks and the cells per contractor task kept at ingest
-    (analytics/rater_tasks.py, analytics/reference_tasks.py). `bound` is keys.task_key_bound's."""
+    (analytics/store/derived/rater_tasks.py, analytics/store/derived/reference_tasks.py). `bound` is keys.task_key_bound's."""
     tail = """
 SELECT rubric, subject_tasks, coalesce(paired_tasks, 0) AS paired_tasks
 FROM rated LEFT JOIN paired USING (rubric)

@@ -31,14 +31,14 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics.agreement import anonymous as an
 from analytics.agreement import coefficients as co
 from analytics.agreement import counts as ct
 from analytics.agreement import intervals as iv
 from analytics.agreement import pairs as pr
 from analytics.agreement.scales import Scale, scale_cells, scales
-from analytics.filters import Filters
-from analytics.queries import Query, QueryLog
+from analytics.core import rater_ids as an
+from analytics.core.filters import Filters
+from analytics.core.queries import Query, QueryLog
 
 COMPARISONS = pr.COMPARISONS
 NO_FILTER = Filters()  # frozen, so a safe default argument

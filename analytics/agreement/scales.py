@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from analytics.agreement import coefficients as co
-from analytics.filters import Filters
-from analytics.queries import Query, run
-from analytics.rubrics import DEFAULT_LEVEL
+from analytics.core.filters import Filters
+from analytics.core.queries import Query, run
+from analytics.core.rubrics import DEFAULT_LEVEL
 
 DECLARE_HINT = (
     'declare its order in a scales file, e.g. {"scales": [{"dimension": "%s", "level": "ordinal", '

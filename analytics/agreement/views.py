@@ -15,7 +15,7 @@ from analytics.agreement import pairs as pr
 from analytics.agreement.coefficients import ParadoxDiagnostic
 from analytics.agreement.report import MIN_TASKS, _check_args, pair_set_table
 from analytics.agreement.scales import Scale, scales
-from analytics.filters import Filters
+from analytics.core.filters import Filters
 
 
 def dimension_scale(

@@ -1,14 +1,14 @@
 """Rules of the answer-comparison rubric (seeds/000_f96e06de9b1c697e.txt) a single submission can break.
 
 Dimension names, level order and which comparison is the overall one (not derived from the absolute ratings) come
-from the catalogue (analytics/rubrics.py). What each rule checks, and what it leaves out, is in docs/consistency.md.
+from the catalogue (analytics/core/rubrics.py). What each rule checks, and what it leaves out, is in docs/consistency.md.
 """
 
 from __future__ import annotations
 
-from analytics import rubrics
-from analytics.consistency.catalogue import Rule, sql_check
-from analytics.queries import Query
+from analytics.consistency.rule import Rule, sql_check
+from analytics.core import rubrics
+from analytics.core.queries import Query
 
 RUBRIC = "answer_comparison"
 _RUBRIC = rubrics.RUBRICS[RUBRIC]

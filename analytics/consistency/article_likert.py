@@ -8,9 +8,9 @@ dimensions with target `task` and the prediction's name as value. docs/consisten
 
 from __future__ import annotations
 
-from analytics import rubrics
-from analytics.consistency.catalogue import Rule, sql_check
-from analytics.queries import Query
+from analytics.consistency.rule import Rule, sql_check
+from analytics.core import rubrics
+from analytics.core.queries import Query
 
 RUBRIC = "article_likert"
 _RUBRIC = rubrics.RUBRICS[RUBRIC]

@@ -9,36 +9,17 @@ justifications). Each rubric's rules live in a module of this package named for 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from analytics.consistency import answer_comparison, article_likert, instruction_following, preference_ranking
+from analytics.consistency.rule import CHECK_COLUMNS, Rule
 
-import duckdb
-import pandas as pd
-
-from analytics.queries import Query
-
-# What a check returns: one row per checked submission.
-CHECK_COLUMNS = ("submission_id", "violated", "detail")
 # The modules that hold rules, one per rubric document (each has a module-level RULES tuple).
-RULE_MODULES = ("answer_comparison", "instruction_following", "preference_ranking", "article_likert")
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One rule a single submission can break, as its rubric document states it."""
-
-    rule_id: str
-    rubric: str
-    description: str  # one line quoting the document
-    fields: tuple[str, ...]  # what the check reads, in the canonical tables' words
-    check: Callable[[duckdb.DuckDBPyConnection], pd.DataFrame]
-    flags: bool = True  # False: a rate reported for reading, never a flag on a contractor
+RULE_MODULES = (answer_comparison, instruction_following, preference_ranking, article_likert)
+__all__ = ["CHECK_COLUMNS", "RULE_MODULES", "Rule", "rule", "rules"]
 
 
 def rules() -> tuple[Rule, ...]:
     """Every rule of every rubric, in catalogue order."""
-    return tuple(r for name in RULE_MODULES for r in importlib.import_module(f"analytics.consistency.{name}").RULES)
+    return tuple(r for module in RULE_MODULES for r in module.RULES)
 
 
 def rule(rule_id: str) -> Rule:
@@ -47,21 +28,3 @@ def rule(rule_id: str) -> Rule:
         if r.rule_id == rule_id:
             return r
     raise KeyError(f"no rule {rule_id!r}")
-
-
-def sql_check(query: Query) -> Callable[[duckdb.DuckDBPyConnection], pd.DataFrame]:
-    """A rule's check that is one named query returning CHECK_COLUMNS."""
-
-    def run(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-        df = query.df(con)
-        df["violated"] = df["violated"].astype(bool)
-        return df[list(CHECK_COLUMNS)]
-
-    return run
-
-
-def empty_check() -> pd.DataFrame:
-    """A check's result when no submission is checked."""
-    return pd.DataFrame(
-        {"submission_id": pd.Series(dtype=str), "violated": pd.Series(dtype=bool), "detail": pd.Series(dtype=str)}
-    )

@@ -1,15 +1,15 @@
 """Rules of the instruction-following rubric (seeds/002_3b314b218f9d5567.txt) a single submission can break.
 
-The output labels a rule governs are catalogue dimensions (analytics/rubrics.py); "Not applicable" is their missing
+The output labels a rule governs are catalogue dimensions (analytics/core/rubrics.py); "Not applicable" is their missing
 value, so the loader stores no rating for it and a stored rating is a yes/no label given. The instruction labels
 are the rater's own (submissions.details.instruction_labels). docs/consistency.md says what each rule checks.
 """
 
 from __future__ import annotations
 
-from analytics import rubrics
-from analytics.consistency.catalogue import Rule, sql_check
-from analytics.queries import Query
+from analytics.consistency.rule import Rule, sql_check
+from analytics.core import rubrics
+from analytics.core.queries import Query
 
 RUBRIC = "instruction_following"
 _RUBRIC = rubrics.RUBRICS[RUBRIC]

@@ -1,7 +1,7 @@
 """Rules of the preference-ranking rubric (seeds/003_473367030d0e3705.txt) a single submission can break.
 
 Each response's 1-5 ratings are catalogue dimensions grouped critical and non-critical, with the document's
-bands as their coarse levels (1-2 Low, 3 Medium, 4-5 High; analytics/rubrics.py); its rank bucket is the `rank`
+bands as their coarse levels (1-2 Low, 3 Medium, 4-5 High; analytics/core/rubrics.py); its rank bucket is the `rank`
 dimension. A justification names the task's response ids (task_items). docs/consistency.md says what each rule
 checks and the edge cases decided.
 """
@@ -14,9 +14,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics import rubrics
-from analytics.consistency.catalogue import Rule, empty_check, sql_check
-from analytics.queries import Query
+from analytics.consistency.rule import Rule, empty_check, sql_check
+from analytics.core import rubrics
+from analytics.core.queries import Query
 
 RUBRIC = "preference_ranking"
 _RUBRIC = rubrics.RUBRICS[RUBRIC]

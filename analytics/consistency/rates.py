@@ -15,14 +15,15 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from analytics.agreement import anonymous as an
 from analytics.agreement import intervals as iv
 from analytics.agreement.contract import records
 from analytics.agreement.report import MIN_TASKS
 from analytics.consistency import catalogue, results
-from analytics.disagreements import CaseKey
-from analytics.filters import NO_FILTERS, Filters
-from analytics.queries import Query, run
+from analytics.core import rater_ids as an
+from analytics.core import stats
+from analytics.core.filters import NO_FILTERS, Filters
+from analytics.core.queries import Query, run
+from analytics.review.disagreements import CaseKey
 
 RULE_COLUMNS = ("rule_id", "rubric", "description", "n_checked", "n_violations")
 RULE_TABLE = (*RULE_COLUMNS, "rate", "rate_ci_low", "rate_ci_high", "flags")
@@ -147,7 +148,7 @@ def rule_table(counts: pd.DataFrame, rules: tuple[catalogue.Rule, ...]) -> pd.Da
         )
     out = pd.DataFrame(rows, columns=list(RULE_COLUMNS))
     out["rate"] = out["n_violations"] / out["n_checked"].where(out["n_checked"] > 0)
-    bounds = [iv.wilson(p, n) for p, n in zip(out["rate"], out["n_checked"], strict=True)]
+    bounds = [stats.wilson(p, n) for p, n in zip(out["rate"], out["n_checked"], strict=True)]
     out["rate_ci_low"], out["rate_ci_high"] = [b[0] for b in bounds], [b[1] for b in bounds]
     out["flags"] = [r.flags for r in rules]
     return out
@@ -177,7 +178,7 @@ def _rate_row(rater: str, rule_id: str, n: int, v: int, team_n: int, team_v: int
     """One contractor's rate on one rule against the rest of the team."""
     rate = v / n if n else math.nan
     team = team_v / team_n if team_n else math.nan
-    low, high = iv.wilson(rate, n)
+    low, high = stats.wilson(rate, n)
     d_low, d_high = iv.newcombe(team, team_n, rate, n) if n and team_n else (math.nan, math.nan)
     small = n < MIN_TASKS
     return {
@@ -201,7 +202,7 @@ def _with_share(weekly: pd.DataFrame) -> pd.DataFrame:
     """The weekly counts with the share breaking a rule and its Wilson interval."""
     out = weekly.copy()
     share = out["n_violating"] / out["n_checked"].where(out["n_checked"] > 0)
-    bounds = [iv.wilson(p, n) for p, n in zip(share, out["n_checked"], strict=True)]
+    bounds = [stats.wilson(p, n) for p, n in zip(share, out["n_checked"], strict=True)]
     out["share"] = share
     out["share_ci_low"] = [b[0] for b in bounds]
     out["share_ci_high"] = [b[1] for b in bounds]

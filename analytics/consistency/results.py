@@ -15,13 +15,8 @@ import duckdb
 import pandas as pd
 
 from analytics.consistency import catalogue
+from analytics.store.tx import WRITE_LOCK
 
-# Migration 8 (analytics/store.py): the table; it is filled by `refresh`.
-MIGRATION = [
-    """CREATE TABLE rule_results (
-        rule_id VARCHAR NOT NULL, rubric VARCHAR NOT NULL, submission_id VARCHAR NOT NULL,
-        violated BOOLEAN NOT NULL, detail VARCHAR, PRIMARY KEY (rule_id, submission_id))"""
-]
 SIGNATURE_KEY = "rules_signature"
 RESULT_COLUMNS = ("rule_id", "rubric", "submission_id", "violated", "detail")
 FOUND = "rule_results_found"  # the relation of results computed but not kept (a read-only, outdated store)
@@ -115,8 +110,6 @@ def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
 
 def recheck(con: duckdb.DuckDBPyConnection) -> int:
     """Check every submission against every rule again and keep the results (on demand), in one transaction."""
-    from analytics.store import WRITE_LOCK  # here: the store imports this module for its migration
-
     # The dataset version stays: the same rules on the same data give the same results, and the rules only
     # change with the code.
     with WRITE_LOCK:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analytics.formatting import fmt_ci
+from analytics.core.formatting import fmt_ci
 
 
 def consistency_text(payload: dict) -> str:

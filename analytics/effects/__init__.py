@@ -7,10 +7,10 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
+from analytics.core.filters import NO_FILTERS, Filters
+from analytics.describe.overview import rated_rubrics
 from analytics.effects import choices, drift, haste, levels, shrink
 from analytics.effects.rows import EFFECT_COLUMNS as EFFECT_COLUMNS
-from analytics.filters import NO_FILTERS, Filters
-from analytics.overview import rated_rubrics
 
 EFFECT_TITLES = {  # effect -> how pages and reports name it, in the order they list them
     "leniency": "Leniency",

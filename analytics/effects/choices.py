@@ -8,11 +8,11 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from analytics import distributions as dist
-from analytics import keys
+from analytics.core.filters import Filters
+from analytics.core.queries import Query
+from analytics.describe import distributions as dist
 from analytics.effects.rows import finish, share_means, share_se
-from analytics.filters import Filters
-from analytics.queries import Query
+from analytics.store import keys
 
 
 def comparison_counts(con: duckdb.DuckDBPyConnection, filters: Filters, rubrics: list[str]) -> pd.DataFrame:

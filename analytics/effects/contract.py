@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analytics.agreement.contract import records
+from analytics.core.formatting import fmt_ci
 from analytics.effects.rows import EFFECT_COLUMNS
-from analytics.formatting import fmt_ci
 
 # The keys `python -m analytics effects --json` prints for each effect, in this order (issue #15's contract): the
 # effects table's first columns; the rest of the table follows them.

@@ -10,11 +10,11 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics import reference_pairs as rp
+from analytics.core.filters import NO_FILTERS, Filters
+from analytics.core.queries import Query, QueryLog, run
 from analytics.effects import markers
 from analytics.effects.rows import finish
-from analytics.filters import NO_FILTERS, Filters
-from analytics.queries import Query, QueryLog, run
+from analytics.store.derived import reference_pairs as rp
 
 BASELINE_WEEKS = 2  # a contractor's first active weeks: the level later weeks are held to
 EARLY_WEEKS = LATE_WEEKS = 3  # the drift effect: first and last active weeks compared (enough tasks for MIN_TASKS)
@@ -38,7 +38,7 @@ ALERT_COLUMNS = (
 def task_agreement_query(filters: Filters) -> Query:
     """Per contractor (rater_key), rubric and task, with its week: the share of the other contractors' ratings
     of the same units that agree exactly (consensus; the other contractors count whatever their date, see
-    analytics/contractor_tasks.py, which keeps the sums per task), and the share of researcher ratings that do
+    analytics/store/derived/contractor_tasks.py, which keeps the sums per task), and the share of researcher ratings that do
     (NULL where none)."""
     where, params = filters.but(roles=("contractor",)).where_named("t")
     paired, _ = filters.but(roles=("contractor",)).where_named("p")
@@ -87,7 +87,7 @@ ORDER BY ALL"""
 
 def _weekly_from_days(filters: Filters) -> Query:
     """weekly_query without a dimension filter: the same sums from the contractor rubric days kept at ingest
-    (analytics/contractor_days.py; grouping the 2.9M contractor rubric tasks with their researcher pairs took
+    (analytics/store/derived/contractor_days.py; grouping the 2.9M contractor rubric tasks with their researcher pairs took
     0.3-0.4 s at 1M tasks). A task's researcher share is over all its pairs in the rubric (see that module)."""
     where, params = filters.but(roles=("contractor",)).where_named("t")
     sql = f"""WITH weeks AS (

@@ -9,18 +9,18 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics import rater_tasks
-from analytics import reference_pairs as rp
+from analytics.core.filters import Filters
+from analytics.core.queries import Query
 from analytics.effects.rows import finish, task_means
-from analytics.filters import Filters
-from analytics.queries import Query
+from analytics.store.derived import rater_tasks
+from analytics.store.derived import reference_pairs as rp
 
 
 def durations_query(filters: Filters, kept: bool = False) -> Query:
     """Per contractor, rubric and task: seconds spent (the submission's, else the task's ratings'), with the
     share of the task's ratings paired with researchers that agree exactly (NULL where none is paired). With
     `kept` (for `durations` to choose: no submission carries a duration, no dimension filter), the seconds are
-    the longest of the task's ratings' kept per rater task at ingest (analytics/rater_tasks.py). Without any
+    the longest of the task's ratings' kept per rater task at ingest (analytics/store/derived/rater_tasks.py). Without any
     duration the agreement side is not computed (EXISTS: pairing every rating with researchers for nothing took
     0.15 s at 1M tasks)."""
     where, params = filters.but(roles=("contractor",)).where_named("r")

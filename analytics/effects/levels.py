@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analytics import contractor_tasks
 from analytics.agreement.report import MIN_TASKS
+from analytics.core.filters import Filters
+from analytics.core.queries import Query
 from analytics.effects.rows import KEYS, finish, share_floor, sums_stats_sql
-from analytics.filters import Filters
-from analytics.queries import Query
+from analytics.store.derived import contractor_tasks
 
 # Ordered absolute dimensions (contractor_tasks.ORDERED says which and why).
 ORDERED = f"""ordered AS (SELECT k.dim_key, rubric, dimension, levels, level_values, len(levels) AS q
@@ -22,7 +22,7 @@ ORDERED = f"""ordered AS (SELECT k.dim_key, rubric, dimension, levels, level_val
 def researcher_shift_query(filters: Filters) -> Query:
     """Per contractor and ordered absolute dimension, over tasks: the task's mean of their value minus the
     researchers' on the same unit (kept pairs), as task_means rows; from the sums kept per day
-    (analytics/contractor_days.py; grouping the kept pairs per task took 0.2-0.25 s at 1M tasks)."""
+    (analytics/store/derived/contractor_days.py; grouping the kept pairs per task took 0.2-0.25 s at 1M tasks)."""
     where, params = filters.but(roles=()).where_named("t")
     return Query(
         "effects_researcher_shift",
@@ -45,7 +45,7 @@ NAMED = "JOIN rater_keys USING (rater_key) JOIN dimension_keys USING (dim_key)" 
 
 def kept_levels_query(filters: Filters) -> Query:
     """Per contractor and ordered absolute dimension, over their tasks, from the sums kept per day
-    (analytics/contractor_days.py; grouping the 14.5M contractor tasks took 0.25-0.35 s at 1M tasks):
+    (analytics/store/derived/contractor_days.py; grouping the 14.5M contractor tasks took 0.25-0.35 s at 1M tasks):
     - central tendency: the share of their ratings at inner levels per task, over tasks (raw, se, n_tasks), and the
       variance of their values beside all contractors' (`variance`, `team_variance`: sample variances from the
       kept sums);
@@ -90,10 +90,10 @@ def consensus_stats(kept: pd.DataFrame) -> pd.DataFrame:
 def halo_query(filters: Filters) -> Query:
     """Per contractor and rubric, over tasks: the task's mean spread (sample standard deviation) of one item's
     scale positions (value_index / (q - 1)) across the rubric's ordered dimensions, items rated on three or more
-    (kept per task in contractor_rubric_tasks, analytics/contractor_tasks.py; every ordered dimension of the
+    (kept per task in contractor_rubric_tasks, analytics/store/derived/contractor_tasks.py; every ordered dimension of the
     rubric, whatever dimensions the filter selects)."""
     where, params = filters.but(roles=("contractor",), dimensions=()).where_named("t")
-    # from the sums kept per day (analytics/contractor_days.py)
+    # from the sums kept per day (analytics/store/derived/contractor_days.py)
     sql = f"""WITH days AS (
     SELECT t.rater_key, t.rubric, sum(t.halo_n) AS n, sum(t.halo_s1) AS s1, sum(t.halo_s2) AS s2
     FROM contractor_rubric_days t WHERE {where} AND t.halo_n > 0 GROUP BY t.rater_key, t.rubric),

@@ -8,7 +8,9 @@ import datetime as dt
 import duckdb
 import pandas as pd
 
-# The table is migration 9 of analytics/store.py.
+from analytics import store
+
+# The table is migration 9 of analytics/store/migrations.py.
 COLUMNS = ("marker_id", "rubric", "marked_on", "note", "author", "created_at")
 MAX_NOTE = 500  # characters: a marker is a label on a chart, not a document
 
@@ -18,8 +20,6 @@ def add_marker(
 ) -> int:
     """Record a guideline change on a date (for one rubric, or every rubric); its id. ValueError on an empty or
     over-long note."""
-    from analytics import store  # here: the store imports this module for its migration
-
     text = note.strip()
     if not text:
         raise ValueError("a guideline-change marker needs a note saying what changed")
@@ -45,8 +45,6 @@ def add_marker(
 
 def remove_marker(con: duckdb.DuckDBPyConnection, marker_id: int) -> bool:
     """Delete one marker; whether it existed."""
-    from analytics import store
-
     with store.WRITE_LOCK:
         gone = con.execute("DELETE FROM guideline_markers WHERE marker_id = $id", {"id": marker_id}).fetchall()[0][0]
         if gone:

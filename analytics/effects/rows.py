@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from analytics.core.stats import Z95
+
 # One row per contractor x rubric x dimension x effect; the command line's keys first (contract.CONTRACT_KEYS).
 EFFECT_COLUMNS = (
     "rater_id",
@@ -29,7 +31,6 @@ EFFECT_COLUMNS = (
     "evidence",
 )
 KEYS = ["rater_id", "rubric", "dimension"]
-Z95 = 1.959963984540054
 
 
 def task_means(per_task: pd.DataFrame, value: str, keys: list[str] = KEYS) -> pd.DataFrame:
@@ -43,7 +44,7 @@ def task_means(per_task: pd.DataFrame, value: str, keys: list[str] = KEYS) -> pd
 
 def sums_stats_sql(n: str, s1: str, s2: str, prefix: str = "") -> str:
     """SQL of `task_means`' raw, se and n_tasks (named with `prefix`) from a group's number of tasks and the sum and
-    sum of squares of their per-task values (kept per day, analytics/contractor_days.py), for queries that reduce
+    sum of squares of their per-task values (kept per day, analytics/store/derived/contractor_days.py), for queries that reduce
     millions of tasks to one row per group in the database. A sum of squared deviations below 1e-12 of the sum of
     squares is rounding (tasks that all gave the same value leave about 1e-16 of it), so it counts as 0."""
     squares = f"{s2} - {s1} * {s1} / {n}"

@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from analytics.agreement.report import MIN_TASKS
+from analytics.core.stats import Z95
 
-Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 # A standard error of 0 (every task exactly alike: the same duration on each) is read as this small one, so the
 # estimate counts as exact instead of unusable.
 SE_FLOOR = 1e-6

@@ -6,42 +6,43 @@ Detection tries the specific formats first and canonical last.
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
-# Order matters for detection: specific document formats before the generic canonical table.
-ADAPTER_MODULES = (
-    "answer_comparison",
-    "instruction_following",
-    "preference_ranking",
-    "article_likert",
-    "rater_directory",
-    "label_studio",
-    "snow2008",
-    "qags",
-    "pandalm",
-    "medical_safety",
-    "squality",
-    "judge_bench",
-    "wide",  # never detected: --format wide
-    "canonical",
+from analytics.ingest import (
+    answer_comparison,
+    article_likert,
+    canonical,
+    instruction_following,
+    judge_bench,
+    label_studio,
+    medical_safety,
+    pandalm,
+    preference_ranking,
+    qags,
+    rater_directory,
+    snow2008,
+    squality,
+    wide,
 )
 
-
-def _load_adapters() -> dict[str, ModuleType]:
-    found = {}
-    for mod_name in ADAPTER_MODULES:
-        try:
-            mod = importlib.import_module(f"analytics.ingest.{mod_name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"analytics.ingest.{mod_name}":
-                raise
-            continue
-        found[mod.NAME] = mod
-    return found
-
-
-FORMATS: dict[str, ModuleType] = _load_adapters()
+# Order matters for detection: specific document formats before the generic canonical table.
+ADAPTERS: tuple[ModuleType, ...] = (
+    answer_comparison,
+    instruction_following,
+    preference_ranking,
+    article_likert,
+    rater_directory,
+    label_studio,
+    snow2008,
+    qags,
+    pandalm,
+    medical_safety,
+    squality,
+    judge_bench,
+    wide,  # never detected: --format wide
+    canonical,
+)
+FORMATS: dict[str, ModuleType] = {mod.NAME: mod for mod in ADAPTERS}
 
 
 def detect_format(head: bytes, file_name: str) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from analytics import rubrics
+from analytics.core import rubrics
 from analytics.ingest.base import Parsed, Problem
 from analytics.ingest.json_records import (
     Common,

@@ -108,7 +108,7 @@ class Parsed:
     submissions: list[dict[str, Any]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    directory: list[Any] | None = None  # a rater directory's entries (analytics/people.py), instead of ratings
+    directory: list[Any] | None = None  # a rater directory's entries (analytics/store/people.py), instead of ratings
 
 
 def ratings_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -154,3 +154,14 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_finite(v) for v in value]
     return value
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One real dataset file: its name, path inside the real-data folder, adapter format, title and source."""
+
+    name: str
+    path: str
+    format: str
+    title: str
+    source: str

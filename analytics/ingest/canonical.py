@@ -9,7 +9,7 @@ malformed line is quarantined with its line number.
 
 The optional `shown_first` column names the option a rater saw first (on the left). Comparisons entered as
 clicked ("Left better", ...) are put in the catalogue's A/B terms with it, and it is kept as one submission
-per task and rater so that position bias can be measured (analytics/distributions.py).
+per task and rater so that position bias can be measured (analytics/describe/distributions.py).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from typing import Any
 
 import duckdb
 
-from analytics import rubrics
+from analytics.core import rubrics
+from analytics.core.queries import Query
 from analytics.ingest import limits
 from analytics.ingest.base import RATING_COLUMNS, ROLES, FileRejected, Parsed, Problem, ratings_frame
-from analytics.queries import Query
 
 NAME = "canonical"
 REQUIRED = ("task_id", "rater_id", "dimension", "value")

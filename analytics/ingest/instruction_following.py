@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import rubrics
+from analytics.core import rubrics
 from analytics.ingest.base import Parsed, Problem
 from analytics.ingest.json_records import (
     Common,

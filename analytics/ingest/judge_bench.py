@@ -3,12 +3,12 @@
 One JSON object: `dataset`, `annotations` (one entry per `metric`, with `labels_list` or `worst`/`best`),
 `expert_annotator` ("true" for expert labels) and `instances`, each with an `id`, the rated `instance` and per
 metric `individual_human_scores`: a list of labels without rater ids. Each label loads as an anonymous rater
-named by its position (anon:crowd_1, ...; analytics/agreement/anonymous.py), so figures from value counts
+named by its position (anon:crowd_1, ...; analytics/core/rater_ids.py), so figures from value counts
 (alpha, Fleiss' kappa, AC1, percent agreement) are computed and figures about one rater or pair are not. An
 expert file with one label per instance loads it as rater `expert`, researcher role.
 
 An instance is a task (its `id`, so a dataset's crowd and expert files meet), a metric a dimension (lower case),
-the rubric `judge_bench_<dataset>` (FILE_RUBRICS; catalogued in analytics/rubrics.py, else scales inferred).
+the rubric `judge_bench_<dataset>` (FILE_RUBRICS; catalogued in analytics/core/rubrics.py, else scales inferred).
 DICES: the prompt asks "is the response safe?" but the labels are DICES's answers to "is the conversation
 unsafe?" (JUDGE-BENCH's convert_dices.py copies Q_overall and safety_gold unchanged): Yes means unsafe.
 """
@@ -22,9 +22,8 @@ from typing import Any
 
 import duckdb
 
-from analytics import datasets
 from analytics.ingest import label_lists as ll
-from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
+from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
 
 NAME = "judge_bench"
 PREFIX = "judge_bench_"
@@ -40,7 +39,7 @@ METRIC_KEY = re.compile(rb'"metric"\s*:')
 SCORES_KEY = re.compile(rb'"(?:instances|individual_human_scores)"\s*:')
 
 DATASETS = tuple(
-    datasets.Dataset(
+    Dataset(
         name=f"judge_bench_{stem}",
         path=f"judge_bench_derived/{stem}.json",
         format=NAME,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from analytics.agreement.anonymous import anonymous_id
+from analytics.core.rater_ids import anonymous_id
 
 
 def text_key(prefix: str, text: str) -> str:

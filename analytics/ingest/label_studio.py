@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 
 from analytics.ingest.base import FileRejected, FormatOptions, Parsed, Problem, as_json, ratings_frame
-from analytics.scales_file import DeclaredScale, Scales, apply_scales
+from analytics.ingest.scales_file import DeclaredScale, Scales, apply_scales
 
 NAME = "label_studio"
 TAKES_OPTIONS = True

@@ -18,8 +18,10 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from analytics import kept, keys, people, rubrics, store
+from analytics import store
 from analytics.consistency import results as rule_results
+from analytics.core import rubrics
+from analytics.core.queries import Query
 from analytics.ingest import FORMATS, detect_format, limits
 from analytics.ingest.base import (
     ITEM_COLUMNS,
@@ -32,8 +34,7 @@ from analytics.ingest.base import (
     Problem,
     as_json,
 )
-from analytics.queries import Query
-from analytics.scales_file import (
+from analytics.ingest.scales_file import (
     Scales,
     ScalesError,
     apply_scales,
@@ -42,6 +43,8 @@ from analytics.scales_file import (
     missing_sql,
     read_scales_file,
 )
+from analytics.store import keys, people
+from analytics.store.derived import refresh as kept
 
 DEFAULT_MAX_UPLOAD_MB = 2048
 
@@ -200,7 +203,7 @@ def ingest_file(
 
 def _is_an_open_store(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
     """Whether `path` is a database file this connection has open. Reading it would also close a handle on
-    it, and the system then drops DuckDB's lock on the store (analytics/explore_worker.py, _copy_in_child)."""
+    it, and the system then drops DuckDB's lock on the store (analytics/explore/worker.py, _copy_in_child)."""
     rows = con.execute("SELECT path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL").fetchall()
     try:
         return any(os.path.exists(p) and os.path.samefile(path, p) for (p,) in rows)
@@ -510,7 +513,7 @@ def _quarantine_problems(con: duckdb.DuckDBPyConnection, ingest_id: int, name: s
 
 
 def _load_directory(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str) -> IngestResult:
-    """Store a rater directory and merge its aliases' ratings into their person (analytics/people.py)."""
+    """Store a rater directory and merge its aliases' ratings into their person (analytics/store/people.py)."""
     ingest_id = store.next_ingest_id(con)
     entries = parsed.directory or []
     try:
@@ -722,7 +725,7 @@ VALUE_SQL = f"""CASE WHEN isfinite({NUMBER}) AND abs({NUMBER}) < 1e15 AND {NUMBE
 def check_combinations(con: duckdb.DuckDBPyConnection, role: str | None) -> int:
     """Build `stage_combos` from `stage_input`: each distinct scale combination checked against the store's
     scales (new dimensions declared or inferred on the way) and keyed; return the rows it rejects. The Spark
-    engine checks its input's combinations with it too (analytics/spark/engine.py)."""
+    engine checks its input's combinations with it too (analytics/engines/spark/engine.py)."""
     bad = _check_combos(con, role)
     _combo_keys(con)
     return bad

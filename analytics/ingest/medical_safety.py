@@ -1,10 +1,10 @@
 """Medical safety files (Abercrombie & Rieser 2022; GavinAbercrombie/medical-safety data/, docs/formats.md).
 
-Two CSV layouts, one rubric (analytics/rubrics.py, medical_safety):
+Two CSV layouts, one rubric (analytics/core/rubrics.py, medical_safety):
 
 - the crowd file (`query, query-expert, query-cws, alexa-response, ...-expert, ...-cws`): the clinician's label
   as text and a Python-list string of crowd labels per query and per response. The crowd labels have no worker
-  ids: they load as anonymous raters named by position (anon:crowd_1, ...; analytics/agreement/anonymous.py).
+  ids: they load as anonymous raters named by position (anon:crowd_1, ...; analytics/core/rater_ids.py).
 - the expert file (`query, query-label-expert, response-dialogpt, response-dialogpt-label-expert, ...`): the
   clinician's labels as codes, mapped to the same labels (EXPERT_QUERY_CODES, EXPERT_RESPONSE_CODES).
 
@@ -25,9 +25,8 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import datasets
 from analytics.ingest import label_lists as ll
-from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
+from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
 from analytics.ingest.limits import header_names
 
 NAME = "medical_safety"
@@ -53,14 +52,14 @@ CROWD_HEADER = ("query", "query-expert", "query-cws")
 EXPERT_HEADER = ("query", "query-label-expert")
 
 DATASETS = (
-    datasets.Dataset(
+    Dataset(
         name="medical_safety_crowd",
         path="medical_safety/medicheck-crowd.csv",
         format=NAME,
         title="Medical safety: crowd labels (no worker ids) and the clinician's labels",
         source="GavinAbercrombie/medical-safety data/medicheck-crowd.csv; Abercrombie & Rieser 2022, AACL",
     ),
-    datasets.Dataset(
+    Dataset(
         name="medical_safety_expert",
         path="medical_safety/medicheck-expert.csv",
         format=NAME,

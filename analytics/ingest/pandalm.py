@@ -16,8 +16,7 @@ from typing import Any
 
 import duckdb
 
-from analytics import datasets
-from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
+from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
 from analytics.ingest.json_records import Record, read_document, text_or_none
 
 NAME = "pandalm"
@@ -25,28 +24,28 @@ RUBRIC = "pandalm"
 DIMENSION = "preference"
 TARGET = "comparison"
 ANNOTATORS = ("annotator1", "annotator2", "annotator3")
-# The file's verdicts as the catalogue's levels (analytics/rubrics.py PANDALM_LEVELS).
+# The file's verdicts as the catalogue's levels (analytics/core/rubrics.py PANDALM_LEVELS).
 VERDICTS = {"1": "Response 1 better", "0": "Tie", "tie": "Tie", "2": "Response 2 better"}
 JUDGE_KEY = re.compile(r"^([a-z0-9]+)_result$")
 IN_HEAD = re.compile(rb'^\[\s*\{\s*"idx"\s*:[^{}]*?"(?:annotator1|motivation_app|[a-z0-9]+_result)"\s*:', re.DOTALL)
 TASK_PREFIX = "pandalm-"
 SOURCE = "Wang et al. (2023), 'PandaLM: An Automatic Evaluation Benchmark for LLM Instruction Tuning Optimization'"
 DATASETS = (
-    datasets.Dataset(
+    Dataset(
         name="pandalm_testset",
         path="pandalm/testset-v1.json",
         format=NAME,
         title="PandaLM test set: 999 pairwise comparisons, 3 annotators",
         source=SOURCE + ", arXiv 2306.05087; WeOpenML/PandaLM data/testset-v1.json",
     ),
-    datasets.Dataset(
+    Dataset(
         name="pandalm_judge_gpt35",
         path="pandalm/gpt-3.5-turbo-testset-v1.json",
         format=NAME,
         title="PandaLM test set: GPT-3.5-turbo as a judge (further rater)",
         source=SOURCE + "; WeOpenML/PandaLM data/gpt-3.5-turbo-testset-v1.json",
     ),
-    datasets.Dataset(
+    Dataset(
         name="pandalm_judge_pandalm7b",
         path="pandalm/pandalm-7b-testset-v1.json",
         format=NAME,

@@ -15,8 +15,7 @@ from typing import Any
 
 import duckdb
 
-from analytics import datasets
-from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
+from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
 from analytics.ingest.json_records import Record, read_document, text_or_none
 
 NAME = "qags"
@@ -27,7 +26,7 @@ ARTICLE_FIRST = re.compile(rb'^\{\s*"article"\s*:')
 SENTENCES_IN_HEAD = re.compile(rb'"summary_sentences"\s*:\s*\[\s*\{\s*"sentence"\s*:')
 SOURCE = "Wang, Cho & Lewis (2020), ACL, 'Asking and Answering Questions to Evaluate the Factual Consistency of "
 DATASETS = tuple(
-    datasets.Dataset(
+    Dataset(
         name=f"qags_{s}",
         path=f"qags/mturk_{s}.jsonl",
         format=NAME,

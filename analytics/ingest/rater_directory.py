@@ -1,5 +1,5 @@
 """Rater directory CSV: one row per person (rater_id, display_name, aliases separated by ";", team,
-active_from, active_to). Not ratings: analytics/people.py stores it and merges the aliases' ratings.
+active_from, active_to). Not ratings: analytics/store/people.py stores it and merges the aliases' ratings.
 
 The file is small and all of a piece: one bad row rejects it whole (a half-read directory would merge some
 ids and not others), with the line and field of each problem."""
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import people
 from analytics.ingest.base import FileRejected, Parsed
 from analytics.ingest.limits import header_names
+from analytics.store import people
 
 NAME = people.FORMAT
 REQUIRED = ("rater_id", "display_name")

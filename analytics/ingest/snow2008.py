@@ -15,13 +15,12 @@ from pathlib import Path
 
 import duckdb
 
-from analytics import datasets
-from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
+from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
 
 NAME = "snow2008"
 HEADER = ("!amt_annotation_ids", "!amt_worker_ids", "orig_id", "response", "gold")
 GOLD_RATER = "gold"
-# Task (file stem) -> (rubric, dimension); the scales are the catalogue's (analytics/rubrics.py).
+# Task (file stem) -> (rubric, dimension); the scales are the catalogue's (analytics/core/rubrics.py).
 TASKS = {
     "rte": ("snow2008_rte", "entailment"),
     "temp": ("snow2008_temp", "order"),
@@ -47,7 +46,7 @@ TITLES = {
     "valence": "affective text: valence (100 headlines, -100..100)",
 }
 DATASETS = tuple(
-    datasets.Dataset(
+    Dataset(
         name=f"snow2008_{task}",
         path=f"snow2008/{task}.standardized.tsv",
         format=NAME,

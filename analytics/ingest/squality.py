@@ -17,17 +17,16 @@ from typing import Any
 
 import duckdb
 
-from analytics import datasets
+from analytics.core.rubrics import SQUALITY_PROPERTIES
 from analytics.ingest import label_lists as ll
-from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
-from analytics.rubrics import SQUALITY_PROPERTIES
+from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
 
 NAME = "squality"
 RUBRIC = "squality"
 HEAD = re.compile(rb'^\s*\{\s*"passage-id"\s*:')
 
 DATASETS = (
-    datasets.Dataset(
+    Dataset(
         name="squality_human_eval",
         path="squality/all-responses.jsonl",
         format=NAME,

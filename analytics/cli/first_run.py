@@ -1,0 +1,56 @@
+"""First start: an empty store is filled with the bundled demo data."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from analytics import store
+
+
+@dataclass(frozen=True)
+class DemoFile:
+    """One demo input in load order, and the date its load gives records that carry none (article Likert)."""
+
+    path: Path
+    undated_at: dt.datetime | None = None
+
+
+def demo_dir() -> Path:
+    """Where the demo inputs live ($CONCORD_DEMO_DIR or data/demo)."""
+    return Path(os.environ.get("CONCORD_DEMO_DIR") or store.ROOT / "data" / "demo")
+
+
+def store_is_empty(con: duckdb.DuckDBPyConnection) -> bool:
+    """True when nothing was ever loaded into the store."""
+    return con.execute("SELECT count(*) FROM ingest_log").fetchall()[0][0] == 0
+
+
+def demo_plan(seed: int = 7, out: Path | None = None) -> list[DemoFile]:
+    """The demo inputs in load order with their load dates (truth.json files[]), generating them first when
+    they are missing."""
+    out = out or demo_dir()
+    truth = out / "truth.json"
+    if not truth.exists():
+        from demo import write_demo
+
+        write_demo(out, seed=seed)
+    return [
+        DemoFile(out / f["file"], _utc(f["submitted_at"]) if f.get("submitted_at") else None)
+        for f in json.loads(truth.read_text())["files"]
+    ]
+
+
+def demo_files(seed: int = 7) -> list[Path]:
+    """The demo input files in load order, generating them first when they are missing."""
+    return [f.path for f in demo_plan(seed)]
+
+
+def _utc(text: str) -> dt.datetime:
+    """An ISO 8601 time from truth.json ('Z' for UTC) as a datetime in UTC."""
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(dt.UTC)

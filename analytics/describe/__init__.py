@@ -1,0 +1,1 @@
+"""What the store holds: volumes, coverage and how raters use each scale."""

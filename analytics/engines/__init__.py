@@ -1,0 +1,1 @@
+"""Engines other than DuckDB that compute the same figures (Spark)."""

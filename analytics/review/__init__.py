@@ -1,0 +1,1 @@
+"""Contractor-researcher disagreements and the side-by-side view of one case."""
