@@ -11,7 +11,7 @@ import pytest
 
 from analytics import distributions as dist
 from analytics.agreement import intervals as iv
-from analytics.agreement import pairs as pr
+from analytics.agreement import signatures as sg
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_bytes
 
@@ -165,7 +165,7 @@ def _shift_signatures(n_tasks: int, rng: np.random.Generator):
     for t in range(2):
         np.add.at(cells, (np.arange(n_tasks), contractor[:, t] * LIKERT + truth[:, t]), 1)
     distinct, counts = np.unique(cells, axis=0, return_counts=True)
-    return pr.Signatures(distinct, counts.astype(float), 2 * n_tasks)
+    return sg.Signatures(distinct, counts.astype(float), 2 * n_tasks)
 
 
 def test_large_groups_take_the_multiplier_bootstrap_with_the_multinomial_intervals():

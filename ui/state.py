@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import handover, store
-from analytics.agreement.pairs import data_queries
+from analytics.agreement.pairing import data_queries
 from analytics.queries import Query, QueryLog
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 from analytics.agreement import anonymous as an
 from analytics.agreement import intervals as iv
 from analytics.agreement.contract import records
-from analytics.agreement.report import MIN_TASKS
+from analytics.agreement.rows import MIN_TASKS
 from analytics.consistency import catalogue, results
 from analytics.disagreements import CaseKey
 from analytics.filters import NO_FILTERS, Filters

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analytics import contractor_tasks
-from analytics.agreement.report import MIN_TASKS
+from analytics.agreement.rows import MIN_TASKS
 from analytics.effects.rows import KEYS, finish, share_floor, sums_stats_sql
 from analytics.filters import Filters
 from analytics.queries import Query

@@ -29,7 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analytics.agreement.report import MIN_TASKS
+from analytics.agreement.rows import MIN_TASKS
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 # A standard error of 0 (every task exactly alike: the same duration on each) is read as this small one, so the
