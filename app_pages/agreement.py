@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import agreement
-from analytics.agreement import LEVELS, ScaleError, team
+from analytics.agreement import LEVELS, ScaleError, narrows_team, team, team_filters
 from analytics.core.filters import Filters
 from analytics.core.queries import Query, distinct_queries
 from analytics.describe import distributions
@@ -94,7 +94,7 @@ def load_team(
     version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
 ) -> pd.DataFrame:
     """Every rater's point figures on one dimension, whoever the rater filter selects (the team median's rows)."""
-    scoped = filters.but(rubric=rubric, raters=(), dimensions=(dimension,))
+    scoped = team_filters(filters.but(rubric=rubric, dimensions=(dimension,)))
     return agreement.rater_agreement(
         state.cursor(), scoped, comparison, coarse=coarse, level=level, n_boot=0, queries=state.query_log()
     )
@@ -184,7 +184,7 @@ class Loads:
             partial(self.confusion, dimension, who),
             partial(self.pairwise, dimension),
         ]
-        return calls + ([partial(self.team, dimension)] if self.filters.raters else [])
+        return calls + ([partial(self.team, dimension)] if narrows_team(self.filters) else [])
 
 
 filters = sidebar.current()
@@ -196,7 +196,7 @@ if rubric is None:
 
 c = st.columns([2, 2, 2])
 comparison = c[0].selectbox(
-    "Comparison", list(view.COMPARISONS), format_func=view.COMPARISONS.__getitem__, key="agr_comparison"
+    "Comparison", list(view.COMPARISON_LABELS), format_func=view.COMPARISON_LABELS.__getitem__, key="agr_comparison"
 )
 scale = c[1].radio(
     "Scale",
@@ -233,7 +233,7 @@ with st.spinner("Computing agreement with task-level intervals..."):
         st.stop()
 report = data["report"]
 st.caption(
-    f"{md_escape(sidebar.rubric_title(rubric))}: {view.COMPARISONS[comparison].lower()}, "
+    f"{md_escape(sidebar.rubric_title(rubric))}: {view.COMPARISON_LABELS[comparison].lower()}, "
     f"{'coarse' if coarse else 'exact'} levels. Everything below follows the filters in the sidebar "
     "(the rater filter picks whose agreement is measured, never whose labels they are compared with)."
 )
@@ -302,7 +302,7 @@ else:
     )
     ceiling_rows = report.ceiling if comparison != "researcher_vs_researcher" else None
     # The team is every rater: the rows shown are the team's unless the rater filter narrows them.
-    team_rows = loads.team(dimension) if filters.raters else rated
+    team_rows = loads.team(dimension) if narrows_team(filters) else rated
     yard = team.yardsticks(team_rows, ceiling_rows, rubric, dimension, statistic, filters.raters)
     points = view.interval_frame(rated, rubric, dimension, statistic)
     m = st.columns(4)

@@ -1,7 +1,7 @@
 """Explore: ad hoc read-only SQL over the store's tables, with examples and the table list beside the editor.
 
-The sandbox (one SELECT, no files, no network) is analytics/explore/sql.py; each query runs in a worker process
-under hard time, memory and result limits (analytics/explore/worker.py, docs/explore.md). This page collects
+The sandbox (one SELECT, no files, no network) is analytics/explore/sql/sql.py; each query runs in a worker process
+under hard time, memory and result limits (analytics/explore/sql/worker.py, docs/explore.md). This page collects
 the text, runs it and shows what came back. Error messages and cells are shown as plain text.
 
 A query stops when this session's script run is asked to stop or rerun: another click (Run again, a widget),

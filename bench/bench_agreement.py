@@ -265,18 +265,19 @@ def child_stat(db: str, name: str, comparison: str) -> dict:
     """One of the engine's named SQL sufficient statistics for one comparison, on its own: time, rows, memory."""
     sys.path.insert(0, str(ROOT))
     from analytics import store
-    from analytics.agreement import counts, pairs
+    from analytics.agreement import counts, pair_plans, pairing, sides
+    from analytics.core import packing
     from analytics.core.filters import Filters
 
     con = store.open_store(db, read_only=True)
-    sides = pairs.comparison_sides(Filters(), comparison)
-    width = pairs.scale_width(con)
+    pair_sides = sides.comparison_sides(Filters(), comparison)
+    width = packing.scale_width(con)
     query = {
         "task_value_patterns": lambda: counts.task_patterns_query(counts.dimension_filter(Filters(), None)),
-        "rater_level_counts": lambda: counts.rater_level_counts_query(sides.subject),
-        "pairs_by_rater": lambda: pairs.pair_query(sides, "rater", width, pairs.multi_target(con)),
-        "pairs_pooled": lambda: pairs.pair_query(pairs.pooled_sides(Filters()), "dimension", width),
-        "ranking_pairs": lambda: pairs.ranking_query(sides, "rater"),
+        "rater_level_counts": lambda: counts.rater_level_counts_query(pair_sides.subject),
+        "pairs_by_rater": lambda: pair_plans.pair_query(pair_sides, "rater", width, pairing.multi_target(con)),
+        "pairs_pooled": lambda: pair_plans.pair_query(sides.pooled_sides(Filters()), "dimension", width),
+        "ranking_pairs": lambda: pairing.ranking_query(pair_sides, "rater"),
     }[name]()
     baseline = peak_mb()
     t = time.perf_counter()

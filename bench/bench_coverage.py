@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analytics.agreement import intervals as iv  # noqa: E402
-from analytics.agreement import pairs as pr  # noqa: E402
-from analytics.agreement import report as rp  # noqa: E402
+from analytics.agreement import pair_rows as prw  # noqa: E402
+from analytics.agreement import signatures as sg  # noqa: E402
 from analytics.agreement.scales import Scale, build_scale  # noqa: E402
 
 STATS = ("exact_agreement", "cohen_kappa", "weighted_kappa", "gwet_ac1", "krippendorff_alpha", "mean_difference")
@@ -89,7 +89,7 @@ def population_table(sc: Scenario) -> np.ndarray:
     return table
 
 
-def simulate(sc: Scenario, n_tasks: int, rng: np.random.Generator, targets: int = 2) -> pr.Signatures:
+def simulate(sc: Scenario, n_tasks: int, rng: np.random.Generator, targets: int = 2) -> sg.Signatures:
     """One pair of raters on n_tasks tasks of `targets` units each, as the report's task signatures."""
     hard = rng.choice(len(sc.difficulty), size=n_tasks, p=[share for share, _ in sc.difficulty])
     cells = np.zeros((n_tasks, sc.q * sc.q))
@@ -105,7 +105,7 @@ def simulate(sc: Scenario, n_tasks: int, rng: np.random.Generator, targets: int 
             labels.append(label)
         np.add.at(cells, (np.arange(n_tasks), labels[0] * sc.q + labels[1]), 1)
     distinct, counts = np.unique(cells, axis=0, return_counts=True)
-    return pr.Signatures(distinct, counts.astype(float), n_tasks * targets)
+    return sg.Signatures(distinct, counts.astype(float), n_tasks * targets)
 
 
 def coverage(sc: Scenario, n_tasks: int, runs: int) -> dict[str, dict[str, float]]:
@@ -113,7 +113,7 @@ def coverage(sc: Scenario, n_tasks: int, runs: int) -> dict[str, dict[str, float
     s = scale(sc)
     truth = {
         k: float(np.asarray(v).ravel()[0])
-        for k, v in rp.pair_compute(s)(population_table(sc)[None] * 1e7).items()
+        for k, v in prw.pair_compute(s)(population_table(sc)[None] * 1e7).items()
         if k in STATS
     }
     hits = {m: dict.fromkeys(truth, 0) for m in ("delta", "bootstrap")}
@@ -125,7 +125,7 @@ def coverage(sc: Scenario, n_tasks: int, runs: int) -> dict[str, dict[str, float
         for run in range(runs):
             sig = simulate(sc, n_tasks, rng)
             for method, force in (("delta", False), ("bootstrap", True)):
-                got = rp.pair_coefficients(s, sig, n_boot=1000, seed=run, force_bootstrap=force).set_index("statistic")
+                got = prw.pair_coefficients(s, sig, n_boot=1000, seed=run, force_bootstrap=force).set_index("statistic")
                 for k, value in truth.items():
                     low, high = got.loc[k, "ci_low"], got.loc[k, "ci_high"]
                     if np.isfinite(low) and np.isfinite(high):

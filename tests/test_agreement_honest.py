@@ -24,10 +24,17 @@ from analytics import agreement, store
 from analytics.agreement import coefficients as co
 from analytics.agreement import counts as ct
 from analytics.agreement import intervals as iv
-from analytics.agreement import pairs as pr
+from analytics.agreement import multi_rater as mr
+from analytics.agreement import pair_plans as pp
+from analytics.agreement import pair_rows as prw
+from analytics.agreement import pairing as pg
 from analytics.agreement import report as rp
+from analytics.agreement import rows as rw
+from analytics.agreement import sides as sd
+from analytics.agreement import signatures as sg
 from analytics.agreement import team
 from analytics.agreement.scales import ScaleError, build_scale
+from analytics.core import packing as pk
 from analytics.core import stats
 from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
@@ -105,9 +112,9 @@ def _population_table() -> np.ndarray:
     return table
 
 
-def _signatures(cells: np.ndarray) -> pr.Signatures:
+def _signatures(cells: np.ndarray) -> sg.Signatures:
     distinct, counts = np.unique(cells, axis=0, return_counts=True)
-    return pr.Signatures(distinct, counts.astype(float), int(len(cells) * 2))
+    return sg.Signatures(distinct, counts.astype(float), int(len(cells) * 2))
 
 
 def test_task_bootstrap_covers_95_percent_with_several_targets_and_two_researcher_labels():
@@ -122,7 +129,7 @@ def test_task_bootstrap_covers_95_percent_with_several_targets_and_two_researche
     runs = 600
     for i in range(runs):
         sig = _signatures(_simulate(120, rng))
-        got = rp.pair_coefficients(s, sig, n_boot=600, seed=i).set_index("statistic")
+        got = prw.pair_coefficients(s, sig, n_boot=600, seed=i).set_index("statistic")
         for k in want:
             hits[k] += got.loc[k, "ci_low"] <= want[k] <= got.loc[k, "ci_high"]
         # the old way for comparison: pairs resampled as if independent
@@ -148,12 +155,12 @@ def test_delta_method_covers_95_percent_from_delta_min_tasks():
     runs = 600
     for i in range(runs):
         sig = _signatures(_simulate(iv.DELTA_MIN_TASKS, rng))
-        got = rp.pair_coefficients(s, sig, n_boot=1000, seed=i).set_index("statistic")
+        got = prw.pair_coefficients(s, sig, n_boot=1000, seed=i).set_index("statistic")
         assert set(got.loc[list(want), "ci_method"]) == {iv.DELTA}
         for k in want:
             hits[k] += got.loc[k, "ci_low"] <= want[k] <= got.loc[k, "ci_high"]
         if i < 5:  # every coefficient: the percentile interval of 2,000 task resamples has about the same ends
-            boot = rp.pair_coefficients(s, sig, n_boot=2000, seed=i, force_bootstrap=True).set_index("statistic")
+            boot = prw.pair_coefficients(s, sig, n_boot=2000, seed=i, force_bootstrap=True).set_index("statistic")
             assert set(boot["ci_method"].dropna()) <= {iv.BOOTSTRAP, ""}
             for name in got.index[got["ci_low"].notna()]:
                 assert got.loc[name, "value"] == pytest.approx(boot.loc[name, "value"]), name
@@ -210,8 +217,8 @@ def test_multi_rater_intervals_resample_tasks():
     # 40 tasks, each two units with the same pattern (clustered), against 80 tasks of one unit each
     clustered = ct.TaskPatterns(counts, np.diag([2.0, 2.0, 2.0]), np.array([16.0, 16.0, 8.0]))
     spread = ct.TaskPatterns(counts, np.eye(3), np.array([32.0, 32.0, 16.0]))
-    a = rp.multi_rater_coefficients(s, clustered, 2, n_boot=2000, seed=1).set_index("statistic")
-    b = rp.multi_rater_coefficients(s, spread, 2, n_boot=2000, seed=1).set_index("statistic")
+    a = mr.multi_rater_coefficients(s, clustered, 2, n_boot=2000, seed=1).set_index("statistic")
+    b = mr.multi_rater_coefficients(s, spread, 2, n_boot=2000, seed=1).set_index("statistic")
     alpha = "krippendorff_alpha"
     assert a.loc[alpha, "value"] == pytest.approx(b.loc[alpha, "value"])
     assert a.loc[alpha, "n_tasks"] == 40 and b.loc[alpha, "n_tasks"] == 80
@@ -233,10 +240,10 @@ def test_store_intervals_resample_the_tasks_the_simulation_resamples():
     got = agreement.rater_agreement(con, Filters(), n_boot=300, seed=3).set_index("rater_id").loc["c1"]
     assert got["n_tasks"] == 40 and got["n_units"] == 80 and got["n"] == 160
     scale = agreement.views.dimension_scale(con, "study", "d")
-    sides = pr.comparison_sides(Filters(), "contractor_vs_researcher")
-    sig = pr.pair_signatures(con, sides, "rater", lambda _k: scale.full_size)[("c1", "study", "d")]
+    sides = sd.comparison_sides(Filters(), "contractor_vs_researcher")
+    sig = sg.pair_signatures(con, sides, "rater", lambda _k: scale.full_size)[("c1", "study", "d")]
     assert sig.tasks == 40
-    direct = rp.pair_coefficients(scale, sig, 300, 3, ("c1", "study", "d")).set_index("statistic")
+    direct = prw.pair_coefficients(scale, sig, 300, 3, ("c1", "study", "d")).set_index("statistic")
     assert got["cohen_kappa_ci_low"] == pytest.approx(direct.loc["cohen_kappa", "ci_low"])
     assert got["cohen_kappa_ci_high"] == pytest.approx(direct.loc["cohen_kappa", "ci_high"])
 
@@ -262,7 +269,7 @@ def test_a_constant_kappa_of_many_tasks_gets_no_interval_of_rounding_width():
     """A contractor who used one level on 600 tasks has kappa 0 on every resample: no interval, with the reason.
     The delta method's numerical gradient can give such a kappa a width of rounding size (a pair of raters at 300k
     tasks of bench/generate.py: [-7.1e-13, 7.1e-13] over 1,385 tasks), which is no interval either."""
-    rounding = iv.interval_of("cohen_kappa", 0.0, -7.1e-13, 7.1e-13, 0, 1385, rp.MIN_TASKS, 1000, iv.DELTA)
+    rounding = iv.interval_of("cohen_kappa", 0.0, -7.1e-13, 7.1e-13, 0, 1385, rw.MIN_TASKS, 1000, iv.DELTA)
     assert math.isnan(rounding.low) and "too little variation" in (rounding.reason or "")
     rng = np.random.default_rng(11)
     rows = []
@@ -590,7 +597,7 @@ def test_packed_counts_fall_back_to_lists_when_a_level_overflows():
         (f"t{i}", "", "c01", "contractor", "score", str(i)) for i in range(3, 31)
     ]
     con = store_of(("wide.csv", canonical(rows)))
-    assert pr.packing_bits(pr.scale_width(con)) == 4
+    assert pk.packing_bits(pk.scale_width(con)) == 4
     dims = agreement.dimension_agreement(con, Filters(), "all_raters", n_boot=0).iloc[0]
     assert dims["n_units"] == 2 and dims["n_ratings"] == 51
     raters = agreement.rater_agreement(con, Filters(), "all_raters", n_boot=0).set_index("rater_id")
@@ -610,10 +617,10 @@ def test_a_bigint_code_out_of_range_falls_back_to_lists(monkeypatch):
         c: agreement.dimension_agreement(con, Filters(), c, n_boot=0)
         for c in ("contractor_vs_researcher", "all_raters")
     }
-    monkeypatch.setattr(pr, "packing", lambda width: pr.Packing(15, "BIGINT"))
+    monkeypatch.setattr(pk, "packing", lambda width: pk.Packing(15, "BIGINT"))
     with pytest.raises(duckdb.ConversionException):
-        q = pr.pair_query(pr.pooled_sides(Filters()), "dimension", 5, [])
-        pr.fetch(con, q)
+        q = pp.pair_query(sd.pooled_sides(Filters()), "dimension", 5, [])
+        sg.fetch(con, q)
     for comparison, frame in want.items():
         got = agreement.dimension_agreement(con, Filters(), comparison, n_boot=0)
         pd.testing.assert_frame_equal(got, frame)
@@ -637,24 +644,24 @@ def test_packed_pairs_equal_the_listed_pairs(demo_store, filters, grain):
     tasks per confusion-cell multiset), for every comparison, with dates selecting subjects only; on the demo,
     which has dimensions with several targets."""
     con = store.open_store(demo_store, read_only=True)
-    width = pr.scale_width(con)
-    multi = pr.multi_target(con)
+    width = pk.scale_width(con)
+    multi = pg.multi_target(con)
     assert multi, "the demo has dimensions with several targets"
     scale_of = rp.scales(con, Filters(), None, False, [])
     q_of = lambda key: len(scale_of[key[-2:]].levels) if key[-2:] in scale_of else None  # noqa: E731
-    for comparison in pr.COMPARISONS:
-        sides = pr.comparison_sides(filters, comparison)
-        with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # over the ratings
-            packed_q = pr.pair_query(sides, grain, width, multi)
-            listed_q = pr.pair_query(sides, grain, width, multi, packed=False)  # every pair listed by the self-join
+    for comparison in sd.COMPARISON_ROLES:
+        sides = sd.comparison_sides(filters, comparison)
+        with mock.patch.object(sd, "reads_reference_pairs", return_value=False):  # over the ratings
+            packed_q = pp.pair_query(sides, grain, width, multi)
+            listed_q = pp.pair_query(sides, grain, width, multi, packed=False)  # every pair listed by the self-join
         assert "<<" in packed_q.sql  # the packed form ran
         forms = [packed_q]
         if comparison == "contractor_vs_researcher":  # the kept pairs, or per rater the cells kept per task
-            forms.append(pr.pair_query(sides, grain, width, multi))
+            forms.append(pp.pair_query(sides, grain, width, multi))
             assert f"FROM {'reference_tasks' if grain == 'rater' else 'reference_pairs'}" in forms[-1].sql
-        listed = pr.signatures(listed_q.df(con), grain, width, q_of)
+        listed = sg.signatures(listed_q.df(con), grain, width, q_of)
         for form in forms:
-            packed = pr.signatures(form.df(con), grain, width, q_of)
+            packed = sg.signatures(form.df(con), grain, width, q_of)
             assert packed.keys() == listed.keys() and packed, (comparison, form.sql)
             for key, sig in listed.items():
                 got = packed[key]
@@ -671,9 +678,9 @@ def test_distinct_resamples_are_the_resamples(n_sigs, tasks_each):
     """Computing each distinct resample once gives exactly the tables of resampling every time (same
     generator, same draws): one signature, few tasks (many repeats), and many signatures (no dedupe)."""
     gen = np.random.default_rng(5)
-    sig = pr.Signatures(gen.integers(0, 3, size=(n_sigs, 9)).astype(float), np.full(n_sigs, float(tasks_each)), 1)
+    sig = sg.Signatures(gen.integers(0, 3, size=(n_sigs, 9)).astype(float), np.full(n_sigs, float(tasks_each)), 1)
     want = iv.TaskDraws(3, 300).of(sig.n_tasks, "k") @ sig.cells
-    uniq, inverse = rp._distinct_resamples(sig, iv.TaskDraws(3, 300), ["k"])
+    uniq, inverse = prw._distinct_resamples(sig, iv.TaskDraws(3, 300), ["k"])
     assert np.array_equal(uniq[inverse], want)
     if n_sigs <= 3:  # few tasks: far fewer distinct resamples than resamples, each computed once
         assert len(uniq) <= 28

@@ -14,7 +14,7 @@ from analytics.core.filters import Filters
 DIMENSION = "usefulness_comparison"
 
 
-@pytest.mark.parametrize("comparison", list(agreement.COMPARISONS))
+@pytest.mark.parametrize("comparison", list(agreement.COMPARISON_ROLES))
 @pytest.mark.parametrize("raters", [(), ("c26", "c14", "r01")])
 def test_per_dimension_intervals_equal_the_full_report(demo, comparison, raters):
     """Per-rater rows of one dimension, resampled alone, equal the full report's rows (a group's draws depend on

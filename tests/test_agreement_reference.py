@@ -18,7 +18,8 @@ from conftest import shared_path
 
 from analytics import agreement, store
 from analytics.agreement import coefficients as co
-from analytics.agreement import counts, report
+from analytics.agreement import counts
+from analytics.agreement import rows as rw
 from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_file
 
@@ -449,7 +450,7 @@ def test_one_level_names_the_level_a_group_used():
     """The reason of an undefined kappa names the one level used, per group of pairs ('yes'), else says "one level"
     (no level, or several: the reason is then about something else)."""
     counts = np.array([[0, 4, 0], [0, 0, 0], [2, 1, 0], [0, 0, 1e-15]])
-    assert report._one_levels(counts, ("no", "yes", "maybe")) == ["'yes'", "one level", "one level", "one level"]
-    assert [report._one_level(row, ("no", "yes", "maybe")) for row in counts] == report._one_levels(
+    assert rw.one_levels(counts, ("no", "yes", "maybe")) == ["'yes'", "one level", "one level", "one level"]
+    assert [rw.one_level(row, ("no", "yes", "maybe")) for row in counts] == rw.one_levels(
         counts, ("no", "yes", "maybe")
     )

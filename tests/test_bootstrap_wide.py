@@ -17,8 +17,11 @@ import pytest
 from analytics.agreement import coefficients as co
 from analytics.agreement import contract_payload
 from analytics.agreement import intervals as iv
-from analytics.agreement import pairs as pr
+from analytics.agreement import multi_rater as mr
+from analytics.agreement import pair_rows as prw
 from analytics.agreement import report as rp
+from analytics.agreement import rows as rw
+from analytics.agreement import signatures as sg
 from analytics.agreement.scales import Scale
 from analytics.ingest.load import ingest_file
 from analytics.ingest.scales_file import declare_scales, parse_scales
@@ -97,7 +100,7 @@ def _wide_scale(level: str, coarse: bool) -> Scale:
     return Scale("r", "d", "ordinal", level, levels, np.eye(41), to_coarse, np.arange(41.0), has_values=True)
 
 
-def _sigs(seed: int, q: int = 41) -> pr.Signatures:
+def _sigs(seed: int, q: int = 41) -> sg.Signatures:
     """Tasks of a pair of raters who use a few neighbouring levels of a wide scale."""
     rng = np.random.default_rng(seed)
     k = int(rng.integers(2, 30))
@@ -108,7 +111,7 @@ def _sigs(seed: int, q: int = 41) -> pr.Signatures:
             a = centre + int(rng.integers(-4, 5))
             b = a + int(rng.integers(-2, 3))
             cells[i, a * q + b] += 1
-    return pr.Signatures(cells, rng.integers(1, 5, size=k).astype(float), k)
+    return sg.Signatures(cells, rng.integers(1, 5, size=k).astype(float), k)
 
 
 @pytest.mark.parametrize("level", co.LEVELS)
@@ -120,8 +123,8 @@ def test_pair_bootstrap_and_delta_on_used_levels_equal_dense(level, coarse):
     s = _wide_scale(level, coarse)
     keys = [(f"rater{g}", "r", "d") for g in range(6)]
     sigs = [_sigs(g) for g in range(5)] + [None]
-    stats = (*rp.RATER_STATS, "scott_pi")
-    run = lambda delta: rp._pair_rows(s, keys, sigs, [None] * 6, [300] * 6, 7, "ref", stats, delta=delta)  # noqa: E731
+    stats = (*rw.RATER_STATS, "scott_pi")
+    run = lambda delta: prw.pair_rows(s, keys, sigs, [None] * 6, [300] * 6, 7, "ref", stats, delta=delta)  # noqa: E731
     for delta in (False, True):
         with mock.patch.object(iv, "DELTA_MIN_TASKS", 30):  # the larger groups take the delta method
             got, want = run(delta), _dense(lambda: run(delta))  # noqa: B023
@@ -141,9 +144,9 @@ def test_boot_samples_on_used_levels_equal_dense_resamples(level):
     s = _wide_scale(level, False)
     keys = [(f"rater{g}", "r", "d") for g in range(4)]
     sigs = [_sigs(10 + g) for g in range(4)]
-    wanted = [name for name, _ in rp.PAIR_CHECKS]
-    got = rp._boot_pairs(s, keys, rp._Groups.of(s, sigs), [200] * 4, 3, wanted)
-    compute = rp.pair_compute(s)
+    wanted = [name for name, _ in prw.PAIR_CHECKS]
+    got = prw._boot_pairs(s, keys, prw._Groups.of(s, sigs), [200] * 4, 3, wanted)
+    compute = prw.pair_compute(s)
     for g, (key, sig) in enumerate(zip(keys, sigs, strict=True)):
         tables = (iv.TaskDraws(3, 200).of(sig.n_tasks, *key) @ sig.cells).reshape(-1, 41, 41)
         want = compute(tables)
@@ -165,8 +168,8 @@ def test_multi_rater_on_used_levels_equals_dense():
     for level in co.LEVELS:
         for coarse in (False, True):
             s = _wide_scale(level, coarse)
-            got = rp.multi_rater_coefficients(s, tp, 5, n_boot=300, seed=2)
-            want = _dense(lambda: rp.multi_rater_coefficients(s, tp, 5, n_boot=300, seed=2))  # noqa: B023
+            got = mr.multi_rater_coefficients(s, tp, 5, n_boot=300, seed=2)
+            want = _dense(lambda: mr.multi_rater_coefficients(s, tp, 5, n_boot=300, seed=2))  # noqa: B023
             pd.testing.assert_frame_equal(got, want, rtol=TOL, atol=TOL)
             assert got["ci_low"].notna().any()
 

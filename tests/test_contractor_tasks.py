@@ -182,11 +182,11 @@ def test_the_packed_and_the_exact_form_keep_the_same_rows(tmp_path, monkeypatch)
 
 
 def test_packing_is_off_when_a_unit_could_overflow_its_bits(con, monkeypatch):
-    from analytics.agreement import pairs
+    from analytics.core import packing as pk
     from analytics.store.derived import contractor_tasks
 
     ingest_bytes(con, FILES["contractors_1.csv"], "c.csv")
-    monkeypatch.setattr(pairs, "packing_bits", lambda width: 1)  # 2 raters: a level count of 2 needs 2 bits
+    monkeypatch.setattr(pk, "packing_bits", lambda width: 1)  # 2 raters: a level count of 2 needs 2 bits
     assert contractor_tasks.packing(con) == 0
 
 

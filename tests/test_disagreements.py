@@ -9,7 +9,8 @@ import json
 import pytest
 
 from analytics import store as store_mod
-from analytics.agreement import pairs as pr
+from analytics.agreement import pairing as pg
+from analytics.agreement import sides as sd
 from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
 from analytics.review import disagreements as dis
@@ -112,8 +113,8 @@ def test_case_list_is_the_one_pairing_under_rater_and_date_filters(con):
     # The rater filter names a researcher too: it never adds that researcher's pairs with other contractors.
     f = Filters(raters=("c1", "r2"), roles=("researcher",), date_from=dt.date(2026, 3, 4))
     cases = dis.disagreements(con, AC, f)
-    sides = pr.comparison_sides(f.but(rubric=AC, dimensions=(UC,)), "contractor_vs_researcher")
-    pairs = pr.unit_pairs_query(sides).df(con)
+    sides = sd.comparison_sides(f.but(rubric=AC, dimensions=(UC,)), "contractor_vs_researcher")
+    pairs = pg.unit_pairs_query(sides).df(con)
     expected = pairs[pairs["index_a"] != pairs["index_b"]]
     key = ["task_id", "target", "rater_a", "rater_b"]
     got = cases.rename(columns={"contractor_id": "rater_a", "researcher_id": "rater_b"})

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analytics.agreement import intervals as iv
-from analytics.agreement import pairs as pr
+from analytics.agreement import signatures as sg
 from analytics.core import stats
 from analytics.core.filters import Filters
 from analytics.describe import distributions as dist
@@ -166,7 +166,7 @@ def _shift_signatures(n_tasks: int, rng: np.random.Generator):
     for t in range(2):
         np.add.at(cells, (np.arange(n_tasks), contractor[:, t] * LIKERT + truth[:, t]), 1)
     distinct, counts = np.unique(cells, axis=0, return_counts=True)
-    return pr.Signatures(distinct, counts.astype(float), 2 * n_tasks)
+    return sg.Signatures(distinct, counts.astype(float), 2 * n_tasks)
 
 
 def test_large_groups_take_the_multiplier_bootstrap_with_the_multinomial_intervals():

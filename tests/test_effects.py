@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analytics import effects
-from analytics.agreement.report import MIN_TASKS
+from analytics.agreement.rows import MIN_TASKS
 from analytics.core.filters import NO_FILTERS
 from analytics.effects import choices, drift, haste, levels
 from analytics.effects.rows import share_means, share_se, task_means

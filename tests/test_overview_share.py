@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from analytics.agreement import pairs as pr
+from analytics.agreement import pairing as pg
+from analytics.agreement import sides as sd
 from analytics.core.filters import Filters
 from analytics.describe import overview
 from analytics.ingest.load import ingest_bytes
@@ -33,7 +34,7 @@ def test_researcher_share_is_contractor_tasks_paired_with_a_researcher(con):
     assert (s.contractor_tasks, s.paired_tasks) == (3, 2)
     assert s.researcher_share == 2 / 3
     # The same count as the pairing itself.
-    pairs = pr.unit_pairs_query(pr.comparison_sides(f, "contractor_vs_researcher")).df(con)
+    pairs = pg.unit_pairs_query(sd.comparison_sides(f, "contractor_vs_researcher")).df(con)
     assert pairs["task_id"].nunique() == s.paired_tasks
     # The role filter is replaced by the comparison's roles.
     assert overview.summary(con, f.but(roles=("researcher",))).researcher_share == 2 / 3

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from analytics import agreement, store
-from analytics.agreement import pairs as pr
+from analytics.agreement import pairing as pg
 from analytics.agreement import team
 from analytics.core.filters import Filters
 from analytics.core.queries import Query, QueryLog, distinct_queries
@@ -356,9 +356,9 @@ def test_a_date_change_reuses_the_results_that_depend_on_the_data_only(app_store
     at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
     assert not at.exception, at.exception
     assert ran, "the date change ran no query"
-    assert not {q.name for q in pr.data_queries()} & set(ran), ran
+    assert not {q.name for q in pg.data_queries()} & set(ran), ran
     shown = [c.value for c in at.code]
-    assert all(q.sql in shown for q in pr.data_queries())
+    assert all(q.sql in shown for q in pg.data_queries())
     con = api(app_store)
     f = Filters(rubric=RUBRIC, date_from=later, date_to=high)
     pooled = agreement.pooled_table(con, f, n_boot=0).set_index("dimension")

@@ -16,8 +16,14 @@ import pytest
 
 from analytics import store
 from analytics.agreement import counts as ct
-from analytics.agreement import pairs as pr
+from analytics.agreement import pair_plans as pp
+from analytics.agreement import pairing as pg
+from analytics.agreement import sides as sd
+from analytics.agreement import signatures as sg
+from analytics.agreement import task_lists as tl
+from analytics.core import packing as pk
 from analytics.core.filters import Filters
+from analytics.core.queries import Query
 from analytics.ingest.load import ingest_bytes
 from tests.signatures import assert_same_signatures
 
@@ -88,23 +94,23 @@ def _by_hand(rows: list[tuple], comparison: str, grain: str) -> dict[tuple, tupl
 @pytest.mark.parametrize("most", [4, 2])
 def test_signatures_equal_pairs_formed_by_hand(seed, comparison, grain, packed, most):
     con = _store(seed, most)
-    width, multi = pr.scale_width(con), pr.multi_target(con)
+    width, multi = pk.scale_width(con), pg.multi_target(con)
     sides = (
-        pr.rater_pair_sides(Filters()) if comparison == "rater_pairs" else pr.comparison_sides(Filters(), comparison)
+        sd.rater_pair_sides(Filters()) if comparison == "rater_pairs" else sd.comparison_sides(Filters(), comparison)
     )
     q = len(LEVELS)
-    query = pr.pair_query(sides, grain, width, multi, packed)
+    query = pp.pair_query(sides, grain, width, multi, packed)
     if grain == "rater_pair" and packed and most > 2:  # raters with three or four items on a task
-        with pytest.raises(pr.TaskItemsOverflow):
-            pr.signatures(pr.fetch(con, query), grain, width, lambda _k: q)
-        assert pr.pair_signatures(con, sides, grain, lambda _k: q).keys()  # which runs the list form instead
-        query = pr.pair_query(sides, grain, width, multi, packed=False)
-    got = pr.signatures(query.df(con), grain, width, lambda _k: q)
-    assert_same_signatures(pr.signatures(pr.fetch(con, query), grain, width, lambda _k: q), got)  # the Arrow decoding
-    with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # the same, paired from the ratings
-        direct = pr.pair_query(sides, grain, width, multi, packed)
+        with pytest.raises(sg.TaskItemsOverflow):
+            sg.signatures(sg.fetch(con, query), grain, width, lambda _k: q)
+        assert sg.pair_signatures(con, sides, grain, lambda _k: q).keys()  # which runs the list form instead
+        query = pp.pair_query(sides, grain, width, multi, packed=False)
+    got = sg.signatures(query.df(con), grain, width, lambda _k: q)
+    assert_same_signatures(sg.signatures(sg.fetch(con, query), grain, width, lambda _k: q), got)  # the Arrow decoding
+    with mock.patch.object(sd, "reads_reference_pairs", return_value=False):  # the same, paired from the ratings
+        direct = pp.pair_query(sides, grain, width, multi, packed)
     if not (grain == "rater_pair" and packed and most > 2):
-        assert pr.signatures(direct.df(con), grain, width, lambda _k: q).keys() == got.keys()
+        assert sg.signatures(direct.df(con), grain, width, lambda _k: q).keys() == got.keys()
     want = _by_hand(_rows(seed, most), comparison, grain)
     assert got.keys() == want.keys()
     assert any(n_units > n_tasks for _, n_tasks, n_units in want.values())  # tasks of several units are there
@@ -127,7 +133,7 @@ def test_signatures_equal_pairs_formed_by_hand(seed, comparison, grain, packed, 
         assert have == vectors, key
     if grain == "rater_pair":  # without intervals, the task items' cells summed per pair in SQL: the same tables
         log: list = []
-        summed = pr.pair_signatures(con, sides, grain, lambda _k: q, log, summed=True)
+        summed = sg.pair_signatures(con, sides, grain, lambda _k: q, log, summed=True)
         assert summed.keys() == want.keys()
         for key, (pairs, n_tasks, n_units) in want.items():
             table = np.zeros((q, q))
@@ -155,7 +161,7 @@ def _packed_units(width: int) -> tuple[str, np.ndarray]:
     """A `units` result packed by the SQL's own rule (pairs.packing of `width`: its bits and SQL type) and the
     table it decodes to. At width 5 the codes are BIGINTs of 12 bits a level; at width 9 HUGEINTs of 14 bits,
     where level 4 straddles the two 64-bit halves."""
-    pack = pr.packing(width)
+    pack = pk.packing(width)
     assert pack is not None
     full = (1 << pack.bits) - 1
     rows, want = [], np.zeros((5, 5))
@@ -175,19 +181,19 @@ FROM (VALUES {", ".join(rows)}) v(s, code, m)"""
 def test_packed_codes_decode_to_their_counts(fetched, width):
     con = store.open_store(":memory:")
     sql, want = _packed_units(width)
-    query = pr.Query("units", sql, {"extra": 0})
-    result = pr.fetch(con, query) if fetched == "arrow" else query.df(con)
-    assert pr.packing(width).sql_type == ("BIGINT" if width == 5 else "HUGEINT")
-    sig = pr.signatures(result, "rater", width, lambda _k: 5)[("c1", "study", "d")]
+    query = Query("units", sql, {"extra": 0})
+    result = sg.fetch(con, query) if fetched == "arrow" else query.df(con)
+    assert pk.packing(width).sql_type == ("BIGINT" if width == 5 else "HUGEINT")
+    sig = sg.signatures(result, "rater", width, lambda _k: 5)[("c1", "study", "d")]
     assert np.array_equal(sig.table(5), want)
 
 
 @pytest.mark.parametrize("width", [5, 9])
 def test_packed_counts_that_do_not_add_up_are_an_overflow(width):
     con = store.open_store(":memory:")
-    query = pr.Query("units", _packed_units(width)[0], {"extra": 1})
-    with pytest.raises(pr.PackingOverflow):
-        pr.signatures(pr.fetch(con, query), "rater", width, lambda _k: 5)
+    query = Query("units", _packed_units(width)[0], {"extra": 1})
+    with pytest.raises(pk.PackingOverflow):
+        sg.signatures(sg.fetch(con, query), "rater", width, lambda _k: 5)
 
 
 @pytest.mark.parametrize(
@@ -199,10 +205,10 @@ def test_signature_order_is_lexsorts(top, n, groups):
     rng = np.random.default_rng(top)
     cells = rng.integers(0, top + 1, (n, 9)).astype(float)
     group = np.sort(rng.integers(0, groups, n))
-    assert np.array_equal(pr._row_order(cells, group)[0], np.lexsort([*cells.T[::-1], group]))
+    assert np.array_equal(sg._row_order(cells, group)[0], np.lexsort([*cells.T[::-1], group]))
     # Distinct rows per group with their summed task counts: np.unique's rows and a dictionary's sums.
     n_tasks = rng.integers(1, 4, n).astype(float)
-    got_cells, got_tasks, got_group = pr._distinct(cells, n_tasks, group)
+    got_cells, got_tasks, got_group = sg._distinct(cells, n_tasks, group)
     sums: dict[tuple, float] = {}
     for g, row, t in zip(group, cells, n_tasks, strict=True):
         sums[(int(g), *row)] = sums.get((int(g), *row), 0.0) + t
@@ -214,12 +220,12 @@ def test_signature_order_is_lexsorts(top, n, groups):
 @pytest.mark.parametrize("q", [1, 2, 3, 5, 9, 31])
 def test_unpacked_codes_are_pythons_shifts(q):
     # Every packing width the SQL uses (126 // q bits a level, up to 126 for one level), against Python's integers.
-    bits = pr.packing_bits(q)
+    bits = pk.packing_bits(q)
     rng = np.random.default_rng(q)
     counts = rng.integers(0, min(1 << min(bits, 62), 2**40), (200, q))
     counts[0] = (1 << min(bits, 62)) - 1  # every level full
     codes = [sum(int(c) << (bits * k) for k, c in enumerate(row)) for row in counts]
-    got = pr.unpack_codes(pr._split(codes), counts.sum(axis=1), bits, q)
+    got = pk.unpack_codes(pk.split_codes(codes), counts.sum(axis=1), bits, q)
     want = [[(code >> (bits * k)) & ((1 << bits) - 1) for k in range(q)] for code in codes]
     assert np.array_equal(got, np.array(want, dtype=float))
 
@@ -240,7 +246,7 @@ def test_unit_lists_equal_pythons_sorted_tuples(seed):
     con = duckdb.connect()
     con.execute("CREATE TEMP TABLE u (k INTEGER, task_key INTEGER, ident INTEGER, a INTEGER, b HUGEINT, c INTEGER)")
     con.executemany("INSERT INTO u VALUES (?, ?, ?, ?, ?, ?)", rows)
-    ctes = pr.unit_lists("k", "u", "TRUE", ("a", "b", "c"), "units", "ident")
+    ctes = tl.unit_lists("k", "u", "TRUE", ("a", "b", "c"), "units", "ident")
     got = con.execute(f"WITH dummy AS (SELECT 1){ctes} SELECT k, units, n_tasks, n_units FROM by_list").fetchall()
     tasks: dict[tuple, list] = defaultdict(list)
     for k, task, _ident, a, b, c in rows:
@@ -272,12 +278,12 @@ def test_task_patterns_packed_from_arrow_equal_the_lists(seed):
     # The packed (code, m) patterns decoded from Arrow (pairs.entries, unpack_codes per dimension at once) hold the
     # same tasks as the list form, and decode as from a DataFrame (the Spark engine's path), patterns included.
     con = _store(seed)
-    width, multi, q_of = pr.scale_width(con), pr.multi_target(con), lambda _k: len(LEVELS)
+    width, multi, q_of = pk.scale_width(con), pg.multi_target(con), lambda _k: len(LEVELS)
     listed = ct.task_patterns(ct.task_patterns_query(Filters()).df(con), q_of)
     # the packing the width takes (a BIGINT) and the 126-bit one wider scales take
-    for pack in (pr.packing(width), pr.Packing(pr.packing_bits(width), "HUGEINT")):
+    for pack in (pk.packing(width), pk.Packing(pk.packing_bits(width), "HUGEINT")):
         packed = ct.task_patterns_query(Filters(), multi, pack)
-        arrow = ct.task_patterns(pr.fetch(con, packed), q_of, pack.bits)
+        arrow = ct.task_patterns(sg.fetch(con, packed), q_of, pack.bits)
         assert _tasks_of(arrow) == _tasks_of(listed) and len(arrow) == 2
         assert any(tp.membership.sum(axis=1).max() > 1 for tp in arrow.values())  # tasks of several units
         frame = ct.task_patterns(packed.df(con), q_of, pack.bits)
@@ -285,10 +291,10 @@ def test_task_patterns_packed_from_arrow_equal_the_lists(seed):
             assert np.array_equal(tp.counts, frame[key].counts)
             assert np.array_equal(tp.membership, frame[key].membership)
             assert np.array_equal(tp.n_tasks, frame[key].n_tasks)
-        with pytest.raises(pr.PackingOverflow):  # a count the bits cannot hold still refuses the packing
-            one_bit = pr.Packing(1, pack.sql_type)
-            ct.task_patterns(pr.fetch(con, ct.task_patterns_query(Filters(), multi, one_bit)), q_of, 1)
-    assert pr.packing(width).sql_type == "BIGINT"
+        with pytest.raises(pk.PackingOverflow):  # a count the bits cannot hold still refuses the packing
+            one_bit = pk.Packing(1, pack.sql_type)
+            ct.task_patterns(sg.fetch(con, ct.task_patterns_query(Filters(), multi, one_bit)), q_of, 1)
+    assert pk.packing(width).sql_type == "BIGINT"
 
 
 @pytest.mark.parametrize("most", [2, 4])
@@ -296,12 +302,12 @@ def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
     """pair_signatures pairs raters by task items where every dimension of several targets has two, lists the
     tasks where one has more, and falls back to the lists when the items meet a task they cannot pair."""
     con = _store(1, most)
-    sides, q = pr.rater_pair_sides(Filters()), len(LEVELS)
+    sides, q = sd.rater_pair_sides(Filters()), len(LEVELS)
     log: list = []
-    got = pr.pair_signatures(con, sides, "rater_pair", lambda _k: q, log)
-    width, multi = pr.scale_width(con), pr.multi_target(con)
-    listed = pr.signatures(
-        pr.pair_query(sides, "rater_pair", width, multi, packed=False).df(con), "rater_pair", width, lambda _k: q
+    got = sg.pair_signatures(con, sides, "rater_pair", lambda _k: q, log)
+    width, multi = pk.scale_width(con), pg.multi_target(con)
+    listed = sg.signatures(
+        pp.pair_query(sides, "rater_pair", width, multi, packed=False).df(con), "rater_pair", width, lambda _k: q
     )
     assert_same_signatures(got, listed)
     assert ("task_cells" in log[-1].sql) == (most == 2)  # the task items ran, or the list form at once
@@ -309,14 +315,12 @@ def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
     # the targets are counted once, by the query that finds the dimensions with several
     assert [x.name for x in log] == ["scale_width", "multi_target_dimensions", "pairs_rater_pairs_by_rater_pair"]
     # told (wrongly) that the dimension has two targets, the items find a rater's third rating and fall back
-    told = pr.Query(
-        "multi_target_dimensions", f"SELECT dimension_key, true AS two FROM ({pr.multi_target_query().sql})"
-    )
-    with mock.patch.object(pr, "multi_target_query", return_value=told):
-        assert_same_signatures(pr.pair_signatures(con, sides, "rater_pair", lambda _k: q), listed)
+    told = Query("multi_target_dimensions", f"SELECT dimension_key, true AS two FROM ({pg.multi_target_query().sql})")
+    with mock.patch.object(pg, "multi_target_query", return_value=told):
+        assert_same_signatures(sg.pair_signatures(con, sides, "rater_pair", lambda _k: q), listed)
         # summed (no interval), the items count the tasks they cannot pair (n_over) and the list form runs too
         log = []
-        summed = pr.pair_signatures(con, sides, "rater_pair", lambda _k: q, log, summed=True)
+        summed = sg.pair_signatures(con, sides, "rater_pair", lambda _k: q, log, summed=True)
     assert summed.keys() == listed.keys()
     for key, sig in listed.items():
         assert summed[key].summed == (most == 2), key
@@ -327,6 +331,6 @@ def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
     )
     # a filter on the one-target dimension needs no targets counted beyond that query, and no task items
     log = []
-    pr.pair_signatures(con, pr.rater_pair_sides(Filters(dimensions=("overall",))), "rater_pair", lambda _k: q, log)
+    sg.pair_signatures(con, sd.rater_pair_sides(Filters(dimensions=("overall",))), "rater_pair", lambda _k: q, log)
     assert [x.name for x in log] == ["scale_width", "multi_target_dimensions", "pairs_rater_pairs_by_rater_pair"]
     assert "task_cells" not in log[-1].sql

@@ -11,7 +11,7 @@ import pytest
 
 from analytics import agreement
 from analytics.core.filters import Filters
-from ui.agreement_view import PAIR_ROLES, pairs_for
+from ui.agreement_view import COMPARISON_LABELS, pairs_for
 
 COLUMNS = ["n", "n_tasks", "percent_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa", "small_n"]
 
@@ -33,7 +33,7 @@ def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["rater_a", "rater_b"]).reset_index(drop=True)[["rater_a", "rater_b", *COLUMNS]]
 
 
-@pytest.mark.parametrize("comparison", list(PAIR_ROLES))
+@pytest.mark.parametrize("comparison", list(COMPARISON_LABELS))
 def test_a_comparisons_matrix_is_every_pairs_matrix_cut_to_it(demo, comparison):
     dims = _dimensions(demo)
     assert {t for *_, t in dims} >= {1, 2, 4}, dims  # one, two and four targets (instruction following's outputs)

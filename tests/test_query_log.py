@@ -6,7 +6,8 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from analytics.agreement import pairs as pr
+from analytics.agreement import pairing as pg
+from analytics.core import packing as pk
 from analytics.core.queries import Query, QueryLog, run
 
 
@@ -24,14 +25,14 @@ def test_a_query_runs_once_per_log():
 
 def test_a_known_result_is_used_and_logged_only_when_asked():
     con = duckdb.connect()  # no ratings table: running either query would raise
-    width, multi = pr.data_queries()
+    width, multi = pg.data_queries()
     log = QueryLog()
     log.know(width, pd.DataFrame({"width": [5]}))
     log.know(multi, pd.DataFrame({"dimension_key": ["r\x1fd"]}))
     assert list(log) == []
-    assert pr.scale_width(con, log) == 5
+    assert pk.scale_width(con, log) == 5
     assert list(log) == [width]  # the query behind the figure is listed, as if it had run here
-    assert pr.multi_target(con, log) == ["r\x1fd"]
+    assert pg.multi_target(con, log) == ["r\x1fd"]
     assert list(log) == [width, multi]
 
 

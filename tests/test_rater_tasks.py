@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from analytics import store
-from analytics.agreement import pairs as pr
+from analytics.agreement import pairing as pg
+from analytics.agreement import sides as sd
 from analytics.core.filters import Filters
 from analytics.describe import overview
 from analytics.effects import haste
@@ -63,10 +64,10 @@ def test_the_overview_from_the_kept_rows_equals_the_overview_from_the_ratings(lo
 
 def test_the_researcher_coverage_from_the_kept_rows_equals_the_self_join(loaded):
     for filters in FILTERS:
-        sides = pr.comparison_sides(filters, "contractor_vs_researcher")
-        kept = pr.shared_tasks_query(sides, keys.task_key_bound(loaded))
-        with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):
-            joined = pr.shared_tasks_query(sides, keys.task_key_bound(loaded))
+        sides = sd.comparison_sides(filters, "contractor_vs_researcher")
+        kept = pg.shared_tasks_query(sides, keys.task_key_bound(loaded))
+        with mock.patch.object(sd, "reads_reference_pairs", return_value=False):
+            joined = pg.shared_tasks_query(sides, keys.task_key_bound(loaded))
         assert ("FROM rater_tasks" in kept.sql) == (not filters.dimensions)
         pd.testing.assert_frame_equal(kept.df(loaded), joined.df(loaded), check_dtype=False)
 

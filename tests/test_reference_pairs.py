@@ -14,8 +14,14 @@ import pandas as pd
 import pytest
 
 from analytics import agreement, store
-from analytics.agreement import pairs as pr
+from analytics.agreement import pair_plans as pp
+from analytics.agreement import pair_rows as prw
+from analytics.agreement import pairing as pg
 from analytics.agreement import report as rp
+from analytics.agreement import rows as rw
+from analytics.agreement import sides as sd
+from analytics.agreement import signatures as sg
+from analytics.core import packing as pk
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.ingest import unload
@@ -70,27 +76,27 @@ def kept_equals_listed(con) -> None:
     ).fetchall()
     assert kept == joined
     assert_reference_tasks_are_the_ratings(con)
-    width = pr.scale_width(con)
-    multi = pr.multi_target(con)
+    width = pk.scale_width(con)
+    multi = pg.multi_target(con)
     q_of = lambda key: len(LEVELS)  # noqa: E731
     for filters in (Filters(), Filters(raters=("c1", "c3")), Filters(date_from=pd.Timestamp("2026-03-10").date())):
         for comparison in ("contractor_vs_researcher",):
             for grain in ("rater", "dimension"):
-                sides = pr.comparison_sides(filters, comparison)
-                kept_q = pr.pair_query(sides, grain, width, multi)
+                sides = sd.comparison_sides(filters, comparison)
+                kept_q = pp.pair_query(sides, grain, width, multi)
                 assert ("reference_tasks" if grain == "rater" else "reference_pairs") in kept_q.sql
-                got = pr.signatures(kept_q.df(con), grain, width, q_of)
-                with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):  # the self-join
-                    listed_q = pr.pair_query(sides, grain, width, multi, packed=False)
+                got = sg.signatures(kept_q.df(con), grain, width, q_of)
+                with mock.patch.object(sd, "reads_reference_pairs", return_value=False):  # the self-join
+                    listed_q = pp.pair_query(sides, grain, width, multi, packed=False)
                 assert "reference_pairs" not in listed_q.sql
-                want = pr.signatures(listed_q.df(con), grain, width, q_of)
+                want = sg.signatures(listed_q.df(con), grain, width, q_of)
                 assert got.keys() == want.keys(), (filters, grain)
                 for key, sig in want.items():
                     q = int(math.isqrt(sig.cells.shape[1]))
                     assert got[key].tasks == sig.tasks and got[key].n_units == sig.n_units, key
                     assert np.array_equal(got[key].table(q), sig.table(q)), key
                 # summed per rater or dimension in SQL (point estimates): the same tables, tasks and units
-                summed = pr.pair_signatures(con, sides, grain, q_of, summed=True)
+                summed = sg.pair_signatures(con, sides, grain, q_of, summed=True)
                 assert summed.keys() == want.keys(), filters
                 for key, sig in want.items():
                     assert summed[key].summed and not sig.summed
@@ -150,11 +156,11 @@ def test_a_contractor_task_rated_at_two_times_is_kept_in_two_rows_and_merged_whe
     assert raters.loc["c1", "n_tasks"] == 3 and raters.loc["c1", "n"] == 12  # 3 tasks x 2 targets x 2 researchers
 
 
-def pairs_queries(sides: pr.Sides, con) -> list[Query]:
+def pairs_queries(sides: sd.Sides, con) -> list[Query]:
     """The queries over the pairing other modules build: every pair, pairs with submission times, shared tasks."""
-    head, params = pr.pair_ctes(sides, carry=("submitted_at",))
+    head, params = pg.pair_ctes(sides, carry=("submitted_at",))
     carried = Query("carried", f"{head}\nSELECT * FROM pairs ORDER BY ALL", params)
-    return [pr.unit_pairs_query(sides), pr.shared_tasks_query(sides, keys.task_key_bound(con)), carried]
+    return [pg.unit_pairs_query(sides), pg.shared_tasks_query(sides, keys.task_key_bound(con)), carried]
 
 
 def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_join():
@@ -163,8 +169,8 @@ def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_jo
     for name in FILES:
         ingest_bytes(con, FILES[name], name)
     for filters in (Filters(), Filters(raters=("c2",), date_to=pd.Timestamp("2026-03-12").date())):
-        sides = pr.comparison_sides(filters, "contractor_vs_researcher")
-        with mock.patch.object(pr, "_reads_reference_pairs", return_value=False):
+        sides = sd.comparison_sides(filters, "contractor_vs_researcher")
+        with mock.patch.object(sd, "reads_reference_pairs", return_value=False):
             self_joins = pairs_queries(sides, con)
         for kept, self_join in zip(pairs_queries(sides, con), self_joins, strict=True):
             assert "reference_" in kept.sql and "reference_" not in self_join.sql, kept.name  # kept pairs or cells
@@ -179,10 +185,10 @@ def test_pairs_on_their_keys_alone_are_the_named_pairs():
         ingest_bytes(con, FILES[name], name)
     cols = "rubric, dimension, task_key, dim_key, target_key, key_a, key_b, index_a, index_b, submitted_at_a"
     for filters in (Filters(), Filters(raters=("c2",), date_to=pd.Timestamp("2026-03-12").date())):
-        sides = pr.comparison_sides(filters, "contractor_vs_researcher")
+        sides = sd.comparison_sides(filters, "contractor_vs_researcher")
         frames = []
         for named in (True, False):
-            head, params = pr.pair_ctes(sides, carry=("submitted_at",), named=named)
+            head, params = pg.pair_ctes(sides, carry=("submitted_at",), named=named)
             assert ("JOIN task_keys" in head) == named
             frames.append(con.execute(f"{head}\nSELECT {cols} FROM pairs ORDER BY ALL", params).df())
         assert len(frames[0]) > 0
@@ -235,11 +241,11 @@ def test_an_interval_is_refused_cells_summed_over_tasks(demo):
     key = ("answer_comparison", "usefulness")
     scale = rp.scales(demo, Filters(rubric=key[0]), None, False, [])[key]
     q = scale.full_size
-    summed = pr.Signatures(np.eye(q).reshape(1, -1), np.ones(1), 4, summed_tasks=3)
+    summed = sg.Signatures(np.eye(q).reshape(1, -1), np.ones(1), 4, summed_tasks=3)
     args = (scale, [("c01", *key)], [summed], [None])
     with pytest.raises(ValueError, match="tasks apart"):
-        rp._pair_rows(*args, [100], 0, "researchers", rp.RATER_STATS)
-    base, coefs = rp._pair_rows(*args, [0], 0, "researchers", rp.RATER_STATS)[0]
+        prw.pair_rows(*args, [100], 0, "researchers", rw.RATER_STATS)
+    base, coefs = prw.pair_rows(*args, [0], 0, "researchers", rw.RATER_STATS)[0]
     assert (base["n_tasks"], base["n"], base["n_units"]) == (3, q, 4)
     assert {c["statistic"]: c["value"] for c in coefs}["exact_agreement"] == 1.0
 
@@ -327,13 +333,13 @@ def test_pooled_pairs_summed_per_unit_equal_the_pairs_per_researcher_label(demo,
     """The pooled pairing over the kept pairs sums each unit's pairs in one pass (S x R / n, "pair_sums"); the
     per-label form it replaced, still used where a level has under NARROW_BITS bits, gives the same signatures
     on the demo (rankings, two-target and one-target dimensions)."""
-    sides, q_of = pr.pooled_sides(filters), _q_of(demo)
+    sides, q_of = sd.pooled_sides(filters), _q_of(demo)
     log: list = []
-    got = pr.pair_signatures(demo, sides, "dimension", q_of, log)
+    got = sg.pair_signatures(demo, sides, "dimension", q_of, log)
     assert "pair_sums" in log[-1].sql and "reference_pairs" in log[-1].sql
-    with mock.patch.object(pr, "NARROW_BITS", 99):  # every packing's levels count as narrow
+    with mock.patch.object(pk, "NARROW_BITS", 99):  # every packing's levels count as narrow
         log = []
-        want = pr.pair_signatures(demo, sides, "dimension", q_of, log)
+        want = sg.pair_signatures(demo, sides, "dimension", q_of, log)
     assert "pair_sums" not in log[-1].sql and "reference_pairs" in log[-1].sql
     assert_same_signatures(got, want)
 
@@ -348,15 +354,15 @@ def test_a_unit_whose_pair_sums_overflow_a_level_is_paired_from_lists():
     rows += [("t1", "", "c00", "contractor", "clarity", "2", "2026-03-02")]
     rows += [("t1", "", "r00", "researcher", "clarity", "3", "2026-03-02")]
     assert ingest_bytes(con, csv(rows), "crowd.csv").status == "loaded"
-    width = pr.scale_width(con)
-    sides, q_of = pr.pooled_sides(Filters()), _q_of(con)
-    with mock.patch.object(pr, "packing", return_value=pr.Packing(8, "BIGINT")):  # 255 pairs a level at most
-        q = pr.pair_query(sides, "dimension", width, pr.multi_target(con))
+    width = pk.scale_width(con)
+    sides, q_of = sd.pooled_sides(Filters()), _q_of(con)
+    with mock.patch.object(pk, "packing", return_value=pk.Packing(8, "BIGINT")):  # 255 pairs a level at most
+        q = pp.pair_query(sides, "dimension", width, pg.multi_target(con))
         assert "pair_sums" in q.sql
-        with pytest.raises(pr.PackingOverflow):
-            pr.signatures(pr.fetch(con, q), "dimension", width, q_of)
+        with pytest.raises(pk.PackingOverflow):
+            sg.signatures(sg.fetch(con, q), "dimension", width, q_of)
         log: list = []
-        got = pr.pair_signatures(con, sides, "dimension", q_of, log)
+        got = sg.pair_signatures(con, sides, "dimension", q_of, log)
     assert "pair_sums" not in log[-1].sql  # the list form ran
     key = ("study", "clarity")
     assert got.keys() == {key}

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("sqlglot", reason="the Spark extra is not installed (pip install -r requirements-spark.txt)")
 
-from analytics.agreement import pairs  # noqa: E402
+from analytics.core import packing as pk  # noqa: E402
 from analytics.engines.spark import dialect, engine  # noqa: E402
 from analytics.engines.spark.dialect import SparkSqlError, to_spark  # noqa: E402
 
@@ -64,10 +64,10 @@ def test_packed_counts_are_exact_decimals_below_2_to_the_126():
     assert powers == [1 << k for k in range(dialect.MAX_SHIFT)]
     assert "ELEMENT_AT(ARRAY(" in sql and "((25 * value_index)) + 1)" in sql and "CAST(0 AS DECIMAL(38, 0))" in sql
     # the widest packing the pairing uses fits DECIMAL(38, 0): every code is below 2^126 < 10^38
-    assert pairs.packing_bits(1) * 1 <= 126 and (1 << 126) < 10**38
+    assert pk.packing_bits(1) * 1 <= 126 and (1 << 126) < 10**38
     with pytest.raises(SparkSqlError, match="CAST\\(1 AS HUGEINT or BIGINT\\)"):
         to_spark("SELECT CAST(2 AS HUGEINT) << 3", {})
-    # a BIGINT code (pairs.packing of a narrow scale) stays Spark's 64-bit shift, its sum cast back to BIGINT
+    # a BIGINT code (pk.packing of a narrow scale) stays Spark's 64-bit shift, its sum cast back to BIGINT
     narrow = to_spark("SELECT CAST(sum(CAST(1 AS BIGINT) << ($bits * value_index)) AS BIGINT) FROM t", {"bits": 12})
     assert narrow == "SELECT CAST(SUM(SHIFTLEFT(CAST(1 AS BIGINT), (12 * value_index))) AS BIGINT) FROM t"
 

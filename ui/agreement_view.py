@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics.agreement import (
+    COMPARISON_ROLES,
     DIMENSION_STATS,
     LABELS,
     MIN_TASKS,
@@ -22,7 +23,8 @@ from analytics.core.formatting import fmt_ci
 from ui.tables import column_label
 from ui.text import md_escape
 
-COMPARISONS = {
+# The comparisons the page offers, as it names them (their roles: analytics.agreement.COMPARISON_ROLES).
+COMPARISON_LABELS = {
     "contractor_vs_researcher": "Contractors vs researchers",
     "among_contractors": "Among contractors",
     "researcher_vs_researcher": "Researchers vs researchers",
@@ -32,12 +34,6 @@ SIDES = {
     "contractor_vs_researcher": ("Contractor", "contractors", "researchers", "Researcher"),
     "among_contractors": ("Contractor", "contractors", "the other contractors", "Other contractor"),
     "researcher_vs_researcher": ("Researcher", "researchers", "the other researchers", "Other researcher"),
-}
-# The pairwise matrix's roles (rows, columns) that belong to each comparison.
-PAIR_ROLES = {
-    "contractor_vs_researcher": ("contractor", "researcher"),
-    "among_contractors": ("contractor", "contractor"),
-    "researcher_vs_researcher": ("researcher", "researcher"),
 }
 PAIRWISE_STATS = ("percent_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa")
 CHART_DEFAULTS = ("weighted_kappa", "cohen_kappa", "exact_agreement")  # first one defined is the chart default
@@ -284,8 +280,12 @@ def confusion_wide(cm: pd.DataFrame, subject: str, reference: str) -> pd.DataFra
 
 
 def pairs_for(pm: pd.DataFrame, comparison: str) -> pd.DataFrame:
-    """The rater pairs that belong to a comparison (rows of the first role, columns of the second)."""
-    rows, cols = PAIR_ROLES[comparison]
+    """The rater pairs that belong to a comparison (rows of its subject role, columns of its reference role; every
+    pair when the comparison has no roles)."""
+    roles = COMPARISON_ROLES[comparison]
+    if roles is None:
+        return pm
+    rows, cols = roles
     return pm[(pm["role_a"] == rows) & (pm["role_b"] == cols)].reset_index(drop=True)
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import store
-from analytics.agreement.pairs import data_queries
+from analytics.agreement.pairing import data_queries
 from analytics.cli import handover
 from analytics.core.queries import Query, QueryLog
 

@@ -1,16 +1,24 @@
 """Agreement between raters, as a package that reads top to bottom:
 
-    pairs.py         the one pairing: who is compared with whom under which filter, counted per task (SQL)
+    sides.py         who is compared with whom under which filter: every filter rule of the pairing
+    pairing.py       the one pairing as SQL, and the queries read straight off its pairs
+    task_lists.py    SQL grouping tasks by signature lists
+    pair_plans.py    the pairing counted per task signature, in the plan that fits (SQL)
+    signatures.py    a pairing run and decoded into each group's task signatures
     counts.py        per-unit value counts grouped by task, rater level counts (SQL)
     scales.py        declared scales: levels in order, values, level of measurement
     coefficients.py  every coefficient from sufficient statistics (numpy)
     intervals.py     task-level bootstrap and Wilson intervals
+    rows.py          a report's statistics, columns and labels; coefficients as wide and long rows
+    pair_rows.py     pair coefficients of groups of pairs, with their intervals
+    multi_rater.py   multi-rater coefficients of a dimension, with their intervals
     report.py        the assembly: per dimension, per rater, pooled, ceiling, rater pairs
     team.py          the team median and the researcher ceiling as yardsticks
     views.py         one dimension's confusion matrix, kappa-paradox diagnostic, rater x rater matrix
     contract.py      the command line's JSON and text
 
-Pages, the command line, the benchmark and notebooks import from here.
+The level-count codec the pairing packs with is analytics/core/packing.py. Pages, the command line, the benchmark and
+notebooks import from here.
 """
 
 from analytics.agreement.coefficients import (
@@ -31,8 +39,18 @@ from analytics.agreement.coefficients import (
 )
 from analytics.agreement.contract import contract_payload, contract_text
 from analytics.agreement.intervals import DELTA_MIN_TASKS
-from analytics.agreement.pairs import COMPARISONS
 from analytics.agreement.report import (
+    AgreementReport,
+    Ceiling,
+    agreement_report,
+    ceiling_table,
+    dimension_agreement,
+    pooled_table,
+    rater_agreement,
+    rater_pairs_table,
+    researcher_ceiling,
+)
+from analytics.agreement.rows import (
     DIMENSION_COLUMNS,
     DIMENSION_STATS,
     LABELS,
@@ -42,23 +60,14 @@ from analytics.agreement.report import (
     PAIR_SET_COLUMNS,
     RATER_COLUMNS,
     RATER_STATS,
-    AgreementReport,
-    Ceiling,
-    agreement_report,
-    ceiling_scope,
-    ceiling_table,
-    dimension_agreement,
-    pooled_table,
-    rater_agreement,
-    rater_pairs_table,
-    researcher_ceiling,
 )
 from analytics.agreement.scales import Scale, ScaleError
+from analytics.agreement.sides import COMPARISON_ROLES, ceiling_scope, narrows_team, team_filters
 from analytics.agreement.views import confusion_matrix, confusion_table, pairwise_matrix, paradox_diagnostic
 from analytics.core.rater_ids import needs_rater_ids
 
 __all__ = [
-    "COMPARISONS",
+    "COMPARISON_ROLES",
     "DIMENSION_COLUMNS",
     "DIMENSION_STATS",
     "LABELS",
@@ -93,6 +102,7 @@ __all__ = [
     "kappa_paradox",
     "kendall_tau_b",
     "krippendorff_alpha",
+    "narrows_team",
     "needs_rater_ids",
     "pair_gwet_ac",
     "pairwise_matrix",
@@ -102,4 +112,5 @@ __all__ = [
     "rater_agreement",
     "rater_pairs_table",
     "researcher_ceiling",
+    "team_filters",
 ]

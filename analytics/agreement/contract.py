@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analytics.agreement import report as rp
+from analytics.agreement.rows import MIN_TASKS
 from analytics.core import rater_ids as an
 from analytics.core.filters import Filters
 from analytics.core.formatting import fmt, fmt_ci
@@ -90,8 +91,8 @@ def contract_payload(
         "coarse": coarse,
         "n_boot": n_boot,
         "seed": seed,
-        "min_tasks": rp.MIN_TASKS,
-        "min_units": rp.MIN_TASKS,
+        "min_tasks": MIN_TASKS,
+        "min_units": MIN_TASKS,
         "stamp": stamp(con, filters, level, coarse, n_boot, seed),
         "dimensions": records(dims, drop=PAIR_ONLY),
         "raters": rater_rows,

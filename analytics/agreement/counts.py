@@ -4,7 +4,7 @@ Krippendorff's alpha, Fleiss' kappa, Gwet's AC1/AC2 and percent agreement need o
 counts per level. Units are grouped by task (a task's units share its difficulty), and tasks with the same
 multiset of unit vectors form one signature; intervals resample tasks over these signatures.
 
-Filter rules are those of analytics/agreement/pairs.py: figures per dimension ignore the rater filter (they
+Filter rules are those of analytics/agreement/sides.py: figures per dimension ignore the rater filter (they
 describe the team); dates select ratings by when they were submitted.
 """
 
@@ -19,9 +19,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from analytics.agreement import pairs as pr
-from analytics.agreement.pairs import MULTI
+from analytics.agreement.pairing import MULTI, multi_target
+from analytics.agreement.sides import team_filters
+from analytics.agreement.signatures import entries, fetch
+from analytics.agreement.task_lists import task_lists
+from analytics.core import packing as pk
 from analytics.core.filters import Filters
+from analytics.core.packing import OVERFLOWS, Packing, PackingOverflow, unpack_codes
 from analytics.core.queries import Query, run
 
 # The last SELECT of the pattern queries: groups keyed by dim_key, named (analytics/store/keys.py).
@@ -33,13 +37,13 @@ ORDER BY ALL"""
 
 def dimension_filter(filters: Filters, role: str | None) -> Filters:
     """The ratings a dimension's multi-rater figures use: the filter without raters, with the comparison's role."""
-    return filters.but(raters=(), roles=() if role is None else (role,))
+    return team_filters(filters).but(roles=() if role is None else (role,))
 
 
-def task_patterns_query(filters: Filters, multi: list[str] | None = None, pack: pr.Packing | None = None) -> Query:
+def task_patterns_query(filters: Filters, multi: list[str] | None = None, pack: Packing | None = None) -> Query:
     """Per dimension, each distinct task (its units' level counts) and how many tasks have it.
 
-    With `pack`, a unit's level counts are packed in one integer (pairs.Packing) and a task of a
+    With `pack`, a unit's level counts are packed in one integer (analytics/core/packing.py) and a task of a
     dimension with one target is its one unit, so tasks are counted without listing them; otherwise a task is
     the sorted value lists of its units."""
     where, params = filters.where_named()
@@ -74,8 +78,8 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, pack: 
         return Query("task_value_patterns", sql, {**params, "bits": pack.bits})
     # a task of a dimension with several targets: its units' (code, m) listed, as the pairings list theirs
     # min and max over the (code, m) tuples: two fields take no longer than arg_min and arg_max per field
-    # (pr.unit_lists), measured on 3M contractor tasks
-    listed = pr.task_lists("dim_key", "units", MULTI, "(code, m)", "code, m", "units", None)
+    # (unit_lists), measured on 3M contractor tasks
+    listed = task_lists("dim_key", "units", MULTI, "(code, m)", "code, m", "units", None)
     sql = f"""{units}{listed}, grouped AS (
     SELECT dim_key, [(code, m)] AS units, count(*) AS n_tasks
     FROM units
@@ -95,12 +99,12 @@ def task_patterns_for(
 ) -> dict[tuple[str, str], TaskPatterns]:
     """Run `task_patterns_query` (packed where the scales allow, the list form when counts overflow) and
     decode it; the queries that ran are appended to `queries`."""
-    pack = pr.packing(pr.scale_width(con, queries))
-    multi = pr.multi_target(con, queries)
+    pack = pk.packing(pk.scale_width(con, queries))
+    multi = multi_target(con, queries)
     query = task_patterns_query(filters, multi, pack)
     try:
-        result = task_patterns(pr.fetch(con, query) if pack else query.df(con), q_of, pack.bits if pack else 0)
-    except (pr.PackingOverflow, *pr.OVERFLOWS):
+        result = task_patterns(fetch(con, query) if pack else query.df(con), q_of, pack.bits if pack else 0)
+    except (PackingOverflow, *OVERFLOWS):
         query = task_patterns_query(filters)
         result = task_patterns(query.df(con), q_of)
     if queries is not None:
@@ -188,7 +192,7 @@ def _packed_patterns(
     out: dict[tuple[str, str], TaskPatterns] = {}
     if not len(result):
         return out
-    units = pr.entries(result, "units", "patterns")
+    units = entries(result, "units", "patterns")
     frame = result.drop_columns(["units"]).to_pandas() if isinstance(result, pa.Table) else result
     n_tasks = frame["n_tasks"].to_numpy(float)
     for key, rows in sorted(frame.groupby(["rubric", "dimension"], sort=True).indices.items()):
@@ -196,7 +200,7 @@ def _packed_patterns(
         if q is None:
             continue
         mine = units.of_rows(rows, len(frame))
-        counts = pr.unpack_codes(mine.fields[0], mine.fields[1], bits, q)
+        counts = unpack_codes(mine.fields[0], mine.fields[1], bits, q)
         distinct, first, inverse = np.unique(counts, axis=0, return_index=True, return_inverse=True)
         order = np.argsort(first)
         number = np.empty_like(order)

@@ -1,6 +1,6 @@
 """Views on one dimension: its confusion matrix, the kappa-paradox diagnostic and the rater x rater matrix.
 
-All read the one pairing (analytics/agreement/pairs.py), so their counts are the report's.
+All read the one pairing (analytics/agreement/sides.py, signatures.py), so their counts are the report's.
 """
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ import pandas as pd
 
 from analytics.agreement import coefficients as co
 from analytics.agreement import counts as ct
-from analytics.agreement import pairs as pr
+from analytics.agreement import sides as sd
 from analytics.agreement.coefficients import ParadoxDiagnostic
-from analytics.agreement.report import MIN_TASKS, _check_args, pair_set_table
+from analytics.agreement.report import check_args, pair_set_table
+from analytics.agreement.rows import MIN_TASKS
 from analytics.agreement.scales import Scale, scales
+from analytics.agreement.signatures import pair_signatures
 from analytics.core.filters import Filters
 
 
@@ -45,13 +47,13 @@ def confusion_table(
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     """The (subject x reference) count matrix of one dimension, over the filter's raters (or one), and its levels
     (the queries that ran are logged in `queries`)."""
-    _check_args(comparison, None, 0)
+    check_args(comparison, None, 0)
     s = dimension_scale(con, rubric, dimension, "nominal", coarse, queries)
     f = filters.but(rubric=rubric, dimensions=(dimension,))
     if rater_id is not None:
         f = f.but(raters=(rater_id,))
-    sides = pr.comparison_sides(f, comparison)
-    sigs = pr.pair_signatures(con, sides, "dimension", lambda _k: s.full_size, queries, summed=True)
+    sides = sd.comparison_sides(f, comparison)
+    sigs = pair_signatures(con, sides, "dimension", lambda _k: s.full_size, queries, summed=True)
     sig = sigs.get((rubric, dimension))
     table = sig.table(s.full_size) if sig is not None else np.zeros((s.full_size,) * 2)
     return s.to_levels.T @ table @ s.to_levels, s.levels
@@ -117,19 +119,18 @@ def pairwise_matrix(
     The same pairs as the command line's rater_pairs[] (the rater filter keeps pairs with a selected rater); with
     `comparison`, only its pairs (a rater of one role with one of the other: the contractor-researcher matrix
     took 0.3 s instead of 0.8 s at 1M tasks), computed on those roles' ratings."""
-    _check_args("all_raters", level, 0)
+    check_args("all_raters", level, 0)
     queries = [] if queries is None else queries
     s = dimension_scale(con, rubric, dimension, level, coarse, queries)
     f = filters.but(rubric=rubric, dimensions=(dimension,))
     # only the coefficients the matrix shows: the others' rows and notes were a third of its Python at 1M tasks
     pairs = pair_set_table(
-        con, pr.rater_pair_sides(f, comparison), "rater_pair", {(rubric, dimension): s}, 0, 0, queries, PAIRWISE_STATS
+        con, sd.rater_pair_sides(f, comparison), "rater_pair", {(rubric, dimension): s}, 0, 0, queries, PAIRWISE_STATS
     )
-    if filters.raters and len(pairs):
-        pairs = pairs[pairs["rater_a"].isin(filters.raters) | pairs["rater_b"].isin(filters.raters)]
+    pairs = sd.shown_rows(pairs, filters, ("rater_a", "rater_b"))
     if pairs.empty:
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
-    levels = ct.rater_level_counts(con, f.but(raters=(), roles=()), queries)
+    levels = ct.rater_level_counts(con, sd.team_filters(f).but(roles=()), queries)
     role = levels.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
     out = pairs.assign(
         role_a=pairs["rater_a"].map(role),

@@ -17,7 +17,7 @@ import pandas as pd
 
 from analytics.agreement import intervals as iv
 from analytics.agreement.contract import records
-from analytics.agreement.report import MIN_TASKS
+from analytics.agreement.rows import MIN_TASKS
 from analytics.consistency import catalogue, results
 from analytics.core import rater_ids as an
 from analytics.core import stats

@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from analytics.agreement import intervals as iv
-from analytics.agreement import pairs as pr
+from analytics.agreement import sides as sd
 from analytics.agreement.intervals import DELTA_MIN_TASKS as DELTA_MIN_TASKS
-from analytics.agreement.report import MIN_TASKS
+from analytics.agreement.rows import MIN_TASKS
+from analytics.agreement.signatures import Signatures, pair_signatures
 from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
@@ -288,7 +289,7 @@ def shift_from_researchers(
     level), their difference (contractor minus researcher, in scale steps; positive = later on the scale), the
     total variation distance between the two level distributions, exact agreement, and n in tasks (SHIFT_COLUMNS).
 
-    Pairs are the one pairing's (analytics.agreement.pairs, contractor_vs_researcher): the rater filter chooses
+    Pairs are the one pairing's (analytics.agreement.sides, contractor_vs_researcher): the rater filter chooses
     whose rows are shown, dates select the contractor's ratings, every researcher label counts whatever its date.
     Intervals (95%) resample tasks (analytics.agreement.intervals); the mean difference's is the percentile
     interval, the total variation's the basic (reverse-percentile) bootstrap interval, which corrects the
@@ -297,10 +298,10 @@ def shift_from_researchers(
     Rows are ranked by an n-aware estimate: contractors with at least MIN_TASKS tasks first, then the lower end
     of the total variation's interval, largest first (the smallest shift the data support), so a contractor
     with one or two disagreeing units never tops the table; rows with fewer tasks follow in the same order."""
-    sides = pr.comparison_sides(filters.but(rubric=rubric), "contractor_vs_researcher")
+    sides = sd.comparison_sides(filters.but(rubric=rubric), "contractor_vs_researcher")
     scale = {d: (label, n, ordered) for d, label, n, ordered in DIMENSION_SCALES.bind(rubric=rubric).rows(con)}
     q_of = lambda key: scale[key[2]][1] if key[2] in scale and scale[key[2]][1] else None  # noqa: E731
-    sigs = pr.pair_signatures(con, sides, "rater", q_of)
+    sigs = pair_signatures(con, sides, "rater", q_of)
     rows, draws = [], []
     for dimension in sorted({d for _, _, d in sigs}):
         label, q, ordered = scale[dimension]
@@ -349,7 +350,7 @@ def _margins(cells: np.ndarray, q: int) -> np.ndarray:
 
 
 def _shift_draws(
-    sigs: list[pr.Signatures],
+    sigs: list[Signatures],
     q: int,
     ordered: bool,
     n_boot: int,
@@ -419,7 +420,7 @@ def _with_intervals(rows: list[dict], draws: list[dict[str, np.ndarray] | None])
 
 
 def _shift_row(
-    sig: pr.Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator, force_bootstrap: bool = False
+    sig: Signatures, q: int, ordered: bool, n_boot: int, rng: np.random.Generator, force_bootstrap: bool = False
 ) -> dict:
     """One contractor's shift on one dimension with its task-bootstrap intervals (_shift_draws, _with_intervals)."""
     rows, drawn = _shift_draws([sig], q, ordered, n_boot, rng, lambda _: rng, force_bootstrap)

@@ -9,7 +9,8 @@ import duckdb
 import pandas as pd
 from pandas.api.typing import NaTType
 
-from analytics.agreement import pairs as pr
+from analytics.agreement.pairing import shared_tasks_query
+from analytics.agreement.sides import comparison_sides
 from analytics.core import rater_ids as an
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
@@ -28,7 +29,7 @@ class Summary:
     researchers: int
     rubrics: int
     researcher_share: float | None  # paired_tasks / contractor_tasks (None when no contractor task)
-    contractor_tasks: int  # tasks the contractors the filter shows rated (pairs.py's subject side)
+    contractor_tasks: int  # tasks the contractors the filter shows rated (sides.py's subject side)
     paired_tasks: int  # of those, tasks where a researcher rated a same unit (the tasks agreement is measured on)
     incomplete_submissions: int  # under every filter but dimensions (a submission has none)
     quarantined_rows: int  # store-wide: a row that could not be read has no trustworthy rubric, rater or date
@@ -161,10 +162,10 @@ def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
 
 def researcher_coverage(con: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[int, int]:
     """Tasks the contractors rated and how many of them share a unit with a researcher, by the one pairing
-    (analytics.agreement.pairs, contractor_vs_researcher): the rater filter chooses which contractors, dates
+    (analytics.agreement.sides, contractor_vs_researcher): the rater filter chooses which contractors, dates
     select their ratings, researcher labels count whatever their date, the role filter does not apply."""
-    sides = pr.comparison_sides(filters, "contractor_vs_researcher")
-    df = keys.counted_tasks(con, lambda bound: pr.shared_tasks_query(sides, bound))
+    sides = comparison_sides(filters, "contractor_vs_researcher")
+    df = keys.counted_tasks(con, lambda bound: shared_tasks_query(sides, bound))
     return int(df["subject_tasks"].sum()), int(df["paired_tasks"].sum())
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analytics.agreement.report import MIN_TASKS
+from analytics.agreement.rows import MIN_TASKS
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.effects.rows import KEYS, finish, share_floor, sums_stats_sql

@@ -29,7 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analytics.agreement.report import MIN_TASKS
+from analytics.agreement.rows import MIN_TASKS
 from analytics.core.stats import Z95
 
 # A standard error of 0 (every task exactly alike: the same duration on each) is read as this small one, so the

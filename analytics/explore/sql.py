@@ -159,7 +159,7 @@ class QueryResult:
     """What a query returned: at most max_rows rows, whether more existed, the time it took, or an error.
 
     `truncated_by` says which cap cut the rows ("rows" or "bytes"); `peak_memory` is the worker's peak resident
-    memory in bytes when the query ran in a worker process (analytics/explore/worker.py), else 0."""
+    memory in bytes when the query ran in a worker process (analytics/explore/sql/worker.py), else 0."""
 
     columns: tuple[str, ...]
     frame: pd.DataFrame
@@ -239,7 +239,7 @@ def run_query(
     """Check and run one read-only SELECT in this process; never raises for a bad query, the error says why.
 
     In this process the time limit is DuckDB's interrupt, which is only checked between chunks, and memory is
-    the process's own: the page runs queries through analytics/explore/worker.py, which calls run_arrow() in a
+    the process's own: the page runs queries through analytics/explore/sql/worker.py, which calls run_arrow() in a
     process of its own that can be stopped for certain."""
     started = time.perf_counter()
     table, meta = run_arrow(con, sql, max_rows, timeout_s, max_bytes)

@@ -16,7 +16,7 @@ Why a process (measured with DuckDB 2.0 on 2 cores; docs/explore.md and bench/be
 
 Each query, in `ExploreService.run`:
 
-1. The sandbox's checks (analytics/explore/sql.py, layers 1-2) run on the app's cursor for a quick refusal.
+1. The sandbox's checks (analytics/explore/sql/sql.py, layers 1-2) run on the app's cursor for a quick refusal.
 2. A slot: at most `max_concurrent` queries run at once across the server; others wait (the page says so).
 3. A warm worker (`python -m analytics.explore_worker`, started ahead, one query per process) gets the
    request on stdin. It lowers its priority (nice 10), sets RLIMIT_DATA to the memory cap and RLIMIT_CPU to

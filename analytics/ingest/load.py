@@ -203,7 +203,7 @@ def ingest_file(
 
 def _is_an_open_store(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
     """Whether `path` is a database file this connection has open. Reading it would also close a handle on
-    it, and the system then drops DuckDB's lock on the store (analytics/explore/worker.py, _copy_in_child)."""
+    it, and the system then drops DuckDB's lock on the store (analytics/explore/sql/worker.py, _copy_in_child)."""
     rows = con.execute("SELECT path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL").fetchall()
     try:
         return any(os.path.exists(p) and os.path.samefile(path, p) for (p,) in rows)

@@ -1,7 +1,7 @@
 """Where a contractor and a researcher rated the same unit differently on a rubric's primary dimension,
 ranked by how much it matters, with everything a reviewer needs for one unit and the reviewer's notes.
 
-The cases are pairs of the one pairing (analytics.agreement.pairs, contractor_vs_researcher) whose two ratings
+The cases are pairs of the one pairing (analytics.agreement.sides, contractor_vs_researcher) whose two ratings
 are on different levels; its filter rules apply (the rater filter chooses whose cases are listed).
 
 Severity follows the answer-comparison rubric (seeds/000, "Researcher-labeled tasks"): disagreements about
@@ -18,7 +18,8 @@ import duckdb
 import pandas as pd
 
 from analytics import store
-from analytics.agreement import pairs as pr
+from analytics.agreement.pairing import case_pairs_query
+from analytics.agreement.sides import Sides, comparison_sides
 from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
@@ -87,21 +88,21 @@ def _severity_sql() -> str:
         ELSE '{ONE_STEP}' END"""
 
 
-def case_sides(filters: Filters, rubric: str, dimension: str | None) -> pr.Sides:
-    """The one pairing (analytics.agreement.pairs) of contractors with researchers on one dimension: the rater
+def case_sides(filters: Filters, rubric: str, dimension: str | None) -> Sides:
+    """The one pairing (analytics.agreement.sides) of contractors with researchers on one dimension: the rater
     filter chooses whose cases are listed (the contractor side), dates select the contractor's ratings
     (researcher labels count whatever their date) and the role filter is replaced by the comparison's roles."""
-    return pr.comparison_sides(filters.but(rubric=rubric, dimensions=(dimension,)), "contractor_vs_researcher")
+    return comparison_sides(filters.but(rubric=rubric, dimensions=(dimension,)), "contractor_vs_researcher")
 
 
 def disagreements_query(
-    sides: pr.Sides,
+    sides: Sides,
     contractors: tuple[str, ...] = (),
     severities: tuple[str, ...] = (),
     statuses: tuple[str, ...] = (),
 ) -> Query:
     """The case list of `disagreements` as a named query over pairs.case_pairs_query (pairs on different levels)."""
-    pairs = pr.case_pairs_query(sides, disagreeing=True)
+    pairs = case_pairs_query(sides, disagreeing=True)
     inner = pairs.sql.replace("\n", "\n        ")
     sev = ", ".join(f"('{s}', {i})" for i, s in enumerate(SEVERITIES, start=1))
     sql = f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = $dis_rubric AND dimension = $dis_dimension),
@@ -146,7 +147,7 @@ def disagreements(
 ) -> pd.DataFrame:
     """Contractor-researcher pairs rating a unit of the primary dimension on different levels, most severe first.
 
-    The pairs are the one pairing's (`case_sides`, analytics.agreement.pairs): the sidebar's rater filter
+    The pairs are the one pairing's (`case_sides`, analytics.agreement.sides): the sidebar's rater filter
     chooses whose disagreements are listed (contractors; a researcher in it does not widen or narrow the
     researcher side), dates apply to the contractor's rating, the role filter does not apply. `contractors`,
     `severities` and `statuses` (of the review note; "open" when there is none) narrow further."""

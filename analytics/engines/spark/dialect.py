@@ -18,7 +18,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
-# Spark has no 128-bit integer; DECIMAL(38, 0) holds every packed code below 2^126 (analytics/agreement/pairs.py,
+# Spark has no 128-bit integer; DECIMAL(38, 0) holds every packed code below 2^126 (analytics/core/packing.py,
 # packing_bits: at most 126 bits), since 10^38 > 2^126.
 PACKED = exp.DataType.build("DECIMAL(38, 0)")
 MAX_SHIFT = 126

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import duckdb
 
+from analytics.core import packing as pk
 from analytics.store.derived import contractor_days
 
 CREATE = """CREATE TABLE contractor_tasks (
@@ -67,7 +68,7 @@ c AS (
       AND {scope})"""
 )
 # Each rating reads how many ratings of its unit share its level (own): from each unit's level counts packed in one
-# integer ($bits per level, analytics/agreement/pairs.py's packing; one GROUP BY of units, no second join), or, when
+# integer ($bits per level, analytics/core/packing.py; one GROUP BY of units, no second join), or, when
 # the scale is too wide or a unit could hold 2^$bits ratings, from a GROUP BY of unit levels.
 _PACKED = """,
 units AS (SELECT dim_key, task_key, target_key, count(*) AS n_unit, sum(v) AS total,
@@ -125,9 +126,7 @@ def fill_sql(scope: str, packed: bool) -> str:
 def packing(con: duckdb.DuckDBPyConnection) -> int:
     """Bits per level for the packed form, 0 for the exact one: packing needs a narrow enough scale, and a unit
     holds one rating per rater, so fewer raters than 2^bits cannot overflow a level's count."""
-    from analytics.agreement.pairs import packing_bits, scale_width  # the store's migrations run before the rest
-
-    bits = packing_bits(scale_width(con))
+    bits = pk.packing_bits(pk.scale_width(con))
     n_raters = int(con.execute("SELECT count(*) FROM rater_keys").fetchall()[0][0])
     return bits if bits and n_raters < (1 << bits) else 0
 

@@ -5,7 +5,7 @@ unit are a small fraction of all ratings (a tenth at 1M tasks in bench/). Every 
 make (its contractor ratings with every researcher rating of their unit, its researcher ratings with every
 contractor rating), inside the load's transaction; an unload takes out the pairs either of whose ratings it
 removes; a dimension whose stored ratings are re-read on a wider or declared scale has its pairs recomputed (the
-positions moved). Each pair carries what the filters of analytics/agreement/pairs.py read from the subject (contractor)
+positions moved). Each pair carries what the filters of analytics/agreement/sides.py read from the subject (contractor)
 rating: rubric, dimension, rater, role and submission time. The reference label counts whatever its date.
 """
 

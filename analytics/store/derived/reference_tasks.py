@@ -2,7 +2,7 @@
 contractors against researchers (and the researcher coverage) group, so a filter change groups a small table
 instead of pairing.
 
-The per-rater query of analytics/agreement/pairs.py met every contractor rating with its unit's researcher labels
+The per-rater query of analytics/agreement/pair_plans.py met every contractor rating with its unit's researcher labels
 and listed each task's cells, on every filter change (1.2 s at 1M tasks, 3M kept pairs). This table holds, per
 contractor, task, dimension and submission time, the sorted confusion cells of the contractor's pairs on the task
 (subject position * CELL + reference position, one per pair in reference_pairs) and the targets they are on. The

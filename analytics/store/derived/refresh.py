@@ -31,7 +31,7 @@ SCOPE = "task_key IN (SELECT task_key FROM kept_scope)"
 # per-task table have: one rubric (a scale re-read; contractor_tasks' rubric rows span the rubric's dimensions).
 RUBRIC = "rubric = $rubric"
 LOAD_TASKS = "SELECT DISTINCT task_key FROM ratings WHERE ingest_id = $id"  # the tasks one load rated
-# What the agreement reads of them (analytics/agreement/pairs.py; the kept pairs are always kept).
+# What the agreement reads of them (analytics/agreement/pair_plans.py; the kept pairs are always kept).
 AGREEMENT = (reference_tasks,)
 _ONLY: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("kept_only", default=None)
 
