@@ -36,9 +36,9 @@ CHILD = """
 import sys, time
 sys.path.insert(0, {root!r})
 from analytics import store
-from analytics.ingest import load
+from analytics.ingest import load, staging
 
-stage_view, bump_version = load._stage_view, store.bump_version
+stage_view, bump_version = staging.stage_view, store.bump_version
 
 def staged(con):
     stage_view(con)
@@ -49,7 +49,7 @@ def logged(con):  # the last step inside the transaction
     print("logged", flush=True)
     time.sleep(60)
 
-load._stage_view, store.bump_version = staged, logged
+staging.stage_view, store.bump_version = staged, logged
 con = store.open_store({db!r})
 print("loading", flush=True)
 result = load.ingest_file(con, {path!r})

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from analytics import store
-from analytics.ingest import load
+from analytics.ingest import staging
 from analytics.ingest.load import ingest_bytes
 
 CSV_HEADER = "task_id,rater_id,role,rubric,dimension,target,value\n"
@@ -358,7 +358,7 @@ def test_loading_the_same_bytes_twice_changes_nothing(con, data, file_name):
 
 @pytest.mark.parametrize(("data", "file_name"), SAMPLES.values(), ids=SAMPLES.keys())
 def test_a_failure_half_way_leaves_the_store_as_it_was(seeded, monkeypatch, data, file_name):
-    insert_rows = load._insert_rows
+    insert_rows = staging.insert_rows
 
     def fail_at_submissions(con, table, *args, **kwargs):
         """Insert tasks and items as usual (ratings and quarantine are in by now), then fail."""
@@ -366,7 +366,7 @@ def test_a_failure_half_way_leaves_the_store_as_it_was(seeded, monkeypatch, data
             raise RuntimeError("disk full")
         return insert_rows(con, table, *args, **kwargs)
 
-    monkeypatch.setattr(load, "_insert_rows", fail_at_submissions)
+    monkeypatch.setattr(staging, "insert_rows", fail_at_submissions)
     before = stored_counts(seeded)
     result = ingest_bytes(seeded, data, file_name)
     assert result.status == "rejected"

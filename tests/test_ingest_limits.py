@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from analytics import store
-from analytics.ingest import FORMATS, limits, load
+from analytics.ingest import FORMATS, checks, limits
 from analytics.ingest.load import ingest_bytes, ingest_file
 from analytics.review import disagreements
 from tests.conftest import ROOT, app_test
@@ -306,14 +306,14 @@ def test_a_file_that_changes_while_it_is_read_is_refused(con, tmp_path, monkeypa
     path = tmp_path / "growing.csv"
     path.write_bytes(HEADER + rows("a", 5))
     calls = []
-    real = load._signature
+    real = checks.signature
 
     def signature(p):
         calls.append(p)
         size, mtime = real(p)
         return (size + len(calls) - 1, mtime)  # differs before and after the copy
 
-    monkeypatch.setattr(load, "_signature", signature)
+    monkeypatch.setattr(checks, "signature", signature)
     r = ingest_file(con, path)
     assert r.status == "rejected"
     assert r.errors == [

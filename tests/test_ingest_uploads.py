@@ -16,7 +16,8 @@ import zipfile
 import duckdb
 import pytest
 
-from analytics.ingest.load import ingest_bytes, max_bytes
+from analytics.ingest.checks import max_bytes
+from analytics.ingest.load import ingest_bytes
 from tests.test_ingest_bad_input import SAMPLES, answer_comparison, canonical_csv, csv_row, jsonl, stored_counts
 
 CANONICAL = SAMPLES["canonical"][0]
@@ -35,7 +36,7 @@ def assert_rejected_unchanged(con, result, before: dict, *says: str) -> None:
 
 
 def test_a_file_over_the_size_limit_is_rejected_and_writes_nothing(con, monkeypatch):
-    """Protection: the size check in load._check_file, reading CONCORD_MAX_UPLOAD_MB at each call (not only
+    """Protection: the size check in checks.check_file, reading CONCORD_MAX_UPLOAD_MB at each call (not only
     at import), runs before anything is parsed or written."""
     rows = "".join(csv_row("c1", "A better", task=f"t{i:06d}") for i in range(20_000))
     data = canonical_csv(rows)
@@ -75,7 +76,7 @@ BINARIES = {
 
 @pytest.mark.parametrize(("data", "says"), BINARIES.values(), ids=BINARIES.keys())
 def test_archives_and_binaries_named_csv_are_rejected(con, data, says):
-    """Protection: the magic-byte, UTF-16 and NUL checks in load._check_file look at the bytes, not the name."""
+    """Protection: the magic-byte, UTF-16 and NUL checks in checks.check_file look at the bytes, not the name."""
     ingest_bytes(con, (CANONICAL.decode() + csv_row("c9", "A better", task="t0")).encode(), "earlier.csv")
     before = stored_counts(con)
     result = ingest_bytes(con, data, "ratings.csv")
@@ -227,8 +228,8 @@ DATES = {
 
 
 def test_dates_in_several_spellings_canonical_csv(con):
-    """Protection: load.py parses submitted_at once per row (converting a zone to UTC, which a plain cast to
-    TIMESTAMP would drop) and quarantines what is not a date with a reason that asks for ISO 8601."""
+    """Protection: ingest/staging.py parses submitted_at once per row (converting a zone to UTC, which a plain cast
+    to TIMESTAMP would drop) and quarantines what is not a date with a reason that asks for ISO 8601."""
     con.execute("SET TimeZone = 'Asia/Kolkata'")  # the result must not depend on the session's zone
     rows = "".join(f"t{i},c1,d,3,{d}\n" for i, d in enumerate(DATES))
     result = ingest_bytes(con, ("task_id,rater_id,dimension,value,submitted_at\n" + rows).encode(), "dates.csv")

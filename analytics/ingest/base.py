@@ -2,7 +2,7 @@
 
 An adapter turns one file into a `Parsed`: candidate rating rows (a DuckDB staging table or a DataFrame, all
 text), task text, submissions, and the problems it met on the way. Validation against the rubric catalogue
-and the load itself are shared (analytics/ingest/load.py), so every format gets the same checks.
+and the load itself are shared (analytics/ingest/load.py and its modules), so every format gets the same checks.
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kin
     for col in (*RATING_COLUMNS, "shown_first"):
         if col in ("line", "record", "submission_id"):
             continue
-        # Columns keep their own types here (a Parquet timestamp stays a timestamp); load.py casts what it needs.
+        # Columns keep their own types here (a Parquet timestamp stays a timestamp); staging.py casts what it needs.
         quoted = _quote(raw[columns.index(col)]) if col in columns else None
         pick.append(f"{quoted} AS {col}" if quoted else f"CAST(NULL AS VARCHAR) AS {col}")
     select = ", ".join(pick) + ", CAST(NULL AS VARCHAR) AS submission_id"

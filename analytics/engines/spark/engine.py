@@ -8,8 +8,8 @@ What runs where:
   their small results (value counts per unit pattern, confusion counts per pair) come back to this process.
 - This process keeps the catalogue: the distinct scale combinations of the input (rubric, dimension, target,
   role, value; a few hundred rows whatever the number of ratings) go through the same checks, scale inference
-  and key assignment as a load into the store (analytics/ingest/load.py), in an in-memory DuckDB store. Queries
-  that read only the catalogue (dimensions, meta) run there.
+  and key assignment as a load into the store (analytics/ingest/combinations.py), in an in-memory DuckDB store.
+  Queries that read only the catalogue (dimensions, meta) run there.
 
 Rows are kept or refused as a load into the store keeps them: the combination checks, the row checks
 (ROW_CHECKS, transpiled), and duplicates (a unit a rater rated twice in one file keeps neither; a unit rated in
@@ -33,7 +33,7 @@ from sqlglot import exp
 from analytics import store
 from analytics.core.queries import Query
 from analytics.engines.spark import dialect, session
-from analytics.ingest import canonical, load
+from analytics.ingest import canonical, combinations, staging
 from analytics.store.derived import level_counts, rater_tasks, reference_pairs, reference_tasks
 
 # Tables that live on Spark; a query naming none of them reads only the catalogue and runs in DuckDB.
@@ -272,9 +272,9 @@ def _kept_view(spark: Any, views: dict[str, str], table: str, create: str, fill:
     spark.sql(select).toDF(*names).persist().createOrReplaceTempView(views[table])
 
 
-# The input rows as the store's staging reads them (load._input_view): ids trimmed, empty as NULL, times parsed.
+# The input rows as the store's staging reads them (staging.input_view): ids trimmed, empty as NULL, times parsed.
 # Spark's cast of text to TIMESTAMP converts a time with a zone to UTC and reads one without as written (the
-# session time zone is UTC), as load._submitted_ts_sql does.
+# session time zone is UTC), as staging._submitted_ts_sql does.
 INPUT_SQL = """SELECT nullif(trim(task_id), '') AS task_id, nullif(trim(rater_id), '') AS rater_id,
     role AS raw_role, rubric AS raw_rubric, dimension AS raw_dimension, target AS raw_target, value AS raw_value,
     submitted_at, try_cast(trim(submitted_at) AS TIMESTAMP) AS submitted_ts, duration_s,
@@ -289,7 +289,7 @@ COMBO_SCHEMA = (
 
 
 STAGE_INPUT_INSERT = Query(
-    "stage_input_insert", f"INSERT INTO stage_input VALUES ({', '.join(f'${c}' for c in load.COMBO_COLUMNS)})"
+    "stage_input_insert", f"INSERT INTO stage_input VALUES ({', '.join(f'${c}' for c in combinations.COMBO_COLUMNS)})"
 )
 
 
@@ -298,20 +298,20 @@ def _check_combos(cat: duckdb.DuckDBPyConnection, combos: list) -> list[tuple]:
     scale, as a later load does); value positions are then read on the final scales, as the store updates them."""
     out: list[tuple] = []
     for index in sorted({int(r["file_index"]) for r in combos}):
-        rows = [{c: r[c] for c in load.COMBO_COLUMNS} for r in combos if int(r["file_index"]) == index]
+        rows = [{c: r[c] for c in combinations.COMBO_COLUMNS} for r in combos if int(r["file_index"]) == index]
         cat.execute(
-            f"CREATE OR REPLACE TEMP TABLE stage_input ({', '.join(f'{c} VARCHAR' for c in load.COMBO_COLUMNS)})"
+            f"CREATE OR REPLACE TEMP TABLE stage_input ({', '.join(f'{c} VARCHAR' for c in combinations.COMBO_COLUMNS)})"
         )
         STAGE_INPUT_INSERT.run_many(cat, rows)
         cat.execute(
             "CREATE OR REPLACE TEMP TABLE stage_input AS SELECT *, "
-            f"hash({', '.join(load.COMBO_COLUMNS)}) AS combo_key FROM stage_input"
+            f"hash({', '.join(combinations.COMBO_COLUMNS)}) AS combo_key FROM stage_input"
         )
-        load.check_combinations(cat, None)
+        combinations.check_combinations(cat, None)
         out += [
             (index, *r)
             for r in cat.execute(
-                f"""SELECT {", ".join(load.COMBO_COLUMNS)}, role, rubric, dimension, target, value, value_index,
+                f"""SELECT {", ".join(combinations.COMBO_COLUMNS)}, role, rubric, dimension, target, value, value_index,
                            value_num, dim_key, target_key, combo_problem FROM stage_combos"""
             ).fetchall()
         ]
@@ -347,14 +347,14 @@ def _share_catalogue(spark: Any, cat: duckdb.DuckDBPyConnection, views: dict[str
 
 
 def _row_problem_sql() -> str:
-    """A condition true for a row with a problem of its own (load.ROW_CHECKS, the store's own checks)."""
-    return " OR ".join(f"({cond})" for _, cond, _ in load.ROW_CHECKS)
+    """A condition true for a row with a problem of its own (staging.ROW_CHECKS, the store's own checks)."""
+    return " OR ".join(f"({cond})" for _, cond, _ in staging.ROW_CHECKS)
 
 
 def _ratings_sql() -> str:
     """The kept input rows in the store's ratings columns (keys: the ids themselves; ingest_id: file order)."""
     row_bad = dialect.to_spark(f"SELECT 1 FROM spark_input s WHERE {_row_problem_sql()}").split(" WHERE ", 1)[1]
-    on = " AND ".join(f"s.{c} <=> c.{c}" for c in load.COMBO_COLUMNS)
+    on = " AND ".join(f"s.{c} <=> c.{c}" for c in combinations.COMBO_COLUMNS)
     return f"""WITH candidates AS (
     SELECT s.*, c.role, c.rubric, c.dimension, c.target, c.value, c.value_index, c.value_num, c.dim_key,
            c.target_key, ({row_bad}) AS row_bad,
