@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from analytics import csv_out
-from analytics.__main__ import main
+from analytics.cli.main import main
 from ui.text import md_escape, visible
 
 LINK = '=HYPERLINK("http://127.0.0.2:9/x","y")'

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analytics import agreement, datasets, store
-from analytics.__main__ import main
+from analytics.cli.main import main
 from analytics.formatting import fmt
 from tests.conftest import SHARED, app_test, shared_path
 
