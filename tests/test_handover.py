@@ -17,13 +17,15 @@ import pytest
 
 from analytics import handover, store
 from analytics.demo import write_demo
+from tests.cli_helpers import run_cli
 from tests.conftest import ROOT, app_test
 
 DATA_PAGE = "app_pages/data.py"
 
 
 def cli(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run `python -m analytics ARGS --db DB` in its own process, as a scheduled load would."""
+    """Run `python -m analytics ARGS --db DB` in its own process, as a scheduled load would: the hand-over is
+    between two processes (tests that need no second process use tests.cli_helpers.run_cli)."""
     env = {**os.environ, "CONCORD_DB": str(db)}
     env.pop("PYTEST_CURRENT_TEST", None)
     return subprocess.run(
@@ -69,7 +71,7 @@ def test_cli_load_into_a_store_the_dashboard_holds_is_handed_over(held, demo_inp
     loaded = sum(r["rows_loaded"] for r in handed["files"] if r["format"] != "rater_directory")
     assert con.execute("SELECT count(*) FROM ratings").fetchone()[0] == loaded > 0
 
-    direct = cli("ingest", *files, "--json", db=tmp_path / "direct.duckdb")  # nobody holds this one
+    direct = run_cli("ingest", *files, "--json", "--db", str(tmp_path / "direct.duckdb"))  # nobody holds this one
     assert direct.returncode == 0, direct.stderr
     assert "handing" not in direct.stderr
     assert json.loads(direct.stdout) == handed
@@ -84,7 +86,7 @@ def test_handed_over_scales_file_the_store_refuses_changes_nothing(held, demo_in
     db, con = held
     bad = tmp_path / "bad-scales.json"
     bad.write_text("{not json")
-    out = cli("ingest", str(demo_inputs[0]), "--scales", str(bad), db=db)
+    out = run_cli("ingest", str(demo_inputs[0]), "--scales", str(bad), "--db", str(db))  # refused in this process
     assert out.returncode == 2 and "bad-scales.json" in out.stderr
     contradicting = tmp_path / "contradicting.json"  # reorders a catalogue scale: the store refuses it
     contradicting.write_text(
@@ -123,7 +125,7 @@ def test_a_store_held_without_a_serving_dashboard_is_still_a_clear_error(tmp_pat
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        out = cli("ingest", __file__, db=db)
+        out = run_cli("ingest", __file__, "--db", str(db))  # the other process holds the lock, nobody serves
         assert out.returncode == 2
         assert "in use by another program" in out.stderr and "Traceback" not in out.stderr
     finally:

@@ -4,8 +4,6 @@ hash of exactly the loaded bytes, the upload limit, a damaged store, and renderi
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 import tomllib
 from pathlib import Path
@@ -15,6 +13,7 @@ import pytest
 from analytics import disagreements, store
 from analytics.ingest import FORMATS, limits, load
 from analytics.ingest.load import ingest_bytes, ingest_file
+from tests.cli_helpers import run_cli
 from tests.conftest import ROOT, app_test
 
 HEADER = b"task_id,rater_id,rubric,dimension,value,comment,duration_s\n"
@@ -383,13 +382,7 @@ def test_a_truncated_store_says_what_happened_and_what_to_do(cut_store):
 def test_the_command_line_exits_2_with_the_same_sentence(cut_store, tmp_path):
     upload = tmp_path / "x.csv"
     upload.write_bytes(HEADER + rows("t", 2))
-    out = subprocess.run(
-        [sys.executable, "-m", "analytics", "ingest", str(upload), "--db", str(cut_store)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_cli("ingest", str(upload), "--db", str(cut_store))
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].endswith(store.DAMAGED_HINT) and "(truncated)" in lines[0]
@@ -483,28 +476,9 @@ def test_the_command_line_shows_progress_on_a_terminal(tmp_path):
     """On a terminal `ingest` rewrites one line per file on stderr; piped (as here) it prints none."""
     path = tmp_path / "ok.csv"
     path.write_bytes(HEADER + rows("t", 20))
-    import os
-    import pty
-
-    main, terminal = pty.openpty()  # stderr is a terminal for the child
-    cmd = [sys.executable, "-m", "analytics", "ingest", str(path), "--db", str(tmp_path / "s.duckdb")]
-    done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=terminal, timeout=120, check=False)
-    os.close(terminal)
+    done = run_cli("ingest", str(path), "--db", str(tmp_path / "s.duckdb"), terminal=True)  # stderr is a terminal
     assert done.returncode == 0
-    out = b""
-    while True:
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:  # the terminal's other end is closed and drained
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(main)
-    text = out.decode(errors="replace")
+    text = done.stderr
     assert "ok.csv: reading (25%)" in text and "ok.csv: loaded (100%)" in text
-    piped = subprocess.run(
-        [sys.executable, "-m", "analytics", "ingest", str(path), "--db", str(tmp_path / "t.duckdb")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    piped = run_cli("ingest", str(path), "--db", str(tmp_path / "t.duckdb"))
     assert piped.returncode == 0 and "(25%)" not in piped.stderr
