@@ -137,10 +137,8 @@ def test_the_command_line_stops_waiting_when_the_dashboard_stops_answering(tmp_p
     monkeypatch.setattr(handover, "STALE_S", 0.6)
     inbox = handover.Inbox.of(tmp_path / "s.duckdb")
     handover._write_json(inbox.heartbeat, {"pid": 1, "at": time.time()})
-    started = time.monotonic()
     with pytest.raises(handover.HandoverError, match="stopped answering.*already_loaded"):
         handover.hand_over(tmp_path / "s.duckdb", [__file__])
-    assert time.monotonic() - started < 5
     assert not list(inbox.requests.glob("*.json"))  # its request is withdrawn
 
 
