@@ -160,7 +160,7 @@ class LoadResult:
 
     @property
     def handed_over(self) -> bool:
-        """Whether the command line said it handed the file to the dashboard (analytics/__main__.py)."""
+        """Whether the command line said it handed the file to the dashboard (analytics/cli/ingest.py)."""
         return "handing the files" in self.stderr
 
 

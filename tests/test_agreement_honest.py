@@ -10,8 +10,6 @@ import io
 import json
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 from unittest import mock
 
@@ -38,6 +36,7 @@ from analytics.core import packing as pk
 from analytics.core import stats
 from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
+from tests.cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -390,12 +389,7 @@ def test_cli_refuses_ordinal_on_undeclared_text(tmp_path):
         for r, role in (("c1", "contractor"), ("r1", "researcher"))
     ]
     path.write_bytes(canonical(rows))
-    out = subprocess.run(
-        [sys.executable, "-m", "analytics", "agreement", str(path), "--level", "ordinal", "--json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
+    out = run_cli("agreement", str(path), "--level", "ordinal", "--json")
     assert out.returncode == 2
     assert "no declared order" in out.stderr and "--scales" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
@@ -506,12 +500,7 @@ def test_snow_rte_pooled_is_not_the_average_of_workers(tmp_path):
     )
     path = tmp_path / "rte.csv"
     rows.to_csv(path, index=False)
-    out = subprocess.run(
-        [sys.executable, "-m", "analytics", "agreement", str(path), "--json", "--n-boot", "0"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
+    out = run_cli("agreement", str(path), "--json", "--n-boot", "0")
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
     pooled = payload["pooled"][0]
@@ -542,8 +531,7 @@ def test_snow_wsd_sense_codes_declared_nominal(tmp_path):
     matrix = tsv.pivot_table(index="worker", columns="item", values="response", aggfunc="first").to_numpy(float)
 
     def alpha(*extra: str) -> dict:
-        args = [sys.executable, "-m", "analytics", "agreement", str(path), "--json", "--n-boot", "0", *extra]
-        out = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+        out = run_cli("agreement", str(path), "--json", "--n-boot", "0", *extra)
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)["dimensions"][0]
 

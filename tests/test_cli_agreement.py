@@ -10,7 +10,7 @@ import sys
 import pytest
 from conftest import ROOT, TerminalStderr, shared_path
 
-from analytics.__main__ import main
+from analytics.cli.main import main
 
 DIM_KEYS = {
     "rubric",

@@ -8,7 +8,7 @@ import sys
 
 from conftest import TerminalStderr
 
-from analytics.__main__ import main
+from analytics.cli.main import main
 from analytics.effects import contract
 
 EFFECT_KEYS = list(contract.CONTRACT_KEYS)

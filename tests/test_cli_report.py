@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 
 from analytics import store
-from analytics.__main__ import main
+from analytics.cli.main import main
 from tests.test_feedback_effects import CONTRACTORS, load_effects_store
 
 FAST = ["--n-boot", "50"]

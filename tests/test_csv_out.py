@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import pytest
 
-from analytics.__main__ import main
+from analytics.cli.main import main
 from analytics.core import csv_out
 from ui.text import md_escape, visible
 

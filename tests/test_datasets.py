@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analytics import agreement, store
-from analytics.__main__ import main
+from analytics.cli.main import main
 from analytics.core.formatting import fmt
 from analytics.ingest import datasets
 from tests.conftest import SHARED, app_test, shared_path

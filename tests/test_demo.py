@@ -220,7 +220,7 @@ def test_all_files_load_in_order_into_one_store(con, small):
 
 
 def test_command_line_writes_the_demo(tmp_path, capsys):
-    from analytics.__main__ import main
+    from analytics.cli.main import main
 
     assert main(["demo", "--out", str(tmp_path), "--seed", "3"]) == 0
     printed = capsys.readouterr().out.split()

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import shared_path
 
 from analytics import agreement, store
 from analytics.core.filters import Filters
@@ -26,6 +24,7 @@ from analytics.ingest.base import FormatOptions
 from analytics.ingest.label_studio import config_scales
 from analytics.ingest.load import ingest_bytes, ingest_file
 from analytics.ingest.scales_file import parse_scales
+from tests.cli_helpers import run_cli
 
 CONFIG = """<View>
   <Text name="text" value="$text"/>
@@ -251,10 +250,9 @@ def test_upload_and_command_line_take_the_options(tmp_path):
     assert r.status == "loaded" and con.execute("SELECT role FROM ratings").fetchall() == [("researcher",)]
     (tmp_path / "export.json").write_bytes(data)
     (tmp_path / "config.xml").write_text(CONFIG)
-    out = subprocess.run(
-        [sys.executable, "-m", "analytics", "ingest", str(tmp_path / "export.json"), "--db", str(tmp_path / "s.db"),
-         "--ls-config", str(tmp_path / "config.xml"), "--format", "label_studio", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+    out = run_cli(
+        "ingest", str(tmp_path / "export.json"), "--db", str(tmp_path / "s.db"),
+        "--ls-config", str(tmp_path / "config.xml"), "--format", "label_studio", "--json", check=True,
     )  # fmt: skip
     (result,) = json.loads(out.stdout)["files"]
     assert result["status"] == "loaded" and any("declared label_studio/sentiment" in n for n in result["notes"])

@@ -8,18 +8,17 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_path
+from conftest import shared_path
 
 from analytics import agreement, store
 from analytics.core.filters import Filters
 from analytics.ingest import detect_format
 from analytics.ingest.base import FormatOptions
 from analytics.ingest.load import ingest_bytes, ingest_file
+from tests.cli_helpers import run_cli
 
 KRIPP = "krippendorff2011_CDEF_4coders_12units_missing.csv"
 ANXIETY = "irr_anxiety_20subjects_3raters.csv"
@@ -212,10 +211,9 @@ def test_command_line_wide_options(tmp_path):
     src = shared_path("reference", ANXIETY)
     path = tmp_path / ANXIETY
     shutil.copy(src, path)
-    out = subprocess.run(
-        [sys.executable, "-m", "analytics", "agreement", str(path), "--format", "wide", "--researchers", "rater3",
-         "--wide-dimension", "anxiety", "--level", "nominal", "--n-boot", "0", "--json"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+    out = run_cli(
+        "agreement", str(path), "--format", "wide", "--researchers", "rater3",
+        "--wide-dimension", "anxiety", "--level", "nominal", "--n-boot", "0", "--json", check=True,
     )  # fmt: skip
     payload = json.loads(out.stdout)
     assert {d["dimension"] for d in payload["dimensions"]} == {"anxiety"}

@@ -17,7 +17,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("analytics",),  # the package itself: its version only
     ("analytics.core",),
     ("analytics.store",),
-    ("analytics.explore.sql",),
+    ("analytics.explore",),
     ("analytics.agreement",),
     ("analytics.describe",),
     ("analytics.review",),

@@ -97,7 +97,7 @@ def test_command_line_prints_the_contract_on_the_store(planted, capsys):
     the same figures the page shows (read-only: computed without writing)."""
     import json
 
-    from analytics.__main__ import main
+    from analytics.cli.main import main
 
     assert main(["consistency", "--db", str(planted), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -17,8 +15,7 @@ from analytics.core.filters import Filters
 from analytics.ingest import detect_format, unload
 from analytics.ingest.load import ingest_bytes
 from analytics.store import people
-
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+from tests.cli_helpers import run_cli
 
 
 def csv(rows: list[tuple]) -> bytes:
@@ -207,13 +204,7 @@ def test_submissions_follow_the_merge(con, tmp_path):
 def test_the_command_line_loads_a_directory(tmp_path):
     path = tmp_path / "people.csv"
     path.write_bytes(DIRECTORY)
-    out = subprocess.run(
-        [sys.executable, "-m", "analytics", "ingest", str(path), "--db", str(tmp_path / "s.duckdb"), "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    out = run_cli("ingest", str(path), "--db", str(tmp_path / "s.duckdb"), "--json")
     assert out.returncode == 0, out.stderr
     (f,) = json.loads(out.stdout)["files"]
     assert (f["format"], f["status"], f["rows_loaded"]) == ("rater_directory", "loaded", 2)

@@ -14,8 +14,6 @@ not available here and need rater ids for the pairwise ones, so they are not ass
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import krippendorff
 import numpy as np
@@ -26,7 +24,8 @@ from analytics.agreement import contract_payload, dimension_agreement
 from analytics.core import rubrics
 from analytics.ingest import detect_format, judge_bench
 from analytics.ingest.load import ingest_file
-from tests.conftest import ROOT, shared_path
+from tests.cli_helpers import run_cli
+from tests.conftest import shared_path
 
 DIR = ("real-data", "judge_bench_derived")
 # dmg-illc/JUDGE-BENCH results/regular/{newsroom,recipe-crowd-sourcing-data,dices-350-crowdsourced}.json,
@@ -102,10 +101,7 @@ def test_pair_figures_are_named_as_needing_rater_ids(con):
 def test_cli_json_says_which_figures_need_rater_ids():
     """The command line on the DICES crowd file alone: alpha as published, needs_rater_ids for safety."""
     path = shared_path(*DIR, "dices_350_crowdsourced.json")
-    out = subprocess.run(
-        [sys.executable, "-m", "analytics", "agreement", str(path), "--json", "--n-boot", "0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
-    )  # fmt: skip
+    out = run_cli("agreement", str(path), "--json", "--n-boot", "0", check=True)
     payload = json.loads(out.stdout)
     [dim] = payload["dimensions"]
     assert dim["krippendorff_alpha"] == pytest.approx(PUBLISHED["dices_350_crowdsourced.json"]["safety"], abs=1e-12)

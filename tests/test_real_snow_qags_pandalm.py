@@ -8,8 +8,6 @@ file with pandas. Bad-input cases use small files written into tmp_path.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import krippendorff
@@ -23,7 +21,8 @@ from analytics.core.filters import Filters
 from analytics.core.rubrics import SNOW_AFFECT
 from analytics.ingest import datasets, detect_format, pandalm, qags, snow2008
 from analytics.ingest.load import ingest_file
-from tests.conftest import ROOT, app_test, shared_path
+from tests.cli_helpers import run_cli
+from tests.conftest import app_test, shared_path
 
 SNOW_COLUMNS = ["annotation", "worker", "item", "response", "gold"]
 
@@ -194,8 +193,7 @@ def test_qags_alpha_matches_the_paper_through_the_command_line():
     them (nominal alpha, a sentence a unit), as krippendorff 0.9.0 does on the raw JSONL. Worker ids are per file:
     cnndm:0 and xsum:0 are two raters."""
     files = [str(shared_path("real-data", "qags", f"mturk_{s}.jsonl")) for s in ("cnndm", "xsum")]
-    args = [sys.executable, "-m", "analytics", "agreement", *files, "--json", "--n-boot", "0"]
-    out = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+    out = run_cli("agreement", *files, "--json", "--n-boot", "0")
     assert out.returncode == 0, out.stderr
     dims = {d["rubric"]: d for d in json.loads(out.stdout)["dimensions"]}
     for source, published, units, raters in (("cnndm", 0.51, 714, 162), ("xsum", 0.34, 239, 84)):

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from analytics import store
-from analytics.__main__ import main
+from analytics.cli.main import main
 from analytics.ingest.load import ingest_bytes
 from analytics.ingest.scales_file import ScalesError, declare_scales, declared_scales, parse_scales
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from analytics.__main__ import main
+from analytics.cli.main import main
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ import pytest
 from conftest import shared_path
 
 from analytics import agreement, store
-from analytics.__main__ import main
 from analytics.agreement.contract import differences
+from analytics.cli.main import main
 from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_file
 

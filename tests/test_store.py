@@ -86,7 +86,7 @@ def test_store_locked_by_another_process_is_a_clear_error(tmp_path):
 
 
 def test_engine_never_imports_streamlit():
-    code = "import sys, analytics.store, analytics.rubrics, analytics.ingest.load, analytics.overview, analytics.filters, analytics.first_run, analytics.__main__; import pkgutil, importlib, analytics\n"
+    code = "import sys, analytics.store, analytics.core.rubrics, analytics.ingest.load, analytics.describe.overview, analytics.core.filters, analytics.cli.first_run, analytics.__main__; import pkgutil, importlib, analytics\n"
     code += "for m in pkgutil.walk_packages(analytics.__path__, 'analytics.'): importlib.import_module(m.name)\n"
     code += "print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -24,7 +24,8 @@ import streamlit as st
 
 from analytics import store
 from analytics.ingest.load import ingest_bytes
-from tests.conftest import ROOT, app_test
+from tests.cli_helpers import run_cli
+from tests.conftest import app_test
 
 GOOD_CSV = b"task_id,rater_id,dimension,value\nt1,c1,clarity,3\nt2,c1,clarity,4\n"
 
@@ -174,13 +175,6 @@ def test_the_app_shows_the_message(broken, monkeypatch):
     assert not at.exception, at.exception[0].value if at.exception else ""
     assert len(at.error) == 1 and broken.says in at.error[0].value, [e.value for e in at.error]
     assert snapshot(broken.folder) == before
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    """python -m analytics with these arguments, from the checkout."""
-    return subprocess.run(
-        [sys.executable, "-m", "analytics", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
 
 
 def test_the_command_line_exits_2_with_one_line(broken, tmp_path):
