@@ -457,7 +457,8 @@ def _write_reports(con: Any, raters: list[str], filters: Any, args: argparse.Nam
     """Each contractor's report in the chosen format, to stdout or one file each in `out`; the files written."""
     import datetime as dt
 
-    from analytics import feedback, report
+    from analytics import feedback
+    from analytics.feedback import export as report
 
     render = {"html": report.to_html, "md": report.to_markdown, "csv": lambda rep, _: report.to_csv(rep)}[args.format]
     team = feedback.team_figures(con, filters)
