@@ -13,9 +13,15 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from analytics import feedback, report
 from analytics.agreement import MIN_TASKS
 from analytics.core.filters import Filters
+from analytics.feedback import report as fb_report
+from analytics.feedback import review_first, scope
+from analytics.feedback import team as fb_team
+from analytics.feedback.export import csv as csv_export
+from analytics.feedback.export import display
+from analytics.feedback.export import html as html_export
+from analytics.feedback.export import markdown as md_export
 from ui import charts, prefetch, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import number_columns, table
@@ -58,38 +64,38 @@ CARD_TABLE = [
 @st.cache_data(max_entries=8, show_spinner="Computing the researchers' agreement with each other...")
 def load_ceiling(version: tuple, rubric: str | None) -> pd.DataFrame:
     """The researcher ceiling per dimension (all dates: it does not change with the date filter)."""
-    return feedback.researcher_figures(state.cursor(), rubric)
+    return fb_team.researcher_figures(state.cursor(), rubric)
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing the team's figures...")
-def load_team(version: tuple, filters: Filters) -> feedback.TeamFigures:
+def load_team(version: tuple, filters: Filters) -> fb_team.TeamFigures:
     """Every contractor's figures (only ever shown as medians) for one filter and version."""
-    return feedback.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric))
+    return fb_team.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric))
 
 
 @st.cache_data(max_entries=8, show_spinner="Choosing the contractor to review first...")
 def load_default(version: tuple, filters: Filters) -> str | None:
-    """The contractor the page opens on (analytics.feedback.default_contractor) for one filter and version."""
-    return feedback.default_contractor(state.cursor(), filters)
+    """The contractor the page opens on (analytics.feedback.review_first.default_contractor) for one filter and version."""
+    return review_first.default_contractor(state.cursor(), filters)
 
 
 @st.cache_data(max_entries=32, show_spinner="Computing the contractor's figures...")
-def load_own(version: tuple, filters: Filters, contractor: str) -> feedback.OwnFigures:
+def load_own(version: tuple, filters: Filters, contractor: str) -> fb_report.OwnFigures:
     """The part of one contractor's report that does not need the team's figures."""
-    return feedback.own_figures(state.cursor(), contractor, filters)
+    return fb_report.own_figures(state.cursor(), contractor, filters)
 
 
 @st.cache_data(max_entries=32, show_spinner="Building the feedback report...")
-def load_report(version: tuple, filters: Filters, contractor: str) -> feedback.FeedbackReport:
+def load_report(version: tuple, filters: Filters, contractor: str) -> fb_report.FeedbackReport:
     """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py)."""
     own = partial(load_own, version, filters, contractor)  # one argument list for the prefetch and the join
-    team = prefetch.alongside(partial(load_team, version, feedback.team_filter(filters)), own)
-    return feedback.feedback_report(state.cursor(), contractor, filters, team, own=own())
+    team = prefetch.alongside(partial(load_team, version, scope.team_filter(filters)), own)
+    return fb_report.feedback_report(state.cursor(), contractor, filters, team, own=own())
 
 
 def pick_contractor(contractors: list[str], filters: Filters) -> str:
     """The contractor to report on: handed over by another page, else the sidebar's single rater, else the one
-    analytics.feedback.default_contractor picks (review first), until someone chooses another."""
+    analytics.feedback.review_first.default_contractor picks (review first), until someone chooses another."""
     single = filters.raters[0] if len(filters.raters) == 1 and filters.raters[0] in contractors else None
     handed = st.session_state.pop(HANDOFF, None)
     if handed in contractors:
@@ -102,18 +108,18 @@ def pick_contractor(contractors: list[str], filters: Filters) -> str:
         default = load_default(state.version(), filters.but(roles=(), dimensions=()))
         if default in contractors:
             st.session_state["fb_contractor"] = default
-    help_text = feedback.DEFAULT_RULE.format(min_tasks=MIN_TASKS)
+    help_text = review_first.DEFAULT_RULE.format(min_tasks=MIN_TASKS)
     return st.selectbox("Contractor", contractors, key="fb_contractor", help=help_text, format_func=sidebar.rater_name)
 
 
 def show_case(case: pd.Series, contractor: str) -> None:
     """One disagreement: heading, both ratings, question, comments, explanation and the review, as text."""
     with st.container(border=True):
-        st.markdown(f"**{md_escape(report.case_heading(case))}**")
-        show_text(report.case_values(case, contractor))
-        for col, label in report.CASE_TEXTS:
+        st.markdown(f"**{md_escape(display.case_heading(case))}**")
+        show_text(display.case_values(case, contractor))
+        for col, label in display.CASE_TEXTS:
             text_block(label, case[col])
-        st.caption(md_escape(report.note_line(case)))
+        st.caption(md_escape(display.note_line(case)))
 
 
 filters = sidebar.current()
@@ -138,20 +144,20 @@ except ValueError as e:
     st.stop()
 
 st.caption(
-    md_escape(f"{report.period_text(rep)}. Covers {report.filters_text(rep)} (the sidebar's rubric and dates).")
+    md_escape(f"{display.period_text(rep)}. Covers {display.filters_text(rep)} (the sidebar's rubric and dates).")
     + " The sidebar's role and rater filters do not apply here: the report is about the contractor chosen above, "
     "on every dimension they rated."
     + " Other contractors appear only as the team median (the median of the other contractors' own figures); "
     "the researcher ceiling is how well researchers agree with each other: every pair of researchers on the same "
     "units, all dates."
 )
-stem = report.file_stem(rep)
+stem = display.file_stem(rep)
 # Each file is written when its button is clicked (Streamlit calls the function on its own thread), not on every
 # rerun: the three took 0.1-0.2 s of each Feedback rerun at 1M tasks.
 downloads = (
-    ("HTML", lambda: report.to_html(rep, dt.datetime.now()), "html", "text/html", "fb_dl_html"),
-    ("Markdown", lambda: report.to_markdown(rep, dt.datetime.now()), "md", "text/markdown", "fb_dl_md"),
-    ("CSV", lambda: report.to_csv(rep), "csv", "text/csv", "fb_dl_csv"),
+    ("HTML", lambda: html_export.to_html(rep, dt.datetime.now()), "html", "text/html", "fb_dl_html"),
+    ("Markdown", lambda: md_export.to_markdown(rep, dt.datetime.now()), "md", "text/markdown", "fb_dl_md"),
+    ("CSV", lambda: csv_export.to_csv(rep), "csv", "text/csv", "fb_dl_csv"),
 )
 for column, (kind, write, suffix, mime, key) in zip(st.columns(3), downloads, strict=True):
     column.download_button(f"Download report ({kind})", write, f"{stem}.{suffix}", mime, key=key)
@@ -160,16 +166,16 @@ st.subheader("Highlights")
 st.markdown("\n".join(f"- {md_escape(h)}" for h in rep.highlights) or "No figures yet.")
 
 st.subheader("What to change")
-st.caption(md_escape(report.EFFECTS_EXPLAIN))
-applies = report.shown_effects(rep)
+st.caption(md_escape(display.EFFECTS_EXPLAIN))
+applies = display.shown_effects(rep)
 if applies.empty:
     st.success("No rater effect shows clearly in this contractor's ratings.")
 for _, effect in applies.iterrows():
     with st.container(border=True):
-        st.markdown(f"**{md_escape(report.effect_heading(effect))}**")
+        st.markdown(f"**{md_escape(display.effect_heading(effect))}**")
         st.markdown(md_escape(effect["evidence"]))
         st.markdown(f"What to do: {md_escape(effect['advice'])}")
-for line in report.effects_summary(rep):
+for line in display.effects_summary(rep):
     st.caption(md_escape(line))
 with st.expander("Every effect checked, with its figures"):
     table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=number_columns(rep.effects))
@@ -178,15 +184,15 @@ st.subheader("Drift alerts")
 if rep.alerts.empty:
     st.markdown("No drift alert: agreement with the other contractors held against the first weeks.")
 else:
-    st.markdown("\n".join(f"- {md_escape(line)}" for line in report.alert_lines(rep)))
+    st.markdown("\n".join(f"- {md_escape(line)}" for line in display.alert_lines(rep)))
     table(rep.alerts, f"drift alerts {contractor}", key="fb_dl_alerts")
 
 st.subheader("Rubric rules broken")
-st.caption(md_escape(report.RULES_EXPLAIN))
+st.caption(md_escape(display.RULES_EXPLAIN))
 if rep.rules.empty:
     st.markdown("No rubric rule broken under these filters.")
 else:
-    table(report.rule_rows(rep), f"rules broken {contractor}", key="fb_dl_rules", download=rep.rules)
+    table(display.rule_rows(rep), f"rules broken {contractor}", key="fb_dl_rules", download=rep.rules)
 
 card = rep.card
 st.subheader("Agreement with researchers, per dimension")
@@ -217,7 +223,7 @@ else:
     )
 
 st.subheader("Agreement week by week")
-st.caption(md_escape(report.WEEKLY_EXPLAIN) + " The dashed line is the median of other contractors that week.")
+st.caption(md_escape(display.WEEKLY_EXPLAIN) + " The dashed line is the median of other contractors that week.")
 weekly = rep.weekly
 if weekly.empty:
     st.info("No week has a unit this contractor shares with a researcher.")
@@ -259,7 +265,7 @@ st.subheader("Time per submission")
 if rep.durations.empty:
     st.info("No durations were recorded for this contractor's submissions.")
 else:
-    table(report.duration_rows(rep), f"time per submission {contractor}", key="fb_dl_durations")
+    table(display.duration_rows(rep), f"time per submission {contractor}", key="fb_dl_durations")
 
 st.subheader("Most severe disagreements")
 st.caption(

@@ -71,9 +71,10 @@ def timed(label: str, fn, out: list) -> object:
 
 def direct(con, filters, contractor: str) -> dict[str, list[tuple[str, float]]]:
     """Each page's loader calls on a cache miss, timed one by one."""
-    from analytics import feedback, report
     from analytics.describe import distributions as dist
     from analytics.describe import overview
+    from analytics.feedback import report, team
+    from analytics.feedback.export import csv, html, markdown
     from analytics.review import disagreements as dis
 
     rubric = "answer_comparison"  # the only rubric of the benchmark data (the pages' default)
@@ -106,36 +107,36 @@ def direct(con, filters, contractor: str) -> dict[str, list[tuple[str, float]]]:
     timed("unit_detail", lambda: dis.unit_detail(con, key.task_id, key.rubric), g)
     timed("notes_for", lambda: dis.notes_for(con, key=key), g)
     f = out["Feedback"]
-    ceiling = feedback.researcher_figures(con, filters.rubric)  # cached by the page: dates do not change it
-    team = timed("team_figures", lambda: feedback.team_figures(con, filters, ceiling), f)
-    rep = timed("feedback_report", lambda: feedback.feedback_report(con, contractor, filters, team), f)
-    timed("exports", lambda: (report.to_markdown(rep), report.to_html(rep), report.disagreements_csv(rep)), f)
+    ceiling = team.researcher_figures(con, filters.rubric)  # cached by the page: dates do not change it
+    figures = timed("team_figures", lambda: team.team_figures(con, filters, ceiling), f)
+    rep = timed("feedback_report", lambda: report.feedback_report(con, contractor, filters, figures), f)
+    timed("exports", lambda: (markdown.to_markdown(rep), html.to_html(rep), csv.disagreements_csv(rep)), f)
     return out
 
 
 def feedback_parts(con, filters, contractor: str) -> list[tuple[str, float]]:
     """The pieces of feedback_report, timed one by one (where the Feedback page's time goes)."""
     from analytics import agreement as ag
-    from analytics import feedback as fb
+    from analytics.feedback import cases, durations, levels, scope, team, weekly
 
     out: list = []
-    f_team = fb.team_filter(filters)
+    f_team = scope.team_filter(filters)
     timed("team: rater_agreement contractors (n_boot=0)", lambda: ag.rater_agreement(con, f_team, n_boot=0), out)
     timed(
         "ceiling: researcher_figures (all dates; cached across date changes, not in the page's total)",
-        lambda: fb.researcher_figures(con, filters.rubric),
+        lambda: team.researcher_figures(con, filters.rubric),
         out,
     )
-    timed("team: weekly pairs per contractor", lambda: fb._weekly_by_contractor(con, f_team), out)
-    timed("team: durations", lambda: fb._durations(con, f_team), out)
-    f_one = fb.subject_filter(filters, contractor)
+    timed("team: weekly pairs per contractor", lambda: weekly.weekly_by_contractor(con, f_team), out)
+    timed("team: durations", lambda: durations.contractor_durations(con, f_team), out)
+    f_one = scope.subject_filter(filters, contractor)
     timed("one: rater_agreement (n_boot=1000)", lambda: ag.rater_agreement(con, f_one, n_boot=1000), out)
-    timed("one: weekly pairs per task", lambda: fb._weekly_by_task(con, contractor, filters), out)
-    timed("one: levels vs researchers", lambda: fb.levels_vs_researchers(con, contractor, filters), out)
-    timed("one: severe cases", lambda: fb.severe_cases(con, contractor, filters), out)
+    timed("one: weekly pairs per task", lambda: weekly.weekly_by_task(con, contractor, filters), out)
+    timed("one: levels vs researchers", lambda: levels.levels_vs_researchers(con, contractor, filters), out)
+    timed("one: severe cases", lambda: cases.severe_cases(con, contractor, filters), out)
     timed(
         "one: span and rubrics",
-        lambda: (fb.span_query(contractor, filters).rows(con), fb._rated_rubrics(con, contractor, filters)),
+        lambda: (scope.span_query(contractor, filters).rows(con), scope.contractor_rubrics(con, contractor, filters)),
         out,
     )
     return out

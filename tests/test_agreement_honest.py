@@ -420,13 +420,13 @@ def test_a_contractor_figure_does_not_depend_on_other_files():
 def test_every_view_shows_the_same_ceiling_and_team_median(demo_store):
     """The researcher ceiling and the team median are one figure on the Agreement report, the Feedback card
     and the command line's JSON, under the same date filter and with one rater selected."""
-    from analytics import feedback
+    from analytics.feedback import card as feedback_card
 
     con = store.open_store(demo_store, read_only=True)
     f = Filters(rubric="answer_comparison", date_from=pd.Timestamp("2026-03-09").date())
     rubric, dim = "answer_comparison", "usefulness_comparison"
     report = agreement.agreement_report(con, f.but(raters=("c03",)), n_boot=0)
-    card = feedback.report_card(con, "c03", f, n_boot=0).set_index("dimension").loc[dim]
+    card = feedback_card.report_card(con, "c03", f, n_boot=0).set_index("dimension").loc[dim]
     payload = agreement.contract_payload(con, f, n_boot=0)
     json_ceiling = next(r for r in payload["ceiling"] if r["dimension"] == dim)
     ceiling = report.ceiling.set_index("dimension").loc[dim]

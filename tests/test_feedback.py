@@ -1,4 +1,4 @@
-"""The contractor feedback report (analytics.feedback) and its exports (analytics.report) on a small hand-built
+"""The contractor feedback report (analytics.feedback) and its exports (analytics.feedback.export) on a small hand-built
 store whose every figure below is counted by hand from ROWS.
 
 Snapshot: the Markdown export of c1's report is compared with tests/snapshots/feedback_report.md. After an
@@ -23,12 +23,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import feedback as fb
-from analytics import report
 from analytics.agreement import intervals as iv
+from analytics.core import formatting
 from analytics.core.filters import Filters
+from analytics.feedback import cases as fcases
+from analytics.feedback import report as fr
+from analytics.feedback import scope
+from analytics.feedback import team as fteam
+from analytics.feedback.export import csv as csv_export
+from analytics.feedback.export import html as html_export
+from analytics.feedback.export import markdown as md_export
 from analytics.ingest.load import ingest_bytes
 from analytics.review import disagreements as dis
+from analytics.store.derived import rater_tasks
 from analytics.store.stamp import stamp_line
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "feedback_report.md"
@@ -103,10 +110,10 @@ def store(con):
 
 @pytest.fixture
 def rep(store):
-    return fb.feedback_report(store, "c1")
+    return fr.feedback_report(store, "c1")
 
 
-def _card_row(rep: fb.FeedbackReport, dimension: str):
+def _card_row(rep: fr.FeedbackReport, dimension: str):
     return rep.card.set_index("dimension").loc[dimension]
 
 
@@ -204,19 +211,19 @@ def test_severe_cases_ranked_with_texts_and_notes(rep):
 
 
 def test_noted_cases_are_listed_beyond_the_limit(store):
-    cases = fb.severe_cases(store, "c1", limit=2)
+    cases = fcases.severe_cases(store, "c1", limit=2)
     assert cases["task_id"].tolist() == ["t6", "t7", "t4"]  # the two most severe, and the noted case
 
 
 def test_filters_restrict_dates_and_rubric(store):
-    rep = fb.feedback_report(store, "c1", Filters(date_from=dt.date(2026, 3, 9)))
+    rep = fr.feedback_report(store, "c1", Filters(date_from=dt.date(2026, 3, 9)))
     assert rep.weekly["week"].min() == dt.datetime(2026, 3, 9)
     assert _card_row(rep, UC)["n"] == 7  # t4 (2), t5, t6, t7 (2), t8
     assert _card_row(rep, UC)["ceiling_exact_agreement"] == pytest.approx(2 / 3)  # the ceiling keeps t1 (all dates)
     with pytest.raises(ValueError, match="no ratings"):
-        fb.feedback_report(store, "c1", Filters(rubric="preference_ranking"))
+        fr.feedback_report(store, "c1", Filters(rubric="preference_ranking"))
     with pytest.raises(ValueError, match="no ratings"):
-        fb.feedback_report(store, "r1")  # a researcher is not a contractor
+        fr.feedback_report(store, "r1")  # a researcher is not a contractor
 
 
 def test_the_span_from_kept_rater_tasks_equals_the_ratings(demo):
@@ -231,13 +238,13 @@ def test_the_span_from_kept_rater_tasks_equals_the_ratings(demo):
         Filters(rubric="answer_comparison", date_to=dt.date(2026, 3, 20)),
     ):
         for contractor in contractors:
-            where, params = fb.subject_filter(f, contractor).where_named()
+            where, params = scope.subject_filter(f, contractor).where_named()
             sql = f"SELECT count(*), min(submitted_at), max(submitted_at) FROM ratings WHERE role = 'contractor' AND {where}"
             want = demo.execute(sql, params).fetchall()[0]
-            assert fb.span_query(contractor, f).rows(demo)[0] == want, (contractor, f)
-            with mock.patch.object(fb.rater_tasks, "answers", return_value=False):  # the fallback over the ratings
-                assert fb.span_query(contractor, f).rows(demo)[0] == want, (contractor, f)
-    assert fb.span_query("nobody", Filters()).rows(demo)[0] == (0, None, None)
+            assert scope.span_query(contractor, f).rows(demo)[0] == want, (contractor, f)
+            with mock.patch.object(rater_tasks, "answers", return_value=False):  # the fallback over the ratings
+                assert scope.span_query(contractor, f).rows(demo)[0] == want, (contractor, f)
+    assert scope.span_query("nobody", Filters()).rows(demo)[0] == (0, None, None)
 
 
 def test_highlights_name_the_speed_and_no_fall_on_five_tasks(rep):
@@ -250,21 +257,21 @@ OTHERS = re.compile(r"\b(c2|c3)\b")
 
 
 def test_exports_name_no_other_contractor(rep):
-    for text in (report.to_markdown(rep), report.to_html(rep), report.disagreements_csv(rep)):
+    for text in (md_export.to_markdown(rep), html_export.to_html(rep), csv_export.disagreements_csv(rep)):
         assert "c1" in text
         assert not OTHERS.search(text)
 
 
 def test_exports_keep_untrusted_text_as_text(rep):
-    md = report.to_markdown(rep)
+    md = md_export.to_markdown(rep)
     # Markup only counts when its first character is not backslash-escaped.
     for payload in (r"<script", r"<b>", r"\]\(http", r"!\[img", r"\$x"):
         assert not re.search(r"(?<!\\)" + payload, md), payload
     assert "\\<script>" in md and "\u2060//evil" in md  # escaped, and no bare URL to autolink
-    html = report.to_html(rep)
+    html = html_export.to_html(rep)
     assert "<script" not in html and "<b>again" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    csv = report.disagreements_csv(rep)
+    csv = csv_export.disagreements_csv(rep)
     assert "'" + FORMULA.replace('"', '""') in csv  # a spreadsheet formula is neutralised
 
 
@@ -281,10 +288,10 @@ def test_markdown_renders_untrusted_text_as_the_same_text(rep):
     """Read by a CommonMark renderer, the export makes no link, image, HTML, code or emphasis of anything, and
     each hostile comment comes out as exactly its own characters (an invisible word joiner keeps bare URLs from
     becoming links)."""
-    tokens = _rendered(report.to_markdown(rep))
+    tokens = _rendered(md_export.to_markdown(rep))
     live = {"link_open", "image", "html_inline", "html_block", "code_inline", "em_open", "strong_open", "s_open"}
     assert not [t for t in tokens if t.type in live]
-    text = "".join(t.content for t in tokens if t.type == "text").replace(report.WORD_JOINER, "")
+    text = "".join(t.content for t in tokens if t.type == "text").replace(formatting.WORD_JOINER, "")
     for comment in (HOSTILE, FORMULA):
         assert comment in text
 
@@ -293,7 +300,7 @@ def test_markdown_reads_cleanly_as_plain_text(rep):
     """Outside the quoted submission text nothing is escaped: intervals keep their brackets, ids their
     underscores, sentences their full stops (the old export wrote "0.45 \\[0.17, 0.75\\]" and
     "usefulness\\_comparison")."""
-    md = report.to_markdown(rep)
+    md = md_export.to_markdown(rep)
     prose = [line for line in md.splitlines() if not line.startswith(">")]
     assert not [line for line in prose if "\\" in line]
     assert re.search(r"\b0\.\d\d \[0\.\d\d, 0\.\d\d\]", md) and "usefulness_comparison ordinal" in md
@@ -318,18 +325,18 @@ def test_markdown_reads_cleanly_as_plain_text(rep):
     ],
 )
 def test_md_escape_escapes_only_markup(text, escaped):
-    assert report.md_escape(text) == escaped
-    tokens = _rendered(report.md_escape(text))
+    assert formatting.md_escape(text) == escaped
+    tokens = _rendered(formatting.md_escape(text))
     assert [t.type for t in tokens if t.type not in {"text", "softbreak"}] == [
         "paragraph_open",
         "inline",
         "paragraph_close",
     ]
-    assert "".join(t.content for t in tokens if t.type == "text").replace(report.WORD_JOINER, "") == text
+    assert "".join(t.content for t in tokens if t.type == "text").replace(formatting.WORD_JOINER, "") == text
 
 
 def test_html_is_self_contained(rep):
-    html = report.to_html(rep)
+    html = html_export.to_html(rep)
     assert not re.search(r"\b(src|href)\s*=", html, re.I)  # nothing to fetch or follow
     assert "<link" not in html and "@import" not in html and "url(" not in html
     assert "<style>" in html and html.count("<svg") >= 3  # inline CSS; card strips and the weekly chart
@@ -339,7 +346,7 @@ def test_html_is_self_contained(rep):
 def test_markdown_snapshot(rep):
     assert rep.stamp["code_version"] and rep.stamp["dataset_version"] >= 1
     rep = dataclasses.replace(rep, stamp={**rep.stamp, "code_version": "snapshot"})  # the commit changes
-    text = report.to_markdown(rep, generated_at=dt.datetime(2026, 3, 21, 8, 0))
+    text = md_export.to_markdown(rep, generated_at=dt.datetime(2026, 3, 21, 8, 0))
     if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(text, encoding="utf-8")
@@ -349,17 +356,17 @@ def test_markdown_snapshot(rep):
 
 def test_report_needs_a_contractor(store):
     with pytest.raises(ValueError, match="contractor id"):
-        fb.feedback_report(store, "")
+        fr.feedback_report(store, "")
     with pytest.raises(ValueError, match="contractor id"):
-        fb.own_figures(store, "")
+        fr.own_figures(store, "")
 
 
 def test_own_figures_computed_beforehand_give_the_same_report(store, rep):
     """The Feedback page computes a contractor's own figures while the team's compute, then joins them: the
     report is the one computed in one go, and own figures of another contractor or filter are refused."""
-    team = fb.team_figures(store)
-    joined = fb.feedback_report(store, "c1", team=team, own=fb.own_figures(store, "c1"))
-    for field in dataclasses.fields(fb.FeedbackReport):
+    team = fteam.team_figures(store)
+    joined = fr.feedback_report(store, "c1", team=team, own=fr.own_figures(store, "c1"))
+    for field in dataclasses.fields(fr.FeedbackReport):
         a, b = getattr(joined, field.name), getattr(rep, field.name)
         if isinstance(a, pd.DataFrame):
             pd.testing.assert_frame_equal(a, b, check_dtype=False)
@@ -367,11 +374,11 @@ def test_own_figures_computed_beforehand_give_the_same_report(store, rep):
             assert a == b, field.name
     later = Filters(date_from=dt.date(2026, 3, 9))
     with pytest.raises(ValueError, match="another contractor, filter"):
-        fb.feedback_report(store, "c1", later, team, own=fb.own_figures(store, "c1"))
+        fr.feedback_report(store, "c1", later, team, own=fr.own_figures(store, "c1"))
     with pytest.raises(ValueError, match="another contractor, filter"):
-        fb.feedback_report(store, "c1", team=team, n_boot=0, own=fb.own_figures(store, "c1"))
+        fr.feedback_report(store, "c1", team=team, n_boot=0, own=fr.own_figures(store, "c1"))
     with pytest.raises(ValueError, match="no ratings"):
-        fb.own_figures(store, "r1")
+        fr.own_figures(store, "r1")
     assert math.isnan(iv.percentile(np.empty(0))[0])
 
 
@@ -379,7 +386,7 @@ def test_every_export_carries_the_stamp(rep):
     """Markdown, HTML and CSV exports say what the figures were computed on (dataset version, seed, code)."""
     line = stamp_line(rep.stamp)
     assert f"Dataset version {rep.stamp['dataset_version']}" in line and "seed 0" in line
-    assert "Computed on: " in report.to_markdown(rep) and "Computed on: " in report.to_html(rep)
-    csv_text = report.disagreements_csv(rep)
+    assert "Computed on: " in md_export.to_markdown(rep) and "Computed on: " in html_export.to_html(rep)
+    csv_text = csv_export.disagreements_csv(rep)
     header = csv_text.splitlines()[0]
     assert "stamp_dataset_version" in header and "stamp_code_version" in header

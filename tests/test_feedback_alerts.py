@@ -5,26 +5,29 @@ from __future__ import annotations
 
 import pytest
 
-from analytics import feedback as fb
-from analytics import report
+from analytics.feedback import report as fr
+from analytics.feedback import team as fteam
+from analytics.feedback.export import csv as csv_export
+from analytics.feedback.export import html as html_export
+from analytics.feedback.export import markdown as md_export
 
 
 @pytest.fixture(scope="module")
 def team(demo):
-    return fb.team_figures(demo)
+    return fteam.team_figures(demo)
 
 
 def test_drifting_contractor_report_has_the_alert(demo, truth, team):
     rater = truth["behaviours"]["drifting"]["raters"][0]
-    rep = fb.feedback_report(demo, rater, team=team, n_boot=0)
+    rep = fr.feedback_report(demo, rater, team=team, n_boot=0)
     assert len(rep.alerts) >= 1 and set(rep.alerts["rater_id"]) == {rater}
-    assert "## Drift alerts" in report.to_markdown(rep) and "fell from" in report.to_markdown(rep)
-    assert "<h2>Drift alerts</h2><ul><li>" in report.to_html(rep)
-    assert "\\r\\nalert," + rater in report.to_csv(rep).replace("\r\n", "\\r\\n")
+    assert "## Drift alerts" in md_export.to_markdown(rep) and "fell from" in md_export.to_markdown(rep)
+    assert "<h2>Drift alerts</h2><ul><li>" in html_export.to_html(rep)
+    assert "\\r\\nalert," + rater in csv_export.to_csv(rep).replace("\r\n", "\\r\\n")
 
 
 def test_careful_contractor_report_has_no_alert(demo, truth, team):
     rater = truth["behaviours"]["careful"]["raters"][0]
-    rep = fb.feedback_report(demo, rater, team=team, n_boot=0)
+    rep = fr.feedback_report(demo, rater, team=team, n_boot=0)
     assert rep.alerts.empty
-    assert "No drift alert" in report.to_markdown(rep)
+    assert "No drift alert" in md_export.to_markdown(rep)

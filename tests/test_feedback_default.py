@@ -1,4 +1,4 @@
-"""Which contractor the Feedback page opens on (analytics.feedback.default_contractor: enough shared tasks
+"""Which contractor the Feedback page opens on (analytics.feedback.review_first.default_contractor: enough shared tasks
 first, then the lowest upper bound of primary-dimension agreement) and how it shows a report without dates."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import streamlit as st
 
-from analytics import feedback as fb
 from analytics import store
 from analytics.core.filters import Filters
+from analytics.feedback import review_first
 from analytics.ingest.load import ingest_bytes
 from tests.conftest import app_test
 
@@ -41,17 +41,17 @@ def _load(con, agree: dict[str, tuple[int, int]]) -> None:
 def test_default_is_confidently_lowest_among_contractors_with_enough_tasks(con):
     _load(con, RATERS)
     # b_few's interval from 3 tasks reaches lower than c_low's, but fewer than MIN_TASKS tasks never come first.
-    assert fb.default_contractor(con) == "c_low"
-    assert fb.default_contractor(con, Filters(rubric=AC)) == "c_low"
+    assert review_first.default_contractor(con) == "c_low"
+    assert review_first.default_contractor(con, Filters(rubric=AC)) == "c_low"
     # The rater filter narrows the choice; the role and dimension filters do not matter.
-    assert fb.default_contractor(con, Filters(raters=("a_first", "c_mid"))) == "c_mid"
-    assert fb.default_contractor(con, Filters(roles=("researcher",), dimensions=("x",))) == "c_low"
-    assert fb.default_contractor(con, Filters(raters=("r1",))) is None
+    assert review_first.default_contractor(con, Filters(raters=("a_first", "c_mid"))) == "c_mid"
+    assert review_first.default_contractor(con, Filters(roles=("researcher",), dimensions=("x",))) == "c_low"
+    assert review_first.default_contractor(con, Filters(raters=("r1",))) is None
 
 
 def test_default_falls_back_to_most_tasks(con):
     _load(con, {"x_many": (12, 12), "x_few": (5, 0)})
-    assert fb.default_contractor(con) == "x_many"
+    assert review_first.default_contractor(con) == "x_many"
 
 
 @pytest.fixture

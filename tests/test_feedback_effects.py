@@ -11,9 +11,14 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from analytics import feedback as fb
 from analytics import store
 from analytics.agreement import MIN_TASKS
+from analytics.feedback import rater_effects as ef
+from analytics.feedback import report as fr
+from analytics.feedback import team as fteam
+from analytics.feedback.export import csv as csv_export
+from analytics.feedback.export import html as html_export
+from analytics.feedback.export import markdown as md_export
 from analytics.ingest.load import ingest_bytes
 
 AC, UC = "answer_comparison", "usefulness_comparison"
@@ -71,30 +76,30 @@ def small(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def small_team(small):
-    return fb.team_figures(small)
+    return fteam.team_figures(small)
 
 
 def _effects(con, rater: str, team) -> pd.DataFrame:
-    return fb.feedback_report(con, rater, team=team, n_boot=200).effects.set_index("effect")
+    return fr.feedback_report(con, rater, team=team, n_boot=200).effects.set_index("effect")
 
 
 def test_position_bias_is_shown_for_first_pickers_with_enough_tasks(small, small_team):
     e = _effects(small, "cx_first", small_team)
     pb = e.loc["position_bias"]
-    assert pb["status"] == fb.SHOWN
+    assert pb["status"] == ef.SHOWN
     assert (pb["n"], pb["value"]) == (40, 1.0)  # 40 decided comparisons, the first shown won all
     assert pb["ci_low"] == pytest.approx(40 / (40 + 1.959963984540054**2))  # Wilson lower bound at 40 of 40
     assert "won 100% of your 40 decided comparisons (95% interval 91% to 100%)" in pb["evidence"]
     assert pb["advice"].startswith("Read both answers in full")
-    assert (e.drop(index="position_bias")["status"] != fb.SHOWN).all(), e
+    assert (e.drop(index="position_bias")["status"] != ef.SHOWN).all(), e
     # the same habit on 12 tasks is below the small-n rule: too few to tell from chance, and no advice
     few = _effects(small, "cx_few", small_team).loc["position_bias"]
-    assert (few["status"], few["n"], few["advice"]) == (fb.TOO_FEW, 12, "")
+    assert (few["status"], few["n"], few["advice"]) == (ef.TOO_FEW, 12, "")
 
 
 def test_a_careful_contractor_is_told_nothing(small, small_team):
     e = _effects(small, "cx_careful", small_team)
-    assert (e["status"] == fb.NOT_SHOWN).all(), e
+    assert (e["status"] == ef.NOT_SHOWN).all(), e
     assert e.loc["position_bias", "value"] == 0.5  # 20 of 40
     assert set(e.index) == {"position_bias", "ties", "haste", "drift"}  # no absolute dimension: no leniency row
     assert (e["advice"] == "").all()
@@ -102,25 +107,23 @@ def test_a_careful_contractor_is_told_nothing(small, small_team):
 
 def test_ties_and_haste(small, small_team):
     ties = _effects(small, "cx_ties", small_team).loc["ties"]
-    assert ties["status"] == fb.SHOWN
+    assert ties["status"] == ef.SHOWN
     assert (ties["value"], ties["n"], ties["reference"]) == (0.9, 40, 0.0)  # 36 of 40; other contractors: none
     assert 'you chose "Equally good" on 90% of your 40 comparisons' in ties["evidence"]
     haste = _effects(small, "cx_fast", small_team).loc["haste"]
-    assert haste["status"] == fb.SHOWN
+    assert haste["status"] == ef.SHOWN
     assert haste["value"] == pytest.approx(10 / 300)  # median 10 s against the others' median of 300 s
     assert "Your median time per submission is 10 s" in haste["evidence"]
 
 
 def test_effects_come_first_when_shown_and_exports_carry_them(small, small_team):
-    from analytics import report
-
-    rep = fb.feedback_report(small, "cx_first", team=small_team, n_boot=200)
+    rep = fr.feedback_report(small, "cx_first", team=small_team, n_boot=200)
     assert rep.effects.iloc[0]["effect"] == "position_bias"
-    md = report.to_markdown(rep)
+    md = md_export.to_markdown(rep)
     assert "## What to change" in md and "### Position bias: Answer comparison" in md
     assert "Checked and not seen: Ties" in md
-    assert "<h2>What to change</h2>" in report.to_html(rep)
-    csv_text = report.to_csv(rep)
+    assert "<h2>What to change</h2>" in html_export.to_html(rep)
+    csv_text = csv_export.to_csv(rep)
     assert "\r\neffect,cx_first,answer_comparison," in csv_text
 
 
@@ -139,9 +142,9 @@ EFFECT_OF = {  # truth.json behaviour -> the effect that must report it, and the
 @pytest.fixture(scope="module")
 def demo_effects(demo, truth) -> dict[str, pd.DataFrame]:
     """The effects of every planted contractor's report (200 resamples)."""
-    team = fb.team_figures(demo)
+    team = fteam.team_figures(demo)
     raters = {r for b in truth["behaviours"].values() for r in b["raters"]}
-    return {r: fb.feedback_report(demo, r, team=team, n_boot=200).effects for r in sorted(raters)}
+    return {r: fr.feedback_report(demo, r, team=team, n_boot=200).effects for r in sorted(raters)}
 
 
 @pytest.mark.parametrize("behaviour", sorted(EFFECT_OF))
@@ -150,11 +153,11 @@ def test_planted_behaviours_are_reported_where_there_are_enough_ratings(behaviou
     for rater in truth["behaviours"][behaviour]["raters"]:
         e = demo_effects[rater]
         rows = e[e["effect"] == effect]
-        judged = rows[rows["status"].isin([fb.SHOWN, fb.NOT_SHOWN])]
+        judged = rows[rows["status"].isin([ef.SHOWN, ef.NOT_SHOWN])]
         if judged.empty:  # every rubric below the small-n rule: said so, not guessed
-            assert (rows["status"].isin([fb.TOO_FEW, fb.NOT_MEASURED])).all(), (rater, rows)
+            assert (rows["status"].isin([ef.TOO_FEW, ef.NOT_MEASURED])).all(), (rater, rows)
             continue
-        shown = judged[judged["status"] == fb.SHOWN]
+        shown = judged[judged["status"] == ef.SHOWN]
         assert not shown.empty, (rater, judged[["rubric", "status", "value", "ci_low", "ci_high", "n"]])
         reference = shown["reference"].fillna(0.0)
         assert ((shown["value"] - (reference if effect != "haste" else 1.0)) * sign > 0).all(), (rater, shown)
@@ -168,10 +171,10 @@ def test_position_bias_is_told_to_the_planted_contractors_on_the_demo(truth, dem
         pb = demo_effects[rater]
         pb = pb[(pb["effect"] == "position_bias") & (pb["rubric"] == AC)].iloc[0]
         if pb["n"] >= MIN_TASKS:
-            assert pb["status"] == fb.SHOWN and pb["ci_low"] > 0.5 + fb.SHARE_MARGIN, (rater, pb)
+            assert pb["status"] == ef.SHOWN and pb["ci_low"] > 0.5 + ef.SHARE_MARGIN, (rater, pb)
             told += 1
         else:
-            assert pb["status"] == fb.TOO_FEW
+            assert pb["status"] == ef.TOO_FEW
     assert told >= 1
 
 
@@ -179,11 +182,11 @@ def test_careful_contractors_are_told_of_no_effect(truth, demo_effects):
     careful = truth["behaviours"]["careful"]["raters"]
     for rater in careful:
         e = demo_effects[rater]
-        assert (e["status"] != fb.SHOWN).all(), (rater, e[e["status"] == fb.SHOWN])
+        assert (e["status"] != ef.SHOWN).all(), (rater, e[e["status"] == ef.SHOWN])
         pb = e[(e["effect"] == "position_bias") & (e["rubric"] == AC)]
-        assert len(pb) == 1 and pb["status"].iloc[0] in (fb.NOT_SHOWN, fb.TOO_FEW)
+        assert len(pb) == 1 and pb["status"].iloc[0] in (ef.NOT_SHOWN, ef.TOO_FEW)
     # measured, not skipped: at least one careful contractor has enough comparisons to be judged
     assert any(
-        ((demo_effects[r]["effect"] == "position_bias") & (demo_effects[r]["status"] == fb.NOT_SHOWN)).any()
+        ((demo_effects[r]["effect"] == "position_bias") & (demo_effects[r]["status"] == ef.NOT_SHOWN)).any()
         for r in careful
     )

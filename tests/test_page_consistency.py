@@ -67,17 +67,19 @@ def test_no_rubric_with_rules_under_the_filters(planted):
 def test_feedback_report_has_the_broken_rule_with_the_same_rate_as_the_consistency_page(planted):
     """The contractor's broken rule appears in the Feedback page and its Markdown export with the rule's words,
     and the rate there is the Consistency page's (one figure, two pages)."""
-    from analytics import feedback, report, store
+    from analytics import store
     from analytics.consistency import rates
+    from analytics.feedback import report
+    from analytics.feedback.export import markdown
 
     con = store.open_store(planted)
     expected = rates.consistency(con).raters.set_index(["rater_id", "rule_id"]).loc[(BREAKER, "test_planted")]
-    rep = feedback.feedback_report(con, BREAKER, n_boot=0)
+    rep = report.feedback_report(con, BREAKER, n_boot=0)
     con.close()
     row = rep.rules.set_index("rule_id").loc["test_planted"]
     assert (row["n_checked"], row["n_violations"]) == (expected["n_checked"], expected["n_violations"])
     assert row["rate"] == pytest.approx(expected["rate"]) and bool(row["flagged"])
-    md = report.to_markdown(rep)
+    md = markdown.to_markdown(rep)
     assert "## Rubric rules you broke" in md and "A rule made for the test." in md
     at = app_test("app_pages/feedback.py")
     at.selectbox(key="fb_contractor").select(BREAKER).run()

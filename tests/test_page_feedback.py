@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-from analytics import feedback as fb
 from analytics import store
+from analytics.feedback import card as fcard
+from analytics.feedback import report as fr
+from analytics.feedback import review_first
+from analytics.feedback import team as fteam
 from analytics.review import disagreements as dis
 from tests.conftest import app_test, click_downloads
 
@@ -85,10 +88,10 @@ def _planted(demo_store: Path) -> dict[str, list[str]]:
 
 
 def test_opens_on_the_contractor_most_in_need_with_real_dates(app_store):
-    """The page opens on analytics.feedback.default_contractor's choice (small-n rule first, then the lowest upper
+    """The page opens on analytics.feedback.review_first.default_contractor's choice (small-n rule first, then the lowest upper
     bound of primary agreement) and its caption gives that contractor's first and last rating dates."""
     con = store.open_store(app_store, read_only=True)
-    expected = fb.default_contractor(con)
+    expected = review_first.default_contractor(con)
     first, last = con.execute(
         "SELECT min(submitted_at)::DATE, max(submitted_at)::DATE FROM ratings WHERE rater_id = ?", [expected]
     ).fetchall()[0]
@@ -166,17 +169,17 @@ def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store,
     at.selectbox(key="fb_contractor").select("c06").run()
     calls: list[tuple[str, object, str]] = []
 
-    def spy(name: str, subject):
-        original = getattr(fb, name)
+    def spy(module: object, name: str, subject):
+        original = getattr(module, name)
 
         def run(*args, **kwargs):
             calls.append((name, subject(args), threading.current_thread().name))
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(fb, name, run)
+        monkeypatch.setattr(module, name, run)
 
-    spy("own_figures", lambda args: (args[1], args[2]))  # (con, contractor, filters, ...)
-    spy("team_figures", lambda args: args[1])  # (con, filters, researchers)
+    spy(fr, "own_figures", lambda args: (args[1], args[2]))  # (con, contractor, filters, ...)
+    spy(fteam, "team_figures", lambda args: args[1])  # (con, filters, researchers)
     low, high = at.sidebar.date_input(key="f_dates").value
     later = low + dt.timedelta(days=(high - low).days // 4)
     at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
@@ -188,7 +191,7 @@ def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store,
     assert contractor == "c06" and filters.date_from == later  # (the last day selected is an open end)
     assert own_thread.startswith("concord-warm") and not team[1].startswith("concord-warm"), calls
     con = store.open_store(app_store)
-    card = fb.report_card(con, "c06", filters)
+    card = fcard.report_card(con, "c06", filters)
     con.close()
     rubric = at.selectbox(key="fb_rubric").value
     expected = card[card["rubric"] == rubric]

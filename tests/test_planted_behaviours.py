@@ -12,10 +12,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analytics import feedback as fb
 from analytics.agreement import MIN_TASKS
 from analytics.core.rubrics import RUBRICS
 from analytics.describe import distributions as dist
+from analytics.feedback import report as fr
+from analytics.feedback import team as fteam
 
 AC = "answer_comparison"
 PRIMARY = "usefulness_comparison"
@@ -30,7 +31,7 @@ def planted(truth) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="module")
 def team(demo):
-    return fb.team_figures(demo)
+    return fteam.team_figures(demo)
 
 
 def _pooled_shift(con) -> pd.Series:
@@ -89,7 +90,7 @@ def test_fast_careless_contractors_are_fastest_and_agree_least(demo, planted, te
     medians = team.durations.groupby("rater_id")["median_s"].median().sort_values()
     assert set(medians.index[: len(careless)]) == set(careless)
     for rater in careless:
-        rep = fb.feedback_report(demo, rater, team=team, n_boot=200)
+        rep = fr.feedback_report(demo, rater, team=team, n_boot=200)
         times = rep.durations.set_index("rubric")
         assert (times["ratio"] < 0.3).all(), times  # planted at 0.12 of normal durations
         primary = rep.card[(rep.card["rubric"] == AC) & rep.card["is_primary"]].iloc[0]
@@ -104,7 +105,7 @@ def test_drifting_contractors_agree_less_in_late_weeks(demo, planted, team, trut
         return float((weeks["exact_agreement"] * weeks["n_tasks"]).sum() / weeks["n_tasks"].sum())
 
     for rater in planted["drifting"]:
-        rep = fb.feedback_report(demo, rater, team=team, n_boot=200)
+        rep = fr.feedback_report(demo, rater, team=team, n_boot=200)
         trend = rep.trend.set_index("rubric").loc[AC]
         assert trend["late"] < trend["early"], (rater, trend)
         weekly = rep.weekly[rep.weekly["rubric"] == AC]

@@ -8,10 +8,14 @@ import pandas as pd
 import pytest
 
 from analytics import agreement as ag
-from analytics import feedback as fb
+from analytics.consistency import rates as cons
 from analytics.core.concurrent import side_by_side
 from analytics.core.filters import Filters
 from analytics.core.queries import QueryLog
+from analytics.effects import estimate_effects
+from analytics.effects.drift import drift_alerts
+from analytics.feedback import durations, scope, weekly
+from analytics.feedback import team as fteam
 
 
 def test_results_come_in_the_jobs_order_each_on_its_own_cursor_and_thread(demo):
@@ -46,22 +50,22 @@ def test_a_failing_job_raises_its_own_error(demo):
 
 @pytest.mark.parametrize("filters", [Filters(), Filters(rubric="answer_comparison")], ids=["all", "one rubric"])
 def test_team_figures_equal_the_parts_computed_one_after_the_other(demo, filters):
-    team = fb.team_figures(demo, filters)
-    f = fb.team_filter(filters)
+    team = fteam.team_figures(demo, filters)
+    f = scope.team_filter(filters)
     log = QueryLog()
     contractors = ag.rater_agreement(demo, f, "contractor_vs_researcher", n_boot=0)
     expected = {
-        "contractors": fb._with_kappa(contractors[contractors["role"] == "contractor"]),
-        "researchers": fb.researcher_figures(demo, f.rubric),
-        "weekly": fb._weekly_by_contractor(demo, f),
-        "durations": fb._durations(demo, f)[["rater_id", "rubric", "median_s"]],
-        "positions": fb._positions(demo, f),
-        "effects": fb.rater_effect_table(demo, f, log),
-        "alerts": fb.drift_alerts(demo, f, queries=log),
+        "contractors": fteam.with_kappa(contractors[contractors["role"] == "contractor"]),
+        "researchers": fteam.researcher_figures(demo, f.rubric),
+        "weekly": weekly.weekly_by_contractor(demo, f),
+        "durations": durations.contractor_durations(demo, f)[["rater_id", "rubric", "median_s"]],
+        "positions": fteam.position_rows(demo, f),
+        "effects": estimate_effects(demo, f, log),
+        "alerts": drift_alerts(demo, f, queries=log),
     }
     assert len(team.contractors) > 0 and len(team.effects) > 0
     for name, frame in expected.items():
         pd.testing.assert_frame_equal(getattr(team, name), frame, obj=name)
-    rules = fb.cons.consistency(demo, f)
+    rules = cons.consistency(demo, f)
     pd.testing.assert_frame_equal(team.rules.raters, rules.raters, obj="rules")
     pd.testing.assert_frame_equal(team.rules.rules, rules.rules, obj="rule rates")

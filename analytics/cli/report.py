@@ -1,4 +1,4 @@
-"""`report`: feedback report cards (analytics.feedback, exported by analytics.report) of one contractor or of every
+"""`report`: feedback report cards (analytics.feedback, exported by analytics.feedback.export) of one contractor or of every
 contractor with ratings in the dates, from the store: to stdout, or one file per contractor in --out."""
 
 from __future__ import annotations
@@ -129,7 +129,8 @@ def _write_reports(
     con: Any, raters: list[str], filters: Any, args: argparse.Namespace, out: Path | None
 ) -> list[dict[str, str]]:
     """Each contractor's report in the chosen format, to stdout or one file each in `out`; the files written."""
-    from analytics import feedback, report
+    from analytics import feedback
+    from analytics.feedback import export as report
 
     render = {"html": report.to_html, "md": report.to_markdown, "csv": lambda rep, _: report.to_csv(rep)}[args.format]
     team = feedback.team_figures(con, filters)

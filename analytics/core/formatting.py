@@ -2,13 +2,32 @@
 
 "0.642 [0.58, 0.70]" on pages and the command line (value to 3 decimals, interval to 2), "0.64 [0.58, 0.70]" in
 exports a contractor reads (2 and 2). Downloads and JSON carry the numbers themselves, never these strings.
+Untrusted text as Markdown that shows it literally: md_escape.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
+
+# Markdown escaping (CommonMark and GitHub-flavoured): a backslash only where a character would start markup, so
+# ordinary prose ("0.41 [0.21, 0.63]", "usefulness_comparison", "n = 30.") reads as written in plain text.
+# Anywhere in a line: code spans, emphasis, strikethrough, table cells and math (` * ~ | $), "_" unless inside a
+# word, a backslash before punctuation, an HTML tag or autolink start ("<b", "</", "<!", "<?", "<h"), an entity
+# ("&amp;"), and on a line holding a link, image or reference definition ("](", "][", "]:") its brackets and the
+# "!" before them. At the start of a line: headings (#), quotes (>), list markers ("- ", "+ ", "1. ", "1) ") and
+# thematic breaks or heading underlines ("---", "===").
+_MD_ANYWHERE = re.compile(r"[`*~|$]|\\(?=[!-/:-@\[-`{-~])|(?<![^\W_])_|_(?![^\W_])|<(?=[A-Za-z/!?])|&(?=#?\w+;)")
+_MD_LINK = re.compile(r"\](?=[(\[:])")
+_MD_BRACKETS = re.compile(r"!(?=\[)|[\[\]]")
+_MD_LINE_START = re.compile(r"^(\s*)(?:([#>])|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\s|$)|([-=])(?=[-=\s]*$))")
+# GitHub-flavoured Markdown links bare URLs and e-mail addresses after backslash escapes are resolved, so
+# escaping stops nothing there; an invisible word joiner breaks the pattern ("http:\u2060//", "www\u2060.",
+# "a@\u2060b").
+_AUTOLINK = re.compile(r"(?i)(?<=https:)|(?<=http:)|(?<=www)(?=\.)|(?<=@)")
+WORD_JOINER = "\u2060"
 
 
 def is_missing(x: Any) -> bool:
@@ -37,3 +56,27 @@ def fmt_ci(value: Any, lo: Any, hi: Any, digits: int = 2, ci_digits: int | None 
         return fmt(value, digits, missing)
     d = digits if ci_digits is None else ci_digits
     return f"{fmt(value, digits, missing)} [{fmt(lo, d, missing)}, {fmt(hi, d, missing)}]"
+
+
+def md_escape(text: object, lines: bool = False) -> str:
+    """Text as Markdown that shows it literally and reads cleanly as plain text: only what would become markup
+    is backslash-escaped, bare URLs are kept from becoming links; on one line (table cells, headings, sentences)
+    unless `lines`, which keeps the line breaks (each line escaped as the start of a line)."""
+    parts = str(text).splitlines() if lines else [" ".join(str(text).split())]
+    return "\n".join(_md_line(_AUTOLINK.sub(WORD_JOINER, p)) for p in parts)
+
+
+def _md_line(line: str) -> str:
+    """One line of md_escape."""
+    out = _MD_ANYWHERE.sub(lambda m: "\\" + m[0], line)
+    if _MD_LINK.search(line):
+        out = _MD_BRACKETS.sub(lambda m: "\\" + m[0], out)
+    return _MD_LINE_START.sub(_escape_line_start, out, count=1)
+
+
+def _escape_line_start(m: re.Match) -> str:
+    """A backslash before the character that would make a line a heading, quote, list item or rule."""
+    indent, mark, bullet, number, delimiter, rule = m.groups()
+    if number:
+        return f"{indent}{number}\\{delimiter}"
+    return f"{indent}\\{mark or bullet or rule}"

@@ -1,0 +1,80 @@
+"""A contractor's report card: per rubric dimension they rated, their agreement with researchers (exact, coarse,
+kappa and mean difference, with 95% intervals and n) beside the team median and the researcher ceiling."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from analytics import agreement as ag
+from analytics.agreement import team as tm
+from analytics.core.filters import Filters
+from analytics.feedback.scope import NO_FILTERS, dimension_info, subject_filter
+from analytics.feedback.team import TeamFigures, team_figures, with_kappa
+
+CARD_STATS = ("exact_agreement", "coarse_agreement", "kappa", "mean_difference")
+CARD_COLUMNS = (
+    "rubric",
+    "dimension",
+    "dimension_label",
+    "is_primary",
+    "level",
+    "n",
+    "n_units",
+    "n_tasks",
+    *[c for s in CARD_STATS for c in (s, f"{s}_ci_low", f"{s}_ci_high")],
+    "kappa_statistic",
+    *[f"team_{s}" for s in CARD_STATS],
+    "team_contractors",
+    *[f"ceiling_{s}" for s in CARD_STATS[:3]],
+    "ceiling_tasks",
+    "small_n",
+    "notes",
+)
+
+
+def report_card(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    team: TeamFigures | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per rubric dimension the contractor rated: exact, coarse agreement, kappa and mean difference with
+    researchers (95% intervals, n), beside the team median and the researcher ceiling (CARD_COLUMNS)."""
+    own = own_agreement(con, contractor, filters, n_boot, seed)
+    return card_vs_team(con, own, contractor, team or team_figures(con, filters)) if len(own) else card_of_nothing()
+
+
+def own_agreement(
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters, n_boot: int, seed: int
+) -> pd.DataFrame:
+    """The contractor's rater_agreement rows with researchers (with intervals), kappa named per scale."""
+    own = ag.rater_agreement(
+        con, subject_filter(filters, contractor), "contractor_vs_researcher", n_boot=n_boot, seed=seed
+    )
+    return with_kappa(own[own["rater_id"] == contractor])
+
+
+def card_of_nothing() -> pd.DataFrame:
+    """The report card of a contractor without agreement rows."""
+    return pd.DataFrame(columns=list(CARD_COLUMNS))
+
+
+def card_vs_team(con: duckdb.DuckDBPyConnection, own: pd.DataFrame, contractor: str, team: TeamFigures) -> pd.DataFrame:
+    """report_card from the contractor's agreement rows (own_agreement) and the team's figures."""
+    if own.empty:
+        return card_of_nothing()
+    med = tm.team_medians(team.contractors, CARD_STATS, (contractor,), "team_contractors")
+    med = med.rename(columns={s: f"team_{s}" for s in CARD_STATS})
+    ceiling = team.researchers[["rubric", "dimension", *CARD_STATS[:3], "n_tasks"]]
+    ceiling = ceiling.rename(columns={**{s: f"ceiling_{s}" for s in CARD_STATS[:3]}, "n_tasks": "ceiling_tasks"})
+    card = own.merge(med, on=["rubric", "dimension"], how="left").merge(ceiling, on=["rubric", "dimension"], how="left")
+    card = card.merge(dimension_info(con, tuple(card["rubric"].unique())), on=["rubric", "dimension"], how="left")
+    card["dimension_label"] = card["dimension_label"].fillna(card["dimension"])
+    card["is_primary"] = card["is_primary"].fillna(False).astype(bool)
+    for c in ("team_contractors", "ceiling_tasks"):
+        card[c] = card[c].fillna(0).astype(int)
+    card = card.sort_values(["rubric", "is_primary", "dimension_order"], ascending=[True, False, True])
+    return card[list(CARD_COLUMNS)].reset_index(drop=True)

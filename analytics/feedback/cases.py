@@ -1,0 +1,101 @@
+"""A contractor's most severe disagreements with researchers, with the task's question, the contractor's comment,
+the researcher's explanation and the review notes."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from analytics.core.filters import Filters
+from analytics.core.queries import Query
+from analytics.feedback.scope import NO_FILTERS, contractor_rubrics, team_filter
+from analytics.review import disagreements as dis
+
+MAX_CASES = 10  # most severe disagreements listed (every case with a review note is listed as well)
+CASE_COLUMNS = (
+    "rank",
+    "rubric",
+    "task_id",
+    "dimension",
+    "target",
+    "severity",
+    "steps",
+    "contractor_id",
+    "contractor_value",
+    "researcher_id",
+    "researcher_value",
+    "submitted_at",
+    "prompt",
+    "contractor_comment",
+    "researcher_explanation",
+    "status",
+    "note",
+    "reviewer",
+    "note_updated_at",
+)
+
+
+def severe_cases(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    rubric_names: tuple[str, ...] = (),
+    limit: int = MAX_CASES,
+) -> pd.DataFrame:
+    """The contractor's most severe disagreements on each rubric's primary dimension (every rubric together,
+    most severe first), plus every case a reviewer has noted, with the task question, the contractor's comment
+    and the researcher's explanation (CASE_COLUMNS)."""
+    frames = [
+        dis.disagreements(con, r, team_filter(filters), contractors=(contractor,)).assign(rubric=r)
+        for r in rubric_names or contractor_rubrics(con, contractor, filters)
+    ]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame(columns=list(CASE_COLUMNS))
+    cases = pd.concat(frames, ignore_index=True)
+    cases["severity_rank"] = cases["severity"].map({s: i for i, s in enumerate(dis.SEVERITIES)})
+    cases = cases.sort_values(
+        ["severity_rank", "steps", "submitted_at", "rubric", "task_id", "target", "researcher_id"],
+        ascending=[True, False, False, True, True, True, True],
+        na_position="last",
+    ).reset_index(drop=True)
+    noted = cases["note"].notna() | (cases["status"] != dis.NO_NOTE)
+    cases = cases[(cases.index < limit) | noted].reset_index(drop=True)
+    cases["rank"] = range(1, len(cases) + 1)
+    texts = _case_texts(con, cases, contractor)
+    cases = cases.merge(texts, on=["rubric", "task_id", "dimension", "researcher_id"], how="left")
+    return cases[list(CASE_COLUMNS)]
+
+
+CASE_TEXTS = Query(
+    "case_texts",
+    """WITH k AS (SELECT unnest($rubric) AS rubric, unnest($task_id) AS task_id, unnest($dimension) AS dimension,
+                         unnest($researcher_id) AS researcher_id),
+            sub AS (SELECT s.task_id, s.rubric, s.rater_id,
+                           concat_ws(chr(10), s.explanation, s.justification, s.comment) AS text
+                    FROM submissions s JOIN (SELECT DISTINCT task_id, rubric FROM k) USING (task_id, rubric)),
+            rc AS (SELECT r.task_id, r.rubric, r.dimension, r.rater_id,
+                          string_agg(r.comment, chr(10) ORDER BY r.target) AS text
+                   FROM ratings r JOIN (SELECT DISTINCT task_id, rubric, dimension FROM k)
+                        USING (task_id, rubric, dimension)
+                   WHERE r.comment IS NOT NULL GROUP BY ALL)
+       SELECT k.rubric, k.task_id, k.dimension, k.researcher_id, t.prompt,
+              nullif(concat_ws(chr(10), cs.text, cr.text), '') AS contractor_comment,
+              nullif(concat_ws(chr(10), xs.text, xr.text), '') AS researcher_explanation
+       FROM k
+       LEFT JOIN tasks t USING (task_id, rubric)
+       LEFT JOIN sub xs ON xs.task_id = k.task_id AND xs.rubric = k.rubric AND xs.rater_id = k.researcher_id
+       LEFT JOIN rc xr ON xr.task_id = k.task_id AND xr.rubric = k.rubric AND xr.dimension = k.dimension
+                      AND xr.rater_id = k.researcher_id
+       LEFT JOIN sub cs ON cs.task_id = k.task_id AND cs.rubric = k.rubric AND cs.rater_id = $contractor
+       LEFT JOIN rc cr ON cr.task_id = k.task_id AND cr.rubric = k.rubric AND cr.dimension = k.dimension
+                      AND cr.rater_id = $contractor""",
+)
+
+
+def _case_texts(con: duckdb.DuckDBPyConnection, cases: pd.DataFrame, contractor: str) -> pd.DataFrame:
+    """For each case: the task's question, the contractor's comments and the researcher's explanation
+    (submission explanation, justification and comment, and their comment on the rated dimension)."""
+    keys = cases[["rubric", "task_id", "dimension", "researcher_id"]].drop_duplicates()
+    columns = {c: keys[c].astype(str).tolist() for c in keys.columns}
+    return CASE_TEXTS.bind(**columns, contractor=contractor).df(con)

@@ -1,0 +1,258 @@
+"""A feedback report's parts as display text, shared by every export and the Feedback page: what it covers, the
+card, weeks, levels, times, trend, rules, alerts, disagreements and effects as words and tables of text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from analytics.core.formatting import fmt, fmt_ci, is_missing
+from analytics.feedback.rater_effects import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
+from analytics.feedback.report import FeedbackReport
+from analytics.feedback.scope import rubric_title
+
+EXPLAIN = (
+    "Agreement is measured on the units (task, dimension and answer) that you and a researcher both rated. "
+    "Team median: the median of the other contractors' own figures. Researchers: the median of each "
+    "researcher's agreement with the other researchers over all dates, the most one can expect. Brackets hold 95% "
+    "intervals; n is the number of rating pairs. Mean difference is in scale steps, positive when your "
+    "rating is later on the scale than the researcher's."
+)
+KAPPA_WEIGHTS = {
+    "Cohen's kappa": "none (Cohen's)",
+    "weighted kappa (linear)": "linear",
+    "weighted kappa (quadratic)": "quadratic",
+}
+WEEKLY_EXPLAIN = (
+    "Exact agreement with researchers over every dimension of the rubric, per week (weeks start on Monday), "
+    "with a 95% interval from resampling the week's tasks (no interval with fewer than two tasks)."
+)
+
+
+def _fmt_time(t: Any) -> str:
+    """A timestamp to the minute ("–" when missing)."""
+    return "–" if is_missing(t) else f"{pd.Timestamp(t):%Y-%m-%d %H:%M}"
+
+
+def filters_text(report: FeedbackReport) -> str:
+    """What the report covers: rubric and dates."""
+    f = report.filters
+    rubric = rubric_title(f.rubric) if f.rubric else "all rubrics"
+    if f.date_from or f.date_to:
+        dates = f"{f.date_from or 'the start'} to {f.date_to or 'the end'}"
+    else:
+        dates = "all dates"
+    return f"{rubric}, {dates}"
+
+
+def period_text(report: FeedbackReport) -> str:
+    """The contractor's first and last rating dates and their number of ratings ("no dates" when the files
+    gave none)."""
+    first_at, last_at = report.first_rating, report.last_rating
+    first = None if first_at is None or is_missing(first_at) else f"{pd.Timestamp(first_at):%Y-%m-%d}"
+    last = None if last_at is None or is_missing(last_at) else f"{pd.Timestamp(last_at):%Y-%m-%d}"
+    if first is None and last is None:
+        return f"{report.n_ratings:,} ratings, no dates"
+    if first is None or last is None:
+        return f"{report.n_ratings:,} ratings, dated {first or last}"
+    return f"{report.n_ratings:,} ratings from {first} to {last}"
+
+
+def card_rows(report: FeedbackReport) -> pd.DataFrame:
+    """The report card as display text, one row per dimension (the columns both exports show)."""
+    c = report.card
+    out = pd.DataFrame(
+        {
+            "rubric": c["rubric"],
+            "Dimension": c["dimension_label"] + c["is_primary"].map({True: " (primary)", False: ""}),
+            "n": c["n_tasks"].astype(int).astype(str)
+            + " tasks, "
+            + c["n"].astype(int).astype(str)
+            + " pairs"
+            + c["small_n"].map({True: " (small)", False: ""}),
+        }
+    )
+    for s, name in (
+        ("exact_agreement", "Exact"),
+        ("coarse_agreement", "Coarse"),
+        ("kappa", "Kappa"),
+        ("mean_difference", "Mean difference"),
+    ):
+        out[name] = [fmt_ci(v, lo, hi) for v, lo, hi in zip(c[s], c[f"{s}_ci_low"], c[f"{s}_ci_high"], strict=True)]
+    out["Kappa weights"] = c["kappa_statistic"].map(KAPPA_WEIGHTS).fillna(c["kappa_statistic"])
+    out["Team exact / coarse / kappa"] = [
+        " / ".join(fmt(v) for v in vals)
+        for vals in zip(c["team_exact_agreement"], c["team_coarse_agreement"], c["team_kappa"], strict=True)
+    ]
+    out["Researchers exact / coarse / kappa"] = [
+        " / ".join(fmt(v) for v in vals)
+        for vals in zip(c["ceiling_exact_agreement"], c["ceiling_coarse_agreement"], c["ceiling_kappa"], strict=True)
+    ]
+    return out
+
+
+def weekly_rows(report: FeedbackReport) -> pd.DataFrame:
+    """Weekly agreement as display text."""
+    w = report.weekly
+    return pd.DataFrame(
+        {
+            "rubric": w["rubric"],
+            "Week": [f"{pd.Timestamp(x):%Y-%m-%d}" for x in w["week"]],
+            "Tasks": w["n_tasks"].astype(int).astype(str),
+            "Pairs": w["n_pairs"].astype(int).astype(str),
+            "Exact": [
+                fmt_ci(v, lo, hi) for v, lo, hi in zip(w["exact_agreement"], w["ci_low"], w["ci_high"], strict=True)
+            ],
+            "Coarse": [fmt(v) for v in w["coarse_agreement"]],
+            "Team median exact": [fmt(v) for v in w["team_exact_agreement"]],
+        }
+    )
+
+
+def level_summary(levels: pd.DataFrame) -> pd.DataFrame:
+    """Per dimension, "level you% / researchers%" for every level in scale order."""
+    rows = []
+    for (rubric, _, label), g in levels.groupby(["rubric", "dimension", "dimension_label"], sort=False):
+        wide = g.pivot_table(index=["level_index", "level"], columns="role", values="share", aggfunc="first")
+        wide = wide.reindex(columns=["contractor", "researcher"]).fillna(0.0)
+        cells = [f"{lvl} {you:.0%} / {res:.0%}" for (_, lvl), (you, res) in zip(wide.index, wide.values, strict=True)]
+        n = int(g.loc[g["role"] == "contractor", "n"].sum())
+        rows.append(
+            {"rubric": rubric, "Dimension": label, "Pairs": str(n), "Levels (you / researchers)": " · ".join(cells)}
+        )
+    return pd.DataFrame(rows, columns=["rubric", "Dimension", "Pairs", "Levels (you / researchers)"])
+
+
+def duration_rows(report: FeedbackReport) -> pd.DataFrame:
+    """Time per submission as display text."""
+    d = report.durations
+    return pd.DataFrame(
+        {
+            "Rubric": [rubric_title(r) for r in d["rubric"]],
+            "Submissions": d["submissions"].astype(int).astype(str),
+            "Median seconds": [fmt(v, 0) for v in d["median_s"]],
+            "Middle half": [f"{fmt(a, 0)} to {fmt(b, 0)}" for a, b in zip(d["q1_s"], d["q3_s"], strict=True)],
+            "Team median seconds": [fmt(v, 0) for v in d["team_median_s"]],
+            "Yours / team": [fmt(v) for v in d["ratio"]],
+        }
+    )
+
+
+def trend_rows(report: FeedbackReport) -> pd.DataFrame:
+    """Early-versus-late agreement as display text."""
+    t = report.trend
+    return pd.DataFrame(
+        {
+            "Rubric": [rubric_title(r) for r in t["rubric"]],
+            "Early weeks": t["early_weeks"],
+            "Early exact": [fmt(v) for v in t["early"]],
+            "Late weeks": t["late_weeks"],
+            "Late exact": [fmt(v) for v in t["late"]],
+            "Change": [
+                fmt_ci(v, lo, hi)
+                for v, lo, hi in zip(t["change"], t["change_ci_low"], t["change_ci_high"], strict=True)
+            ],
+        }
+    )
+
+
+RULES_EXPLAIN = (
+    "Rules the rubric documents state that one submission can break on its own, checked on every submission "
+    "whether or not a researcher labelled it. Flagged: your rate is credibly above the rest of the team's (at "
+    "least 30 checked submissions and the 95% interval of the difference above zero)."
+)
+
+
+def rule_rows(report: FeedbackReport) -> pd.DataFrame:
+    """The rubric rules the contractor broke as display text: the rule's words, rates and where it happened."""
+    r = report.rules
+    return pd.DataFrame(
+        {
+            "Rule": [f"{i}: {d}" for i, d in zip(r["rule_id"], r["description"], strict=True)],
+            "Broken in": [f"{v} of {n}" for v, n in zip(r["n_violations"], r["n_checked"], strict=True)],
+            "Your rate": [
+                fmt_ci(v, lo, hi) for v, lo, hi in zip(r["rate"], r["rate_ci_low"], r["rate_ci_high"], strict=True)
+            ],
+            "Rest of the team": [fmt(v) for v in r["team_rate"]],
+            "Flagged": ["yes" if f else "" for f in r["flagged"]],
+            "For example": r["examples"],
+        }
+    )
+
+
+def alert_lines(report: FeedbackReport) -> list[str]:
+    """Each drift alert of the contractor as a plain sentence: rubric, week and evidence."""
+    return [
+        f"{rubric_title(r)}, week of {pd.Timestamp(w).date()}: {e}"
+        for r, w, e in zip(report.alerts["rubric"], report.alerts["alert_week"], report.alerts["evidence"], strict=True)
+    ]
+
+
+def case_heading(case: pd.Series) -> str:
+    """One disagreement's heading (plain text): rank, severity, rubric, task, dimension and target."""
+    target = f", {case['target']}" if not is_missing(case["target"]) else ""
+    return (
+        f"Case {case['rank']}, {case['severity']}: {rubric_title(case['rubric'])}, task {case['task_id']} "
+        f"({case['dimension']}{target})"
+    )
+
+
+def case_values(case: pd.Series, contractor: str) -> str:
+    """Both ratings of a case in one line (plain text)."""
+    return (
+        f"{contractor} (you): {case['contractor_value']} · researcher {case['researcher_id']}: "
+        f"{case['researcher_value']} · {int(case['steps'])} step(s) apart · rated {_fmt_time(case['submitted_at'])}"
+    )
+
+
+def note_line(case: pd.Series) -> str:
+    """The review status, reviewer and date of a case (plain text)."""
+    who = f" by {case['reviewer']}" if not is_missing(case["reviewer"]) else ""
+    when = f" on {_fmt_time(case['note_updated_at'])}" if not is_missing(case["note_updated_at"]) else ""
+    return f"Review: {case['status']}{who}{when}"
+
+
+CASE_TEXTS = (
+    ("prompt", "Question"),
+    ("contractor_comment", "Your comment"),
+    ("researcher_explanation", "Researcher's explanation"),
+    ("note", "Reviewer's note"),
+)
+EFFECTS_EXPLAIN = (
+    "Each rater effect is checked on every rubric where your ratings can show it. One is listed here only with "
+    "at least 30 of the things it counts and when its whole 95% interval lies clearly past no effect."
+)
+
+
+def effect_heading(effect: pd.Series) -> str:
+    """One shown effect's heading (plain text): its title and rubric."""
+    return f"{effect['title']}: {rubric_title(effect['rubric'])}"
+
+
+def effects_summary(report: FeedbackReport) -> list[str]:
+    """Plain sentences naming the effects checked and not seen, and those with too few ratings to judge."""
+    e = report.effects
+    out = []
+    for status, lead in (
+        (NOT_SHOWN, "Checked and not seen"),
+        (TOO_FEW, "Too few ratings to judge"),
+        (NOT_MEASURED, "Not measurable from these files"),
+    ):
+        rows = e[e["status"] == status] if len(e) else e
+        if len(rows):
+            named = "; ".join(f"{t} ({rubric_title(r)})" for t, r in zip(rows["title"], rows["rubric"], strict=True))
+            out.append(f"{lead}: {named}.")
+    return out
+
+
+def shown_effects(report: FeedbackReport) -> pd.DataFrame:
+    """The effects that apply to the contractor (status shown), in report order."""
+    e = report.effects
+    return e[e["status"] == SHOWN] if len(e) else e
+
+
+def file_stem(report: FeedbackReport) -> str:
+    """A safe file name stem for the report's downloads."""
+    return "feedback_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", report.contractor_id)

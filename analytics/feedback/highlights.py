@@ -1,0 +1,56 @@
+"""A few plain sentences a lead can start the conversation with: agreement on each primary dimension against the
+team and the ceiling, scale shifts, falls in weekly agreement, and time per submission."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from analytics.feedback.scope import rubric_title
+
+
+def _num(x: float, digits: int = 2) -> str:
+    """A number for a sentence ("n/a" when undefined)."""
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> tuple[str, ...]:
+    """Plain sentences: agreement on each primary dimension against team and ceiling, scale shifts and falls in
+    weekly agreement whose 95% interval excludes zero, and time per submission against the team."""
+    out = []
+    for _, r in card[card["is_primary"]].iterrows():
+        where = f"{rubric_title(r['rubric'])}, {r['dimension_label']}"
+        if r["n"] == 0:
+            out.append(f"{where}: no unit shared with a researcher yet.")
+            continue
+        out.append(
+            f"{where}: exact agreement with researchers {_num(r['exact_agreement'])} (95% interval "
+            f"{_num(r['exact_agreement_ci_low'])} to {_num(r['exact_agreement_ci_high'])}, "
+            f"{int(r['n_tasks'])} tasks, {int(r['n'])} pairs); "
+            f"team median {_num(r['team_exact_agreement'])}; researchers with each other "
+            f"{_num(r['ceiling_exact_agreement'])}."
+        )
+    shifted = card[(card["mean_difference_ci_low"] > 0) | (card["mean_difference_ci_high"] < 0)]
+    for rubric, g in shifted.groupby("rubric", sort=True):
+        later = int((g["mean_difference"] > 0).sum())
+        top = g.loc[g["mean_difference"].abs().idxmax()]  # type: ignore[call-overload]  # pandas-stubs: idxmax is Hashable
+        out.append(
+            f"{rubric_title(str(rubric))}: on {len(g)} dimension(s) your ratings differ from researchers' on the same "
+            f"units in one direction (95% interval of the mean difference excludes 0): {later} later on the "
+            f"scale, {len(g) - later} earlier; the largest is {top['dimension_label']} "
+            f"({top['mean_difference']:+.2f} levels)."
+        )
+    for _, t in trend[trend["change_ci_high"] < 0].iterrows():
+        out.append(
+            f"{rubric_title(t['rubric'])}: exact agreement fell from {_num(t['early'])} ({t['early_weeks']}) to "
+            f"{_num(t['late'])} ({t['late_weeks']}); the 95% interval of the change, {_num(t['change_ci_low'])} "
+            f"to {_num(t['change_ci_high'])}, is below zero."
+        )
+    for _, d in times.iterrows():
+        if not math.isnan(d["ratio"]):
+            out.append(
+                f"{rubric_title(d['rubric'])}: median {d['median_s']:.0f} s per submission over {int(d['submissions'])} "
+                f"submissions; team median {d['team_median_s']:.0f} s ({d['ratio']:.2f} times the team's)."
+            )
+    return tuple(out)

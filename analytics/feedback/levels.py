@@ -1,0 +1,49 @@
+"""The levels a contractor uses against the researchers' on the same units, per dimension in scale order."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+
+from analytics.agreement import pairs as pr
+from analytics.core.filters import Filters
+from analytics.feedback.scope import NO_FILTERS, dimension_info, subject_filter
+
+
+def levels_vs_researchers(
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters = NO_FILTERS
+) -> pd.DataFrame:
+    """Per dimension, every level in scale order with the contractor's and the researchers' counts and shares,
+    over the pairs on units both rated (side is "contractor" or "researcher")."""
+    sides = pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
+    head, params = pr.pair_ctes(sides, named=False)
+    df = con.execute(
+        f"""{head},
+                 cells AS MATERIALIZED (SELECT dim_key, index_a, index_b, count(*) AS n FROM pairs GROUP BY ALL),
+                 counts AS (SELECT dim_key, 'contractor' AS role, index_a AS level_index, sum(n) AS n
+                            FROM cells GROUP BY ALL
+                            UNION ALL
+                            SELECT dim_key, 'researcher', index_b, sum(n) FROM cells GROUP BY ALL),
+                 lv AS (SELECT k.dim_key, d.rubric, d.dimension, coalesce(d.label, d.dimension) AS dimension_label,
+                               unnest(d.levels) AS level, unnest(d.coarse) AS coarse,
+                               generate_subscripts(d.levels, 1) - 1 AS level_index
+                        FROM dimensions d JOIN dimension_keys k USING (rubric, dimension)
+                        WHERE k.dim_key IN (SELECT dim_key FROM cells)),
+                 grid AS (SELECT lv.*, role FROM lv CROSS JOIN (VALUES ('contractor'), ('researcher')) AS t(role))
+            SELECT g.rubric, g.dimension, g.dimension_label, g.level_index, g.level, g.coarse, g.role,
+                   CAST(coalesce(c.n, 0) AS BIGINT) AS n,
+                   coalesce(c.n, 0) / sum(coalesce(c.n, 0)) OVER (PARTITION BY g.rubric, g.dimension, g.role) AS share
+            FROM grid g LEFT JOIN counts c USING (dim_key, role, level_index)
+            ORDER BY g.rubric, g.dimension, g.role, g.level_index""",
+        params,
+    ).df()
+    if df.empty:
+        return df.assign(is_primary=pd.Series(dtype=bool), dimension_order=pd.Series(dtype=int))
+    info = dimension_info(con, tuple(df["rubric"].unique()))[["rubric", "dimension", "is_primary", "dimension_order"]]
+    df = df.merge(info, on=["rubric", "dimension"], how="left")
+    df["is_primary"] = df["is_primary"].fillna(False).astype(bool)
+    return df.sort_values(
+        ["rubric", "is_primary", "dimension_order", "dimension", "role", "level_index"],
+        ascending=[True, False, True, True, True, True],
+        ignore_index=True,
+    )

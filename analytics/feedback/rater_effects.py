@@ -1,0 +1,357 @@
+"""The rater effects in a contractor's report: each effect checked on every rubric where the contractor's ratings can
+show it, with the evidence in the report's own terms and advice where it applies."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from analytics import agreement as ag
+from analytics.core.formatting import is_missing
+from analytics.describe import distributions as dist
+from analytics.describe.distributions import dimensions
+from analytics.effects import EFFECT_TITLES
+from analytics.feedback.team import TeamFigures
+
+EFFECTS = {  # effect -> title, in the order a report lists them
+    "position_bias": "Position bias",
+    "leniency_or_severity": "Leniency or severity",
+    "ties": "Ties",
+    "central_tendency": "Central tendency",
+    "halo": "Halo",
+    "haste": "Haste",
+    "drift": "Drift",
+}
+# Which rows of the effects table (analytics.effects) decide each report effect: a report tells a contractor of an
+# effect exactly when that table flags them on it in the rubric (its one flag rule: enough tasks, and the shrunk
+# estimate's interval beyond the rest of the team by the effect's margin).
+TABLE_EFFECTS = {
+    "position_bias": ("position_bias",),
+    "leniency_or_severity": ("leniency", "severity"),
+    "ties": ("ties",),
+    "central_tendency": ("central_tendency",),
+    "halo": ("halo",),
+    "haste": ("haste",),
+    "drift": ("drift",),
+}
+SHOWN, NOT_SHOWN, TOO_FEW, NOT_MEASURED = "shown", "not shown", "too few", "not measured"
+STATUS_ORDER = (SHOWN, NOT_SHOWN, TOO_FEW, NOT_MEASURED)
+# A report tells a contractor about an effect only with at least MIN_TASKS of the counted things (the small-n
+# rule of analytics.agreement.team.review_order) and when the whole 95% interval lies clear of "no effect" by a
+# margin: 10 points of share (position bias), a quarter of a scale step (leniency, severity); drift needs a fall
+# of 10 points whose interval is below zero. A tendency too small to change a rating is not worth a
+# conversation, however many tasks show it.
+SHARE_MARGIN = 0.10
+STEP_MARGIN = 0.25
+# Ties: how often careful raters say "Equally good" varies more (the demo's careful c28: 44% against the
+# researchers' 34%), so a tie habit must clear the reference by 20 points.
+TIE_MARGIN = 0.20
+HASTE_SHARE = 0.5  # haste: three quarters of the submissions took less than half the team's median time
+ADVICE = {
+    "position_bias": "Read both answers in full before choosing, and ask yourself whether you would choose the same "
+    "if they were shown the other way round.",
+    "leniency": "Keep the upper levels for answers that fully earn them: compare the answer with the rubric's "
+    "description of a level before choosing it.",
+    "severity": "Give the upper levels when an answer meets the rubric's description of them: note what the answer "
+    "does well before looking for faults.",
+    "ties": "Choose {tie} only when neither option is better on anything the rubric names; when one is even "
+    "slightly better, say which.",
+    "haste": "Take the time to read the whole question, both answers and their sources before rating.",
+    "drift": "Re-read the rubric and the researchers' explanations of your recent disagreements (listed below): "
+    "your recent ratings agree with researchers less than your early ones.",
+    "central_tendency": "Use the whole scale: when an answer clearly earns an end level (the best or the worst), give "
+    "it rather than a level in the middle.",
+    "halo": "Rate each dimension on its own: read the rubric's description of that dimension before choosing, "
+    "instead of carrying over your overall impression of the answer.",
+}
+EFFECT_COLUMNS = (
+    "effect",
+    "title",
+    "rubric",
+    "dimension",
+    "dimension_label",
+    "status",
+    "value",
+    "ci_low",
+    "ci_high",
+    "reference",
+    "n",
+    "n_of",
+    "evidence",
+    "advice",
+)
+
+
+def rater_effects(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    team: TeamFigures,
+    rubric_names: tuple[str, ...],
+    card: pd.DataFrame,
+    trend: pd.DataFrame,
+    times: pd.DataFrame,
+) -> pd.DataFrame:
+    """Each rater effect (EFFECTS) checked on each rubric where it can be measured. Whether it applies (SHOWN)
+    is the effects table's flag (TABLE_EFFECTS); the evidence speaks to the contractor in the report's own terms:
+    position bias and ties (distributions.position_bias), leniency or severity, central tendency and halo (the
+    effects table), haste (time per submission) and drift (the early/late trend)."""
+    mine = team.effects[team.effects["rater_id"] == contractor] if len(team.effects) else team.effects
+    rows: list[dict] = []
+    for rubric in rubric_names:
+        dims = dimensions(con, rubric)
+        rows += _position_effects(contractor, team.positions, rubric, dims)
+        for effect in ("leniency_or_severity", "central_tendency", "halo"):
+            rows += _table_effect(mine, rubric, effect, dims)
+    rows += _haste_effects(times, card)
+    rows += _drift_effects(trend)
+    rows = [_decided(r, mine) for r in rows]
+    out = pd.DataFrame(rows, columns=list(EFFECT_COLUMNS))
+    if out.empty:
+        return out
+    key = pd.DataFrame(
+        {
+            "status": out["status"].map({s: i for i, s in enumerate(STATUS_ORDER)}),
+            "effect": out["effect"].map({e: i for i, e in enumerate(EFFECTS)}),
+            "rubric": out["rubric"],
+        }
+    )
+    return out.loc[key.sort_values(["status", "effect", "rubric"], kind="stable").index].reset_index(drop=True)
+
+
+def _decided(row: dict, mine: pd.DataFrame) -> dict:
+    """A judged effect row (shown or not shown) with its status set by the effects table's flag for the
+    contractor on that effect in that rubric; rows with too few or nothing measured stay as they are."""
+    if row["status"] not in (SHOWN, NOT_SHOWN):
+        return row
+    table = mine[mine["effect"].isin(TABLE_EFFECTS[row["effect"]]) & (mine["rubric"] == row["rubric"])]
+    shown = bool(table["flagged"].any()) if len(table) else False
+    advice = row["advice"] or (ADVICE.get(row["effect"], "") if shown else "")
+    return row | {"status": SHOWN if shown else NOT_SHOWN, "advice": advice if shown else ""}
+
+
+def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFrame) -> list[dict]:
+    """One report row of an effect read straight from the effects table: the flagged dimension furthest from
+    the team (or, none flagged, the furthest of those with enough tasks), with its evidence."""
+    rows = mine[mine["effect"].isin(TABLE_EFFECTS[effect]) & (mine["rubric"] == rubric)]
+    if rows.empty:
+        return []
+    labels = dict(zip(dims["dimension"], dims["label"], strict=True))
+    enough = rows[rows["n_tasks"] >= ag.MIN_TASKS]
+    if enough.empty:
+        most = int(rows["n_tasks"].max())
+        return [
+            _effect(
+                effect,
+                rubric,
+                TOO_FEW,
+                f"At most {_count(most, 'task')} on a dimension, fewer than {ag.MIN_TASKS}.",
+                n=most,
+                n_of="tasks",
+            )
+        ]
+    flagged = enough[enough["flagged"]]
+    pool = flagged if len(flagged) else enough
+    top = pool.loc[(pool["estimate"] - pool["team_value"]).abs().idxmax()]  # type: ignore[call-overload]
+    name = EFFECT_TITLES.get(str(top["effect"]), EFFECTS[effect])
+    where = labels.get(top["dimension"], top["dimension"]) if top["dimension"] else "the whole rubric"
+    listed = "; ".join(
+        f"{labels.get(d, d) if d else 'the whole rubric'} ({e:+.2f} against the team's {t:+.2f})"
+        for d, e, t in zip(flagged["dimension"], flagged["estimate"], flagged["team_value"], strict=True)
+    )
+    evidence = (
+        f"{name} on {len(flagged)} of {len(enough)} dimension(s) with at least {ag.MIN_TASKS} tasks: {listed}. "
+        f"{top['evidence']}"
+        if len(flagged)
+        else f"Within the team on every dimension with at least {ag.MIN_TASKS} tasks; the furthest is {where}: "
+        f"{top['evidence']}"
+    )
+    return [
+        _effect(
+            effect,
+            rubric,
+            SHOWN if len(flagged) else NOT_SHOWN,
+            evidence,
+            title=name,
+            advice=ADVICE.get(str(top["effect"]), ADVICE.get(effect, "")),
+            dimension=top["dimension"] or None,
+            dimension_label=where,
+            value=top["estimate"],
+            ci_low=top["estimate_ci_low"],
+            ci_high=top["estimate_ci_high"],
+            reference=top["team_value"],
+            n=int(top["n_tasks"]),
+            n_of="tasks",
+        )
+    ]
+
+
+def _effect(effect: str, rubric: str, status: str, evidence: str, **values: Any) -> dict:
+    """One EFFECT_COLUMNS row (advice only where the effect is shown)."""
+    advice = values.pop("advice", "")
+    return {
+        "effect": effect,
+        "title": values.pop("title", EFFECTS[effect]),
+        "rubric": rubric,
+        "dimension": None,
+        "dimension_label": None,
+        "value": math.nan,
+        "ci_low": math.nan,
+        "ci_high": math.nan,
+        "reference": math.nan,
+        "n": 0,
+        "n_of": "",
+        **values,
+        "status": status,
+        "evidence": evidence,
+        "advice": advice if status == SHOWN else "",
+    }
+
+
+def _position_effects(contractor: str, positions: pd.DataFrame, rubric: str, dims: pd.DataFrame) -> list[dict]:
+    """Position bias and ties on the rubric's primary comparison dimension (else the comparison dimension the
+    contractor rated most), from distributions.position_bias rows of every rater."""
+    comparison = dims[dims["is_comparison"].astype(bool)]
+    if comparison.empty:
+        return []
+    g = positions[positions["rubric"] == rubric] if len(positions) else positions
+    mine = g[(g["rater_id"] == contractor) & ~g["pooled"].astype(bool)] if len(g) else g
+    if mine.empty:
+        return [_effect("position_bias", rubric, NOT_MEASURED, dist.NO_SHOWN_FIRST)]
+    primary = comparison.loc[comparison["is_primary"].astype(bool), "dimension"]
+    at_primary = mine[mine["dimension"].isin(primary)]
+    r = (at_primary if not at_primary.empty else mine.sort_values("n_rated", ascending=False, kind="stable")).iloc[0]
+    dim = comparison[comparison["dimension"] == r["dimension"]].iloc[0]
+    label, where = str(dim["label"]), {"dimension": r["dimension"], "dimension_label": str(dim["label"])}
+    researchers = g[g["pooled"].astype(bool) & (g["role"] == "researcher") & (g["dimension"] == r["dimension"])]
+    return [_position_bias(r, researchers, rubric, label, where), _ties(r, g, researchers, dim, rubric, where)]
+
+
+def _position_bias(r: pd.Series, researchers: pd.DataFrame, rubric: str, label: str, where: dict) -> dict:
+    """Position bias: the share of decided comparisons won by the option shown first, against one half."""
+    n, share, lo, hi = int(r["n"]), r["share_first_better"], r["ci_low"], r["ci_high"]
+    values = dict(where, value=share, ci_low=lo, ci_high=hi, reference=0.5, n=n, n_of="decided comparisons")
+    if n < ag.MIN_TASKS:
+        return _effect(
+            "position_bias",
+            rubric,
+            TOO_FEW,
+            f"{label}: {n} decided comparisons, fewer than "
+            f"{ag.MIN_TASKS}; too few to tell a preference for a position from chance.",
+            **values,
+        )
+    first = share >= 0.5
+    won, w_lo, w_hi = (share, lo, hi) if first else (1 - share, 1 - hi, 1 - lo)
+    res = ""
+    if not researchers.empty and researchers["n"].iloc[0] > 0:
+        rs = float(researchers["share_first_better"].iloc[0])
+        res = f" Researchers' first-shown option won {rs:.0%} of theirs."
+    evidence = (
+        f"{label}: the option shown {'first' if first else 'second'} won {won:.0%} of your {n} decided comparisons "
+        f"(95% interval {w_lo:.0%} to {w_hi:.0%}); without a preference for a position it would be about 50%.{res}"
+    )
+    shown = lo > 0.5 + SHARE_MARGIN or hi < 0.5 - SHARE_MARGIN
+    return _effect(
+        "position_bias", rubric, SHOWN if shown else NOT_SHOWN, evidence, advice=ADVICE["position_bias"], **values
+    )
+
+
+def _ties(r: pd.Series, g: pd.DataFrame, researchers: pd.DataFrame, dim: pd.Series, rubric: str, where: dict) -> dict:
+    """Ties: the share of comparisons rated at the scale's middle ("Equally good"), against the researchers'
+    share (the team median of other contractors' when no researcher has one)."""
+    levels = list(dim["levels"])
+    tie = f'"{levels[len(levels) // 2]}"' if len(levels) % 2 else "a tie"
+    n, equal = int(r["n_rated"]), int(r["equal"])
+    share = equal / n if n else math.nan
+    lo, hi = (float(x[0]) for x in dist.wilson_interval(np.array([equal]), np.array([n])))
+    if not researchers.empty and researchers["n_rated"].iloc[0] > 0:
+        ref = float(researchers["equal"].iloc[0] / researchers["n_rated"].iloc[0])
+        who = "researchers"
+    else:
+        others = g[(g["role"] == "contractor") & ~g["pooled"].astype(bool) & (g["dimension"] == r["dimension"])]
+        others = others[(others["rater_id"] != r["rater_id"]) & (others["n_rated"] > 0)]
+        ref = float((others["equal"] / others["n_rated"]).median()) if not others.empty else math.nan
+        who = "the team median"
+    values = dict(where, value=share, ci_low=lo, ci_high=hi, reference=ref, n=n, n_of="comparisons")
+    label = where["dimension_label"]
+    if n < ag.MIN_TASKS:
+        return _effect("ties", rubric, TOO_FEW, f"{label}: {n} comparisons, fewer than {ag.MIN_TASKS}.", **values)
+    evidence = f"{label}: you chose {tie} on {share:.0%} of your {n} comparisons (95% interval {lo:.0%} to {hi:.0%})"
+    evidence += f"; {who}: {ref:.0%}." if not math.isnan(ref) else "."
+    shown = not math.isnan(ref) and lo > ref + TIE_MARGIN
+    return _effect(
+        "ties", rubric, SHOWN if shown else NOT_SHOWN, evidence, advice=ADVICE["ties"].format(tie=tie), **values
+    )
+
+
+def _count(n: int, word: str) -> str:
+    """ "1 task", "2 tasks"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:
+    """Haste per rubric: three quarters of the submissions faster than half the team's median time."""
+    rows = []
+    for _, d in times.iterrows():
+        if is_missing(d["team_median_s"]):
+            continue
+        n = int(d["submissions"])
+        values = dict(value=d["ratio"], reference=1.0, n=n, n_of="submissions")
+        if n < ag.MIN_TASKS:
+            rows.append(
+                _effect(
+                    "haste",
+                    d["rubric"],
+                    TOO_FEW,
+                    f"{n} submissions with a duration, fewer than {ag.MIN_TASKS}.",
+                    **values,
+                )
+            )
+            continue
+        evidence = (
+            f"Your median time per submission is {d['median_s']:.0f} s (middle half {d['q1_s']:.0f} to "
+            f"{d['q3_s']:.0f} s) over {n} submissions; the team median is {d['team_median_s']:.0f} s."
+        )
+        primary = card[(card["rubric"] == d["rubric"]) & card["is_primary"] & (card["n"] > 0)]
+        if not primary.empty and not is_missing(primary["team_exact_agreement"].iloc[0]):
+            p = primary.iloc[0]
+            evidence += (
+                f" Your exact agreement with researchers on {p['dimension_label']} is {p['exact_agreement']:.2f} "
+                f"({int(p['n_tasks'])} tasks) against a team median of {p['team_exact_agreement']:.2f}."
+            )
+        shown = d["q3_s"] < HASTE_SHARE * d["team_median_s"]
+        rows.append(
+            _effect("haste", d["rubric"], SHOWN if shown else NOT_SHOWN, evidence, advice=ADVICE["haste"], **values)
+        )
+    return rows
+
+
+def _drift_effects(trend: pd.DataFrame) -> list[dict]:
+    """Drift per rubric: exact agreement in the second half of the contractor's weeks below the first half's
+    (the 95% interval of the change below zero), over at least MIN_TASKS tasks."""
+    rows = []
+    for _, t in trend.iterrows():
+        n = int(t["early_tasks"] + t["late_tasks"])
+        values = dict(value=t["change"], ci_low=t["change_ci_low"], ci_high=t["change_ci_high"], reference=0.0)
+        values |= dict(n=n, n_of="tasks")
+        evidence = (
+            f"Exact agreement with researchers went from {t['early']:.2f} ({t['early_weeks']}, "
+            f"{_count(int(t['early_tasks']), 'task')}) to {t['late']:.2f} ({t['late_weeks']}, "
+            f"{_count(int(t['late_tasks']), 'task')})"
+        )
+        if n < ag.MIN_TASKS:
+            rows.append(
+                _effect("drift", t["rubric"], TOO_FEW, f"{evidence}: {n} tasks, fewer than {ag.MIN_TASKS}.", **values)
+            )
+        elif is_missing(t["change_ci_high"]):
+            rows.append(_effect("drift", t["rubric"], NOT_MEASURED, f"{evidence}; no interval was computed.", **values))
+        else:
+            shown = t["change_ci_high"] < 0 and t["change"] <= -SHARE_MARGIN
+            evidence += f"; the 95% interval of the change is {t['change_ci_low']:+.2f} to {t['change_ci_high']:+.2f}."
+            rows.append(
+                _effect("drift", t["rubric"], SHOWN if shown else NOT_SHOWN, evidence, advice=ADVICE["drift"], **values)
+            )
+    return rows

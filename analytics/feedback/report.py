@@ -1,0 +1,195 @@
+"""A contractor's feedback report: how they agree with researchers, against the team and the researchers' own
+agreement, week by week, how they use each scale, their most severe disagreements, the rater effects and rubric
+rules that apply to them, and their time per task; assembled from the contractor's own figures and the team's."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from analytics.core.filters import Filters
+from analytics.feedback import card as cd
+from analytics.feedback import cases as cs
+from analytics.feedback import durations as du
+from analytics.feedback import highlights as hl
+from analytics.feedback import levels as lv
+from analytics.feedback import rater_effects as ef
+from analytics.feedback import rules as rl
+from analytics.feedback import scope
+from analytics.feedback import weekly as wk
+from analytics.feedback.cases import MAX_CASES
+from analytics.feedback.scope import NO_FILTERS
+from analytics.feedback.team import TeamFigures, team_figures
+from analytics.store import people
+from analytics.store.stamp import stamp
+
+
+@dataclass(frozen=True)
+class FeedbackReport:
+    """One contractor's report card; every table names this contractor only (others are medians)."""
+
+    contractor_id: str
+    filters: Filters
+    rubrics: tuple[str, ...]
+    first_rating: dt.datetime | None
+    last_rating: dt.datetime | None
+    n_ratings: int
+    card: pd.DataFrame  # CARD_COLUMNS, one row per rubric dimension the contractor rated
+    weekly: pd.DataFrame  # WEEK_COLUMNS, one row per rubric and week with pairs
+    trend: pd.DataFrame  # per rubric: agreement in the first and second half of the contractor's weeks
+    levels: pd.DataFrame  # per dimension, level and side (contractor / researchers) on shared units
+    disagreements: pd.DataFrame  # CASE_COLUMNS, most severe first
+    effects: pd.DataFrame  # EFFECT_COLUMNS: each rater effect checked per rubric, those shown first
+    durations: pd.DataFrame  # per rubric: submissions, median seconds, team median, ratio
+    highlights: tuple[str, ...]  # a few plain sentences a lead can start the conversation with
+    rules: pd.DataFrame  # RULE_COLUMNS: the rubric rules this contractor broke (analytics/consistency)
+    alerts: pd.DataFrame  # drift alerts of this contractor (analytics.effects.drift.ALERT_COLUMNS)
+    stamp: dict  # what the figures were computed on (analytics.stamp)
+    name: str = ""  # how the contractor is named to people ("Dana K. (c13)" with a rater directory, else the id)
+
+
+@dataclass(frozen=True)
+class OwnFigures:
+    """The part of one contractor's report that does not need the team's figures, so that its queries can run
+    while the team's do: the Feedback page runs them side by side (bench/RESULTS.md, session 24)."""
+
+    contractor: str
+    filters: Filters
+    n_boot: int
+    seed: int
+    max_cases: int
+    n_ratings: int
+    first_rating: dt.datetime | None
+    last_rating: dt.datetime | None
+    rubrics: tuple[str, ...]
+    agreement: pd.DataFrame  # card.own_agreement: rater_agreement rows with intervals
+    weeks: pd.DataFrame  # weekly.own_weeks: exact agreement per rubric and week, with intervals
+    trend: pd.DataFrame  # weekly.early_late_trend
+    stamp: dict  # what the figures were computed on (analytics/store/stamp.py)
+    durations: pd.DataFrame  # durations.own_durations: per rubric
+    levels: pd.DataFrame  # levels_vs_researchers
+    disagreements: pd.DataFrame  # severe_cases
+
+    def made_for(self) -> tuple:
+        """What the figures were computed for: contractor, filter, n_boot, seed and max_cases."""
+        return self.contractor, self.filters, self.n_boot, self.seed, self.max_cases
+
+
+def own_figures(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    n_boot: int = 1000,
+    seed: int = 0,
+    max_cases: int = MAX_CASES,
+) -> OwnFigures:
+    """The contractor's own figures under the filter (rubric and dates; other raters are ignored); ValueError
+    when there is no contractor or they have no ratings under the filter."""
+    if not contractor:
+        raise ValueError("feedback_report needs a contractor id")
+    n, first, last = scope.span_query(contractor, filters).rows(con)[0]
+    if n == 0:
+        raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
+    rated = scope.contractor_rubrics(con, contractor, filters)
+    by_task = wk.weekly_by_task(con, contractor, filters)
+    return OwnFigures(
+        contractor=contractor,
+        filters=filters,
+        n_boot=n_boot,
+        seed=seed,
+        max_cases=max_cases,
+        n_ratings=int(n),
+        first_rating=first,
+        last_rating=last,
+        rubrics=rated,
+        agreement=cd.own_agreement(con, contractor, filters, n_boot, seed),
+        weeks=wk.own_weeks(by_task, n_boot, seed),
+        trend=wk.early_late_trend(by_task, n_boot, seed),
+        stamp=stamp(con, filters, None, False, n_boot, seed),
+        durations=du.own_durations(con, contractor, filters),
+        levels=lv.levels_vs_researchers(con, contractor, filters),
+        disagreements=cs.severe_cases(con, contractor, filters, rated, max_cases),
+    )
+
+
+def feedback_report(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    team: TeamFigures | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    max_cases: int = MAX_CASES,
+    own: OwnFigures | None = None,
+) -> FeedbackReport:
+    """The contractor's whole feedback report under the filter (rubric and dates; other raters are ignored).
+
+    Pass `team` (from team_figures with the same filter) to reuse it across contractors, and `own` (own_figures
+    with the same contractor, filter, n_boot, seed and max_cases) when it was computed beforehand."""
+    own = own or own_figures(con, contractor, filters, n_boot, seed, max_cases)
+    if own.made_for() != (contractor, filters, n_boot, seed, max_cases):
+        raise ValueError("feedback_report: `own` was computed for another contractor, filter, bootstrap or limit")
+    team = team or team_figures(con, filters)
+    card = cd.card_vs_team(con, own.agreement, contractor, team)
+    weekly = wk.with_team_weeks(own.weeks, contractor, team.weekly)
+    trend = own.trend
+    times = du.durations_vs_team(own.durations, contractor, team.durations)
+    return FeedbackReport(
+        contractor_id=contractor,
+        filters=filters,
+        rubrics=own.rubrics,
+        first_rating=own.first_rating,
+        last_rating=own.last_rating,
+        n_ratings=own.n_ratings,
+        card=card,
+        weekly=weekly,
+        trend=trend,
+        levels=own.levels,
+        disagreements=own.disagreements,
+        effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times),
+        durations=times,
+        highlights=hl.highlights(card, trend, times),
+        rules=rl.broken_rules(contractor, team),
+        alerts=team.alerts[team.alerts["rater_id"] == contractor].reset_index(drop=True),
+        stamp=own.stamp,
+        name=people.who(contractor, people.display_names(con)),
+    )
+
+
+def weekly_agreement(
+    con: duckdb.DuckDBPyConnection,
+    contractor: str,
+    filters: Filters = NO_FILTERS,
+    team: TeamFigures | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per rubric and week: the contractor's exact agreement with researchers over every dimension, its 95%
+    task-bootstrap interval, coarse agreement, and the median of other contractors' weekly agreement."""
+    team = team or team_figures(con, filters)
+    by_task = wk.weekly_by_task(con, contractor, filters)
+    return wk.with_team_weeks(wk.own_weeks(by_task, n_boot, seed), contractor, team.weekly)
+
+
+def agreement_trend(
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters = NO_FILTERS, n_boot: int = 1000, seed: int = 0
+) -> pd.DataFrame:
+    """Per rubric: pooled exact agreement in the first and the second half of the contractor's weeks with a
+    researcher, and the change (late minus early) with its 95% task-bootstrap interval."""
+    return wk.early_late_trend(wk.weekly_by_task(con, contractor, filters), n_boot, seed)
+
+
+def durations(
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters = NO_FILTERS, team: TeamFigures | None = None
+) -> pd.DataFrame:
+    """Per rubric: the contractor's submissions, median (and quartiles of) seconds per submission, the median
+    of other contractors' medians, and the ratio of the two (below 1 = faster than the team)."""
+    own = du.own_durations(con, contractor, filters)
+    return (
+        du.durations_vs_team(own, contractor, (team or team_figures(con, filters)).durations)
+        if len(own)
+        else du.no_durations()
+    )
