@@ -18,6 +18,7 @@ from analytics.demo.answer_comparison import CALIBRATION
 from analytics.ingest import FORMATS, detect_format
 from analytics.ingest.load import ingest_file
 from analytics.rubrics import ABSOLUTE_LEVELS, COMPARISON_LEVELS
+from tests.conftest import demo_written
 
 SEED = 7
 BEHAVIOURS = {"careful", "lenient", "severe", "always_equal", "first_position", "fast_careless", "drifting"}
@@ -26,11 +27,11 @@ ABS = {lvl: i for i, lvl in enumerate(ABSOLUTE_LEVELS)}
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> tuple[Path, dict, dict]:
-    """The full-size demo: its folder, what write_demo returned, and truth.json."""
-    out = tmp_path_factory.mktemp("demo")
-    written = write_demo(out, seed=SEED)
-    return out, written, json.loads((out / "truth.json").read_text(encoding="utf-8"))
+def demo(demo_inputs) -> tuple[Path, dict, dict]:
+    """The full-size demo (the run's shared one, write_demo(seed=SEED)): its folder, what write_demo returned, and
+    truth.json."""
+    assert json.loads((demo_inputs / "truth.json").read_text())["seed"] == SEED
+    return demo_inputs, demo_written(demo_inputs), json.loads((demo_inputs / "truth.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
