@@ -22,6 +22,11 @@ sys.path.insert(0, str(ROOT))
 
 from analytics import store  # noqa: E402
 
+try:
+    from xdist.scheduler import LoadGroupScheduling
+except ImportError:  # without pytest-xdist the tests run in one process
+    LoadGroupScheduling = None
+
 # Test files whose every test is slow (measured: each over ~20 s, or a module fixture of that size); the fast
 # lane (`scripts/test.sh --fast`, `-m "not e2e and not spark and not slow"`) leaves them to the full run.
 SLOW_FILES = {
@@ -30,19 +35,42 @@ SLOW_FILES = {
 SPARK_FILES = {"test_spark_parity.py", "test_spark_errors.py"}
 
 
+def xdist_group(nodeid: str) -> str | None:
+    """The xdist group of a test by where it lives: e2e (tests/e2e: a browser and a Streamlit server), spark (a
+    JVM or a Spark Connect server); each group runs on one worker, one test after another."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith("tests/e2e/"):
+        return "e2e"
+    if Path(path).name in SPARK_FILES:
+        return "spark"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test by where it lives: e2e (tests/e2e: a browser and a server) and spark (a JVM) each run in
-    their own xdist group (one worker, one server or JVM at a time); slow for the files in SLOW_FILES."""
+    """Mark every test by where it lives: e2e and spark (with their xdist group), slow for SLOW_FILES."""
     for item in items:
-        path = Path(str(item.fspath))
-        if path.parent.name == "e2e":
-            item.add_marker(pytest.mark.e2e)
-            item.add_marker(pytest.mark.xdist_group("e2e"))
-        elif path.name in SPARK_FILES:
-            item.add_marker(pytest.mark.spark)
-            item.add_marker(pytest.mark.xdist_group("spark"))
-        if path.name in SLOW_FILES:
+        group = xdist_group(item.nodeid)
+        if group:
+            item.add_marker(getattr(pytest.mark, group))
+            item.add_marker(pytest.mark.xdist_group(group))
+        if Path(str(item.fspath)).name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
+
+
+if LoadGroupScheduling is not None:
+
+    class GroupScheduling(LoadGroupScheduling):
+        """`--dist loadgroup` with the groups of xdist_group() (pytest 9.2 ignores the "@group" suffix xdist 3.8
+        gives the node ids of xdist_group-marked tests, so its own loadgroup runs them anywhere)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return super()._split_scope(nodeid) if "@" in nodeid else xdist_group(nodeid) or nodeid
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+        """GroupScheduling for `--dist loadgroup`; xdist's own scheduler otherwise."""
+        return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
