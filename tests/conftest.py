@@ -1,13 +1,19 @@
-"""Shared fixtures: a fresh store per test and paths to ../shared."""
+"""Shared fixtures: a fresh store per test, the demo built once per run, paths to ../shared, and the markers and
+xdist groups every test gets from where it lives (pytest_collection_modifyitems)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import io
 import json
 import os
+import shutil
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,11 +22,110 @@ sys.path.insert(0, str(ROOT))
 
 from analytics import store  # noqa: E402
 
+try:
+    from xdist.scheduler import LoadGroupScheduling
+except ImportError:  # without pytest-xdist the tests run in one process
+    LoadGroupScheduling = None
+
+# Test files whose every test is slow (measured: each over ~20 s, or a module fixture of that size); the fast
+# lane (`scripts/test.sh --fast`, `-m "not e2e and not spark and not slow"`) leaves them to the full run.
+SLOW_FILES = {
+    "test_agreement_honest.py",
+}
+SPARK_FILES = {"test_spark_parity.py", "test_spark_errors.py"}
+
+
+def xdist_group(nodeid: str) -> str | None:
+    """The xdist group of a test by where it lives: e2e (tests/e2e: a browser and a Streamlit server), spark (a
+    JVM or a Spark Connect server); each group runs on one worker, one test after another."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith("tests/e2e/"):
+        return "e2e"
+    if Path(path).name in SPARK_FILES:
+        return "spark"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test by where it lives: e2e and spark (with their xdist group), slow for SLOW_FILES."""
+    for item in items:
+        group = xdist_group(item.nodeid)
+        if group:
+            item.add_marker(getattr(pytest.mark, group))
+            item.add_marker(pytest.mark.xdist_group(group))
+        if Path(str(item.fspath)).name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
+
+
+if LoadGroupScheduling is not None:
+
+    class GroupScheduling(LoadGroupScheduling):
+        """`--dist loadgroup` with the groups of xdist_group() (pytest 9.2 ignores the "@group" suffix xdist 3.8
+        gives the node ids of xdist_group-marked tests, so its own loadgroup runs them anywhere)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return super()._split_scope(nodeid) if "@" in nodeid else xdist_group(nodeid) or nodeid
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+        """GroupScheduling for `--dist loadgroup`; xdist's own scheduler otherwise."""
+        return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
+
+
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every xdist worker of this run shares (each worker's basetemp is a child of the run's)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder `name` of this run, filled by `build` once: the first worker to ask builds it under a file lock,
+    the others wait and reuse it. What is in it is shared read-only; a test that writes copies it first."""
+    folder = run_dir(tmp_path_factory) / name
+    with _locked(folder.with_suffix(".lock")):
+        done = folder / ".built"
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
+def _empty_store(folder: Path) -> None:
+    store.open_store(folder / "store.duckdb").close()
+
+
+@pytest.fixture(scope="session")
+def empty_store(tmp_path_factory) -> Path:
+    """A new, migrated store file, migrated once per run (copy it: see `con`)."""
+    return built_once(tmp_path_factory, "empty-store", _empty_store) / "store.duckdb"
+
+
+def connect_copy(source: Path, path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-write connection to a copy of the store `source` at `path`, set as store.open_store sets its own
+    (the copy is already migrated and its catalogue synced: opening it through open_store would redo both)."""
+    shutil.copy(source, path)
+    c = duckdb.connect(str(path))
+    c.execute("SET enable_progress_bar = false")
+    return c
+
 
 @pytest.fixture
-def con(tmp_path):
-    """A new, migrated store in a temp directory."""
-    c = store.open_store(tmp_path / "store.duckdb")
+def con(empty_store, tmp_path):
+    """A new, migrated store in a temp directory (a copy of `empty_store`)."""
+    c = connect_copy(empty_store, tmp_path / "store.duckdb")
     yield c
     c.close()
 
@@ -35,21 +140,35 @@ def shared_path(*parts: str) -> Path:
     return p
 
 
-@pytest.fixture(scope="session")
-def demo_store(tmp_path_factory) -> Path:
-    """A store file holding the whole demo data set, built once per test session."""
+def _demo(folder: Path) -> None:
     from analytics.cli.first_run import demo_plan
     from analytics.ingest.load import ingest_file
     from demo import write_demo
 
-    d = tmp_path_factory.mktemp("demo")
-    write_demo(d / "inputs", seed=7)
-    path = d / "demo.duckdb"
-    c = store.open_store(path)
-    for f in demo_plan(out=d / "inputs"):  # as the first start loads it: article files dated when returned
+    write_demo(folder / "inputs", seed=7)
+    c = store.open_store(folder / "demo.duckdb")
+    for f in demo_plan(out=folder / "inputs"):  # as the first start loads it: article files dated when returned
         ingest_file(c, f.path, undated_at=f.undated_at)
     c.close()
-    return path
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory) -> Path:
+    """A store file holding the whole demo data set (seed 7, loaded as the first start loads it), built once per
+    run and shared by every worker: open it read-only, or copy it to write."""
+    return built_once(tmp_path_factory, "demo", _demo) / "demo.duckdb"
+
+
+@pytest.fixture(scope="session")
+def demo_inputs(demo_store) -> Path:
+    """The folder of the demo's input files and truth.json (write_demo(seed=7)), shared read-only."""
+    return demo_store.parent / "inputs"
+
+
+def demo_written(inputs: Path) -> dict:
+    """What write_demo returned for the demo in `inputs`: its files in load order and truth.json."""
+    truth = inputs / "truth.json"
+    return {"files": [inputs / f["file"] for f in json.loads(truth.read_text())["files"]], "truth": truth}
 
 
 @pytest.fixture(scope="module")
@@ -61,21 +180,51 @@ def demo(demo_store):
 
 
 @pytest.fixture(scope="session")
-def truth(demo_store) -> dict:
+def truth(demo_inputs) -> dict:
     """The demo's truth.json: what the simulator planted."""
-    return json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
+    return json.loads((demo_inputs / "truth.json").read_text())
 
 
 @pytest.fixture
 def app_store(demo_store, tmp_path, monkeypatch) -> Path:
     """A private copy of the demo store, selected for the app through CONCORD_DB."""
-    import shutil
-
     path = tmp_path / "app.duckdb"
     shutil.copy(demo_store, path)
     monkeypatch.setenv("CONCORD_DB", str(path))
     monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))
     return path
+
+
+@pytest.fixture(scope="session")
+def _worker_app_store(demo_store, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("shared-app") / "app.duckdb"
+    shutil.copy(demo_store, path)
+    return path
+
+
+def _contents(path: Path) -> list[tuple]:
+    """Every table's row count, and the rows themselves of the small ones (notes, markers, meta...)."""
+    with duckdb.connect(str(path)) as c:  # read-write as the app's own: DuckDB refuses both modes in one process
+        tables = [t for (t,) in c.execute("SELECT table_name FROM duckdb_tables() ORDER BY ALL").fetchall()]
+        out = []
+        for t in tables:
+            (n,) = c.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0]
+            rows = sorted(map(repr, c.execute(f'SELECT * FROM "{t}"').fetchall())) if n <= 2_000 else []
+            out.append((t, n, rows))
+        return out
+
+
+@pytest.fixture
+def shared_app_store(_worker_app_store, tmp_path, monkeypatch) -> Iterator[Path]:
+    """The demo store for page tests that only read, selected for the app through CONCORD_DB: one copy per worker,
+    so the pages' caches (keyed by the store's path and dataset version) hit from one test to the next. A test
+    that writes to the store, or patches what a cached loader computes, takes `app_store` (a private copy); one
+    that writes here fails. Read expected figures from `demo_store` (the same data, opened read-only)."""
+    monkeypatch.setenv("CONCORD_DB", str(_worker_app_store))
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))
+    before = _contents(_worker_app_store)
+    yield _worker_app_store
+    assert _contents(_worker_app_store) == before, "the test wrote to shared_app_store: give it app_store"
 
 
 class TerminalStderr(io.StringIO):

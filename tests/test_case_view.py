@@ -165,7 +165,7 @@ def test_canonical_task_without_text_has_no_options(con):
 
 @pytest.fixture(scope="module")
 def demo_con(demo_store):
-    c = store.open_store(demo_store)
+    c = store.open_store(demo_store, read_only=True)  # shared by every worker of the run
     yield c
     c.close()
 

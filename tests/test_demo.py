@@ -19,6 +19,7 @@ from analytics.ingest.load import ingest_file
 from analytics.store import people
 from demo import write_demo
 from demo.answer_comparison import CALIBRATION
+from tests.conftest import demo_written
 
 SEED = 7
 BEHAVIOURS = {"careful", "lenient", "severe", "always_equal", "first_position", "fast_careless", "drifting"}
@@ -27,11 +28,11 @@ ABS = {lvl: i for i, lvl in enumerate(ABSOLUTE_LEVELS)}
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> tuple[Path, dict, dict]:
-    """The full-size demo: its folder, what write_demo returned, and truth.json."""
-    out = tmp_path_factory.mktemp("demo")
-    written = write_demo(out, seed=SEED)
-    return out, written, json.loads((out / "truth.json").read_text(encoding="utf-8"))
+def demo(demo_inputs) -> tuple[Path, dict, dict]:
+    """The full-size demo (the run's shared one, write_demo(seed=SEED)): its folder, what write_demo returned, and
+    truth.json."""
+    assert json.loads((demo_inputs / "truth.json").read_text())["seed"] == SEED
+    return demo_inputs, demo_written(demo_inputs), json.loads((demo_inputs / "truth.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

@@ -21,10 +21,10 @@ def test_empty_store_gets_the_demo_files_in_order(con, tmp_path, monkeypatch):
     assert first_run.demo_files() == files  # generated once, then reused
 
 
-def test_article_files_load_with_the_dates_they_were_returned(con, tmp_path, monkeypatch):
+def test_article_files_load_with_the_dates_they_were_returned(con, demo_inputs, monkeypatch):
     """First start gives each article Likert file (no dates in the document) its date from truth.json, so
     the annotators' submissions fall in the project's weeks rather than at the load time."""
-    monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "demo"))
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(demo_inputs))  # generated: the test above checks that
     plan = first_run.demo_plan()
     assert [f.path for f in plan] == first_run.demo_files()
     articles = [f for f in plan if f.path.name.startswith("preference_json_")]

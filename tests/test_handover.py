@@ -17,9 +17,8 @@ import pytest
 
 from analytics import store
 from analytics.cli import handover
-from demo import write_demo
 from tests.cli_helpers import run_cli
-from tests.conftest import ROOT, app_test
+from tests.conftest import ROOT, app_test, demo_written
 
 DATA_PAGE = "app_pages/data.py"
 
@@ -40,10 +39,9 @@ def cli(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProce
 
 
 @pytest.fixture(scope="module")
-def demo_inputs(tmp_path_factory) -> list[Path]:
-    """The demo's input files (canonical CSVs, JSONL, JSON)."""
-    d = tmp_path_factory.mktemp("handover-demo")
-    return [Path(f) for f in write_demo(d, seed=7)["files"]]
+def demo_inputs(demo_inputs) -> list[Path]:
+    """The demo's input files (canonical CSVs, JSONL, JSON): the run's shared demo, read only."""
+    return demo_written(demo_inputs)["files"]
 
 
 @pytest.fixture

@@ -24,14 +24,10 @@ def rows(prefix: str, n: int, start: int = 1) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def ac_record(tmp_path_factory) -> dict:
-    """One valid answer-comparison record (from the demo generator)."""
-    from demo import write_demo
-
-    d = tmp_path_factory.mktemp("ac")
-    written = write_demo(d, seed=3)
-    path = next(Path(f) for f in written["files"] if Path(f).name == "answer_comparison.jsonl")
-    return json.loads(path.read_text().splitlines()[0])
+def ac_record(demo_inputs) -> dict:
+    """One valid answer-comparison record (from the run's demo)."""
+    with open(demo_inputs / "answer_comparison.jsonl") as f:
+        return json.loads(f.readline())
 
 
 def staging_objects(con) -> list[str]:

@@ -44,7 +44,7 @@ def _download(at, key: str, files: dict[str, bytes], buttons: dict) -> str:
     return files[Path(url).stem].decode("utf-8")
 
 
-def test_page_shows_the_report_of_the_chosen_contractor(app_store, downloads, download_buttons):
+def test_page_shows_the_report_of_the_chosen_contractor(shared_app_store, downloads, download_buttons):
     at = app_test(PAGE)
     assert not at.exception, at.exception
     picker = at.selectbox(key="fb_contractor")
@@ -87,10 +87,10 @@ def _planted(demo_store: Path) -> dict[str, list[str]]:
     return {name: b["raters"] for name, b in truth["behaviours"].items()}
 
 
-def test_opens_on_the_contractor_most_in_need_with_real_dates(app_store):
+def test_opens_on_the_contractor_most_in_need_with_real_dates(shared_app_store, demo_store):
     """The page opens on analytics.feedback.review_first.default_contractor's choice (small-n rule first, then the lowest upper
     bound of primary agreement) and its caption gives that contractor's first and last rating dates."""
-    con = store.open_store(app_store, read_only=True)
+    con = store.open_store(demo_store, read_only=True)
     expected = review_first.default_contractor(con)
     first, last = con.execute(
         "SELECT min(submitted_at)::DATE, max(submitted_at)::DATE FROM ratings WHERE rater_id = ?", [expected]
@@ -103,7 +103,7 @@ def test_opens_on_the_contractor_most_in_need_with_real_dates(app_store):
     assert f"ratings from {first} to {last}." in caption, caption
 
 
-def test_what_to_change_names_position_bias_for_a_planted_contractor_only(app_store, demo_store):
+def test_what_to_change_names_position_bias_for_a_planted_contractor_only(shared_app_store, demo_store):
     planted = _planted(demo_store)
     at = app_test(PAGE)
     assert not at.exception, at.exception
@@ -119,7 +119,7 @@ def test_what_to_change_names_position_bias_for_a_planted_contractor_only(app_st
     assert any("Checked and not seen: Position bias" in _unescaped(c.value) for c in at.caption)
 
 
-def test_statistic_and_rubric_pickers_rerun_cleanly(app_store, demo_store):
+def test_statistic_and_rubric_pickers_rerun_cleanly(shared_app_store, demo_store):
     truth = json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
     team = truth["volume"]["projects"]["preference_ranking"]["contractors"]  # they rate answer comparisons too
     at = app_test(PAGE)
@@ -131,7 +131,7 @@ def test_statistic_and_rubric_pickers_rerun_cleanly(app_store, demo_store):
     assert set(_card(at)["dimension_label"]) >= {"Accuracy"}
 
 
-def test_sidebar_single_rater_is_the_default(app_store):
+def test_sidebar_single_rater_is_the_default(shared_app_store):
     at = app_test(PAGE)
     at.sidebar.multiselect(key="f_raters").select("c17").run()
     assert not at.exception, at.exception
@@ -151,7 +151,7 @@ def test_disagreement_text_and_notes_show_as_plain_text(app_store):
     assert not any("<b>first" in m.value or "](http" in m.value for m in at.markdown)
 
 
-def test_disagreements_page_hands_the_contractor_over(app_store):
+def test_disagreements_page_hands_the_contractor_over(shared_app_store):
     at = app_test("app_pages/disagreements.py")
     assert not at.exception, at.exception
     button = at.button(key="dis_to_feedback")

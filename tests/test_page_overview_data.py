@@ -10,7 +10,7 @@ def metric_values(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def test_overview_shows_the_demo_volumes(app_store):
+def test_overview_shows_the_demo_volumes(shared_app_store):
     at = app_test()
     assert not at.exception
     m = metric_values(at)
@@ -25,7 +25,7 @@ def test_overview_shows_the_demo_volumes(app_store):
     assert {"rater_id", "role", "tasks", "ratings"} <= set(raters.columns)
 
 
-def test_overview_follows_the_sidebar_filters(app_store):
+def test_overview_follows_the_sidebar_filters(shared_app_store):
     at = app_test()
     total = int(metric_values(at)["Ratings"].replace(",", ""))
     at.multiselect(key="f_roles").select("researcher").run()
@@ -51,7 +51,7 @@ def test_data_page_uploads_and_reports_each_file(app_store):
     assert "bad.csv" not in set(log["file_name"])
 
 
-def test_data_page_quarantine_browser_filters_by_file(app_store):
+def test_data_page_quarantine_browser_filters_by_file(shared_app_store):
     at = app_test("app_pages/data.py")
     names = at.selectbox(key="quarantine_file").options
     assert names[0] == "All files" and len(names) >= 2
@@ -61,7 +61,7 @@ def test_data_page_quarantine_browser_filters_by_file(app_store):
     assert q["reason"].str.contains(names[1]).all()
 
 
-def test_researcher_share_follows_the_one_pairing(app_store):
+def test_researcher_share_follows_the_one_pairing(shared_app_store):
     at = app_test()
     everyone = metric_values(at)["Researcher-labelled"]
     # One contractor in the rater filter: the share of its tasks a researcher also rated, not 0%.
@@ -71,7 +71,7 @@ def test_researcher_share_follows_the_one_pairing(app_store):
     assert share.endswith("%") and share != "0%", (everyone, share)
 
 
-def test_overview_incomplete_count_follows_the_rater_and_date_filters(app_store):
+def test_overview_incomplete_count_follows_the_rater_and_date_filters(shared_app_store):
     """Issue #12 part 5: the incomplete count and the status chart followed only the rubric filter."""
     import datetime as dt
 

@@ -15,7 +15,7 @@ def _text(at) -> str:
     return " ".join(m.value for m in at.markdown).replace("\\", "")
 
 
-def test_drift_alerts_name_the_drifting_contractors(app_store, truth):
+def test_drift_alerts_name_the_drifting_contractors(shared_app_store, truth):
     at = app_test()
     assert not at.exception, at.exception
     text = _text(at)

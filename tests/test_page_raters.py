@@ -18,7 +18,7 @@ def _markdown(at) -> str:
     return " ".join(m.value for m in at.markdown).replace("\\", "")
 
 
-def test_effects_model_and_consensus_on_the_demo(app_store):
+def test_effects_model_and_consensus_on_the_demo(shared_app_store):
     at = app_test(PAGE)
     assert not at.exception, at.exception
     text = _markdown(at)
@@ -37,10 +37,10 @@ def test_effects_model_and_consensus_on_the_demo(app_store):
     assert not any("did not converge" in w.value for w in at.warning)
 
 
-def test_the_grid_has_every_contractor_and_effect_and_says_which_were_not_measured(app_store):
+def test_the_grid_has_every_contractor_and_effect_and_says_which_were_not_measured(shared_app_store, demo_store):
     """Every contractor has a cell for every effect; a contractor without a drift estimate (tasks over too few
     weeks) is "not measured", not a blank, and the page says why."""
-    con = store.open_store(app_store, read_only=True)
+    con = store.open_store(demo_store, read_only=True)
     view = raters.raters_view(con, Filters(), "answer_comparison", n_boot=0)
     con.close()
     grid, table = view.grid, view.effects
@@ -55,9 +55,9 @@ def test_the_grid_has_every_contractor_and_effect_and_says_which_were_not_measur
     assert raters.NOT_MEASURED_WHY in [c.value for c in at.caption]
 
 
-def test_page_figures_equal_the_command_lines(app_store):
+def test_page_figures_equal_the_command_lines(demo_store):
     """The effects the page shows are estimate_effects' (the same table `effects --json` prints)."""
-    con = store.open_store(app_store, read_only=True)
+    con = store.open_store(demo_store, read_only=True)
     view = raters.raters_view(con, Filters(), "preference_ranking", n_boot=0)
     table = effects.estimate_effects(con, Filters(rubric="preference_ranking"))
     con.close()
@@ -73,9 +73,9 @@ def test_an_unconverged_fit_is_flagged_on_the_page(app_store, monkeypatch):
     assert any("did not converge on this dimension within 2 steps" in w.value for w in at.warning)
 
 
-def test_the_view_reports_its_progress_in_order(app_store):
+def test_the_view_reports_its_progress_in_order(demo_store):
     """raters_view tells its progress from 0 to the last part, never backwards, naming the dimensions fitted."""
-    con = store.open_store(app_store, read_only=True)
+    con = store.open_store(demo_store, read_only=True)
     heard: list[tuple[float, str]] = []
     raters.raters_view(con, Filters(), "answer_comparison", n_boot=0, progress=lambda s, what: heard.append((s, what)))
     con.close()
@@ -88,7 +88,7 @@ def test_the_view_reports_its_progress_in_order(app_store):
     )
 
 
-def test_choosing_another_contractor_redraws(app_store):
+def test_choosing_another_contractor_redraws(shared_app_store):
     at = app_test(PAGE)
     first = at.selectbox(key="raters_contractor").value
     at.selectbox(key="raters_contractor").select_index(1).run()
@@ -96,10 +96,10 @@ def test_choosing_another_contractor_redraws(app_store):
     assert at.selectbox(key="raters_contractor").value != first
 
 
-def test_rater_filter_picks_rows_never_the_team(app_store):
+def test_rater_filter_picks_rows_never_the_team(demo_store):
     """With the sidebar's rater filter on two contractors, their figures are the same as without it: the team
     they are shrunk toward and the model are everyone's."""
-    con = store.open_store(app_store, read_only=True)
+    con = store.open_store(demo_store, read_only=True)
     everyone = raters.raters_view(con, Filters(), "instruction_following", n_boot=0)
     two = raters.raters_view(con, Filters(raters=("c06", "c27")), "instruction_following", n_boot=0)
     con.close()

@@ -184,10 +184,11 @@ def test_a_second_directory_cannot_move_an_alias_to_another_person(con):
     assert "annotator_13 is c13 in a directory loaded before" in r.errors[0]
 
 
-def test_submissions_follow_the_merge(con, tmp_path):
+def test_submissions_follow_the_merge(con, tmp_path, demo_inputs, monkeypatch):
     # The demo's article-Likert documents carry submissions under annotator ids.
     from analytics.cli import first_run
 
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(demo_inputs))  # the run's demo, not data/demo
     files = [f for f in first_run.demo_files() if f.name.startswith("preference_json_13_")]
     from analytics.ingest.load import ingest_file
 

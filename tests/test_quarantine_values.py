@@ -11,7 +11,8 @@ from analytics.cli import first_run
 from analytics.ingest.load import ingest_file
 
 
-def test_each_planted_bad_row_is_quarantined_with_its_field_and_value(tmp_path):
+def test_each_planted_bad_row_is_quarantined_with_its_field_and_value(tmp_path, demo_inputs, monkeypatch):
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(demo_inputs))  # the run's demo, not data/demo
     truth = json.loads((first_run.demo_dir() / "truth.json").read_text())["errors"]
     con = store.open_store(tmp_path / "s.duckdb")
     r = ingest_file(con, first_run.demo_dir() / truth["file"])

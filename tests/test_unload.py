@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +11,7 @@ from analytics import store
 from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
 from analytics.review import disagreements as dis
-from tests.conftest import app_test
+from tests.conftest import app_test, demo_written
 
 FIRST = (
     b"task_id,rater_id,rubric,dimension,value\nt1,c1,pilot,clarity,3\nt2,c1,pilot,clarity,4\nt3,c1,pilot,clarity,9\n"
@@ -47,15 +48,9 @@ def test_unload_removes_one_file_in_one_transaction_and_records_who_and_when(con
     assert ingest_ids(con)["first.csv"] > first_id
 
 
-def test_unload_removes_quarantine_submissions_tasks_and_items(con):
-    # a JSON format brings tasks, items, submissions; a CSV with errors brings quarantine rows
-    import tempfile
-    from pathlib import Path
-
-    from demo import write_demo
-
-    d = Path(tempfile.mkdtemp())
-    written = write_demo(d, seed=5)
+def test_unload_removes_quarantine_submissions_tasks_and_items(con, demo_inputs):
+    # a JSON format brings tasks, items, submissions; a CSV with errors brings quarantine rows (the run's demo)
+    written = demo_written(demo_inputs)
     ac = next(Path(f) for f in written["files"] if Path(f).name == "answer_comparison.jsonl")
     bad = next(Path(f) for f in written["files"] if Path(f).name == "contractor_batch_with_errors.csv")
     r1 = ingest_bytes(con, ac.read_bytes(), ac.name)

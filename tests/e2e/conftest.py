@@ -49,12 +49,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def server_env(tmp_path_factory) -> dict:
-    """A store and demo folder of the test's own, so the server starts empty and loads the demo."""
+def server_env(tmp_path_factory, demo_inputs) -> dict:
+    """A store of the tests' own, so the server starts empty and loads the demo (the run's demo inputs, generated
+    once for every test: tests/test_first_run.py checks that a first start generates missing inputs)."""
     d = tmp_path_factory.mktemp("e2e")
     return {
         "CONCORD_DB": str(d / "concord.duckdb"),
-        "CONCORD_DEMO_DIR": str(d / "demo"),
+        "CONCORD_DEMO_DIR": str(demo_inputs),
     }
 
 
@@ -99,9 +100,15 @@ def run_streamlit(extra_env: dict, log_dir: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def streamlit_url(server_env, tmp_path_factory):
-    """Start `streamlit run app.py` on a free loopback port and yield its URL."""
+def streamlit_url(server_env, tmp_path_factory, browser):
+    """Start `streamlit run app.py` on a free loopback port, open it once so that its first start loads the demo
+    into the empty store (here, not inside the first test's time), and yield its URL."""
     with run_streamlit(server_env, tmp_path_factory.mktemp("st")) as url:
+        first = browser.new_page()
+        first.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort())
+        first.goto(url)
+        wait_for_app(first, 600_000)
+        first.close()
         yield url
 
 

@@ -58,6 +58,7 @@ def files_loaded(page) -> int:
     return int(re.search(r"(\d+)\s*$", box.inner_text()).group(1))
 
 
+@pytest.mark.timeout(300)  # four browser sessions at once: 70 s on a quiet machine, over 120 s on a busy one
 def test_three_readers_and_an_upload(browser, shared_url):
     url, files = shared_url
     readers = [open_page(browser, url, t) for t in ("Overview", "Distributions", "Disagreements")]
