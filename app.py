@@ -10,9 +10,10 @@ import streamlit as st
 
 from analytics import store
 from analytics.cli import first_run
+from analytics.core.queries import recording
 from analytics.ingest import unload
 from analytics.ingest.load import ingest_file
-from ui import sidebar, state
+from ui import query_log, sidebar, state
 
 st.set_page_config(page_title="Concord", layout="wide")
 
@@ -69,5 +70,7 @@ def run_guarded(run: Callable[[], object]) -> None:
 
 run_guarded(load_demo_if_empty)
 page = st.navigation(PAGES)
-run_guarded(sidebar.render)
-run_guarded(page.run)
+with recording() as ran:  # every query behind the page's figures, cached or not (ui/query_log.py)
+    run_guarded(sidebar.render)
+    run_guarded(page.run)
+query_log.show(ran)

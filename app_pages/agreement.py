@@ -14,10 +14,10 @@ import streamlit as st
 from analytics import agreement
 from analytics.agreement import LEVELS, ScaleError, narrows_team, team, team_filters
 from analytics.core.filters import Filters
-from analytics.core.queries import Query, distinct_queries
+from analytics.core.queries import Query
 from analytics.describe import distributions
 from ui import agreement_view as view
-from ui import charts, prefetch, sidebar, state
+from ui import charts, prefetch, query_log, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, visible
 
@@ -25,14 +25,14 @@ DEFAULT_LEVEL = "default"
 ALL = "all"
 
 
-@st.cache_data(max_entries=12, show_spinner=False)
+@query_log.loader(max_entries=12)
 def load_ceiling(version: tuple, scope: Filters, coarse: bool, level: str | None) -> agreement.Ceiling:
     """The researcher ceiling under `scope` (agreement.ceiling_scope: it spans all dates and raters, so it is kept
     across changes of those filters)."""
     return agreement.researcher_ceiling(state.cursor(), scope, coarse=coarse, level=level)
 
 
-@st.cache_data(max_entries=12, show_spinner=False)
+@query_log.loader(max_entries=12)
 def load(
     version: tuple,
     filters: Filters,
@@ -66,13 +66,13 @@ def load(
     }
 
 
-@st.cache_data(max_entries=12, show_spinner=False)
+@query_log.loader(max_entries=12)
 def load_dimensions(version: tuple, rubric: str) -> pd.DataFrame:
     """The rubric's dimensions in catalogue order (label, kind, levels, flags: distributions.dimensions)."""
     return distributions.dimensions(state.cursor(), rubric)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@query_log.loader(max_entries=32)
 def load_raters(
     version: tuple,
     filters: Filters,
@@ -89,7 +89,7 @@ def load_raters(
     return rows, tuple(log)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@query_log.loader(max_entries=32)
 def load_team(
     version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
 ) -> pd.DataFrame:
@@ -100,7 +100,7 @@ def load_team(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@query_log.loader(max_entries=32)
 def load_confusion(
     version: tuple,
     filters: Filters,
@@ -116,7 +116,7 @@ def load_confusion(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@query_log.loader(max_entries=32)
 def load_pairwise(
     version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
 ) -> pd.DataFrame:
@@ -126,7 +126,7 @@ def load_pairwise(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@query_log.loader(max_entries=32)
 def load_paradox(
     version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str
 ) -> agreement.ParadoxDiagnostic:
@@ -452,12 +452,6 @@ if not ranking_dims.empty or not ranking_raters.empty:
 with st.expander("How this is computed"):
     st.markdown(view.HOW_COMPUTED)
     st.markdown(
-        "The statistics above come from these queries, exactly as they ran (DuckDB, `$name` are bound "
-        "parameters: the filters, listed under each query); "
-        "everything else is arithmetic on their small results. The full account, with the choices made and "
-        "the tests against published values, is docs/agreement.md in the repository."
+        "The full account, with the choices made and the tests against published values, is docs/agreement.md in "
+        "the repository; the queries behind every figure are listed at the end of the page."
     )
-    for query in distinct_queries([*report.queries, *rater_queries]):
-        st.markdown(f"**{md_escape(query.name)}**")
-        st.code(query.sql, language="sql")
-        st.caption(md_escape(f"parameters: {query.params}"))

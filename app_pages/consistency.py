@@ -15,7 +15,7 @@ from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.review import case_view as cv
 from analytics.review import disagreements as dis
-from ui import case_panel, sidebar, state
+from ui import case_panel, query_log, sidebar, state
 from ui import consistency_charts as cc
 from ui.charts import show
 from ui.tables import number_columns, table
@@ -25,13 +25,13 @@ MAX_LISTED = 500  # violations the picker lists (the table and its download hold
 RATES = ("rate", "rate_ci_low", "rate_ci_high", "team_rate", "difference_ci_low", "difference_ci_high")
 
 
-@st.cache_data(max_entries=8, show_spinner="Checking the rubric rules...")
+@query_log.loader(max_entries=8, show_spinner="Checking the rubric rules...")
 def load(version: tuple, filters: Filters) -> rates.Consistency:
     """Every rule figure for one filter and dataset version."""
     return rates.consistency(state.cursor(), filters)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@query_log.loader(max_entries=32)
 def load_case(version: tuple, rubric: str, task_id: str, rater_id: str) -> cv.CaseView:
     """A submission laid out side by side, beside the task's researcher when one rated it."""
     con = state.cursor()

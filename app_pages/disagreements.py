@@ -15,7 +15,7 @@ from analytics.core.filters import Filters
 from analytics.describe import distributions
 from analytics.review import case_view as cv
 from analytics.review import disagreements as dis
-from ui import case_panel, charts, sidebar, state
+from ui import case_panel, charts, query_log, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, text_block, visible
 
@@ -38,7 +38,7 @@ CASE_COLUMNS = [
 CASE, CASE_AT = "dis_case", "dis_case_at"  # the chosen case's id and its place in the list, kept across reruns
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@query_log.loader(max_entries=16)
 def load_dimensions(version: tuple, rubric: str) -> pd.DataFrame:
     """The rubric's dimensions (name, label), its primary one first."""
     con = state.cursor()
@@ -47,7 +47,7 @@ def load_dimensions(version: tuple, rubric: str) -> pd.DataFrame:
     return dims.sort_values("dimension", key=lambda d: d != primary, kind="stable")[["dimension", "label"]]
 
 
-@st.cache_data(max_entries=16, show_spinner="Finding disagreements...")
+@query_log.loader(max_entries=16, show_spinner="Finding disagreements...")
 def load_cases(
     version: tuple,
     filters: Filters,
@@ -61,7 +61,7 @@ def load_cases(
     return dis.disagreements(state.cursor(), rubric, filters, contractors, severities, statuses, dimension)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@query_log.loader(max_entries=32)
 def load_case(version: tuple, key: dis.CaseKey) -> cv.CaseView:
     """One case laid out side by side: everything about its task a reviewer reads."""
     return cv.case_view(dis.unit_detail(state.cursor(), key.task_id, key.rubric), key)

@@ -7,14 +7,14 @@ import streamlit as st
 
 from analytics.core.filters import Filters
 from analytics.describe import distributions
-from ui import charts, sidebar, state
+from ui import charts, query_log, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, visible
 
 SMALL_N = 20  # below this many decided comparisons, the position-bias interval is too wide to read much into
 
 
-@st.cache_data(max_entries=16, show_spinner="Counting levels...")
+@query_log.loader(max_entries=16, show_spinner="Counting levels...")
 def load(version: tuple, filters: Filters, rubric: str) -> dict:
     """The page's figures for one rubric, filter and dataset version."""
     con = state.cursor()
@@ -27,7 +27,7 @@ def load(version: tuple, filters: Filters, rubric: str) -> dict:
     }
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@query_log.loader(max_entries=32)
 def load_raters(version: tuple, filters: Filters, rubric: str, dimension: str) -> dict:
     """Rater x level counts of one dimension (long for the heatmap, wide for the table)."""
     con = state.cursor()

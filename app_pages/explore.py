@@ -16,7 +16,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analytics.explore import sql as explore
 from analytics.explore import worker as explore_worker
-from ui import charts, state
+from ui import charts, query_log, state
 from ui.tables import table
 from ui.text import md_escape
 
@@ -24,7 +24,7 @@ NO_EXAMPLE = "Write your own"
 DEFAULT_SQL = "SELECT rubric, dimension, role, count(*) AS ratings\nFROM ratings\nGROUP BY ALL\nORDER BY ALL"
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@query_log.loader(max_entries=4)
 def load_schema(version: tuple) -> pd.DataFrame:
     """The explorable tables and their columns for one dataset version."""
     return explore.schema(state.cursor())

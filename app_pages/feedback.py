@@ -22,7 +22,7 @@ from analytics.feedback.export import csv as csv_export
 from analytics.feedback.export import display
 from analytics.feedback.export import html as html_export
 from analytics.feedback.export import markdown as md_export
-from ui import charts, prefetch, sidebar, state
+from ui import charts, prefetch, query_log, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import number_columns, table
 from ui.text import md_escape, show_text, text_block
@@ -61,31 +61,31 @@ CARD_TABLE = [
 ]
 
 
-@st.cache_data(max_entries=8, show_spinner="Computing the researchers' agreement with each other...")
+@query_log.loader(max_entries=8, show_spinner="Computing the researchers' agreement with each other...")
 def load_ceiling(version: tuple, rubric: str | None) -> pd.DataFrame:
     """The researcher ceiling per dimension (all dates: it does not change with the date filter)."""
     return fb_team.researcher_figures(state.cursor(), rubric)
 
 
-@st.cache_data(max_entries=8, show_spinner="Computing the team's figures...")
+@query_log.loader(max_entries=8, show_spinner="Computing the team's figures...")
 def load_team(version: tuple, filters: Filters) -> fb_team.TeamFigures:
     """Every contractor's figures (only ever shown as medians) for one filter and version."""
     return fb_team.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric))
 
 
-@st.cache_data(max_entries=8, show_spinner="Choosing the contractor to review first...")
+@query_log.loader(max_entries=8, show_spinner="Choosing the contractor to review first...")
 def load_default(version: tuple, filters: Filters) -> str | None:
     """The contractor the page opens on (analytics.feedback.review_first.default_contractor) for one filter and version."""
     return review_first.default_contractor(state.cursor(), filters)
 
 
-@st.cache_data(max_entries=32, show_spinner="Computing the contractor's figures...")
+@query_log.loader(max_entries=32, show_spinner="Computing the contractor's figures...")
 def load_own(version: tuple, filters: Filters, contractor: str) -> fb_report.OwnFigures:
     """The part of one contractor's report that does not need the team's figures."""
     return fb_report.own_figures(state.cursor(), contractor, filters)
 
 
-@st.cache_data(max_entries=32, show_spinner="Building the feedback report...")
+@query_log.loader(max_entries=32, show_spinner="Building the feedback report...")
 def load_report(version: tuple, filters: Filters, contractor: str) -> fb_report.FeedbackReport:
     """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py)."""
     own = partial(load_own, version, filters, contractor)  # one argument list for the prefetch and the join

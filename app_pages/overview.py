@@ -10,14 +10,14 @@ from analytics.consistency import rates
 from analytics.core.filters import Filters
 from analytics.describe import overview
 from analytics.effects import drift, markers
-from ui import charts, sidebar, state
+from ui import charts, query_log, sidebar, state
 from ui import consistency_charts as cc
 from ui import drift_charts as dc
 from ui.tables import table
 from ui.text import md_escape
 
 
-@st.cache_data(max_entries=16, show_spinner="Summarising the store...")
+@query_log.loader(max_entries=16, show_spinner="Summarising the store...")
 def load(version: tuple, filters: Filters) -> dict:
     """All the Overview's figures for one dataset version and filter."""
     con = state.cursor()
@@ -32,7 +32,7 @@ def load(version: tuple, filters: Filters) -> dict:
     }
 
 
-@st.cache_data(max_entries=16, show_spinner="Checking each contractor's agreement week by week...")
+@query_log.loader(max_entries=16, show_spinner="Checking each contractor's agreement week by week...")
 def load_drift(version: tuple, filters: Filters) -> dict:
     """Drift alerts, the alerted contractors' weeks and the guideline-change markers."""
     con = state.cursor()
@@ -44,7 +44,7 @@ def load_drift(version: tuple, filters: Filters) -> dict:
     }
 
 
-@st.cache_data(show_spinner=False)
+@query_log.loader()
 def false_alarm_rate() -> float:
     """The drift CUSUM's simulated false-alarm rate (no data: the same for every store and filter)."""
     return drift.drift_false_alarm_rate()

@@ -12,8 +12,8 @@ from analytics.agreement import MIN_TASKS
 from analytics.core.filters import Filters
 from analytics.model import rater_model, raters
 from ui import drift_charts as rc_drift
+from ui import query_log, sidebar, state
 from ui import raters_charts as rc
-from ui import sidebar, state
 from ui.charts import show
 from ui.progress import Report, with_progress
 from ui.tables import number_columns, table
@@ -34,7 +34,7 @@ EFFECT_TABLE = [
 ]
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@query_log.loader(max_entries=8)
 def load(version: tuple, filters: Filters, rubric: str, _progress: Report | None = None) -> raters.RatersView:
     """Every figure of the page for one rubric, filter and dataset version (`_progress` hears how far it is)."""
     return raters.raters_view(state.cursor(), filters, rubric, progress=_progress)

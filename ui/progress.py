@@ -10,6 +10,7 @@ the same cached loader waits for it (Streamlit computes one value once) instead 
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -35,7 +36,7 @@ def with_progress(work: Callable[[Report], T], first: str) -> T:
         latest[0] = (min(max(share, 0.0), 1.0), what)  # one reference swapped whole: no lock needed
 
     started = time.perf_counter()
-    running = _WORKERS.submit(work, report)
+    running = _WORKERS.submit(contextvars.copy_context().run, work, report)  # its queries count as the page's
     try:
         return running.result(timeout=SHOW_AFTER_S)
     except TimeoutError:

@@ -11,14 +11,14 @@ from analytics.core.filters import Filters
 from analytics.core.rubrics import RUBRICS
 from analytics.describe import overview
 from analytics.store import people
-from ui import state
+from ui import query_log, state
 from ui.text import visible
 
 ALL = "All rubrics"
 ROLES = ("contractor", "researcher")
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@query_log.loader(max_entries=8)
 def _options(version: tuple) -> dict:
     return overview.filter_options(state.cursor())
 
@@ -28,7 +28,7 @@ def options() -> dict:
     return _options(state.version())
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@query_log.loader(max_entries=8)
 def _names(version: tuple) -> dict[str, str]:
     return people.display_names(state.cursor())
 

@@ -163,11 +163,15 @@ def scales(
     return out
 
 
+RATED_DIMENSIONS = Query(
+    "rated_dimensions",
+    "SELECT rubric, dimension FROM dimension_keys WHERE dim_key IN (SELECT DISTINCT dim_key FROM ratings)",
+)
+
+
 def _rated_dimensions(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str]]:
     """(rubric, dimension) of every dimension with ratings."""
-    rows = con.execute(
-        "SELECT rubric, dimension FROM dimension_keys WHERE dim_key IN (SELECT DISTINCT dim_key FROM ratings)"
-    ).fetchall()
+    rows = RATED_DIMENSIONS.rows(con)
     return {(r, d) for r, d in rows}
 
 

@@ -282,7 +282,7 @@ def fetch(con: duckdb.DuckDBPyConnection, query: Query) -> pd.DataFrame | pa.Tab
     """A pair query's result: as Arrow on DuckDB (its nested signatures then decode without a Python object per
     entry), else (the Spark engine) as a DataFrame."""
     if isinstance(con, duckdb.DuckDBPyConnection):
-        return con.sql(query.sql, params=query.params).to_arrow_table()
+        return query.arrow(con)
     return query.df(con)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from analytics import store
+from analytics.core.queries import Query
 
 
 @dataclass(frozen=True)
@@ -26,9 +27,12 @@ def demo_dir() -> Path:
     return Path(os.environ.get("CONCORD_DEMO_DIR") or store.ROOT / "data" / "demo")
 
 
+STORE_IS_EMPTY = Query("store_is_empty", "SELECT NOT EXISTS (SELECT 1 FROM ingest_log)")
+
+
 def store_is_empty(con: duckdb.DuckDBPyConnection) -> bool:
     """True when nothing was ever loaded into the store."""
-    return con.execute("SELECT count(*) FROM ingest_log").fetchall()[0][0] == 0
+    return bool(STORE_IS_EMPTY.rows(con)[0][0])
 
 
 def demo_plan(seed: int = 7, out: Path | None = None) -> list[DemoFile]:

@@ -15,6 +15,7 @@ import duckdb
 import pandas as pd
 
 from analytics.consistency import catalogue
+from analytics.core.queries import Query
 from analytics.store.tx import WRITE_LOCK
 
 SIGNATURE_KEY = "rules_signature"
@@ -84,9 +85,12 @@ def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
         refresh(con)  # a new store, or one kept with other rules: every rubric, and the rules' signature
 
 
+KEPT_SIGNATURE = Query("rules_signature_kept", "SELECT value FROM meta WHERE key = $key", {"key": SIGNATURE_KEY})
+
+
 def is_current(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the kept results were computed with the code's rules."""
-    row = con.execute("SELECT value FROM meta WHERE key = $key", {"key": SIGNATURE_KEY}).fetchall()
+    row = KEPT_SIGNATURE.rows(con)
     return bool(row) and row[0][0] == signature()
 
 

@@ -2,11 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 import pandas as pd
+
+# The named queries run in the current context (a page run, a cached loader): see `recording`.
+_RECORDING: ContextVar[list[Query] | None] = ContextVar("concord_recording", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[list[Query]]:
+    """Every named query run (or noted) inside the block, in order; threads started by core.concurrent included.
+    Nested recordings each see what ran inside them, and the outer one sees it too."""
+    outer = _RECORDING.get()
+    ran: list[Query] = []
+    token = _RECORDING.set(ran)
+    try:
+        yield ran
+    finally:
+        _RECORDING.reset(token)
+        if outer is not None:
+            outer.extend(ran)
+
+
+def note(queries: Iterable[Query]) -> None:
+    """Count queries that ran earlier as run now (a cached result's queries): the recording in force lists them."""
+    ran = _RECORDING.get()
+    if ran is not None:
+        ran.extend(queries)
 
 
 @dataclass(frozen=True)
@@ -19,11 +47,18 @@ class Query:
 
     def df(self, con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         """Run the query and fetch its (small) result as a DataFrame."""
+        note((self,))
         return con.execute(self.sql, self.params).df()
 
     def rows(self, con: duckdb.DuckDBPyConnection) -> list[tuple]:
         """Run the query and fetch its rows."""
+        note((self,))
         return con.execute(self.sql, self.params).fetchall()
+
+    def arrow(self, con: duckdb.DuckDBPyConnection) -> Any:
+        """Run the query and fetch its result as an Arrow table (nested columns decode without a Python object each)."""
+        note((self,))
+        return con.sql(self.sql, params=self.params).to_arrow_table()
 
     def bind(self, **params: Any) -> Query:
         """The same statement with `params` bound (added to those it has)."""
@@ -31,10 +66,12 @@ class Query:
 
     def run(self, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
         """Run the statement (a write, or a read the caller fetches its own way)."""
+        note((self,))
         return con.execute(self.sql, self.params)
 
     def run_many(self, con: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> None:
         """Run the statement once per row of named parameters (its own `params` under each row's)."""
+        note((self,))
         con.executemany(self.sql, [{**self.params, **row} for row in rows])
 
 
@@ -60,7 +97,11 @@ class QueryLog(list):
         """The query's result, run (or taken from what the log was handed) and logged on first use."""
         key = self._key(query)
         if key not in self._results:
-            self._results[key] = self._known[key] if key in self._known else query.df(con)
+            if key in self._known:  # its result is behind the figures: it counts as run
+                note((query,))
+                self._results[key] = self._known[key]
+            else:
+                self._results[key] = query.df(con)
             self.append(query)
         return self._results[key]
 

@@ -129,8 +129,7 @@ def _summary(
     contractor_tasks, paired_tasks = researcher_coverage(con, filters)
     share = paired_tasks / contractor_tasks if contractor_tasks else None
     incomplete = status.loc[status["status"].notna() & (status["status"] != "rated"), "submissions"].sum()
-    quarantined = con.execute("SELECT count(*) FROM quarantine").fetchall()[0][0]
-    files = con.execute("SELECT count(*) FROM ingest_log").fetchall()[0][0]
+    quarantined, files = STORE_COUNTS.rows(con)[0]
     return Summary(
         ratings=int(by_rater["ratings"].sum()),
         tasks=int(by_rubric["tasks"].sum()),
@@ -153,6 +152,12 @@ def _summary(
 def _timestamp(value: pd.Timestamp | NaTType) -> dt.datetime | None:
     """A pandas minimum or maximum as a datetime (None when there was no dated rating)."""
     return None if pd.isna(value) else pd.Timestamp(value).to_pydatetime()
+
+
+STORE_COUNTS = Query(
+    "store_counts",
+    "SELECT (SELECT count(*) FROM quarantine) AS quarantined, (SELECT count(*) FROM ingest_log) AS files",
+)
 
 
 def summary(con: duckdb.DuckDBPyConnection, filters: Filters) -> Summary:
@@ -223,17 +228,30 @@ def submission_status(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.Da
     return submission_status_query(filters).df(con)
 
 
+RATED_RUBRICS = Query(
+    "rated_rubrics",
+    "SELECT DISTINCT rubric FROM dimension_keys WHERE dim_key IN (SELECT DISTINCT dim_key FROM ratings) ORDER BY rubric",
+)
+RATER_ROLES = Query("rater_roles", "SELECT rater_id, any_value(role) FROM ratings GROUP BY rater_id ORDER BY rater_id")
+DATE_RANGE = Query("rating_dates", "SELECT min(submitted_at), max(submitted_at) FROM ratings")
+INGEST_LOG = Query(
+    "ingest_log",
+    """SELECT ingest_id, file_name, format, role_override, rows_read, rows_loaded, rows_quarantined,
+              tasks, submissions, loaded_at, content_hash
+       FROM ingest_log ORDER BY ingest_id DESC""",
+)
+QUARANTINE_BY_REASON = Query(
+    "quarantine_by_reason",
+    """SELECT file_name, coalesce(field, '(row)') AS field, count(*) AS rows FROM quarantine
+       GROUP BY ALL ORDER BY rows DESC""",
+)
+
+
 def filter_options(con: duckdb.DuckDBPyConnection) -> dict:
     """Values the shared sidebar offers: rubrics, raters with their role, and the date range."""
-    rubrics = [
-        r[0]
-        for r in con.execute(
-            """SELECT DISTINCT rubric FROM dimension_keys
-               WHERE dim_key IN (SELECT DISTINCT dim_key FROM ratings) ORDER BY rubric"""
-        ).fetchall()
-    ]
-    raters = con.execute("SELECT rater_id, any_value(role) FROM ratings GROUP BY rater_id ORDER BY rater_id").fetchall()
-    lo, hi = con.execute("SELECT min(submitted_at), max(submitted_at) FROM ratings").fetchall()[0]
+    rubrics = [r[0] for r in RATED_RUBRICS.rows(con)]
+    raters = RATER_ROLES.rows(con)
+    lo, hi = DATE_RANGE.rows(con)[0]
     return {
         "rubrics": rubrics,
         "raters": [r[0] for r in raters],
@@ -247,11 +265,7 @@ def filter_options(con: duckdb.DuckDBPyConnection) -> dict:
 
 def ingest_log(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every file loaded, newest first."""
-    return con.execute(
-        """SELECT ingest_id, file_name, format, role_override, rows_read, rows_loaded, rows_quarantined,
-                  tasks, submissions, loaded_at, content_hash
-           FROM ingest_log ORDER BY ingest_id DESC"""
-    ).df()
+    return INGEST_LOG.df(con)
 
 
 QUARANTINE_ROWS = Query(
@@ -268,7 +282,4 @@ def quarantine(con: duckdb.DuckDBPyConnection, file_name: str | None = None, lim
 
 def quarantine_by_reason(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Quarantined rows per file and field, for a quick picture of what goes wrong."""
-    return con.execute(
-        """SELECT file_name, coalesce(field, '(row)') AS field, count(*) AS rows FROM quarantine
-           GROUP BY ALL ORDER BY rows DESC"""
-    ).df()
+    return QUARANTINE_BY_REASON.df(con)

@@ -47,10 +47,13 @@ SELECT d.*, a.agreement FROM d LEFT JOIN a USING (rater_id, rubric, task_key)"""
     )
 
 
+TIMED_SUBMISSIONS = Query("timed_submissions", "SELECT count(*) FROM submissions WHERE duration_s IS NOT NULL")
+
+
 def durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """durations_query's rows, from the kept rater tasks when no submission carries a duration of its own (the
     rating-only formats) and no dimension filter applies."""
-    timed = con.execute("SELECT count(*) FROM submissions WHERE duration_s IS NOT NULL").fetchall()[0][0]
+    timed = TIMED_SUBMISSIONS.rows(con)[0][0]
     return durations_query(filters, kept=not timed and rater_tasks.answers(filters)).df(con)
 
 

@@ -9,6 +9,7 @@ import duckdb
 import pandas as pd
 
 from analytics import store
+from analytics.core.queries import Query
 
 # The table is migration 9 of analytics/store/migrations.py.
 COLUMNS = ("marker_id", "rubric", "marked_on", "note", "author", "created_at")
@@ -52,13 +53,19 @@ def remove_marker(con: duckdb.DuckDBPyConnection, marker_id: int) -> bool:
     return bool(gone)
 
 
+MARKERS_TABLE = Query(
+    "guideline_markers_table", "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'guideline_markers'"
+)
+MARKERS = Query(
+    "guideline_markers",
+    """SELECT marker_id, rubric, marked_on, note, author, created_at FROM guideline_markers
+       WHERE $rubric IS NULL OR rubric IS NULL OR rubric = $rubric ORDER BY marked_on, marker_id""",
+)
+
+
 def markers(con: duckdb.DuckDBPyConnection, rubric: str | None = None) -> pd.DataFrame:
     """The markers that apply to a rubric (its own and those for every rubric), or all, by date (none in a store
     opened read-only before migration 9)."""
-    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'guideline_markers'").fetchall()[0][0]:
+    if not MARKERS_TABLE.rows(con)[0][0]:
         return pd.DataFrame(columns=list(COLUMNS))
-    return con.execute(
-        """SELECT marker_id, rubric, marked_on, note, author, created_at FROM guideline_markers
-           WHERE $rubric IS NULL OR rubric IS NULL OR rubric = $rubric ORDER BY marked_on, marker_id""",
-        {"rubric": rubric},
-    ).df()
+    return MARKERS.bind(rubric=rubric).df(con)

@@ -7,6 +7,7 @@ import pandas as pd
 
 from analytics.agreement import pairs as pr
 from analytics.core.filters import Filters
+from analytics.core.queries import Query
 from analytics.feedback.scope import NO_FILTERS, dimension_info, subject_filter
 
 
@@ -17,7 +18,8 @@ def levels_vs_researchers(
     over the pairs on units both rated (side is "contractor" or "researcher")."""
     sides = pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
     head, params = pr.pair_ctes(sides, named=False)
-    df = con.execute(
+    df = Query(
+        "contractor_levels_vs_researchers",
         f"""{head},
                  cells AS MATERIALIZED (SELECT dim_key, index_a, index_b, count(*) AS n FROM pairs GROUP BY ALL),
                  counts AS (SELECT dim_key, 'contractor' AS role, index_a AS level_index, sum(n) AS n
@@ -36,7 +38,7 @@ def levels_vs_researchers(
             FROM grid g LEFT JOIN counts c USING (dim_key, role, level_index)
             ORDER BY g.rubric, g.dimension, g.role, g.level_index""",
         params,
-    ).df()
+    ).df(con)
     if df.empty:
         return df.assign(is_primary=pd.Series(dtype=bool), dimension_order=pd.Series(dtype=int))
     info = dimension_info(con, tuple(df["rubric"].unique()))[["rubric", "dimension", "is_primary", "dimension_order"]]

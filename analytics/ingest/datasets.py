@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from analytics import store
+from analytics.core.queries import Query
 from analytics.ingest import FORMATS
 from analytics.ingest.base import Dataset
 
@@ -32,12 +33,15 @@ def file_of(d: Dataset) -> Path:
     return real_data_dir() / d.path
 
 
+LOADED_FILE_NAMES = Query("loaded_file_names", "SELECT file_name FROM ingest_log")
+
+
 def listing(con: duckdb.DuckDBPyConnection | None = None) -> list[dict]:
     """Each dataset as {"name", "path", "format", "title", "source", "present", "loaded"} (loaded: a file of that
     name is in the store's ingest log; False without a store)."""
     loaded = set()
     if con is not None:
-        loaded = {n for (n,) in con.execute("SELECT file_name FROM ingest_log").fetchall()}
+        loaded = {n for (n,) in LOADED_FILE_NAMES.rows(con)}
     return [
         {
             "name": d.name,

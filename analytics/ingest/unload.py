@@ -88,9 +88,13 @@ def _delete(con: duckdb.DuckDBPyConnection, table: str, where: str, params: dict
     return int(Query(f"{table}_delete", f"DELETE FROM {table} WHERE {where}", params).run(con).fetchall()[0][0])
 
 
+UNLOADS = Query(
+    "unloads",
+    """SELECT ingest_id, file_name, rows_loaded, loaded_at, unloaded_by, unloaded_at FROM unloads
+       ORDER BY unloaded_at DESC, ingest_id DESC""",
+)
+
+
 def unloads(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     """Unloaded files, newest first: (ingest_id, file_name, rows_loaded, loaded_at, unloaded_by, unloaded_at)."""
-    return con.execute(
-        """SELECT ingest_id, file_name, rows_loaded, loaded_at, unloaded_by, unloaded_at FROM unloads
-           ORDER BY unloaded_at DESC, ingest_id DESC"""
-    ).fetchall()
+    return UNLOADS.rows(con)

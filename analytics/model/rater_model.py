@@ -16,6 +16,7 @@ SQUAREM steps between EM steps take it there in fewer steps (`_squarem`).
 
 from __future__ import annotations
 
+import contextvars
 import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -371,6 +372,12 @@ def _progress_by_ratings(
     return report
 
 
+SCALES = Query(
+    "model_scales",
+    "SELECT rubric, dimension, levels, measure FROM dimensions WHERE len(levels) >= 2 ORDER BY rubric, dimension",
+)
+
+
 def fit_model(
     con: duckdb.DuckDBPyConnection,
     filters: Filters = NO_FILTERS,
@@ -381,9 +388,7 @@ def fit_model(
     hears, after each dimension with ratings, the share of the ratings fitted and how many such dimensions are done.
     (`seed` is kept for the command line's contract; EM is deterministic.)"""
     del seed
-    scales = con.execute(
-        "SELECT rubric, dimension, levels, measure FROM dimensions WHERE len(levels) >= 2 ORDER BY rubric, dimension"
-    ).fetchall()
+    scales = SCALES.rows(con)
     chosen = [scale for scale in scales if filters.selects(scale[0], scale[1])]
     names = keys.KeyIds.read(con, UNIT_KEYS)
     report = _progress_by_ratings(con, filters, chosen, progress)
@@ -406,7 +411,9 @@ def fit_model(
     # other down by 30-45% (bench/RESULTS.md, session 29). Each fit is its own: the rows are the same however many
     # run at once, collected in the dimensions' order.
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(FIT_THREADS, "rater-model") as pool:
-        for scale, (rows, consensus) in zip(chosen, pool.map(fit, chosen), strict=True):
+        contexts = [contextvars.copy_context() for _ in chosen]  # each fit's queries count as run by the caller
+        fitted = pool.map(lambda scale, context: context.run(fit, scale), chosen, contexts)
+        for scale, (rows, consensus) in zip(chosen, fitted, strict=True):
             rater_rows += rows
             if consensus is not None:
                 parts.append(consensus)

@@ -72,7 +72,7 @@ class KeyIds:
     def read(cls, con: duckdb.DuckDBPyConnection, columns: tuple[str, ...]) -> KeyIds:
         """The tables of the key `columns` (keys of one id each: task, rater, target)."""
         tables = {
-            k.key: con.execute(f"SELECT {k.key}, {k.ids[0]} FROM {k.table} ORDER BY {k.key}").df()
+            k.key: Query(f"{k.table}_ids", f"SELECT {k.key}, {k.ids[0]} FROM {k.table} ORDER BY {k.key}").df(con)
             for k in KEYS
             if k.key in columns and len(k.ids) == 1
         }
@@ -189,9 +189,12 @@ def distinct_tasks(column: str) -> str:
     return f"coalesce(bit_count(bitstring_agg({column}, 1, ${TASK_KEY_MAX})), 0)"
 
 
+TASK_KEY_TOP = Query("task_key_top", "SELECT coalesce(max(task_key), 1) FROM task_keys")
+
+
 def task_key_bound(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """distinct_tasks' parameter: the largest task key given (keys count from 1; at least 1 in an empty store)."""
-    (top,) = con.execute("SELECT coalesce(max(task_key), 1) FROM task_keys").fetchall()[0]
+    (top,) = TASK_KEY_TOP.rows(con)[0]
     return {TASK_KEY_MAX: int(top)}
 
 

@@ -307,7 +307,9 @@ def has_aliases(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(con.execute("SELECT count(*) FROM (SELECT 1 FROM rater_aliases LIMIT 1)").fetchall()[0][0])
 
 
-DIRECTORY_SQL = """
+DIRECTORY = Query(
+    "rater_directory",
+    """
 WITH latest AS (
     SELECT * FROM rater_directory QUALIFY row_number() OVER (PARTITION BY rater_id ORDER BY ingest_id DESC) = 1),
 al AS (SELECT rater_id, string_agg(DISTINCT alias, '; ' ORDER BY alias) AS aliases FROM rater_aliases GROUP BY 1),
@@ -324,21 +326,26 @@ SELECT d.rater_id, d.display_name, coalesce(al.aliases, '') AS aliases, d.team, 
        coalesce(a.ratings, 0) AS ratings, coalesce(a.ratings_renamed, 0) AS ratings_renamed,
        coalesce(a.ratings_outside_active, 0) AS ratings_outside_active
 FROM latest d LEFT JOIN al USING (rater_id) LEFT JOIN activity a USING (rater_id)
-ORDER BY d.rater_id"""
+ORDER BY d.rater_id""",
+)
 
 
 def directory(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every person of the loaded directories: names, aliases, team, active period, their ratings, how many
     were renamed from an alias and how many fall outside the active period."""
-    return con.execute(DIRECTORY_SQL).df()
+    return DIRECTORY.df(con)
+
+
+DISPLAY_NAMES = Query(
+    "display_names",
+    """SELECT rater_id, display_name FROM rater_directory WHERE display_name IS NOT NULL
+       QUALIFY row_number() OVER (PARTITION BY rater_id ORDER BY ingest_id DESC) = 1""",
+)
 
 
 def display_names(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """rater_id -> display name, for the people a directory names (the latest directory wins)."""
-    rows = con.execute(
-        """SELECT rater_id, display_name FROM rater_directory WHERE display_name IS NOT NULL
-           QUALIFY row_number() OVER (PARTITION BY rater_id ORDER BY ingest_id DESC) = 1"""
-    ).fetchall()
+    rows = DISPLAY_NAMES.rows(con)
     return dict(rows)
 
 

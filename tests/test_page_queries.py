@@ -1,0 +1,95 @@
+"""Every page lists the queries behind its figures, as they ran: DuckDB's own query log (enable_logging) of the
+page run is compared with the page's SQL panel (ui/query_log.py), on a cold cache and again on a warm one."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import pytest
+import streamlit as st
+
+from analytics import store
+from tests.conftest import app_test
+from ui import prefetch
+
+PAGES = [
+    "app_pages/overview.py",
+    "app_pages/agreement.py",
+    "app_pages/distributions.py",
+    "app_pages/disagreements.py",
+    "app_pages/feedback.py",
+    "app_pages/consistency.py",
+    "app_pages/raters.py",
+    "app_pages/data.py",
+]
+# What a run executes that no figure reads: the dataset version (every cache's key), the router's first-start
+# check (analytics/cli/first_run.py), the store's own housekeeping, and the query log being read.
+HOUSEKEEPING = re.compile(
+    r"^(SET |CALL |SELECT value FROM meta WHERE key = 'dataset_version'|SELECT readonly FROM duckdb_databases|"
+    r"SELECT NOT EXISTS \(SELECT 1 FROM ingest_log\)|"
+    r"SELECT .* FROM duckdb_logs|BEGIN|COMMIT|ROLLBACK)",
+    re.S,
+)
+
+
+def normal(sql: str) -> str:
+    """SQL with its whitespace collapsed (DuckDB's log keeps the text as sent)."""
+    return " ".join(sql.split())
+
+
+@pytest.fixture
+def logged_store(app_store, monkeypatch):
+    """The app's store connections with DuckDB's query log on; yields the list of connections opened."""
+    opened: list[duckdb.DuckDBPyConnection] = []
+    original = store.open_store
+
+    def open_logged(*args, **kwargs):
+        con = original(*args, **kwargs)
+        con.execute("CALL enable_logging('QueryLog')")
+        opened.append(con)
+        return con
+
+    monkeypatch.setattr(store, "open_store", open_logged)
+    # Warming the caches of what a user will likely ask next runs queries no figure of this run reads.
+    monkeypatch.setattr(prefetch, "alongside", lambda main, *likely: main())
+    yield opened
+
+
+def executed(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The statements DuckDB ran since the log was last emptied, but housekeeping."""
+    rows = con.cursor().execute("SELECT message FROM duckdb_logs() WHERE type = 'QueryLog'").fetchall()
+    return {normal(m) for (m,) in rows if not HOUSEKEEPING.match(normal(m))}
+
+
+def listed(at) -> set[str]:
+    """The SQL the page's panel lists."""
+    panels = [e for e in at.expander if e.label.startswith("SQL behind this page")]
+    return {normal(c.value) for p in panels for c in p.code}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_page_lists_every_query_that_ran_and_only_those(page, logged_store):
+    at = app_test()
+    (con,) = logged_store
+    st.cache_data.clear()  # the first run filled the Overview's caches: every page starts cold
+    con.execute("CALL truncate_duckdb_logs()")
+    at.switch_page(page).run()
+    assert not at.exception
+    cold_ran, cold_listed = executed(con), listed(at)
+    assert cold_listed, f"{page} lists no query"
+    assert not cold_ran - cold_listed, "ran but not listed:\n" + "\n".join(
+        s[:150] for s in sorted(cold_ran - cold_listed)
+    )
+    assert not cold_listed - cold_ran, "listed but did not run:\n" + "\n".join(
+        s[:150] for s in sorted(cold_listed - cold_ran)
+    )
+
+    con.execute("CALL truncate_duckdb_logs()")
+    at.run()  # the same page again: its loaders' caches hit
+    assert not at.exception
+    warm_ran, warm_listed = executed(con), listed(at)
+    assert warm_ran <= warm_listed, "ran but not listed on a warm run"
+    assert warm_listed - warm_ran, "a cache hit lists the queries its result came from"
+    # The same page again needs at most what it needed cold (the Feedback page no longer asks whom to open on).
+    assert warm_listed <= cold_listed

@@ -1,0 +1,62 @@
+"""The queries behind a page: every cached loader keeps the named queries it ran with its result, so a cache hit
+lists them as well as a miss, and the page's SQL panel lists every query of the run, once each, as it ran."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import streamlit as st
+
+from analytics.core.queries import Query, distinct_queries, note, recording
+from ui.text import md_escape
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def loader(**cache: Any) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """st.cache_data (with `cache`'s options) for a page loader, keeping the queries it ran beside its result: each
+    call, hit or miss, counts them as run in the page's recording."""
+
+    def decorate(fn: Callable[P, T]) -> Callable[P, T]:
+        @functools.wraps(fn)  # the cache keys on the loader's own name and source, not this wrapper's
+        def logged(*args: P.args, **kwargs: P.kwargs) -> tuple[T, tuple[Query, ...]]:
+            with recording() as ran:
+                value = fn(*args, **kwargs)
+            return value, tuple(ran)
+
+        cached = st.cache_data(**{"show_spinner": False, **cache})(logged)
+
+        @functools.wraps(fn)
+        def call(*args: P.args, **kwargs: P.kwargs) -> T:
+            value, ran = cached(*args, **kwargs)
+            note(ran)
+            return value
+
+        call.clear = cached.clear  # type: ignore[attr-defined]
+        return call
+
+    return decorate
+
+
+HOW = (
+    "Every figure on this page comes from these queries, exactly as they ran on DuckDB (`$name` are bound "
+    "parameters, listed under each query: the filters and choices above); everything else is arithmetic on their "
+    "small results. Where a query is an optimised plan, the readable query beside it gives the same result."
+)
+
+
+def show(ran: list[Query]) -> None:
+    """The SQL panel: each distinct query of the page run with its name, text and parameters."""
+    queries = distinct_queries(ran)
+    if not queries:
+        return
+    with st.expander(f"SQL behind this page ({len(queries)} queries)"):
+        st.caption(HOW)
+        for query in queries:
+            st.markdown(f"**{md_escape(query.name)}**")
+            st.code(query.sql, language="sql")
+            if query.params:
+                st.caption(md_escape(f"parameters: {query.params}"))
