@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 import duckdb
 import pandas as pd
 
-from analytics import rubrics, store
+from analytics import rubrics, store, tx
 from analytics.agreement import pairs as pr
 from analytics.distributions import NO_FILTERS, coarse_index_sql, dimension_order, side_sql
 from analytics.filters import Filters
@@ -364,17 +364,11 @@ def save_note(con: duckdb.DuckDBPyConnection, key: CaseKey, status: str, note: s
     """Record (or replace) the review note of one disagreement, and mark the data as changed."""
     if status not in NOTE_STATUSES:
         raise ValueError(f"review note status {status!r} is not one of {', '.join(NOTE_STATUSES)}")
-    with store.WRITE_LOCK:  # writes queue (one writer at a time), so simultaneous saves never fail each other
-        con.execute("BEGIN TRANSACTION")
-        try:
-            REVIEW_NOTE_SAVE.bind(
-                **asdict(key), status=status, note=note.strip() or None, reviewer=reviewer.strip() or None
-            ).run(con)
-            store.bump_version(con)
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+    with tx.write(con):  # writes queue (one writer at a time), so simultaneous saves never fail each other
+        REVIEW_NOTE_SAVE.bind(
+            **asdict(key), status=status, note=note.strip() or None, reviewer=reviewer.strip() or None
+        ).run(con)
+        store.bump_version(con)
 
 
 REVIEW_NOTES = Query(

@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from analytics import kept, rubrics, store
+from analytics import kept, rubrics, store, tx
 from analytics.queries import Query
 
 ENTRY_KEYS = ("rubric", "dimension", "level", "levels", "missing")
@@ -272,19 +272,15 @@ def _levels_text(measure: str, levels: tuple[str, ...] | list[str], values: tupl
 
 def declare_scales(con: duckdb.DuckDBPyConnection, scales: Scales) -> Declared:
     """Declare a scales file's scales in the store as one transaction; ScalesError leaves the store unchanged."""
-    with store.WRITE_LOCK:  # one writer at a time (analytics/store.py)
-        con.execute("BEGIN TRANSACTION")
-        try:
-            result = apply_scales(con, scales)
-            if result.changed:
-                store.bump_version(con)
-            con.execute("COMMIT")
-        except Exception:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.TransactionException:  # DuckDB may already have aborted it
-                pass
-            raise
+    with tx.write(con):
+        return declare_in_transaction(con, scales)
+
+
+def declare_in_transaction(con: duckdb.DuckDBPyConnection, scales: Scales) -> Declared:
+    """Declare the scales inside the caller's transaction, marking the data as changed when they change it."""
+    result = apply_scales(con, scales)
+    if result.changed:
+        store.bump_version(con)
     return result
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,18 +20,13 @@ from analytics import (
     reference_pairs,
     reference_tasks,
     rubrics,
+    tx,
 )
 from analytics.consistency import results as rule_results
 from analytics.queries import Query
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DB = ROOT / "data" / "concord.duckdb"
-
-
-# One writer at a time in this process. The dashboard's sessions write through cursors of one connection, and
-# DuckDB's optimistic transactions would make concurrent writers fail each other ("Transaction conflict": a note
-# saved during an upload, two uploads at once); every write transaction takes this lock, so writes queue instead.
-WRITE_LOCK = threading.RLock()
 
 
 class StoreError(RuntimeError):
@@ -320,7 +314,7 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
     """Apply every migration the store has not seen yet, each in its own transaction."""
-    with WRITE_LOCK:
+    with tx.WRITE_LOCK:  # one migrator at a time: the versions read are those still to apply
         _migrate(con)
     sync_catalogue(con)
 
@@ -336,25 +330,18 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> None:
     for version, statements in MIGRATIONS:
         if version <= current:
             continue
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with tx.write(con):
             for step in statements:
                 step(con) if callable(step) else con.execute(step)
             SCHEMA_MIGRATIONS_INSERT.bind(version=version).run(con)
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
 
 
 def sync_catalogue(con: duckdb.DuckDBPyConnection) -> None:
     """Write the catalogued rubrics into the dimensions table (declared and inferred dimensions are left alone)."""
     rows = [(*row[:10], "catalogue", *row[10:]) for row in rubrics.catalogue_rows()]
-    with WRITE_LOCK:
-        con.execute("BEGIN TRANSACTION")
+    with tx.write(con):
         con.execute("DELETE FROM dimensions WHERE source = 'catalogue'")
         save_dimensions(con, rows)
-        con.execute("COMMIT")
 
 
 DIMENSION_SAVE = Query(
@@ -420,48 +407,39 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
 
     A task or item another loaded file also uses stays, now credited to the earliest such file. Review notes
     and declared or inferred scales stay. Returns the rows removed per table; KeyError when no such load."""
-    with WRITE_LOCK:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            found = LOADED_FILE_NAME.bind(ingest_id=ingest_id).rows(con)
-            if not found:
-                raise KeyError(f"no loaded file has ingest id {ingest_id}")
-            removed = kept.remove_load(con, ingest_id)
-            tasks = kept.tasks_of_load(con, ingest_id)
-            people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
-            for table in ("ratings", "quarantine"):
-                removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
-            # Submissions whose id a rating of another file names stay (credited to that file).
-            SUBMISSIONS_RECREDIT.bind(ingest_id=ingest_id).run(con)
-            ruled = LOAD_SUBMISSION_RUBRICS.bind(ingest_id=ingest_id).rows(con)
-            removed["submissions"] = _delete(con, "submissions", "ingest_id = $ingest_id", {"ingest_id": ingest_id})
-            checked = tuple(r for (r,) in ruled if r in rule_results.rubrics_with_rules())
-            if checked:  # a rule may compare a submission with the contractor's others: the rubric again
-                rule_results.refresh(con, checked)
-            # Tasks and items are shared by every file rating them: kept while another file's rows use them.
-            users = """SELECT task_id, rubric, min(ingest_id) AS first_id FROM (
-                           SELECT task_id, rubric, ingest_id FROM ratings
-                           UNION ALL SELECT task_id, rubric, ingest_id FROM submissions) GROUP BY ALL"""
-            for table in ("tasks", "task_items"):
-                Query(
-                    f"{table}_recredit",
-                    f"""UPDATE {table} t SET ingest_id = o.first_id FROM ({users}) o
-                        WHERE t.ingest_id = $ingest_id AND o.task_id = t.task_id AND o.rubric = t.rubric""",
-                    {"ingest_id": ingest_id},
-                ).run(con)
-                removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
-            UNLOADS_INSERT.bind(unloaded_by=(who or "").strip() or None, ingest_id=ingest_id).run(con)
-            INGEST_LOG_DELETE.bind(ingest_id=ingest_id).run(con)
-            kept.after_unload(con, tasks)
-            bump_version(con)
-            con.execute("COMMIT")
-            return removed
-        except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.Error:
-                pass
-            raise
+    with tx.write(con):
+        found = LOADED_FILE_NAME.bind(ingest_id=ingest_id).rows(con)
+        if not found:
+            raise KeyError(f"no loaded file has ingest id {ingest_id}")
+        removed = kept.remove_load(con, ingest_id)
+        tasks = kept.tasks_of_load(con, ingest_id)
+        people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
+        for table in ("ratings", "quarantine"):
+            removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
+        # Submissions whose id a rating of another file names stay (credited to that file).
+        SUBMISSIONS_RECREDIT.bind(ingest_id=ingest_id).run(con)
+        ruled = LOAD_SUBMISSION_RUBRICS.bind(ingest_id=ingest_id).rows(con)
+        removed["submissions"] = _delete(con, "submissions", "ingest_id = $ingest_id", {"ingest_id": ingest_id})
+        checked = tuple(r for (r,) in ruled if r in rule_results.rubrics_with_rules())
+        if checked:  # a rule may compare a submission with the contractor's others: the rubric again
+            rule_results.refresh(con, checked)
+        # Tasks and items are shared by every file rating them: kept while another file's rows use them.
+        users = """SELECT task_id, rubric, min(ingest_id) AS first_id FROM (
+                       SELECT task_id, rubric, ingest_id FROM ratings
+                       UNION ALL SELECT task_id, rubric, ingest_id FROM submissions) GROUP BY ALL"""
+        for table in ("tasks", "task_items"):
+            Query(
+                f"{table}_recredit",
+                f"""UPDATE {table} t SET ingest_id = o.first_id FROM ({users}) o
+                    WHERE t.ingest_id = $ingest_id AND o.task_id = t.task_id AND o.rubric = t.rubric""",
+                {"ingest_id": ingest_id},
+            ).run(con)
+            removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
+        UNLOADS_INSERT.bind(unloaded_by=(who or "").strip() or None, ingest_id=ingest_id).run(con)
+        INGEST_LOG_DELETE.bind(ingest_id=ingest_id).run(con)
+        kept.after_unload(con, tasks)
+        bump_version(con)
+    return removed
 
 
 def _delete(con: duckdb.DuckDBPyConnection, table: str, where: str, params: dict[str, Any]) -> int:

@@ -1,7 +1,7 @@
 """Writes from many sessions of one dashboard process (hardening round two, item 3, in-process part).
 
 The app's sessions write through cursors of one shared connection (ui/state.py). DuckDB's transactions are
-optimistic, so before the write lock (analytics/store.py WRITE_LOCK) a note saved during an upload failed the
+optimistic, so before the write lock (analytics/tx.py WRITE_LOCK) a note saved during an upload failed the
 upload, one of two simultaneous uploads was rejected and 37 of 40 simultaneous note saves failed.
 """
 

@@ -14,6 +14,7 @@ import hashlib
 import duckdb
 import pandas as pd
 
+from analytics import tx
 from analytics.consistency import catalogue
 
 # Migration 8 (analytics/store.py): the table; it is filled by `refresh`.
@@ -115,16 +116,7 @@ def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
 
 def recheck(con: duckdb.DuckDBPyConnection) -> int:
     """Check every submission against every rule again and keep the results (on demand), in one transaction."""
-    from analytics.store import WRITE_LOCK  # here: the store imports this module for its migration
-
     # The dataset version stays: the same rules on the same data give the same results, and the rules only
     # change with the code.
-    with WRITE_LOCK:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            kept = refresh(con)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-    return kept
+    with tx.write(con):
+        return refresh(con)
