@@ -76,7 +76,7 @@ def test_a_failed_unload_changes_nothing(con, monkeypatch):
     def fail(c):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(store, "bump_version", fail)
+    monkeypatch.setattr(unload, "bump_version", fail)  # as the unload calls it
     with pytest.raises(RuntimeError):
         unload.unload_file(con, ingest_ids(con)["first.csv"], "Ana")
     monkeypatch.undo()

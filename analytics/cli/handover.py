@@ -3,7 +3,7 @@
 DuckDB lets one process open a store read-write, or many read-only, never both (docs/limits.md). While the
 dashboard runs it holds the store read-write, so `python -m analytics ingest` cannot open it. Instead the
 dashboard keeps an inbox folder beside the store (`<store>.inbox/`): it writes a heartbeat there every second,
-and its writer thread loads each request it finds through the same path as an upload (under store.WRITE_LOCK,
+and its writer thread loads each request it finds through the same path as an upload (under tx.WRITE_LOCK,
 so loads, uploads and note saves queue, never fail each other). The command line writes a request naming the
 files by absolute path, waits for the result file and prints it exactly as if it had loaded the files itself.
 

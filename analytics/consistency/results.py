@@ -16,7 +16,7 @@ import pandas as pd
 
 from analytics.consistency import catalogue
 from analytics.core.queries import Query
-from analytics.store.tx import WRITE_LOCK
+from analytics.store import tx
 
 SIGNATURE_KEY = "rules_signature"
 RESULT_COLUMNS = ("rule_id", "rubric", "submission_id", "violated", "detail")
@@ -116,12 +116,5 @@ def recheck(con: duckdb.DuckDBPyConnection) -> int:
     """Check every submission against every rule again and keep the results (on demand), in one transaction."""
     # The dataset version stays: the same rules on the same data give the same results, and the rules only
     # change with the code.
-    with WRITE_LOCK:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            kept = refresh(con)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-    return kept
+    with tx.write(con):
+        return refresh(con)

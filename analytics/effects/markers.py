@@ -10,6 +10,7 @@ import pandas as pd
 
 from analytics import store
 from analytics.core.queries import Query
+from analytics.store import tx
 
 # The table is migration 9 of analytics/store/migrations.py.
 COLUMNS = ("marker_id", "rubric", "marked_on", "note", "author", "created_at")
@@ -26,27 +27,19 @@ def add_marker(
         raise ValueError("a guideline-change marker needs a note saying what changed")
     if len(text) > MAX_NOTE:
         raise ValueError(f"the note has {len(text)} characters; at most {MAX_NOTE}")
-    with store.WRITE_LOCK:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            marker_id = int(
-                con.execute("SELECT coalesce(max(marker_id), 0) + 1 FROM guideline_markers").fetchall()[0][0]
-            )
-            con.execute(
-                "INSERT INTO guideline_markers (marker_id, rubric, marked_on, note, author) VALUES ($id, $r, $d, $n, $a)",
-                {"id": marker_id, "r": rubric or None, "d": marked_on, "n": text, "a": author.strip() or None},
-            )
-            store.bump_version(con)
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+    with tx.write(con):
+        marker_id = int(con.execute("SELECT coalesce(max(marker_id), 0) + 1 FROM guideline_markers").fetchall()[0][0])
+        con.execute(
+            "INSERT INTO guideline_markers (marker_id, rubric, marked_on, note, author) VALUES ($id, $r, $d, $n, $a)",
+            {"id": marker_id, "r": rubric or None, "d": marked_on, "n": text, "a": author.strip() or None},
+        )
+        store.bump_version(con)
     return marker_id
 
 
 def remove_marker(con: duckdb.DuckDBPyConnection, marker_id: int) -> bool:
     """Delete one marker; whether it existed."""
-    with store.WRITE_LOCK:
+    with tx.write(con):  # the delete and the version move together
         gone = con.execute("DELETE FROM guideline_markers WHERE marker_id = $id", {"id": marker_id}).fetchall()[0][0]
         if gone:
             store.bump_version(con)

@@ -49,6 +49,7 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs (pyarrow-stubs is not a dependency)
 
 from analytics.core.queries import Query
+from analytics.store import tx
 
 MAX_ROWS = 10_000
 MAX_RESULT_BYTES = 32 * 2**20  # the result as Arrow data (text bytes, offsets, validity): what the page receives
@@ -506,13 +507,13 @@ def _execute(
         if not configured:
             _harden_instance(cur)
             cur.execute(f"SET operator_memory_limit = '{OPERATOR_MEMORY}'")
-        cur.execute("BEGIN TRANSACTION READ ONLY")
-        timer.start()
-        relation = cur.sql(sql)
-        if relation is None:  # not a query after all (layers 1 and 2 let only SELECTs through)
-            return None, {"error": "Refused: Explore runs one SELECT."}
-        table, truncated_by = _fetch(relation.to_arrow_reader(FETCH_ROWS), max_rows, max_bytes)
-        timer.cancel()
+        with tx.read_only(cur):  # ended (rolled back) however the query ends
+            timer.start()
+            relation = cur.sql(sql)
+            if relation is None:  # not a query after all (layers 1 and 2 let only SELECTs through)
+                return None, {"error": "Refused: Explore runs one SELECT."}
+            table, truncated_by = _fetch(relation.to_arrow_reader(FETCH_ROWS), max_rows, max_bytes)
+            timer.cancel()
     # pandas conversions raise ValueError and the like; Arrow's reader raises OSError (out of memory)
     except (duckdb.Error, ValueError, TypeError, OverflowError, pa.ArrowException, OSError, MemoryError) as e:
         timer.cancel()
@@ -524,7 +525,6 @@ def _execute(
         return None, {"error": _one_line(e)}
     finally:
         timer.cancel()
-        _rollback(cur)
     return table, {"error": None, "truncated_by": truncated_by}
 
 
@@ -560,14 +560,6 @@ def _slice_to_bytes(batch: pa.RecordBatch, budget: int) -> pa.RecordBatch:
         else:
             hi = mid - 1
     return batch.slice(0, lo)
-
-
-def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
-    """End the read-only transaction (closing the cursor would end it too)."""
-    try:
-        cur.execute("ROLLBACK")
-    except duckdb.Error:
-        pass
 
 
 EXAMPLE_QUERIES: dict[str, str] = {

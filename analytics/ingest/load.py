@@ -32,8 +32,8 @@ from analytics.ingest.base import (
     Parsed,
     Problem,
 )
-from analytics.ingest.scales_file import Scales, ScalesError, apply_scales, declare_scales
-from analytics.store import keys, people
+from analytics.ingest.scales_file import Scales, ScalesError, apply_scales, declare_in_transaction
+from analytics.store import keys, people, tx
 from analytics.store.derived import refresh as kept
 
 # Called with the share of a file's load done (0..1) and the stage, e.g. (0.55, "checking rows"); the Data
@@ -206,6 +206,7 @@ def _ingest_checked(
     undated_at: dt.datetime | None = None,
     options: FormatOptions | None = None,
 ) -> IngestResult:
+    """Check the file, then load it in one write transaction (or only declare its scales when it is known)."""
     if role is not None and role not in ROLES:
         return IngestResult(name, fmt, "rejected", errors=[f"role must be one of {', '.join(ROLES)}, not {role!r}"])
     try:
@@ -214,51 +215,49 @@ def _ingest_checked(
         fmt = checks.choose_format(fmt, head, name)
     except (FileRejected, ScalesError) as e:
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
-    with store.WRITE_LOCK:  # one writer at a time: uploads and note saves queue, never fail each other
-        if KNOWN_FILE.bind(content_hash=data_hash).rows(con):
-            try:  # the file changes nothing, its scales may
-                note = [declare_scales(con, declared).message] if declared else []
-            except ScalesError as e:
-                return IngestResult(name, fmt, "rejected", errors=[str(e)])
-            return IngestResult(
-                name, fmt, "already_loaded", errors=[f"{name}: the same content was loaded before", *note]
-            )
-        con.execute("BEGIN TRANSACTION")
-        try:
-            if declared:
-                apply_scales(con, declared)
-            on_progress(0.25, "reading")
-            if getattr(FORMATS[fmt], "TAKES_OPTIONS", False):  # a format with settings (wide, Label Studio)
-                parsed = FORMATS[fmt].parse(path, name, con, options or FormatOptions())
-            else:
-                parsed = FORMATS[fmt].parse(path, name, con)
-            if hasattr(FORMATS[fmt], "dated"):  # a format whose documents carry no dates (article Likert)
-                parsed = FORMATS[fmt].dated(parsed, undated_at)
-            on_progress(0.55, "checking rows")
-            if parsed.directory is not None:
-                result = _load_directory(con, parsed, name, data_hash)
-            else:
-                result = _load(con, parsed, name, data_hash, role, on_progress)
-            on_progress(0.95, "committing")
-            con.execute("COMMIT")
-            on_progress(1.0, result.status)
-            return result
-        except (FileRejected, ScalesError) as e:
-            _rollback(con)
-            return IngestResult(name, fmt, "rejected", errors=[str(e)])
-        except Exception as e:  # any other failure: the transaction keeps the store as it was
-            _rollback(con)
-            return IngestResult(
-                name, fmt, "rejected", errors=[f"{name}: could not be loaded ({type(e).__name__}: {e})"]
-            )
-
-
-def _rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """Undo the file's transaction (DuckDB may already have aborted it after an error)."""
     try:
-        con.execute("ROLLBACK")
-    except duckdb.TransactionException:
-        pass
+        with tx.write(con):  # one writer at a time: uploads and note saves queue, never fail each other
+            if KNOWN_FILE.bind(content_hash=data_hash).rows(con):  # the file changes nothing, its scales may
+                note = [declare_in_transaction(con, declared).message] if declared else []
+                return IngestResult(
+                    name, fmt, "already_loaded", errors=[f"{name}: the same content was loaded before", *note]
+                )
+            result = _parse_and_load(con, path, fmt, role, name, declared, data_hash, on_progress, undated_at, options)
+            on_progress(0.95, "committing")
+        on_progress(1.0, result.status)
+        return result
+    except (FileRejected, ScalesError) as e:  # rolled back: a rejected file writes nothing
+        return IngestResult(name, fmt, "rejected", errors=[str(e)])
+    except Exception as e:  # any other failure: rolled back, the store stays as it was
+        return IngestResult(name, fmt, "rejected", errors=[f"{name}: could not be loaded ({type(e).__name__}: {e})"])
+
+
+def _parse_and_load(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    fmt: str,
+    role: str | None,
+    name: str,
+    declared: Scales | None,
+    data_hash: str,
+    on_progress: Progress,
+    undated_at: dt.datetime | None,
+    options: FormatOptions | None,
+) -> IngestResult:
+    """Declare the file's scales, parse it with its format's adapter and load it (inside the caller's transaction)."""
+    if declared:
+        apply_scales(con, declared)
+    on_progress(0.25, "reading")
+    if getattr(FORMATS[fmt], "TAKES_OPTIONS", False):  # a format with settings (wide, Label Studio)
+        parsed = FORMATS[fmt].parse(path, name, con, options or FormatOptions())
+    else:
+        parsed = FORMATS[fmt].parse(path, name, con)
+    if hasattr(FORMATS[fmt], "dated"):  # a format whose documents carry no dates (article Likert)
+        parsed = FORMATS[fmt].dated(parsed, undated_at)
+    on_progress(0.55, "checking rows")
+    if parsed.directory is not None:
+        return _load_directory(con, parsed, name, data_hash)
+    return _load(con, parsed, name, data_hash, role, on_progress)
 
 
 INGEST_LOG_INSERT = Query(

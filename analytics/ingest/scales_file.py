@@ -21,6 +21,7 @@ import pandas as pd
 from analytics import store
 from analytics.core import rubrics
 from analytics.core.queries import Query
+from analytics.store import tx
 from analytics.store.derived import refresh as kept
 
 ENTRY_KEYS = ("rubric", "dimension", "level", "levels", "missing")
@@ -274,19 +275,15 @@ def _levels_text(measure: str, levels: tuple[str, ...] | list[str], values: tupl
 
 def declare_scales(con: duckdb.DuckDBPyConnection, scales: Scales) -> Declared:
     """Declare a scales file's scales in the store as one transaction; ScalesError leaves the store unchanged."""
-    with store.WRITE_LOCK:  # one writer at a time (analytics/store/tx.py)
-        con.execute("BEGIN TRANSACTION")
-        try:
-            result = apply_scales(con, scales)
-            if result.changed:
-                store.bump_version(con)
-            con.execute("COMMIT")
-        except Exception:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.TransactionException:  # DuckDB may already have aborted it
-                pass
-            raise
+    with tx.write(con):
+        return declare_in_transaction(con, scales)
+
+
+def declare_in_transaction(con: duckdb.DuckDBPyConnection, scales: Scales) -> Declared:
+    """Declare the scales inside the caller's transaction, marking the data as changed when they change it."""
+    result = apply_scales(con, scales)
+    if result.changed:
+        store.bump_version(con)
     return result
 
 

@@ -9,9 +9,8 @@ import duckdb
 
 from analytics.consistency import results as rule_results
 from analytics.core.queries import Query
-from analytics.store import people
+from analytics.store import people, tx
 from analytics.store.derived import refresh
-from analytics.store.tx import WRITE_LOCK
 from analytics.store.version import bump_version
 
 LOADED_FILE_NAME = Query("loaded_file_name", "SELECT file_name FROM ingest_log WHERE ingest_id = $ingest_id")
@@ -40,48 +39,39 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
 
     A task or item another loaded file also uses stays, now credited to the earliest such file. Review notes
     and declared or inferred scales stay. Returns the rows removed per table; KeyError when no such load."""
-    with WRITE_LOCK:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            found = LOADED_FILE_NAME.bind(ingest_id=ingest_id).rows(con)
-            if not found:
-                raise KeyError(f"no loaded file has ingest id {ingest_id}")
-            removed = refresh.remove_load(con, ingest_id)
-            tasks = refresh.tasks_of_load(con, ingest_id)
-            people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
-            for table in ("ratings", "quarantine"):
-                removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
-            # Submissions whose id a rating of another file names stay (credited to that file).
-            SUBMISSIONS_RECREDIT.bind(ingest_id=ingest_id).run(con)
-            ruled = LOAD_SUBMISSION_RUBRICS.bind(ingest_id=ingest_id).rows(con)
-            removed["submissions"] = _delete(con, "submissions", "ingest_id = $ingest_id", {"ingest_id": ingest_id})
-            checked = tuple(r for (r,) in ruled if r in rule_results.rubrics_with_rules())
-            if checked:  # a rule may compare a submission with the contractor's others: the rubric again
-                rule_results.refresh(con, checked)
-            # Tasks and items are shared by every file rating them: kept while another file's rows use them.
-            users = """SELECT task_id, rubric, min(ingest_id) AS first_id FROM (
-                           SELECT task_id, rubric, ingest_id FROM ratings
-                           UNION ALL SELECT task_id, rubric, ingest_id FROM submissions) GROUP BY ALL"""
-            for table in ("tasks", "task_items"):
-                Query(
-                    f"{table}_recredit",
-                    f"""UPDATE {table} t SET ingest_id = o.first_id FROM ({users}) o
-                        WHERE t.ingest_id = $ingest_id AND o.task_id = t.task_id AND o.rubric = t.rubric""",
-                    {"ingest_id": ingest_id},
-                ).run(con)
-                removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
-            UNLOADS_INSERT.bind(unloaded_by=(who or "").strip() or None, ingest_id=ingest_id).run(con)
-            INGEST_LOG_DELETE.bind(ingest_id=ingest_id).run(con)
-            refresh.after_unload(con, tasks)
-            bump_version(con)
-            con.execute("COMMIT")
-            return removed
-        except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except duckdb.Error:
-                pass
-            raise
+    with tx.write(con):
+        found = LOADED_FILE_NAME.bind(ingest_id=ingest_id).rows(con)
+        if not found:
+            raise KeyError(f"no loaded file has ingest id {ingest_id}")
+        removed = refresh.remove_load(con, ingest_id)
+        tasks = refresh.tasks_of_load(con, ingest_id)
+        people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
+        for table in ("ratings", "quarantine"):
+            removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
+        # Submissions whose id a rating of another file names stay (credited to that file).
+        SUBMISSIONS_RECREDIT.bind(ingest_id=ingest_id).run(con)
+        ruled = LOAD_SUBMISSION_RUBRICS.bind(ingest_id=ingest_id).rows(con)
+        removed["submissions"] = _delete(con, "submissions", "ingest_id = $ingest_id", {"ingest_id": ingest_id})
+        checked = tuple(r for (r,) in ruled if r in rule_results.rubrics_with_rules())
+        if checked:  # a rule may compare a submission with the contractor's others: the rubric again
+            rule_results.refresh(con, checked)
+        # Tasks and items are shared by every file rating them: kept while another file's rows use them.
+        users = """SELECT task_id, rubric, min(ingest_id) AS first_id FROM (
+                       SELECT task_id, rubric, ingest_id FROM ratings
+                       UNION ALL SELECT task_id, rubric, ingest_id FROM submissions) GROUP BY ALL"""
+        for table in ("tasks", "task_items"):
+            Query(
+                f"{table}_recredit",
+                f"""UPDATE {table} t SET ingest_id = o.first_id FROM ({users}) o
+                    WHERE t.ingest_id = $ingest_id AND o.task_id = t.task_id AND o.rubric = t.rubric""",
+                {"ingest_id": ingest_id},
+            ).run(con)
+            removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
+        UNLOADS_INSERT.bind(unloaded_by=(who or "").strip() or None, ingest_id=ingest_id).run(con)
+        INGEST_LOG_DELETE.bind(ingest_id=ingest_id).run(con)
+        refresh.after_unload(con, tasks)
+        bump_version(con)
+    return removed
 
 
 def _delete(con: duckdb.DuckDBPyConnection, table: str, where: str, params: dict[str, Any]) -> int:

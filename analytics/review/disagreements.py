@@ -24,6 +24,7 @@ from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.describe.distributions import NO_FILTERS, coarse_index_sql, dimension_order, side_sql
+from analytics.store import tx
 
 OPPOSITE, CATEGORY, TWO_STEPS, ONE_STEP, VERY = (
     "opposite direction",
@@ -366,17 +367,11 @@ def save_note(con: duckdb.DuckDBPyConnection, key: CaseKey, status: str, note: s
     """Record (or replace) the review note of one disagreement, and mark the data as changed."""
     if status not in NOTE_STATUSES:
         raise ValueError(f"review note status {status!r} is not one of {', '.join(NOTE_STATUSES)}")
-    with store.WRITE_LOCK:  # writes queue (one writer at a time), so simultaneous saves never fail each other
-        con.execute("BEGIN TRANSACTION")
-        try:
-            REVIEW_NOTE_SAVE.bind(
-                **asdict(key), status=status, note=note.strip() or None, reviewer=reviewer.strip() or None
-            ).run(con)
-            store.bump_version(con)
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+    with tx.write(con):  # writes queue (one writer at a time), so simultaneous saves never fail each other
+        REVIEW_NOTE_SAVE.bind(
+            **asdict(key), status=status, note=note.strip() or None, reviewer=reviewer.strip() or None
+        ).run(con)
+        store.bump_version(con)
 
 
 REVIEW_NOTES = Query(

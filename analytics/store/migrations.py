@@ -8,7 +8,7 @@ import duckdb
 
 from analytics.core import rubrics
 from analytics.core.queries import Query
-from analytics.store import keys, people
+from analytics.store import keys, people, tx
 from analytics.store.derived import (
     contractor_days,
     contractor_tasks,
@@ -18,7 +18,6 @@ from analytics.store.derived import (
     reference_tasks,
     rule_results,
 )
-from analytics.store.tx import WRITE_LOCK
 
 # Each migration is (version, statements). Never edit a released migration: append a new one.
 # Each migration: SQL statements, or functions of the connection for steps that choose their SQL.
@@ -177,7 +176,7 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
     """Apply every migration the store has not seen yet, each in its own transaction."""
-    with WRITE_LOCK:
+    with tx.WRITE_LOCK:  # one migrator at a time: the versions read are those still to apply
         _migrate(con)
     sync_catalogue(con)
 
@@ -193,25 +192,18 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> None:
     for version, statements in MIGRATIONS:
         if version <= current:
             continue
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with tx.write(con):
             for step in statements:
                 step(con) if callable(step) else con.execute(step)
             SCHEMA_MIGRATIONS_INSERT.bind(version=version).run(con)
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
 
 
 def sync_catalogue(con: duckdb.DuckDBPyConnection) -> None:
     """Write the catalogued rubrics into the dimensions table (declared and inferred dimensions are left alone)."""
     rows = [(*row[:10], "catalogue", *row[10:]) for row in rubrics.catalogue_rows()]
-    with WRITE_LOCK:
-        con.execute("BEGIN TRANSACTION")
+    with tx.write(con):
         con.execute("DELETE FROM dimensions WHERE source = 'catalogue'")
         save_dimensions(con, rows)
-        con.execute("COMMIT")
 
 
 DIMENSION_SAVE = Query(
