@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from analytics.feedback.rater_effects import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
+from analytics.effects.verdicts import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
 from analytics.feedback.report import FeedbackReport
 from analytics.feedback.scope import rubric_title
 from analytics.formatting import fmt, fmt_ci, is_missing
