@@ -70,7 +70,6 @@ def team_figures(
             "rules": cons.consistency(c, f),
         }
 
-    # at 1M tasks, one after the other: about 0.7, 0.3 and 0.3 s (the effects were 1.2 s before the kept days)
     contractors, (effect_rows, alerts), others = side_by_side(
         con, lambda c: ag.rater_agreement(c, f, "contractor_vs_researcher", n_boot=0), effects, rest
     )
