@@ -153,7 +153,7 @@ st.caption(
 )
 stem = display.file_stem(rep)
 # Each file is written when its button is clicked (Streamlit calls the function on its own thread), not on every
-# rerun: the three took 0.1-0.2 s of each Feedback rerun at 1M tasks.
+# rerun (bench/RESULTS.md: what the three cost a rerun).
 downloads = (
     ("HTML", lambda: html_export.to_html(rep, dt.datetime.now()), "html", "text/html", "fb_dl_html"),
     ("Markdown", lambda: md_export.to_markdown(rep, dt.datetime.now()), "md", "text/markdown", "fb_dl_md"),

@@ -390,3 +390,23 @@ def test_every_export_carries_the_stamp(rep):
     csv_text = csv_export.disagreements_csv(rep)
     header = csv_text.splitlines()[0]
     assert "stamp_dataset_version" in header and "stamp_code_version" in header
+
+
+@pytest.mark.parametrize(
+    ("text", "export", "page"),
+    [
+        ("see http://e.x", "see http:\u2060//e.x", "see http\\:\u2060//e\\.x"),
+        ("www.e.x a@b.c", "www\u2060.e.x a@\u2060b.c", "www\u2060\\.e\\.x a@\u2060b\\.c"),
+        (":red[x] 1.5", ":red[x] 1.5", "\\:red\\[x\\] 1\\.5"),
+        ("*a*", "\\*a\\*", "\\*a\\*"),
+    ],
+)
+def test_pages_and_exports_escape_markdown_with_one_function(text, export, page):
+    """One md_escape (analytics.formatting) for exports and pages: exports escape only CommonMark's markup and read
+    as plain text; pages (ui.text.md_escape) escape every mark, Streamlit's markdown having more syntax; both keep
+    a bare URL or e-mail address from becoming a link with the same word joiner."""
+    from ui import text as ui_text
+
+    assert formatting.md_escape(text) == export
+    assert formatting.md_escape(text, every_mark=True) == page
+    assert ui_text.md_escape(text) == page

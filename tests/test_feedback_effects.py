@@ -6,14 +6,17 @@ wherever they have enough ratings, and no effect at all for the careful ones.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import re
 
 import pandas as pd
 import pytest
 
 from analytics import store
 from analytics.agreement import MIN_TASKS
-from analytics.feedback import rater_effects as ef
+from analytics.effects import verdicts as vd
+from analytics.effects.shrink import MARGIN
 from analytics.feedback import report as fr
 from analytics.feedback import team as fteam
 from analytics.feedback.export import csv as csv_export
@@ -86,20 +89,20 @@ def _effects(con, rater: str, team) -> pd.DataFrame:
 def test_position_bias_is_shown_for_first_pickers_with_enough_tasks(small, small_team):
     e = _effects(small, "cx_first", small_team)
     pb = e.loc["position_bias"]
-    assert pb["status"] == ef.SHOWN
+    assert pb["status"] == vd.SHOWN
     assert (pb["n"], pb["value"]) == (40, 1.0)  # 40 decided comparisons, the first shown won all
     assert pb["ci_low"] == pytest.approx(40 / (40 + 1.959963984540054**2))  # Wilson lower bound at 40 of 40
     assert "won 100% of your 40 decided comparisons (95% interval 91% to 100%)" in pb["evidence"]
     assert pb["advice"].startswith("Read both answers in full")
-    assert (e.drop(index="position_bias")["status"] != ef.SHOWN).all(), e
+    assert (e.drop(index="position_bias")["status"] != vd.SHOWN).all(), e
     # the same habit on 12 tasks is below the small-n rule: too few to tell from chance, and no advice
     few = _effects(small, "cx_few", small_team).loc["position_bias"]
-    assert (few["status"], few["n"], few["advice"]) == (ef.TOO_FEW, 12, "")
+    assert (few["status"], few["n"], few["advice"]) == (vd.TOO_FEW, 12, "")
 
 
 def test_a_careful_contractor_is_told_nothing(small, small_team):
     e = _effects(small, "cx_careful", small_team)
-    assert (e["status"] == ef.NOT_SHOWN).all(), e
+    assert (e["status"] == vd.NOT_SHOWN).all(), e
     assert e.loc["position_bias", "value"] == 0.5  # 20 of 40
     assert set(e.index) == {"position_bias", "ties", "haste", "drift"}  # no absolute dimension: no leniency row
     assert (e["advice"] == "").all()
@@ -107,11 +110,11 @@ def test_a_careful_contractor_is_told_nothing(small, small_team):
 
 def test_ties_and_haste(small, small_team):
     ties = _effects(small, "cx_ties", small_team).loc["ties"]
-    assert ties["status"] == ef.SHOWN
+    assert ties["status"] == vd.SHOWN
     assert (ties["value"], ties["n"], ties["reference"]) == (0.9, 40, 0.0)  # 36 of 40; other contractors: none
     assert 'you chose "Equally good" on 90% of your 40 comparisons' in ties["evidence"]
     haste = _effects(small, "cx_fast", small_team).loc["haste"]
-    assert haste["status"] == ef.SHOWN
+    assert haste["status"] == vd.SHOWN
     assert haste["value"] == pytest.approx(10 / 300)  # median 10 s against the others' median of 300 s
     assert "Your median time per submission is 10 s" in haste["evidence"]
 
@@ -127,6 +130,33 @@ def test_effects_come_first_when_shown_and_exports_carry_them(small, small_team)
     assert "\r\neffect,cx_first,answer_comparison," in csv_text
 
 
+TIES_ADVICE = (
+    'Choose "Equally good" only when neither option is better on anything the rubric names; when one is even '
+    "slightly better, say which."
+)
+
+
+def test_the_effects_table_alone_decides_and_the_advice_is_filled(small, small_team):
+    """Whether an effect is shown is the effects table's verdict, decided once (analytics/effects/verdicts.py):
+    where it flags ties on a contractor whose own share of ties is not far above the reference (cx_careful rates
+    no tie at all), the report shows ties with the advice naming the scale's tie level. Before the merge the
+    report kept a margin of its own, and in this case its advice fell back to the raw template ("{tie}")."""
+    effects = small_team.effects.copy()
+    careful = (effects["rater_id"] == "cx_careful") & (effects["effect"] == "ties")
+    assert careful.any() and not effects.loc[careful, "flagged"].any()
+    effects.loc[careful, "flagged"] = True
+    rep = fr.feedback_report(small, "cx_careful", team=dataclasses.replace(small_team, effects=effects), n_boot=200)
+    ties = rep.effects.set_index("effect").loc["ties"]
+    assert (ties["status"], ties["value"], ties["advice"]) == (vd.SHOWN, 0.0, TIES_ADVICE)
+    for text in (md_export.to_markdown(rep), html_export.to_html(rep), csv_export.to_csv(rep)):
+        assert "{tie}" not in text and "Equally good" in text and "only when neither option is better" in text
+    # and the other way round: a high share of ties the table does not flag is not shown, and gets no advice
+    effects = small_team.effects.assign(flagged=False)
+    rep = fr.feedback_report(small, "cx_ties", team=dataclasses.replace(small_team, effects=effects), n_boot=200)
+    ties = rep.effects.set_index("effect").loc["ties"]
+    assert (ties["status"], ties["value"], ties["advice"]) == (vd.NOT_SHOWN, 0.9, "")
+
+
 # --- the demo's planted behaviours ----------------------------------------------------------------------------
 
 EFFECT_OF = {  # truth.json behaviour -> the effect that must report it, and the sign of its value
@@ -140,11 +170,18 @@ EFFECT_OF = {  # truth.json behaviour -> the effect that must report it, and the
 
 
 @pytest.fixture(scope="module")
-def demo_effects(demo, truth) -> dict[str, pd.DataFrame]:
-    """The effects of every planted contractor's report (200 resamples)."""
+def demo_reports(demo) -> dict[str, fr.FeedbackReport]:
+    """Every demo contractor's report (200 resamples)."""
     team = fteam.team_figures(demo)
+    sql = "SELECT DISTINCT rater_id FROM ratings WHERE role = 'contractor' ORDER BY 1"
+    return {r: fr.feedback_report(demo, r, team=team, n_boot=200) for (r,) in demo.execute(sql).fetchall()}
+
+
+@pytest.fixture(scope="module")
+def demo_effects(demo_reports, truth) -> dict[str, pd.DataFrame]:
+    """The effects of every planted contractor's report."""
     raters = {r for b in truth["behaviours"].values() for r in b["raters"]}
-    return {r: fr.feedback_report(demo, r, team=team, n_boot=200).effects for r in sorted(raters)}
+    return {r: demo_reports[r].effects for r in sorted(raters)}
 
 
 @pytest.mark.parametrize("behaviour", sorted(EFFECT_OF))
@@ -153,11 +190,11 @@ def test_planted_behaviours_are_reported_where_there_are_enough_ratings(behaviou
     for rater in truth["behaviours"][behaviour]["raters"]:
         e = demo_effects[rater]
         rows = e[e["effect"] == effect]
-        judged = rows[rows["status"].isin([ef.SHOWN, ef.NOT_SHOWN])]
+        judged = rows[rows["status"].isin([vd.SHOWN, vd.NOT_SHOWN])]
         if judged.empty:  # every rubric below the small-n rule: said so, not guessed
-            assert (rows["status"].isin([ef.TOO_FEW, ef.NOT_MEASURED])).all(), (rater, rows)
+            assert (rows["status"].isin([vd.TOO_FEW, vd.NOT_MEASURED])).all(), (rater, rows)
             continue
-        shown = judged[judged["status"] == ef.SHOWN]
+        shown = judged[judged["status"] == vd.SHOWN]
         assert not shown.empty, (rater, judged[["rubric", "status", "value", "ci_low", "ci_high", "n"]])
         reference = shown["reference"].fillna(0.0)
         assert ((shown["value"] - (reference if effect != "haste" else 1.0)) * sign > 0).all(), (rater, shown)
@@ -171,10 +208,10 @@ def test_position_bias_is_told_to_the_planted_contractors_on_the_demo(truth, dem
         pb = demo_effects[rater]
         pb = pb[(pb["effect"] == "position_bias") & (pb["rubric"] == AC)].iloc[0]
         if pb["n"] >= MIN_TASKS:
-            assert pb["status"] == ef.SHOWN and pb["ci_low"] > 0.5 + ef.SHARE_MARGIN, (rater, pb)
+            assert pb["status"] == vd.SHOWN and pb["ci_low"] > 0.5 + MARGIN["position_bias"], (rater, pb)
             told += 1
         else:
-            assert pb["status"] == ef.TOO_FEW
+            assert pb["status"] == vd.TOO_FEW
     assert told >= 1
 
 
@@ -182,11 +219,31 @@ def test_careful_contractors_are_told_of_no_effect(truth, demo_effects):
     careful = truth["behaviours"]["careful"]["raters"]
     for rater in careful:
         e = demo_effects[rater]
-        assert (e["status"] != ef.SHOWN).all(), (rater, e[e["status"] == ef.SHOWN])
+        assert (e["status"] != vd.SHOWN).all(), (rater, e[e["status"] == vd.SHOWN])
         pb = e[(e["effect"] == "position_bias") & (e["rubric"] == AC)]
-        assert len(pb) == 1 and pb["status"].iloc[0] in (ef.NOT_SHOWN, ef.TOO_FEW)
+        assert len(pb) == 1 and pb["status"].iloc[0] in (vd.NOT_SHOWN, vd.TOO_FEW)
     # measured, not skipped: at least one careful contractor has enough comparisons to be judged
     assert any(
-        ((demo_effects[r]["effect"] == "position_bias") & (demo_effects[r]["status"] == ef.NOT_SHOWN)).any()
+        ((demo_effects[r]["effect"] == "position_bias") & (demo_effects[r]["status"] == vd.NOT_SHOWN)).any()
         for r in careful
     )
+
+
+PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*\}")  # a str.format field left unfilled, such as "{tie}"
+
+
+def test_no_export_of_any_demo_contractor_holds_an_unfilled_placeholder(demo_reports):
+    told_of_ties = 0
+    for rater, rep in demo_reports.items():
+        exports = {
+            "md": md_export.to_markdown(rep),
+            "html": html_export.to_html(rep),
+            "csv": csv_export.to_csv(rep),
+            "disagreements csv": csv_export.disagreements_csv(rep),
+        }
+        for name, text in exports.items():
+            assert not PLACEHOLDER.findall(text), (rater, name, PLACEHOLDER.findall(text))
+        ties = rep.effects[(rep.effects["effect"] == "ties") & (rep.effects["status"] == vd.SHOWN)]
+        assert (ties["advice"] == TIES_ADVICE).all(), (rater, ties)
+        told_of_ties += len(ties)
+    assert told_of_ties  # the demo's tie-prone contractors are told, with the advice filled

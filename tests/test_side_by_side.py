@@ -58,7 +58,7 @@ def test_team_figures_equal_the_parts_computed_one_after_the_other(demo, filters
         "contractors": fteam.with_kappa(contractors[contractors["role"] == "contractor"]),
         "researchers": fteam.researcher_figures(demo, f.rubric),
         "weekly": weekly.weekly_by_contractor(demo, f),
-        "durations": durations.contractor_durations(demo, f)[["rater_id", "rubric", "median_s"]],
+        "durations": durations.contractor_durations(demo, f)[["rater_id", "rubric", "submissions", "median_s"]],
         "positions": fteam.position_rows(demo, f),
         "effects": estimate_effects(demo, f, log),
         "alerts": drift_alerts(demo, f, queries=log),

@@ -7,12 +7,8 @@ import re
 import pandas as pd
 import streamlit as st
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
-# GFM turns bare URLs (http://, https://, www.) and e-mail addresses into links after backslash escapes are
-# resolved, so escaping ':' or '.' does not stop it (seen in the browser: tests/e2e/test_hostile_text.py).
-# An invisible word joiner breaks the pattern: "http:\u2060//", "www\u2060.", "a@\u2060b".
-_AUTOLINK = re.compile(r"(?i)(?<=https:)|(?<=http:)|(?<=www)(?=\.)|(?<=@)")
-WORD_JOINER = "\u2060"
+from analytics.core import formatting
+
 # Characters that are invisible or reorder what follows them: C0 and C1 controls (and DEL), the bidirectional
 # marks, embeddings, overrides and isolates (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069), and the
 # zero-width characters that make two ids look alike (U+200B-U+200D, U+2060, U+FEFF). A rater id "c1\u202e2c"
@@ -27,10 +23,9 @@ def visible(text: object, keep: str = "") -> str:
 
 
 def md_escape(text: object) -> str:
-    """Text with every markdown, HTML and LaTeX control character escaped, bare URLs kept from becoming links
-    and control, bidirectional and zero-width characters shown visibly (`visible`; line breaks kept), safe
-    inside st.markdown."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, visible(text, keep="\n")))
+    """Untrusted text safe inside st.markdown: control, bidirectional and zero-width characters shown visibly
+    (`visible`; line breaks kept), then escaped by analytics.formatting.md_escape with every mark."""
+    return formatting.md_escape(visible(text, keep="\n"), every_mark=True)
 
 
 def show_text(text: object) -> None:

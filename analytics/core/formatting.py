@@ -28,6 +28,9 @@ _MD_LINE_START = re.compile(r"^(\s*)(?:([#>])|([-+])(?=\s|$)|(\d{1,9})([.)])(?=\
 # "a@\u2060b").
 _AUTOLINK = re.compile(r"(?i)(?<=https:)|(?<=http:)|(?<=www)(?=\.)|(?<=@)")
 WORD_JOINER = "\u2060"
+# Streamlit's markdown adds syntax of its own to CommonMark (":red[text]", ":material/icon:", emoji shortcodes, LaTeX),
+# so text shown on a page gets a backslash before every character that can take part in markup (`every_mark`).
+_EVERY_MARK = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 
 
 def is_missing(x: Any) -> bool:
@@ -58,10 +61,15 @@ def fmt_ci(value: Any, lo: Any, hi: Any, digits: int = 2, ci_digits: int | None 
     return f"{fmt(value, digits, missing)} [{fmt(lo, d, missing)}, {fmt(hi, d, missing)}]"
 
 
-def md_escape(text: object, lines: bool = False) -> str:
-    """Text as Markdown that shows it literally and reads cleanly as plain text: only what would become markup
-    is backslash-escaped, bare URLs are kept from becoming links; on one line (table cells, headings, sentences)
-    unless `lines`, which keeps the line breaks (each line escaped as the start of a line)."""
+def md_escape(text: object, lines: bool = False, every_mark: bool = False) -> str:
+    """Untrusted text as Markdown that shows it literally, bare URLs kept from becoming links (exports and pages).
+
+    By default it reads cleanly as plain text (exports): only what would become CommonMark or GitHub markup is
+    backslash-escaped, on one line (table cells, headings, sentences) unless `lines`, which keeps the line breaks
+    (each line escaped as the start of a line). With `every_mark` (pages: Streamlit's markdown has more syntax)
+    every markup character is escaped and the text's line breaks are kept as they are."""
+    if every_mark:
+        return _EVERY_MARK.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, str(text)))
     parts = str(text).splitlines() if lines else [" ".join(str(text).split())]
     return "\n".join(_md_line(_AUTOLINK.sub(WORD_JOINER, p)) for p in parts)
 

@@ -40,7 +40,7 @@ SIDES = ("high", "low")
 INPUT_COLUMNS = ("rater_id", "rubric", "dimension", "effect", "raw", "se", "n_tasks", "bad_side")
 OUTPUT_COLUMNS = ("estimate", "estimate_ci_low", "estimate_ci_high", "team_value", "flagged")
 MARGIN = {  # effect -> smallest difference from the team worth flagging, in the raw estimate's unit
-    "leniency": 0.25,  # scale points (analytics.feedback's STEP_MARGIN)
+    "leniency": 0.25,  # scale points
     "severity": 0.25,
     "central_tendency": 0.10,  # share of ratings at inner levels
     "ties": 0.10,  # share of comparisons called equal

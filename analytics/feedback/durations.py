@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
+from analytics.agreement import team as tm
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.feedback.scope import subject_filter
@@ -50,12 +51,13 @@ def no_durations() -> pd.DataFrame:
 def durations_vs_team(own: pd.DataFrame, contractor: str, team_durations: pd.DataFrame) -> pd.DataFrame:
     """Per rubric: the contractor's submissions, median (and quartiles of) seconds per submission, the median of
     other contractors' medians, and the ratio of the two (below 1 = faster than the team), from the contractor's
-    rows (own_durations) and every contractor's (`team_durations`: contractor_durations rows)."""
+    rows (own_durations) and every contractor's (`team_durations`: contractor_durations rows); the team median is
+    analytics.agreement.team's."""
     if own.empty:
         return no_durations()
-    others = team_durations[team_durations["rater_id"] != contractor]
-    med = others.groupby("rubric").agg(team_median_s=("median_s", "median"), team_contractors=("rater_id", "nunique"))
-    out = own.merge(med.reset_index(), on="rubric", how="left")
+    med = tm.team_medians(team_durations, ("median_s",), (contractor,), "team_contractors", ("rubric",), "submissions")
+    out = own.merge(med.rename(columns={"median_s": "team_median_s"}), on="rubric", how="left")
+    out["team_median_s"] = out["team_median_s"].astype(float)
     out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
     out["ratio"] = out["median_s"] / out["team_median_s"]
     return out[DURATION_COLUMNS].reset_index(drop=True)

@@ -11,63 +11,25 @@ import numpy as np
 import pandas as pd
 
 from analytics import agreement as ag
+from analytics.agreement import team as tm
 from analytics.core.formatting import is_missing
 from analytics.describe import distributions as dist
 from analytics.describe.distributions import dimensions
 from analytics.effects import EFFECT_TITLES
+from analytics.effects.verdicts import (
+    NOT_MEASURED,
+    REPORT_EFFECTS,
+    SHOWN,
+    STATUS_ORDER,
+    TABLE_EFFECTS,
+    TOO_FEW,
+    advice,
+    tie_level,
+    verdict,
+)
 from analytics.feedback.team import TeamFigures
 
-EFFECTS = {  # effect -> title, in the order a report lists them
-    "position_bias": "Position bias",
-    "leniency_or_severity": "Leniency or severity",
-    "ties": "Ties",
-    "central_tendency": "Central tendency",
-    "halo": "Halo",
-    "haste": "Haste",
-    "drift": "Drift",
-}
-# Which rows of the effects table (analytics.effects) decide each report effect: a report tells a contractor of an
-# effect exactly when that table flags them on it in the rubric (its one flag rule: enough tasks, and the shrunk
-# estimate's interval beyond the rest of the team by the effect's margin).
-TABLE_EFFECTS = {
-    "position_bias": ("position_bias",),
-    "leniency_or_severity": ("leniency", "severity"),
-    "ties": ("ties",),
-    "central_tendency": ("central_tendency",),
-    "halo": ("halo",),
-    "haste": ("haste",),
-    "drift": ("drift",),
-}
-SHOWN, NOT_SHOWN, TOO_FEW, NOT_MEASURED = "shown", "not shown", "too few", "not measured"
-STATUS_ORDER = (SHOWN, NOT_SHOWN, TOO_FEW, NOT_MEASURED)
-# A report tells a contractor about an effect only with at least MIN_TASKS of the counted things (the small-n
-# rule of analytics.agreement.team.review_order) and when the whole 95% interval lies clear of "no effect" by a
-# margin: 10 points of share (position bias), a quarter of a scale step (leniency, severity); drift needs a fall
-# of 10 points whose interval is below zero. A tendency too small to change a rating is not worth a
-# conversation, however many tasks show it.
-SHARE_MARGIN = 0.10
-STEP_MARGIN = 0.25
-# Ties: how often careful raters say "Equally good" varies more (the demo's careful c28: 44% against the
-# researchers' 34%), so a tie habit must clear the reference by 20 points.
-TIE_MARGIN = 0.20
-HASTE_SHARE = 0.5  # haste: three quarters of the submissions took less than half the team's median time
-ADVICE = {
-    "position_bias": "Read both answers in full before choosing, and ask yourself whether you would choose the same "
-    "if they were shown the other way round.",
-    "leniency": "Keep the upper levels for answers that fully earn them: compare the answer with the rubric's "
-    "description of a level before choosing it.",
-    "severity": "Give the upper levels when an answer meets the rubric's description of them: note what the answer "
-    "does well before looking for faults.",
-    "ties": "Choose {tie} only when neither option is better on anything the rubric names; when one is even "
-    "slightly better, say which.",
-    "haste": "Take the time to read the whole question, both answers and their sources before rating.",
-    "drift": "Re-read the rubric and the researchers' explanations of your recent disagreements (listed below): "
-    "your recent ratings agree with researchers less than your early ones.",
-    "central_tendency": "Use the whole scale: when an answer clearly earns an end level (the best or the worst), give "
-    "it rather than a level in the middle.",
-    "halo": "Rate each dimension on its own: read the rubric's description of that dimension before choosing, "
-    "instead of carrying over your overall impression of the answer.",
-}
+JUDGED = "judged"  # a row measured well enough to judge: its status is the verdict (analytics.effects.verdicts)
 EFFECT_COLUMNS = (
     "effect",
     "title",
@@ -95,8 +57,8 @@ def rater_effects(
     trend: pd.DataFrame,
     times: pd.DataFrame,
 ) -> pd.DataFrame:
-    """Each rater effect (EFFECTS) checked on each rubric where it can be measured. Whether it applies (SHOWN)
-    is the effects table's flag (TABLE_EFFECTS); the evidence speaks to the contractor in the report's own terms:
+    """Each rater effect (REPORT_EFFECTS) checked on each rubric where it can be measured. Whether it applies
+    (SHOWN) is the effects table's verdict (analytics.effects.verdicts), decided there once; the evidence speaks to the contractor in the report's own terms:
     position bias and ties (distributions.position_bias), leniency or severity, central tendency and halo (the
     effects table), haste (time per submission) and drift (the early/late trend)."""
     mine = team.effects[team.effects["rater_id"] == contractor] if len(team.effects) else team.effects
@@ -115,7 +77,7 @@ def rater_effects(
     key = pd.DataFrame(
         {
             "status": out["status"].map({s: i for i, s in enumerate(STATUS_ORDER)}),
-            "effect": out["effect"].map({e: i for i, e in enumerate(EFFECTS)}),
+            "effect": out["effect"].map({e: i for i, e in enumerate(REPORT_EFFECTS)}),
             "rubric": out["rubric"],
         }
     )
@@ -123,14 +85,12 @@ def rater_effects(
 
 
 def _decided(row: dict, mine: pd.DataFrame) -> dict:
-    """A judged effect row (shown or not shown) with its status set by the effects table's flag for the
-    contractor on that effect in that rubric; rows with too few or nothing measured stay as they are."""
-    if row["status"] not in (SHOWN, NOT_SHOWN):
+    """A judged effect row with its status set to the verdict on the contractor's effects table rows (`mine`), its
+    advice kept only where the effect is shown; rows with too few or nothing measured stay as they are."""
+    if row["status"] != JUDGED:
         return row
-    table = mine[mine["effect"].isin(TABLE_EFFECTS[row["effect"]]) & (mine["rubric"] == row["rubric"])]
-    shown = bool(table["flagged"].any()) if len(table) else False
-    advice = row["advice"] or (ADVICE.get(row["effect"], "") if shown else "")
-    return row | {"status": SHOWN if shown else NOT_SHOWN, "advice": advice if shown else ""}
+    status = verdict(mine, row["effect"], row["rubric"])
+    return row | {"status": status, "advice": row["advice"] if status == SHOWN else ""}
 
 
 def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFrame) -> list[dict]:
@@ -156,7 +116,7 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
     flagged = enough[enough["flagged"]]
     pool = flagged if len(flagged) else enough
     top = pool.loc[(pool["estimate"] - pool["team_value"]).abs().idxmax()]  # type: ignore[call-overload]
-    name = EFFECT_TITLES.get(str(top["effect"]), EFFECTS[effect])
+    name = EFFECT_TITLES.get(str(top["effect"]), REPORT_EFFECTS[effect])
     where = labels.get(top["dimension"], top["dimension"]) if top["dimension"] else "the whole rubric"
     listed = "; ".join(
         f"{labels.get(d, d) if d else 'the whole rubric'} ({e:+.2f} against the team's {t:+.2f})"
@@ -173,10 +133,10 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
         _effect(
             effect,
             rubric,
-            SHOWN if len(flagged) else NOT_SHOWN,
+            JUDGED,
             evidence,
             title=name,
-            advice=ADVICE.get(str(top["effect"]), ADVICE.get(effect, "")),
+            advice=advice(str(top["effect"])),
             dimension=top["dimension"] or None,
             dimension_label=where,
             value=top["estimate"],
@@ -190,11 +150,11 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
 
 
 def _effect(effect: str, rubric: str, status: str, evidence: str, **values: Any) -> dict:
-    """One EFFECT_COLUMNS row (advice only where the effect is shown)."""
-    advice = values.pop("advice", "")
+    """One EFFECT_COLUMNS row; `advice` is what to do should the verdict show the effect (judged rows only)."""
     return {
         "effect": effect,
-        "title": values.pop("title", EFFECTS[effect]),
+        "title": values.pop("title", REPORT_EFFECTS[effect]),
+        "advice": "",
         "rubric": rubric,
         "dimension": None,
         "dimension_label": None,
@@ -207,7 +167,6 @@ def _effect(effect: str, rubric: str, status: str, evidence: str, **values: Any)
         **values,
         "status": status,
         "evidence": evidence,
-        "advice": advice if status == SHOWN else "",
     }
 
 
@@ -253,17 +212,14 @@ def _position_bias(r: pd.Series, researchers: pd.DataFrame, rubric: str, label: 
         f"{label}: the option shown {'first' if first else 'second'} won {won:.0%} of your {n} decided comparisons "
         f"(95% interval {w_lo:.0%} to {w_hi:.0%}); without a preference for a position it would be about 50%.{res}"
     )
-    shown = lo > 0.5 + SHARE_MARGIN or hi < 0.5 - SHARE_MARGIN
-    return _effect(
-        "position_bias", rubric, SHOWN if shown else NOT_SHOWN, evidence, advice=ADVICE["position_bias"], **values
-    )
+    return _effect("position_bias", rubric, JUDGED, evidence, advice=advice("position_bias"), **values)
 
 
 def _ties(r: pd.Series, g: pd.DataFrame, researchers: pd.DataFrame, dim: pd.Series, rubric: str, where: dict) -> dict:
     """Ties: the share of comparisons rated at the scale's middle ("Equally good"), against the researchers'
     share (the team median of other contractors' when no researcher has one)."""
     levels = list(dim["levels"])
-    tie = f'"{levels[len(levels) // 2]}"' if len(levels) % 2 else "a tie"
+    tie = tie_level(levels)
     n, equal = int(r["n_rated"]), int(r["equal"])
     share = equal / n if n else math.nan
     lo, hi = (float(x[0]) for x in dist.wilson_interval(np.array([equal]), np.array([n])))
@@ -271,9 +227,10 @@ def _ties(r: pd.Series, g: pd.DataFrame, researchers: pd.DataFrame, dim: pd.Seri
         ref = float(researchers["equal"].iloc[0] / researchers["n_rated"].iloc[0])
         who = "researchers"
     else:
-        others = g[(g["role"] == "contractor") & ~g["pooled"].astype(bool) & (g["dimension"] == r["dimension"])]
-        others = others[(others["rater_id"] != r["rater_id"]) & (others["n_rated"] > 0)]
-        ref = float((others["equal"] / others["n_rated"]).median()) if not others.empty else math.nan
+        team = g[(g["role"] == "contractor") & ~g["pooled"].astype(bool) & (g["dimension"] == r["dimension"])]
+        team = team.assign(tie_share=team["equal"] / team["n_rated"].where(team["n_rated"] > 0))
+        med = tm.team_medians(team, ("tie_share",), (str(r["rater_id"]),), by=("dimension",), size="n_rated")
+        ref = float(med["tie_share"].iloc[0]) if len(med) else math.nan
         who = "the team median"
     values = dict(where, value=share, ci_low=lo, ci_high=hi, reference=ref, n=n, n_of="comparisons")
     label = where["dimension_label"]
@@ -281,10 +238,7 @@ def _ties(r: pd.Series, g: pd.DataFrame, researchers: pd.DataFrame, dim: pd.Seri
         return _effect("ties", rubric, TOO_FEW, f"{label}: {n} comparisons, fewer than {ag.MIN_TASKS}.", **values)
     evidence = f"{label}: you chose {tie} on {share:.0%} of your {n} comparisons (95% interval {lo:.0%} to {hi:.0%})"
     evidence += f"; {who}: {ref:.0%}." if not math.isnan(ref) else "."
-    shown = not math.isnan(ref) and lo > ref + TIE_MARGIN
-    return _effect(
-        "ties", rubric, SHOWN if shown else NOT_SHOWN, evidence, advice=ADVICE["ties"].format(tie=tie), **values
-    )
+    return _effect("ties", rubric, JUDGED, evidence, advice=advice("ties", tie), **values)
 
 
 def _count(n: int, word: str) -> str:
@@ -293,7 +247,8 @@ def _count(n: int, word: str) -> str:
 
 
 def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:
-    """Haste per rubric: three quarters of the submissions faster than half the team's median time."""
+    """Haste per rubric: the contractor's time per submission against the team's median, with their agreement
+    on the rubric's primary dimension beside the team's."""
     rows = []
     for _, d in times.iterrows():
         if is_missing(d["team_median_s"]):
@@ -322,16 +277,13 @@ def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:
                 f" Your exact agreement with researchers on {p['dimension_label']} is {p['exact_agreement']:.2f} "
                 f"({int(p['n_tasks'])} tasks) against a team median of {p['team_exact_agreement']:.2f}."
             )
-        shown = d["q3_s"] < HASTE_SHARE * d["team_median_s"]
-        rows.append(
-            _effect("haste", d["rubric"], SHOWN if shown else NOT_SHOWN, evidence, advice=ADVICE["haste"], **values)
-        )
+        rows.append(_effect("haste", d["rubric"], JUDGED, evidence, advice=advice("haste"), **values))
     return rows
 
 
 def _drift_effects(trend: pd.DataFrame) -> list[dict]:
-    """Drift per rubric: exact agreement in the second half of the contractor's weeks below the first half's
-    (the 95% interval of the change below zero), over at least MIN_TASKS tasks."""
+    """Drift per rubric: exact agreement in the second half of the contractor's weeks against the first half's,
+    with the 95% interval of the change, over at least MIN_TASKS tasks."""
     rows = []
     for _, t in trend.iterrows():
         n = int(t["early_tasks"] + t["late_tasks"])
@@ -349,9 +301,6 @@ def _drift_effects(trend: pd.DataFrame) -> list[dict]:
         elif is_missing(t["change_ci_high"]):
             rows.append(_effect("drift", t["rubric"], NOT_MEASURED, f"{evidence}; no interval was computed.", **values))
         else:
-            shown = t["change_ci_high"] < 0 and t["change"] <= -SHARE_MARGIN
             evidence += f"; the 95% interval of the change is {t['change_ci_low']:+.2f} to {t['change_ci_high']:+.2f}."
-            rows.append(
-                _effect("drift", t["rubric"], SHOWN if shown else NOT_SHOWN, evidence, advice=ADVICE["drift"], **values)
-            )
+            rows.append(_effect("drift", t["rubric"], JUDGED, evidence, advice=advice("drift"), **values))
     return rows

@@ -54,7 +54,7 @@ class FeedbackReport:
 @dataclass(frozen=True)
 class OwnFigures:
     """The part of one contractor's report that does not need the team's figures, so that its queries can run
-    while the team's do: the Feedback page runs them side by side (bench/RESULTS.md, session 24)."""
+    while the team's do: the Feedback page runs them side by side."""
 
     contractor: str
     filters: Filters

@@ -48,8 +48,7 @@ def dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...]
 
 def span_query(contractor: str, filters: Filters) -> Query:
     """The contractor's number of ratings and first and last rating time under the filter, from the rater tasks
-    kept at ingest (analytics/store/derived/rater_tasks.py; the ratings when those cannot answer the filter): at 1M tasks
-    0.02 s against 0.11 s over the ratings."""
+    kept at ingest (analytics/store/derived/rater_tasks.py; the ratings when those cannot answer the filter)."""
     f = subject_filter(filters, contractor)
     where, params = f.where_named()
     table, n = ("rater_tasks", "sum(n_ratings)") if rater_tasks.answers(f) else ("ratings", "count(*)")

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from analytics.core.formatting import fmt, fmt_ci, is_missing
-from analytics.feedback.rater_effects import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
+from analytics.effects.verdicts import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
 from analytics.feedback.report import FeedbackReport
 from analytics.feedback.scope import rubric_title
 
