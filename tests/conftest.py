@@ -27,10 +27,16 @@ try:
 except ImportError:  # without pytest-xdist the tests run in one process
     LoadGroupScheduling = None
 
-# Test files whose every test is slow (measured: each over ~20 s, or a module fixture of that size); the fast
-# lane (`scripts/test.sh --fast`, `-m "not e2e and not spark and not slow"`) leaves them to the full run.
-SLOW_FILES = {
-    "test_agreement_honest.py",
+# Slow tests (measured 15-60 s each on a busy 2-core machine: the Monte Carlo coverage checks, and the AppTest
+# sweeps of every page and choice), by file and function, every parameter; the fast lane
+# (`scripts/test.sh --fast`, `-m "not e2e and not spark and not slow"`) leaves them to the full run.
+SLOW = {
+    "test_agreement_honest.py::test_task_bootstrap_covers_95_percent_with_several_targets_and_two_researcher_labels",
+    "test_agreement_honest.py::test_delta_method_covers_95_percent_from_delta_min_tasks",
+    "test_distributions.py::test_large_groups_take_the_multiplier_bootstrap_with_the_multinomial_intervals",
+    "test_hostile_text.py::test_every_page_and_choice_keeps_hostile_text_inert",
+    "test_page_downloads.py::test_no_page_sends_a_raw_bidi_override_anywhere",
+    "test_chart_specs.py::test_every_chart_a_page_sends_is_valid_vega_lite",
 }
 SPARK_FILES = {"test_spark_parity.py", "test_spark_errors.py"}
 
@@ -48,13 +54,13 @@ def xdist_group(nodeid: str) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test by where it lives: e2e and spark (with their xdist group), slow for SLOW_FILES."""
+    """Mark every test by where it lives: e2e and spark (with their xdist group), and slow for SLOW."""
     for item in items:
         group = xdist_group(item.nodeid)
         if group:
             item.add_marker(getattr(pytest.mark, group))
             item.add_marker(pytest.mark.xdist_group(group))
-        if Path(str(item.fspath)).name in SLOW_FILES:
+        if f"{Path(str(item.fspath)).name}::{getattr(item, 'originalname', item.name)}" in SLOW:
             item.add_marker(pytest.mark.slow)
 
 

@@ -37,6 +37,10 @@ if os.environ.get("CI") != "true":
 
 from analytics.engines.spark import dialect, engine, session  # noqa: E402
 
+# Each query runs on Spark's JVM as well as DuckDB: the whole payload took over 120 s with the machine's load
+# average at 16 (other work running), so the module's tests have 600 s.
+pytestmark = pytest.mark.timeout(600)
+
 COLS = ["task_id", "rater_id", "role", "rubric", "dimension", "target", "value"]
 # Units x raters files (first column the unit, empty cell missing); the first rater is made the researcher so
 # that the contractor-researcher figures are compared too.

@@ -76,7 +76,8 @@ def test_three_readers_and_an_upload(browser, shared_url):
             page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
         for page, title in zip(readers, ("Overview", "Distributions", "Disagreements"), strict=True):
             go_to(page, title)
-    expect(uploader.get_by_test_id("stMain")).to_contain_text(f"{files[-1].name} (canonical): loaded")
+    # The load itself may take over the default 30 s while another xdist worker shares the 2 cores.
+    expect(uploader.get_by_test_id("stMain")).to_contain_text(f"{files[-1].name} (canonical): loaded", timeout=120_000)
     wait_for_app(uploader)
 
     for page in [*readers, uploader]:
