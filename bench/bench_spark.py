@@ -48,7 +48,9 @@ def child(engine_name: str, path: str, n_boot: int, master: str) -> dict:
     loaded = time.perf_counter() - t0 - started
     timed = Timed(con)
     t1 = time.perf_counter()
-    payload = agreement.contract_payload(timed, Filters(), None, False, n_boot, 0)
+    payload = agreement.contract_payload(
+        timed, agreement.AgreementSpec(coarse=False, level=None, n_boot=n_boot, seed=0, filters=Filters())
+    )
     total = time.perf_counter() - t1
     payload.pop("stamp")
     return {
