@@ -26,6 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from analytics.agreement.engine import DataFrameEngine  # noqa: E402
+
 
 def child(engine_name: str, path: str, n_boot: int, master: str) -> dict:
     """One engine's figures on the file (run in its own process)."""
@@ -66,8 +68,9 @@ def child(engine_name: str, path: str, n_boot: int, master: str) -> dict:
     }
 
 
-class Timed:
-    """A connection that times the queries on the ratings and weighs their results."""
+class Timed(DataFrameEngine):
+    """A connection that times the queries on the ratings and weighs their results (an Engine that lists every
+    pairing's task signatures, as the Spark engine does)."""
 
     def __init__(self, con) -> None:
         self.con, self.seconds, self.count, self.bytes = con, 0.0, 0, 0

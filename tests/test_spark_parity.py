@@ -27,6 +27,7 @@ from conftest import shared_path
 from analytics import agreement, store
 from analytics.__main__ import main
 from analytics.agreement.contract import differences
+from analytics.agreement.engine import DataFrameEngine
 from analytics.filters import Filters
 from analytics.ingest.load import ingest_file
 
@@ -135,8 +136,9 @@ def both(spark, inputs):
     sc.close()
 
 
-class Recorder:
-    """A connection that keeps every statement's result rows, by statement and parameters."""
+class Recorder(DataFrameEngine):
+    """A connection that keeps every statement's result rows, by statement and parameters (an Engine that lists
+    every pairing's task signatures, as the Spark engine does)."""
 
     def __init__(self, con) -> None:
         self.con, self.results = con, {}

@@ -4,6 +4,7 @@
     pairing.py       the one pairing as SQL, and the queries read straight off its pairs
     task_lists.py    SQL grouping tasks by signature lists
     pair_plans.py    the pairing counted per task signature, in the plan that fits (SQL)
+    engine.py        the Engine a pairing runs on (DuckDB's; the Spark engine is one too)
     signatures.py    a pairing run and decoded into each group's task signatures
     counts.py        per-unit value counts grouped by task, rater level counts (SQL)
     scales.py        declared scales: levels in order, values, level of measurement
