@@ -12,8 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import agreement
-from analytics.agreement import LEVELS, ScaleError, narrows_team, team, team_filters
-from analytics.core.filters import Filters
+from analytics.agreement import LEVELS, AgreementSpec, ScaleError, narrows_team, team, team_filters
 from analytics.core.queries import Query
 from analytics.describe import distributions
 from ui import agreement_view as view
@@ -26,43 +25,25 @@ ALL = "all"
 
 
 @query_log.loader(max_entries=12)
-def load_ceiling(version: tuple, scope: Filters, coarse: bool, level: str | None) -> agreement.Ceiling:
-    """The researcher ceiling under `scope` (agreement.ceiling_scope: it spans all dates and raters, so it is kept
-    across changes of those filters)."""
-    return agreement.researcher_ceiling(state.cursor(), scope, coarse=coarse, level=level)
+def load_ceiling(version: tuple, spec: AgreementSpec) -> agreement.Ceiling:
+    """The researcher ceiling of `spec.ceiling_spec()` (it spans all dates and raters, so it is kept across
+    changes of those filters)."""
+    return agreement.researcher_ceiling(state.cursor(), spec)
 
 
 @query_log.loader(max_entries=12)
-def load(
-    version: tuple,
-    filters: Filters,
-    rubric: str,
-    comparison: str,
-    coarse: bool,
-    level: str | None,
-    raters: bool = False,
-) -> dict:
-    """The rubric's agreement report for one comparison (with the researcher ceiling; with `raters`, every rater's
-    rows on every dimension, without intervals)."""
+def load(version: tuple, spec: AgreementSpec, raters: bool = False) -> dict:
+    """The agreement report of `spec` (with the researcher ceiling; with `raters`, every rater's rows on every
+    dimension, without intervals)."""
     con = state.cursor()
-    scoped = filters.but(rubric=rubric)
-    ceiling = load_ceiling(version, agreement.ceiling_scope(scoped), coarse, level)
+    ceiling = load_ceiling(version, spec.ceiling_spec())
     # Raters' rows are computed per dimension shown (load_raters, load_team): their pairing and most of the
     # resampling, saved on a filter change for the dimensions nobody is looking at.
-    report = agreement.agreement_report(
-        con,
-        scoped,
-        comparison,
-        coarse=coarse,
-        level=level,
-        rater_intervals=False,
-        ceiling=ceiling,
-        queries=state.query_log(),
-        rater_rows=raters,
-    )
+    report_of = agreement.rater_points_report if raters else agreement.dimension_report
+    report = report_of(con, spec, ceiling=ceiling, queries=state.query_log())
     return {
         "report": report,
-        "needs_rater_ids": agreement.needs_rater_ids(con, scoped),
+        "needs_rater_ids": agreement.needs_rater_ids(con, spec.filters),
     }
 
 
@@ -74,108 +55,74 @@ def load_dimensions(version: tuple, rubric: str) -> pd.DataFrame:
 
 @query_log.loader(max_entries=32)
 def load_raters(
-    version: tuple,
-    filters: Filters,
-    rubric: str,
-    dimensions: tuple[str, ...],
-    comparison: str,
-    coarse: bool,
-    level: str | None,
+    version: tuple, spec: AgreementSpec, dimensions: tuple[str, ...]
 ) -> tuple[pd.DataFrame, tuple[Query, ...]]:
     """Each rater's agreement with its intervals on some of the rubric's dimensions, and the queries that ran."""
-    scoped = filters.but(rubric=rubric, dimensions=dimensions)
     log = state.query_log()
-    rows = agreement.rater_agreement(state.cursor(), scoped, comparison, coarse=coarse, level=level, queries=log)
+    rows = agreement.rater_agreement(state.cursor(), spec.filtered(dimensions=dimensions), queries=log)
     return rows, tuple(log)
 
 
 @query_log.loader(max_entries=32)
-def load_team(
-    version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
-) -> pd.DataFrame:
+def load_team(version: tuple, spec: AgreementSpec, dimension: str) -> pd.DataFrame:
     """Every rater's point figures on one dimension, whoever the rater filter selects (the team median's rows)."""
-    scoped = team_filters(filters.but(rubric=rubric, dimensions=(dimension,)))
-    return agreement.rater_agreement(
-        state.cursor(), scoped, comparison, coarse=coarse, level=level, n_boot=0, queries=state.query_log()
-    )
+    team = spec.but(n_boot=0, filters=team_filters(spec.filters.but(dimensions=(dimension,))))
+    return agreement.rater_agreement(state.cursor(), team, queries=state.query_log())
 
 
 @query_log.loader(max_entries=32)
 def load_confusion(
-    version: tuple,
-    filters: Filters,
-    rubric: str,
-    dimension: str,
-    comparison: str,
-    rater_id: str | None,
-    coarse: bool,
+    version: tuple, spec: AgreementSpec, rubric: str, dimension: str, rater_id: str | None
 ) -> pd.DataFrame:
     """One dimension's confusion matrix (all raters of the subject side, or one)."""
-    return agreement.confusion_matrix(
-        state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison, rater_id, coarse, state.query_log()
-    )
+    return agreement.confusion_matrix(state.cursor(), spec, rubric, dimension, rater_id, state.query_log())
 
 
 @query_log.loader(max_entries=32)
-def load_pairwise(
-    version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str, coarse: bool, level: str | None
-) -> pd.DataFrame:
+def load_pairwise(version: tuple, spec: AgreementSpec, rubric: str, dimension: str) -> pd.DataFrame:
     """The comparison's rater pairs' agreement on one dimension."""
-    return agreement.pairwise_matrix(
-        state.cursor(), filters.but(rubric=rubric), rubric, dimension, coarse, level, state.query_log(), comparison
-    )
+    return agreement.pairwise_matrix(state.cursor(), spec, rubric, dimension, state.query_log())
 
 
 @query_log.loader(max_entries=32)
-def load_paradox(
-    version: tuple, filters: Filters, rubric: str, dimension: str, comparison: str
-) -> agreement.ParadoxDiagnostic:
+def load_paradox(version: tuple, spec: AgreementSpec, rubric: str, dimension: str) -> agreement.ParadoxDiagnostic:
     """The kappa-paradox diagnostic of one dimension."""
-    return agreement.paradox_diagnostic(
-        state.cursor(), filters.but(rubric=rubric), rubric, dimension, comparison, queries=state.query_log()
-    )
+    return agreement.paradox_diagnostic(state.cursor(), spec, rubric, dimension, queries=state.query_log())
 
 
 @dataclass(frozen=True)
 class Loads:
-    """The page's choices and one call per loader with them: the prefetch and the page's own calls below pass the
+    """The page's request and one call per loader with it: the prefetch and the page's own calls below pass the
     same arguments, so the page reads what the prefetch cached."""
 
     version: tuple
-    filters: Filters
+    spec: AgreementSpec
     rubric: str
-    comparison: str
-    coarse: bool
-    level: str | None
 
     def report(self, raters: bool = False) -> dict:
         """load's report (with `raters`, every rater's rows on every dimension)."""
-        return load(self.version, self.filters, self.rubric, self.comparison, self.coarse, self.level, raters=raters)
+        return load(self.version, self.spec, raters=raters)
 
     def raters(self, dimensions: tuple[str, ...]) -> tuple[pd.DataFrame, tuple[Query, ...]]:
         """load_raters on `dimensions`."""
-        return load_raters(
-            self.version, self.filters, self.rubric, dimensions, self.comparison, self.coarse, self.level
-        )
+        return load_raters(self.version, self.spec, dimensions)
 
     def team(self, dimension: str) -> pd.DataFrame:
         """load_team on `dimension`."""
-        return load_team(self.version, self.filters, self.rubric, dimension, self.comparison, self.coarse, self.level)
+        return load_team(self.version, self.spec, dimension)
 
     def confusion(self, dimension: str, who: str) -> pd.DataFrame:
         """load_confusion on `dimension` for `who` (ALL: every rater of the subject side)."""
         rater = None if who == ALL else who
-        return load_confusion(self.version, self.filters, self.rubric, dimension, self.comparison, rater, self.coarse)
+        return load_confusion(self.version, self.spec, self.rubric, dimension, rater)
 
     def pairwise(self, dimension: str) -> pd.DataFrame:
         """load_pairwise on `dimension`."""
-        return load_pairwise(
-            self.version, self.filters, self.rubric, dimension, self.comparison, self.coarse, self.level
-        )
+        return load_pairwise(self.version, self.spec, self.rubric, dimension)
 
     def paradox(self, dimension: str) -> agreement.ParadoxDiagnostic:
-        """load_paradox on `dimension`."""
-        return load_paradox(self.version, self.filters, self.rubric, dimension, self.comparison)
+        """load_paradox on `dimension` (the exact levels: the spec's coarseness does not apply)."""
+        return load_paradox(self.version, self.spec.but(coarse=False), self.rubric, dimension)
 
     def likely(self, dimension: str, who: str) -> list[Callable[[], object]]:
         """The calls the page makes below for `dimension` and the confusion matrix's `who`."""
@@ -184,7 +131,7 @@ class Loads:
             partial(self.confusion, dimension, who),
             partial(self.pairwise, dimension),
         ]
-        return calls + ([partial(self.team, dimension)] if narrows_team(self.filters) else [])
+        return calls + ([partial(self.team, dimension)] if narrows_team(self.spec.filters) else [])
 
 
 filters = sidebar.current()
@@ -223,7 +170,8 @@ dims = load_dimensions(version, rubric)
 # the report computes (the page's own calls below then read them).
 guess = view.likely_dimension(st.session_state.get("agr_dimension"), dims)
 who_guess = st.session_state.get("agr_confusion_rater", ALL)
-loads = Loads(version, filters, rubric, comparison, coarse, level)
+spec = AgreementSpec(comparison, coarse, level, filters=filters.but(rubric=rubric))
+loads = Loads(version, spec, rubric)
 likely = [] if guess is None else loads.likely(guess, who_guess)
 with st.spinner("Computing agreement with task-level intervals..."):
     try:

@@ -87,7 +87,9 @@ def child_engine(db: str, n_boot: int, dump: str | None, profile: bool, memory_l
     start = time.perf_counter()
     for comparison in COMPARISONS:
         t = time.perf_counter()
-        reports[comparison] = agreement.agreement_report(con, Filters(), comparison, n_boot=n_boot)
+        reports[comparison] = agreement.agreement_report(
+            con, agreement.AgreementSpec(comparison=comparison, n_boot=n_boot, filters=Filters())
+        )
         seconds[comparison] = time.perf_counter() - t
     total = time.perf_counter() - start
     out = {"seconds": total, "per_comparison": seconds, "peak_mb": peak_mb(), "baseline_mb": baseline}

@@ -86,7 +86,11 @@ def direct(con, filters, contractor: str) -> dict[str, list[tuple[str, float]]]:
     a = out["Agreement"]  # the page's default view: contractors against researchers, the first rubric
     from analytics import agreement
 
-    timed("agreement_report", lambda: agreement.agreement_report(con, filters.but(rubric=rubric)), a)
+    timed(
+        "agreement_report",
+        lambda: agreement.agreement_report(con, agreement.AgreementSpec(filters=filters.but(rubric=rubric))),
+        a,
+    )
     d = out["Distributions"]
     timed("dimensions", lambda: dist.dimensions(con, rubric), d)
     timed("level_distribution", lambda: dist.level_distribution(con, rubric, filters), d)
@@ -121,7 +125,11 @@ def feedback_parts(con, filters, contractor: str) -> list[tuple[str, float]]:
 
     out: list = []
     f_team = scope.team_filter(filters)
-    timed("team: rater_agreement contractors (n_boot=0)", lambda: ag.rater_agreement(con, f_team, n_boot=0), out)
+    timed(
+        "team: rater_agreement contractors (n_boot=0)",
+        lambda: ag.rater_agreement(con, ag.AgreementSpec(n_boot=0, filters=f_team)),
+        out,
+    )
     timed(
         "ceiling: researcher_figures (all dates; cached across date changes, not in the page's total)",
         lambda: team.researcher_figures(con, filters.rubric),
@@ -130,7 +138,11 @@ def feedback_parts(con, filters, contractor: str) -> list[tuple[str, float]]:
     timed("team: weekly pairs per contractor", lambda: weekly.weekly_by_contractor(con, f_team), out)
     timed("team: durations", lambda: durations.contractor_durations(con, f_team), out)
     f_one = scope.subject_filter(filters, contractor)
-    timed("one: rater_agreement (n_boot=1000)", lambda: ag.rater_agreement(con, f_one, n_boot=1000), out)
+    timed(
+        "one: rater_agreement (n_boot=1000)",
+        lambda: ag.rater_agreement(con, ag.AgreementSpec(n_boot=1000, filters=f_one)),
+        out,
+    )
     timed("one: weekly pairs per task", lambda: weekly.weekly_by_task(con, contractor, filters), out)
     timed("one: levels vs researchers", lambda: levels.levels_vs_researchers(con, contractor, filters), out)
     timed("one: severe cases", lambda: cases.severe_cases(con, contractor, filters), out)

@@ -26,6 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from analytics.agreement.engine import DataFrameEngine  # noqa: E402
+
 
 def child(engine_name: str, path: str, n_boot: int, master: str) -> dict:
     """One engine's figures on the file (run in its own process)."""
@@ -48,7 +50,9 @@ def child(engine_name: str, path: str, n_boot: int, master: str) -> dict:
     loaded = time.perf_counter() - t0 - started
     timed = Timed(con)
     t1 = time.perf_counter()
-    payload = agreement.contract_payload(timed, Filters(), None, False, n_boot, 0)
+    payload = agreement.contract_payload(
+        timed, agreement.AgreementSpec(coarse=False, level=None, n_boot=n_boot, seed=0, filters=Filters())
+    )
     total = time.perf_counter() - t1
     payload.pop("stamp")
     return {
@@ -64,8 +68,9 @@ def child(engine_name: str, path: str, n_boot: int, master: str) -> dict:
     }
 
 
-class Timed:
-    """A connection that times the queries on the ratings and weighs their results."""
+class Timed(DataFrameEngine):
+    """A connection that times the queries on the ratings and weighs their results (an Engine that lists every
+    pairing's task signatures, as the Spark engine does)."""
 
     def __init__(self, con) -> None:
         self.con, self.seconds, self.count, self.bytes = con, 0.0, 0, 0

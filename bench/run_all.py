@@ -143,7 +143,9 @@ def child_agreement(db: str) -> dict:
 
     con = store.open_store(db, read_only=True)
     t = time.perf_counter()
-    payload = agreement.contract_payload(con, Filters(), None, False, 1000, 0)
+    payload = agreement.contract_payload(
+        con, agreement.AgreementSpec(coarse=False, level=None, n_boot=1000, seed=0, filters=Filters())
+    )
     seconds = time.perf_counter() - t
     con.close()
     return {"seconds": seconds, "rows": {k: len(v) for k, v in payload.items() if isinstance(v, list)}}

@@ -1,4 +1,4 @@
-"""The one check that two decodings of task signatures (analytics/agreement/pairs.py) agree, for the tests of
+"""The one check that two decodings of task signatures (analytics/agreement/signatures.py) agree, for the tests of
 the pairing's several forms."""
 
 from __future__ import annotations

@@ -236,7 +236,11 @@ def test_store_intervals_resample_the_tasks_the_simulation_resamples():
             for r in ("r1", "r2"):
                 rows.append((f"t{t}", target, r, "researcher", "d", "abc"[(truth + (rng.random() < 0.3)) % 3]))
     con = store_of(("sim.csv", canonical(rows)))
-    got = agreement.rater_agreement(con, Filters(), n_boot=300, seed=3).set_index("rater_id").loc["c1"]
+    got = (
+        agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=300, seed=3, filters=Filters()))
+        .set_index("rater_id")
+        .loc["c1"]
+    )
     assert got["n_tasks"] == 40 and got["n_units"] == 80 and got["n"] == 160
     scale = agreement.views.dimension_scale(con, "study", "d")
     sides = sd.comparison_sides(Filters(), "contractor_vs_researcher")
@@ -256,7 +260,7 @@ def test_three_agreeing_tasks_get_a_wilson_interval_not_one_to_one():
         (f"t{i}", "", r, role, "d", "yes") for i in range(3) for r, role in (("c1", "contractor"), ("r1", "researcher"))
     ]
     con = store_of(("three.csv", canonical(rows)))
-    row = agreement.rater_agreement(con, Filters()).iloc[0]
+    row = agreement.rater_agreement(con, agreement.AgreementSpec(filters=Filters())).iloc[0]
     lo, hi = stats.wilson(1.0, 3)
     assert row["exact_agreement"] == 1.0
     assert (row["exact_agreement_ci_low"], row["exact_agreement_ci_high"]) == pytest.approx((lo, hi))
@@ -277,7 +281,7 @@ def test_a_constant_kappa_of_many_tasks_gets_no_interval_of_rounding_width():
             rows.append((f"t{t}", target, "c1", "contractor", "d", "c"))
             rows.append((f"t{t}", target, "r1", "researcher", "d", "abcde"[rng.integers(0, 5)]))
     con = store_of(("constant.csv", canonical(rows)))
-    row = agreement.rater_agreement(con, Filters()).set_index("rater_id").loc["c1"]
+    row = agreement.rater_agreement(con, agreement.AgreementSpec(filters=Filters())).set_index("rater_id").loc["c1"]
     assert row["n_tasks"] == 600 >= iv.DELTA_MIN_TASKS and abs(row["cohen_kappa"]) < 1e-12
     assert math.isnan(row["cohen_kappa_ci_low"]) and math.isnan(row["cohen_kappa_ci_high"])
     assert "too little variation for an interval" in row["notes"]
@@ -290,7 +294,7 @@ def test_undefined_resamples_are_counted_and_reported():
         value = "no" if i == 0 else "yes"  # only one task uses a second level: most resamples have one level
         rows += [(f"t{i}", "", "c1", "contractor", "d", value), (f"t{i}", "", "r1", "researcher", "d", value)]
     con = store_of(("rare.csv", canonical(rows)))
-    report = agreement.agreement_report(con, Filters(), n_boot=500, seed=0)
+    report = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=500, seed=0, filters=Filters()))
     kappa = report.coefficients.query("scope == 'rater' and statistic == 'cohen_kappa'").iloc[0]
     assert 0 < kappa["boot_undefined"] < 500
     assert f"{kappa['boot_undefined']} of 500 resamples undefined" in report.raters.iloc[0]["notes"]
@@ -306,7 +310,7 @@ def test_small_n_counts_tasks_not_pairs():
                 (f"t{t}", f"o{o}", "r1", "researcher", "d", "ab"[(o + t) % 2]),
             ]
     con = store_of(("outputs.csv", canonical(rows)))
-    row = agreement.rater_agreement(con, Filters(), n_boot=0).iloc[0]
+    row = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=0, filters=Filters())).iloc[0]
     assert (row["n"], row["n_units"], row["n_tasks"]) == (40, 40, 10)
     assert row["small_n"]
 
@@ -337,7 +341,7 @@ def test_gapped_numeric_scale_weights_by_value():
     for i, (a, b) in enumerate(pairs):
         rows += [(f"t{i}", "", "c1", "contractor", "d", str(a)), (f"t{i}", "", "r1", "researcher", "d", str(b))]
     con = store_of(("gapped.csv", canonical(rows)))
-    got = agreement.rater_agreement(con, Filters(), n_boot=0).iloc[0]["weighted_kappa"]
+    got = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=0, filters=Filters())).iloc[0]["weighted_kappa"]
     values = np.array([1, 2, 4, 5.0])
     t = np.zeros((4, 4))
     for a, b in pairs:
@@ -363,7 +367,7 @@ def test_ratio_level_uses_ratio_weights_and_refuses_negative_values():
     ]
     con = store_of(("neg.csv", canonical(rows)))
     with pytest.raises(ScaleError, match="negative values"):
-        agreement.rater_agreement(con, Filters(), level="ratio", n_boot=0)
+        agreement.rater_agreement(con, agreement.AgreementSpec(level="ratio", n_boot=0, filters=Filters()))
 
 
 def test_undeclared_text_labels_are_never_ordered_alphabetically():
@@ -375,9 +379,16 @@ def test_undeclared_text_labels_are_never_ordered_alphabetically():
         for r, role in (("c1", "contractor"), ("r1", "researcher"))
     ]
     con = store_of(("text.csv", canonical(rows)))
-    assert agreement.dimension_agreement(con, Filters(), "all_raters", n_boot=0).iloc[0]["level"] == "nominal"
+    assert (
+        agreement.dimension_agreement(
+            con, agreement.AgreementSpec(comparison="all_raters", n_boot=0, filters=Filters())
+        ).iloc[0]["level"]
+        == "nominal"
+    )
     with pytest.raises(ScaleError, match="no declared order.*scales"):
-        agreement.dimension_agreement(con, Filters(), "all_raters", level="ordinal", n_boot=0)
+        agreement.dimension_agreement(
+            con, agreement.AgreementSpec(comparison="all_raters", level="ordinal", n_boot=0, filters=Filters())
+        )
 
 
 def test_cli_refuses_ordinal_on_undeclared_text(tmp_path):
@@ -408,9 +419,17 @@ def test_a_contractor_figure_does_not_depend_on_other_files():
         for r, role, v in (("c2", "contractor", a), ("r1", "researcher", b))
     ]
     con = store_of(("c1.csv", canonical(base)))
-    before = agreement.rater_agreement(con, Filters(), n_boot=0).set_index("rater_id").loc["c1", "weighted_kappa"]
+    before = (
+        agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=0, filters=Filters()))
+        .set_index("rater_id")
+        .loc["c1", "weighted_kappa"]
+    )
     ingest_bytes(con, canonical(other), "c2.csv")
-    after = agreement.rater_agreement(con, Filters(), n_boot=0).set_index("rater_id").loc["c1", "weighted_kappa"]
+    after = (
+        agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=0, filters=Filters()))
+        .set_index("rater_id")
+        .loc["c1", "weighted_kappa"]
+    )
     assert after == pytest.approx(before, abs=1e-12)
 
 
@@ -425,9 +444,9 @@ def test_every_view_shows_the_same_ceiling_and_team_median(demo_store):
     con = store.open_store(demo_store, read_only=True)
     f = Filters(rubric="answer_comparison", date_from=pd.Timestamp("2026-03-09").date())
     rubric, dim = "answer_comparison", "usefulness_comparison"
-    report = agreement.agreement_report(con, f.but(raters=("c03",)), n_boot=0)
+    report = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=0, filters=f.but(raters=("c03",))))
     card = feedback_card.report_card(con, "c03", f, n_boot=0).set_index("dimension").loc[dim]
-    payload = agreement.contract_payload(con, f, n_boot=0)
+    payload = agreement.contract_payload(con, agreement.AgreementSpec(n_boot=0, filters=f))
     json_ceiling = next(r for r in payload["ceiling"] if r["dimension"] == dim)
     ceiling = report.ceiling.set_index("dimension").loc[dim]
     assert card["ceiling_exact_agreement"] == pytest.approx(ceiling["exact_agreement"])
@@ -449,9 +468,9 @@ def test_a_ceiling_kept_across_date_and_rater_changes_is_the_report_own(demo_sto
     f = Filters(rubric="answer_comparison", date_from=pd.Timestamp("2026-03-09").date(), raters=("c03",))
     other = Filters(rubric="answer_comparison", date_to=pd.Timestamp("2026-03-01").date(), raters=("c05", "r01"))
     assert agreement.ceiling_scope(f) == agreement.ceiling_scope(other) == Filters(rubric="answer_comparison")
-    kept = agreement.researcher_ceiling(con, other, n_boot=200, seed=4)
-    own = agreement.agreement_report(con, f, n_boot=200, seed=4)
-    given = agreement.agreement_report(con, f, n_boot=200, seed=4, ceiling=kept)
+    kept = agreement.researcher_ceiling(con, agreement.AgreementSpec(n_boot=200, seed=4, filters=other))
+    own = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=200, seed=4, filters=f))
+    given = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=200, seed=4, filters=f), ceiling=kept)
     con.close()
     assert len(own.ceiling) and own.ceiling["exact_agreement_ci_low"].notna().any()
     for name in ("ceiling", "dimensions", "raters", "team", "coefficients"):
@@ -463,7 +482,9 @@ def test_a_ceiling_kept_across_date_and_rater_changes_is_the_report_own(demo_sto
 def test_json_has_pooled_ceiling_rater_pairs_with_tasks_and_a_stamp(demo_store):
     """pooled[], ceiling[], rater_pairs[] with n_units and n_tasks; min_tasks; a stamp of what was computed."""
     con = store.open_store(demo_store, read_only=True)
-    payload = agreement.contract_payload(con, Filters(rubric="answer_comparison"), n_boot=50)
+    payload = agreement.contract_payload(
+        con, agreement.AgreementSpec(n_boot=50, filters=Filters(rubric="answer_comparison"))
+    )
     for key in ("dimensions", "raters", "pooled", "ceiling", "rater_pairs"):
         assert payload[key] and all({"n_units", "n_tasks"} <= set(r) for r in payload[key]), key
     for key in ("pooled", "ceiling", "rater_pairs"):
@@ -564,8 +585,8 @@ def test_command_line_and_report_agree_on_every_rater_figure(demo_store):
     """The JSON's raters[] are the report's rater rows, figure for figure (pages read the same report)."""
     con = store.open_store(demo_store, read_only=True)
     f = Filters(rubric="instruction_following")
-    payload = agreement.contract_payload(con, f, n_boot=200, seed=4)
-    report = agreement.agreement_report(con, f, n_boot=200, seed=4)
+    payload = agreement.contract_payload(con, agreement.AgreementSpec(n_boot=200, seed=4, filters=f))
+    report = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=200, seed=4, filters=f))
     con.close()
     rows = {(r["rater_id"], r["dimension"]): r for r in payload["raters"]}
     assert len(rows) == len(report.raters)
@@ -586,9 +607,13 @@ def test_packed_counts_fall_back_to_lists_when_a_level_overflows():
     ]
     con = store_of(("wide.csv", canonical(rows)))
     assert pk.packing_bits(pk.scale_width(con)) == 4
-    dims = agreement.dimension_agreement(con, Filters(), "all_raters", n_boot=0).iloc[0]
+    dims = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="all_raters", n_boot=0, filters=Filters())
+    ).iloc[0]
     assert dims["n_units"] == 2 and dims["n_ratings"] == 51
-    raters = agreement.rater_agreement(con, Filters(), "all_raters", n_boot=0).set_index("rater_id")
+    raters = agreement.rater_agreement(
+        con, agreement.AgreementSpec(comparison="all_raters", n_boot=0, filters=Filters())
+    ).set_index("rater_id")
     assert raters.loc["c05", "n"] == 20 and raters.loc["c05", "exact_agreement"] == 1.0  # 19 contractors + r1
     assert raters.loc["c00", "n"] == 21 and raters.loc["c00", "n_tasks"] == 2
 
@@ -602,7 +627,7 @@ def test_a_bigint_code_out_of_range_falls_back_to_lists(monkeypatch):
     rows += [(f"t{i}", "", "r1", "researcher", "score", str(1 + i % 4)) for i in range(2, 40)]
     con = store_of(("bigint.csv", canonical(rows)))
     want = {
-        c: agreement.dimension_agreement(con, Filters(), c, n_boot=0)
+        c: agreement.dimension_agreement(con, agreement.AgreementSpec(comparison=c, n_boot=0, filters=Filters()))
         for c in ("contractor_vs_researcher", "all_raters")
     }
     monkeypatch.setattr(pk, "packing", lambda width: pk.Packing(15, "BIGINT"))
@@ -610,7 +635,9 @@ def test_a_bigint_code_out_of_range_falls_back_to_lists(monkeypatch):
         q = pp.pair_query(sd.pooled_sides(Filters()), "dimension", 5, [])
         sg.fetch(con, q)
     for comparison, frame in want.items():
-        got = agreement.dimension_agreement(con, Filters(), comparison, n_boot=0)
+        got = agreement.dimension_agreement(
+            con, agreement.AgreementSpec(comparison=comparison, n_boot=0, filters=Filters())
+        )
         pd.testing.assert_frame_equal(got, frame)
     assert want["contractor_vs_researcher"].iloc[0]["n_pairs"] == 8 * 2 + 38
 

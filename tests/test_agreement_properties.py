@@ -102,7 +102,7 @@ def _rows(matrix, roles=None) -> list[tuple]:
 
 
 def _dimension(con, level=None, comparison="all_raters", **kw) -> dict:
-    df = agreement.dimension_agreement(con, Filters(), comparison, level=level, n_boot=0, **kw)
+    df = agreement.dimension_agreement(con, agreement.AgreementSpec(comparison, level=level, n_boot=0, **kw))
     return df.iloc[0].to_dict() if len(df) else {}
 
 
@@ -147,7 +147,11 @@ def test_cohen_kappa_matches_sklearn(data, level):
     if not any(r[2] == "r0" for r in rows):
         return
     con = load(rows, q)
-    got = agreement.rater_agreement(con, Filters(), level=level, n_boot=0).set_index("rater_id").loc["r0"]
+    got = (
+        agreement.rater_agreement(con, agreement.AgreementSpec(level=level, n_boot=0, filters=Filters()))
+        .set_index("rater_id")
+        .loc["r0"]
+    )
     pairs = [(line[0], line[1]) for line in matrix if line[0] is not None and line[1] is not None]
     assert got["n"] == len(pairs)
     weights = {"nominal": None, "ordinal": "linear", "interval": "quadratic"}[level]
@@ -205,7 +209,7 @@ def test_kendall_tau_b_matches_scipy_and_pair_counts(tasks):
         rows += [(f"t{t}", f"o{i}", "c", "contractor", v) for i, v in enumerate(c)]
         rows += [(f"t{t}", f"o{i}", "r", "researcher", v) for i, v in enumerate(r)]
     con = load(rows, 6, kind="ranking")
-    got = agreement.rater_agreement(con, Filters(), n_boot=0).iloc[0]
+    got = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=0, filters=Filters())).iloc[0]
     sign = np.sign
     conc = disc = ts = tr = tb = 0
     for c, r in tasks:
@@ -280,7 +284,9 @@ def test_contractor_without_overlap_is_listed_as_undefined():
     """A contractor who shares no unit with a researcher gets a row with n = 0 and a reason, not a 0 kappa."""
     rows = [("t1", "", "c1", "contractor", 0), ("t1", "", "r1", "researcher", 0), ("t2", "", "c2", "contractor", 1)]
     rows += [("t3", "", "c1", "contractor", 1), ("t3", "", "r1", "researcher", 1)]
-    raters = agreement.rater_agreement(load(rows, 3), Filters(), n_boot=100).set_index("rater_id")
+    raters = agreement.rater_agreement(load(rows, 3), agreement.AgreementSpec(n_boot=100, filters=Filters())).set_index(
+        "rater_id"
+    )
     c2 = raters.loc["c2"]
     assert c2["n"] == 0 and math.isnan(c2["cohen_kappa"]) and math.isnan(c2["exact_agreement"])
     assert "no unit shared with a researcher" in c2["notes"]
@@ -291,7 +297,7 @@ def test_contractor_without_overlap_is_listed_as_undefined():
 def test_cohen_zero_over_zero():
     """Both sides always chose the same single level: kappa is 0/0 (undefined), exact agreement is 1."""
     rows = [(f"t{u}", "", who, role, 1) for u in range(5) for who, role in (("c", "contractor"), ("r", "researcher"))]
-    got = agreement.rater_agreement(load(rows, 3), Filters(), n_boot=0).iloc[0]
+    got = agreement.rater_agreement(load(rows, 3), agreement.AgreementSpec(n_boot=0, filters=Filters())).iloc[0]
     assert got["exact_agreement"] == pytest.approx(1.0)
     assert math.isnan(got["cohen_kappa"]) and "kappa is 0/0" in got["notes"]
 
@@ -299,17 +305,21 @@ def test_cohen_zero_over_zero():
 def test_empty_store_gives_empty_tables():
     """No ratings at all: empty frames with their columns, no exception."""
     con = load([], 3)
-    report = agreement.agreement_report(con, Filters(), n_boot=10)
+    report = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=10, filters=Filters()))
     assert report.dimensions.empty and list(report.dimensions.columns) == list(agreement.DIMENSION_COLUMNS)
     assert report.raters.empty and list(report.raters.columns) == list(agreement.RATER_COLUMNS)
-    assert agreement.pairwise_matrix(con, Filters(), RUBRIC, DIM).empty
+    assert agreement.pairwise_matrix(
+        con, agreement.AgreementSpec(comparison="all_raters", filters=Filters()), RUBRIC, DIM
+    ).empty
 
 
 def test_tau_b_undefined_when_one_side_ties_everything():
     """A researcher who ties every output: tau-b is 0/0, reported with its reason."""
     rows = [("t", f"o{i}", "c", "contractor", i) for i in range(3)]
     rows += [("t", f"o{i}", "r", "researcher", 0) for i in range(3)]
-    got = agreement.rater_agreement(load(rows, 3, kind="ranking"), Filters(), n_boot=0).iloc[0]
+    got = agreement.rater_agreement(
+        load(rows, 3, kind="ranking"), agreement.AgreementSpec(n_boot=0, filters=Filters())
+    ).iloc[0]
     assert math.isnan(got["kendall_tau_b"]) and "ties every pair" in got["notes"]
     assert got["preference_agreement"] == pytest.approx(0.0)
 
@@ -331,17 +341,27 @@ def _cvr_rows(n_units: int, seed: int) -> list[tuple]:
 def test_bootstrap_is_seeded_and_narrows_with_more_units():
     """Same seed, same interval; a different seed moves it a little; four times the units, a narrower one."""
     con = load(_cvr_rows(60, 1), 5)
-    a = agreement.rater_agreement(con, Filters(), n_boot=1000, seed=3).set_index("rater_id")
-    b = agreement.rater_agreement(con, Filters(), n_boot=1000, seed=3).set_index("rater_id")
-    c = agreement.rater_agreement(con, Filters(), n_boot=1000, seed=4).set_index("rater_id")
+    a = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=1000, seed=3, filters=Filters())).set_index(
+        "rater_id"
+    )
+    b = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=1000, seed=3, filters=Filters())).set_index(
+        "rater_id"
+    )
+    c = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=1000, seed=4, filters=Filters())).set_index(
+        "rater_id"
+    )
     assert a.loc["c1", "cohen_kappa_ci_low"] == b.loc["c1", "cohen_kappa_ci_low"]
     assert a.loc["c1", "cohen_kappa_ci_low"] != c.loc["c1", "cohen_kappa_ci_low"]
     assert a.loc["c1", "cohen_kappa_ci_low"] < a.loc["c1", "cohen_kappa"] < a.loc["c1", "cohen_kappa_ci_high"]
-    dims = agreement.dimension_agreement(con, Filters(), "among_contractors", n_boot=1000, seed=3).iloc[0]
+    dims = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=1000, seed=3, filters=Filters())
+    ).iloc[0]
     assert dims["krippendorff_alpha_ci_low"] < dims["krippendorff_alpha"] < dims["krippendorff_alpha_ci_high"]
     wide = a.loc["c1", "cohen_kappa_ci_high"] - a.loc["c1", "cohen_kappa_ci_low"]
     con = load(_cvr_rows(240, 1), 5)
-    big = agreement.rater_agreement(con, Filters(), n_boot=1000, seed=3).set_index("rater_id")
+    big = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=1000, seed=3, filters=Filters())).set_index(
+        "rater_id"
+    )
     assert big.loc["c1", "cohen_kappa_ci_high"] - big.loc["c1", "cohen_kappa_ci_low"] < wide
     assert not big.loc["c1", "small_n"]
 
@@ -350,7 +370,7 @@ def test_each_researcher_label_is_a_separate_pair():
     """Two researcher labels on a unit: two pairs for the contractor (n counts pairs, n_units units)."""
     rows = [("t1", "", "c1", "contractor", 0), ("t1", "", "r1", "researcher", 0), ("t1", "", "r2", "researcher", 1)]
     rows += [("t2", "", "c1", "contractor", 1), ("t2", "", "r1", "researcher", 1)]
-    got = agreement.rater_agreement(load(rows, 2), Filters(), n_boot=0).iloc[0]
+    got = agreement.rater_agreement(load(rows, 2), agreement.AgreementSpec(n_boot=0, filters=Filters())).iloc[0]
     assert got["n"] == 3 and got["n_units"] == 2
     assert got["exact_agreement"] == pytest.approx(2 / 3)
 
@@ -358,8 +378,10 @@ def test_each_researcher_label_is_a_separate_pair():
 def test_rater_filter_keeps_the_researcher_labels():
     """Choosing one contractor restricts the subject side only: its row is the same as without the filter."""
     con = load(_cvr_rows(50, 2), 5)
-    every = agreement.rater_agreement(con, Filters(), n_boot=200).set_index("rater_id")
-    one = agreement.rater_agreement(con, Filters(raters=("c1",)), n_boot=200).set_index("rater_id")
+    every = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=200, filters=Filters())).set_index("rater_id")
+    one = agreement.rater_agreement(
+        con, agreement.AgreementSpec(n_boot=200, filters=Filters(raters=("c1",)))
+    ).set_index("rater_id")
     assert list(one.index) == ["c1"]
     pd.testing.assert_series_equal(one.loc["c1"], every.loc["c1"])
 
@@ -367,9 +389,13 @@ def test_rater_filter_keeps_the_researcher_labels():
 def test_among_contractors_ignores_researchers():
     """Among contractors: researcher labels take no part; per rater, each contractor against the others."""
     con = load(_cvr_rows(50, 5), 5)
-    dims = agreement.dimension_agreement(con, Filters(), "among_contractors", n_boot=0).iloc[0]
+    dims = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=0, filters=Filters())
+    ).iloc[0]
     assert dims["n_raters"] == 2 and dims["n_ratings"] == 100
-    raters = agreement.rater_agreement(con, Filters(), "among_contractors", n_boot=0)
+    raters = agreement.rater_agreement(
+        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=0, filters=Filters())
+    )
     assert set(raters["rater_id"]) == {"c1", "c2"}
     assert raters["exact_agreement"].iloc[0] == pytest.approx(raters["exact_agreement"].iloc[1])
     assert raters["cohen_kappa"].iloc[0] == pytest.approx(raters["cohen_kappa"].iloc[1])
@@ -378,14 +404,16 @@ def test_among_contractors_ignores_researchers():
 def test_confusion_and_pairwise_matrices():
     """The confusion matrix covers the full scale; the pairwise matrix has both orientations of each pair."""
     con = load(_cvr_rows(50, 7) + [("t0", "", "c3", "contractor", 0)], 5)
-    cm = agreement.confusion_matrix(con, Filters(), RUBRIC, DIM, rater_id="c1")
+    cm = agreement.confusion_matrix(con, agreement.AgreementSpec(filters=Filters()), RUBRIC, DIM, rater_id="c1")
     assert len(cm) == 25 and cm["n"].sum() == 50
     assert list(cm["subject_level"].cat.categories) == ["1", "2", "3", "4", "5"]
-    pw = agreement.pairwise_matrix(con, Filters(), RUBRIC, DIM)
+    pw = agreement.pairwise_matrix(
+        con, agreement.AgreementSpec(comparison="all_raters", filters=Filters()), RUBRIC, DIM
+    )
     ab = pw[(pw.rater_a == "c1") & (pw.rater_b == "r1")].iloc[0]
     ba = pw[(pw.rater_a == "r1") & (pw.rater_b == "c1")].iloc[0]
     assert ab["n"] == ba["n"] == 50 and ab["cohen_kappa"] == pytest.approx(ba["cohen_kappa"])
-    raters = agreement.rater_agreement(con, Filters(), n_boot=0).set_index("rater_id")
+    raters = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=0, filters=Filters())).set_index("rater_id")
     assert ab["cohen_kappa"] == pytest.approx(raters.loc["c1", "cohen_kappa"])
     assert pw[pw.rater_a == "c3"]["small_n"].all()
 
@@ -397,16 +425,18 @@ def test_kappa_paradox_diagnostic():
         c, r = (4, 4) if u < 90 else ((4, 3) if u < 95 else (3, 4))
         rows += [(f"t{u}", "", "c1", "contractor", c), (f"t{u}", "", "r1", "researcher", r)]
     con = load(rows, 5)
-    d = agreement.paradox_diagnostic(con, Filters(), RUBRIC, DIM)
+    d = agreement.paradox_diagnostic(con, agreement.AgreementSpec(filters=Filters()), RUBRIC, DIM)
     assert d.is_paradox and d.percent_agreement == pytest.approx(0.9) and d.kappa < 0.4
     assert d.gwet_ac1 > 0.8 and "'5'" in d.sentence
     assert d.subject_marginals[4] == pytest.approx(0.95)
-    assert agreement.rater_agreement(con, Filters(), n_boot=0).iloc[0]["kappa_paradox"]
+    assert agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=0, filters=Filters())).iloc[0]["kappa_paradox"]
 
 
 def test_report_exposes_its_sql():
     """The report carries the named SQL it ran, with bound parameters (no values formatted in)."""
-    report = agreement.agreement_report(load(_cvr_rows(5, 0), 5), Filters(raters=("c1",)), n_boot=0)
+    report = agreement.agreement_report(
+        load(_cvr_rows(5, 0), 5), agreement.AgreementSpec(n_boot=0, filters=Filters(raters=("c1",)))
+    )
     assert {
         "pairs_contractor_vs_researcher_by_rater_summed",  # no interval: the raters' cells summed in SQL
         "pairs_pooled_by_dimension",
@@ -414,10 +444,14 @@ def test_report_exposes_its_sql():
     } <= set(report.sql)
     sql = report.sql["pairs_contractor_vs_researcher_by_rater_summed"]
     assert "GROUP BY" in sql and "c1" not in sql
-    among = agreement.agreement_report(load(_cvr_rows(5, 0), 5), Filters(), "among_contractors", n_boot=0).sql
+    among = agreement.agreement_report(
+        load(_cvr_rows(5, 0), 5), agreement.AgreementSpec(comparison="among_contractors", n_boot=0, filters=Filters())
+    ).sql
     assert "GROUP BY" in among["task_value_patterns"]
     assert set(report.coefficients.columns) == set(agreement.LONG_COLUMNS)
-    nominal = agreement.agreement_report(_con(), Filters(), level="nominal", n_boot=0).coefficients
+    nominal = agreement.agreement_report(
+        _con(), agreement.AgreementSpec(level="nominal", n_boot=0, filters=Filters())
+    ).coefficients
     na = nominal[nominal["statistic"] == "weighted_kappa"]
     assert not na["applies"].any() and na["reason"].str.startswith("not applicable").all()
 
@@ -426,11 +460,11 @@ def test_bad_arguments_raise_clear_errors():
     """An unknown comparison or level is a ValueError naming the choices."""
     con = load(_cvr_rows(3, 0), 5)
     with pytest.raises(ValueError, match="comparison must be one of"):
-        agreement.agreement_report(con, Filters(), comparison="everyone")
+        agreement.agreement_report(con, agreement.AgreementSpec(comparison="everyone", filters=Filters()))
     with pytest.raises(ValueError, match="level must be one of"):
-        agreement.agreement_report(con, Filters(), level="cardinal")
+        agreement.agreement_report(con, agreement.AgreementSpec(level="cardinal", filters=Filters()))
     with pytest.raises(ValueError, match="has no dimension"):
-        agreement.confusion_matrix(con, Filters(), RUBRIC, "nope")
+        agreement.confusion_matrix(con, agreement.AgreementSpec(filters=Filters()), RUBRIC, "nope")
 
 
 def test_value_patterns_hold_any_number_of_ratings_per_level():
@@ -449,5 +483,7 @@ def test_units_and_tasks_are_counted_apart(comparison):
     other = ("r1", "researcher") if comparison == "contractor_vs_researcher" else ("c2", "contractor")
     rows = [("t1", t, "c1", "contractor", 0) for t in ("A", "B")] + [("t1", t, *other, 1) for t in ("A", "B")]
     rows += [("t2", "A", "c1", "contractor", 0), ("t3", "A", *other, 0)]
-    raters = agreement.rater_agreement(load(rows, 2), Filters(), comparison, n_boot=0).set_index("rater_id")
+    raters = agreement.rater_agreement(
+        load(rows, 2), agreement.AgreementSpec(comparison=comparison, n_boot=0, filters=Filters())
+    ).set_index("rater_id")
     assert raters.loc["c1", ["n", "n_units", "n_tasks"]].tolist() == [2, 2, 1]

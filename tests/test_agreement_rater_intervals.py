@@ -21,9 +21,11 @@ def test_per_dimension_intervals_equal_the_full_report(demo, comparison, raters)
     its own tasks and the seed only: intervals.TaskDraws, shared per number of tasks, or rng_for per rater and
     dimension); the point-estimate report keeps every value."""
     f = Filters(rubric="answer_comparison", raters=raters)
-    full = agreement.agreement_report(demo, f, comparison)
-    points = agreement.agreement_report(demo, f, comparison, rater_intervals=False)
-    one = agreement.rater_agreement(demo, f.but(dimensions=(DIMENSION,)), comparison)
+    full = agreement.agreement_report(demo, agreement.AgreementSpec(comparison=comparison, filters=f))
+    points = agreement.rater_points_report(demo, agreement.AgreementSpec(comparison=comparison, filters=f))
+    one = agreement.rater_agreement(
+        demo, agreement.AgreementSpec(comparison=comparison, filters=f.but(dimensions=(DIMENSION,)))
+    )
     expected = full.raters[full.raters["dimension"] == DIMENSION].reset_index(drop=True)
     assert len(expected) > 0
     pd.testing.assert_frame_equal(one.reset_index(drop=True), expected, check_dtype=False)

@@ -105,13 +105,15 @@ def load(tmp_path):
 
 
 def _dim(con, level: str | None = None, **kw) -> dict:
-    df = agreement.dimension_agreement(con, Filters(), "all_raters", level=level, n_boot=0, **kw)
+    df = agreement.dimension_agreement(con, agreement.AgreementSpec("all_raters", level=level, n_boot=0, **kw))
     assert len(df) == 1
     return df.iloc[0].to_dict()
 
 
 def _rater(con, rater: str, level: str | None = None) -> dict:
-    df = agreement.rater_agreement(con, Filters(), "contractor_vs_researcher", level=level, n_boot=0)
+    df = agreement.rater_agreement(
+        con, agreement.AgreementSpec(comparison="contractor_vs_researcher", level=level, n_boot=0, filters=Filters())
+    )
     return df[df["rater_id"] == rater].iloc[0].to_dict()
 
 

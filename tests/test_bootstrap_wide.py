@@ -2,7 +2,7 @@
 intervals are computed on the levels a group uses, not on the whole scale (Snow et al. 2008's valence runs
 -100..100, 201 levels). Every figure must equal the whole-scale computation to 1e-12: the expected numbers are
 the same coefficients computed on dense (q x q) tables by co.pair_arrays / co.multi_rater_arrays, and the same
-report with `_used_levels` forced to every level of the scale."""
+report with `rows.used_levels` forced to every level of the scale."""
 
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analytics.agreement import AgreementSpec, contract_payload
 from analytics.agreement import coefficients as co
-from analytics.agreement import contract_payload
 from analytics.agreement import intervals as iv
 from analytics.agreement import multi_rater as mr
 from analytics.agreement import pair_rows as prw
-from analytics.agreement import report as rp
 from analytics.agreement import rows as rw
 from analytics.agreement import signatures as sg
 from analytics.agreement.scales import Scale
@@ -87,7 +86,7 @@ def test_multi_rater_arrays_on_used_levels_equal_dense(level, seed):
 
 def _dense(fn):
     """Run `fn` with every group computed on the whole scale (the dense path)."""
-    with mock.patch.object(rp, "_used_levels", lambda counts: np.arange(len(counts))):
+    with mock.patch.object(rw, "used_levels", lambda counts: np.arange(len(counts))):
         return fn()
 
 
@@ -200,8 +199,8 @@ def test_report_on_a_wide_scale_equals_dense(con, tmp_path, level):
     scales = {"scales": [{"dimension": "score", "level": "interval", "levels": list(range(101))}]}
     declare_scales(con, parse_scales(json.dumps(scales), "s.json"))
     assert ingest_file(con, path).status == "loaded"
-    got = _numbers(contract_payload(con, level=level, n_boot=200))
-    want = _numbers(_dense(lambda: contract_payload(con, level=level, n_boot=200)))
+    got = _numbers(contract_payload(con, AgreementSpec(level=level, n_boot=200)))
+    want = _numbers(_dense(lambda: contract_payload(con, AgreementSpec(level=level, n_boot=200))))
     assert got.keys() == want.keys()
     intervals = 0
     for k, w in want.items():

@@ -114,7 +114,7 @@ def test_every_dataset_loads_from_the_data_page_and_gives_the_command_lines_figu
     con = store.open_store(db)
     try:
         n = con.execute("SELECT count(*) FROM ratings").fetchall()[0][0]
-        dims = agreement.dimension_agreement(con, comparison="all_raters", n_boot=0)
+        dims = agreement.dimension_agreement(con, agreement.AgreementSpec(comparison="all_raters", n_boot=0))
     finally:
         con.close()
     assert n > 0 and f"{n:,} rows loaded" in shown[0]

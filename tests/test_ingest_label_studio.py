@@ -316,7 +316,9 @@ def test_snow2008_rte_as_a_label_studio_export_gives_the_canonical_figures(tmp_p
     tasks, users = _rte_export(rows)
     con, r = _load(tmp_path, tasks, ls_config=RTE_CONFIG)
     assert r.status == "loaded" and r.rows_quarantined == 0 and r.rows_loaded == len(rows) + 800
-    from_ls = agreement.contract_payload(con, Filters(rubric="label_studio"), "nominal", n_boot=0)
+    from_ls = agreement.contract_payload(
+        con, agreement.AgreementSpec(level="nominal", n_boot=0, filters=Filters(rubric="label_studio"))
+    )
 
     path = tmp_path / "rte.csv"
     with open(path, "w", newline="") as f:
@@ -333,7 +335,9 @@ def test_snow2008_rte_as_a_label_studio_export_gives_the_canonical_figures(tmp_p
                                                   "level": "nominal", "levels": ["0", "1"]}]}), "rte.json")  # fmt: skip
     con2 = store.open_store(":memory:")
     assert ingest_file(con2, path, scales=scales).rows_quarantined == 0
-    from_csv = agreement.contract_payload(con2, Filters(rubric="label_studio"), "nominal", n_boot=0)
+    from_csv = agreement.contract_payload(
+        con2, agreement.AgreementSpec(level="nominal", n_boot=0, filters=Filters(rubric="label_studio"))
+    )
     assert from_ls == from_csv
     (dim,) = from_ls["dimensions"]
     assert dim["n_units"] == 800 and dim["n_ratings"] == len(rows) + 800
@@ -348,11 +352,15 @@ def test_snow2008_rte_as_a_label_studio_export_gives_the_snow2008_loaders_figure
     rows = _rte()
     tasks, users = _rte_export(rows)
     con, _ = _load(tmp_path, tasks, ls_config=RTE_CONFIG)
-    from_ls = agreement.contract_payload(con, Filters(rubric="label_studio"), "nominal", n_boot=0)
+    from_ls = agreement.contract_payload(
+        con, agreement.AgreementSpec(level="nominal", n_boot=0, filters=Filters(rubric="label_studio"))
+    )
     con2 = store.open_store(":memory:")
     r = ingest_file(con2, shared_path("real-data", "snow2008", "rte.standardized.tsv"), fmt="snow2008")
     assert r.status == "loaded", r.errors
     rubric = con2.execute("SELECT DISTINCT rubric FROM ratings").fetchall()[0][0]
-    from_adapter = agreement.contract_payload(con2, Filters(rubric=rubric), "nominal", n_boot=0)
+    from_adapter = agreement.contract_payload(
+        con2, agreement.AgreementSpec(level="nominal", n_boot=0, filters=Filters(rubric=rubric))
+    )
     names = {str(uid): worker for worker, uid in users.items()} | {str(GOLD_USER): "gold"}
     assert _figures(from_ls, names) == _figures(from_adapter)

@@ -160,7 +160,9 @@ def _payload(path: Path, level: str, fmt: str, researchers: tuple[str, ...] = ()
     con = store.open_store(":memory:")
     r = ingest_file(con, path, fmt=fmt, options=FormatOptions(researchers=researchers))
     assert r.status == "loaded" and r.rows_quarantined == 0, r.errors
-    return agreement.contract_payload(con, Filters(rubric="unspecified"), level, n_boot=0)
+    return agreement.contract_payload(
+        con, agreement.AgreementSpec(level=level, n_boot=0, filters=Filters(rubric="unspecified"))
+    )
 
 
 def _reference_case(case_id: str) -> dict:

@@ -108,7 +108,7 @@ def test_a_store_loaded_before_keys_is_migrated_with_the_same_figures(tmp_path):
         (48, 48, 12)
     ]
     # and the same figures
-    migrated, loaded = (agreement.agreement_report(c, n_boot=50) for c in (con, fresh))
+    migrated, loaded = (agreement.agreement_report(c, agreement.AgreementSpec(n_boot=50)) for c in (con, fresh))
     assert list(migrated.raters["rater_id"]) == ["c0", "c1", "c2"]
     for a, b in ((migrated.raters, loaded.raters), (migrated.dimensions, loaded.dimensions)):
         pd.testing.assert_frame_equal(a, b)

@@ -1,4 +1,4 @@
-"""Overview's researcher-labelled share reads the one pairing (analytics.agreement.pairs)."""
+"""Overview's researcher-labelled share reads the one pairing (analytics.agreement.pairing)."""
 
 from __future__ import annotations
 

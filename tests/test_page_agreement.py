@@ -85,7 +85,7 @@ def test_default_view_is_every_dimension_and_every_contractor(app_store):
     assert at.selectbox(key="agr_statistic").value == "weighted_kappa"
 
     con = api(app_store)
-    dims = agreement.dimension_agreement(con, Filters(rubric=RUBRIC))
+    dims = agreement.dimension_agreement(con, agreement.AgreementSpec(filters=Filters(rubric=RUBRIC)))
     shared = {
         r[0]
         for r in con.execute(
@@ -130,8 +130,10 @@ def test_ceiling_and_team_median_are_the_api_figures(app_store):
     at = app_test(PAGE)
     con = api(app_store)
     f = Filters(rubric=RUBRIC)
-    ceilings = agreement.ceiling_table(con, f)
-    contractors = agreement.rater_agreement(con, f, "contractor_vs_researcher")
+    ceilings = agreement.ceiling_table(con, agreement.AgreementSpec(filters=f))
+    contractors = agreement.rater_agreement(
+        con, agreement.AgreementSpec(comparison="contractor_vs_researcher", filters=f)
+    )
     con.close()
     ceiling = ceilings.set_index("dimension").loc[PRIMARY, "weighted_kappa"]
     mine = contractors[(contractors["dimension"] == PRIMARY) & (contractors["n_tasks"] > 0)]
@@ -153,8 +155,12 @@ def test_confusion_matrix_counts_every_pair(app_store):
     at = app_test(PAGE)
     con = api(app_store)
     f = Filters(rubric=RUBRIC)
-    n_pairs = agreement.dimension_agreement(con, f).set_index("dimension").loc[PRIMARY, "n_pairs"]
-    raters = agreement.rater_agreement(con, f).set_index(["dimension", "rater_id"])
+    n_pairs = (
+        agreement.dimension_agreement(con, agreement.AgreementSpec(filters=f))
+        .set_index("dimension")
+        .loc[PRIMARY, "n_pairs"]
+    )
+    raters = agreement.rater_agreement(con, agreement.AgreementSpec(filters=f)).set_index(["dimension", "rater_id"])
     con.close()
 
     confusion = frame(at, "Contractor level")
@@ -189,7 +195,9 @@ def test_coarse_scale_and_level_override(app_store):
     assert at.selectbox(key="agr_statistic").value == "cohen_kappa"
 
     con = api(app_store)
-    alpha = agreement.dimension_agreement(con, Filters(rubric=RUBRIC), level="interval")
+    alpha = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(level="interval", filters=Filters(rubric=RUBRIC))
+    )
     con.close()
     at.selectbox(key="agr_level").select("interval").run()
     row = frame(at, "Krippendorff's alpha").set_index("dimension").loc[PRIMARY]
@@ -218,7 +226,9 @@ def test_comparisons_among_contractors_and_among_researchers(app_store):
     m = metrics(at)
     assert "Researcher ceiling" not in m  # the researchers are the ones plotted
     con = api(app_store)
-    rr = agreement.rater_agreement(con, Filters(rubric=RUBRIC), "researcher_vs_researcher")
+    rr = agreement.rater_agreement(
+        con, agreement.AgreementSpec(comparison="researcher_vs_researcher", filters=Filters(rubric=RUBRIC))
+    )
     con.close()
     want = rr.loc[rr["dimension"] == PRIMARY, "weighted_kappa"].median()
     assert float(m["Team median"]) == pytest.approx(want, abs=5e-4)
@@ -240,7 +250,9 @@ def test_dimension_statistic_and_pair_value_choices(app_store):
     spec, data = next((s, d) for s, d in charts(at) if "pair by pair" in str(s.get("title")))
     assert "Cohen's kappa on Usefulness overall, pair by pair" in str(spec["title"])
     con = api(app_store)
-    pm = agreement.pairwise_matrix(con, Filters(rubric=RUBRIC), RUBRIC, "usefulness")
+    pm = agreement.pairwise_matrix(
+        con, agreement.AgreementSpec(comparison="all_raters", filters=Filters(rubric=RUBRIC)), RUBRIC, "usefulness"
+    )
     con.close()
     shown = frame(at, "role_a")
     want = pm[(pm["role_a"] == "contractor") & (pm["role_b"] == "researcher")]
@@ -258,8 +270,10 @@ def test_kappa_paradox_and_rankings_on_instruction_following(app_store):
     assert not at.exception
     con = api(app_store)
     f = Filters(rubric="instruction_following")
-    diag = agreement.paradox_diagnostic(con, f, "instruction_following", "sexual_content")
-    dims = agreement.dimension_agreement(con, f).set_index("dimension")
+    diag = agreement.paradox_diagnostic(
+        con, agreement.AgreementSpec(filters=f), "instruction_following", "sexual_content"
+    )
+    dims = agreement.dimension_agreement(con, agreement.AgreementSpec(filters=f)).set_index("dimension")
     con.close()
     assert diag.is_paradox
     m = metrics(at)
@@ -291,8 +305,8 @@ def test_sidebar_filters_and_the_sql_behind_the_figures(app_store):
     assert list(raters["rater_id"]) == ["c14"]
     con = api(app_store)
     f = Filters(rubric=RUBRIC)
-    everyone = agreement.rater_agreement(con, f, n_boot=0)
-    pooled = agreement.pooled_table(con, f, n_boot=0).set_index("dimension")
+    everyone = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=0, filters=f))
+    pooled = agreement.pooled_table(con, agreement.AgreementSpec(n_boot=0, filters=f)).set_index("dimension")
     con.close()
     assert frame(at, "Krippendorff's alpha").set_index("dimension").loc[PRIMARY, "pairs"] == pooled_before
     assert pooled_before == pooled.loc[PRIMARY, "n"]
@@ -313,9 +327,15 @@ def test_sidebar_filters_and_the_sql_behind_the_figures(app_store):
     codes = [c.value for c in at.code]
     con = api(app_store)
     f = Filters(rubric="article_likert")
-    report = agreement.agreement_report(con, f, "contractor_vs_researcher", n_boot=0, rater_rows=False)
+    report = agreement.dimension_report(
+        con, agreement.AgreementSpec(comparison="contractor_vs_researcher", n_boot=0, filters=f)
+    )
     raters = QueryLog()  # the raters' rows of the dimension shown, computed for it alone
-    agreement.rater_agreement(con, f.but(dimensions=(at.selectbox(key="agr_dimension").value,)), queries=raters)
+    agreement.rater_agreement(
+        con,
+        agreement.AgreementSpec(filters=f.but(dimensions=(at.selectbox(key="agr_dimension").value,))),
+        queries=raters,
+    )
     con.close()
     # the SQL shown is the SQL that ran, in order: the report's, then the raters' (each text once)
     assert codes == [q.sql for q in distinct_queries([*report.queries, *raters])]
@@ -361,8 +381,11 @@ def test_a_date_change_reuses_the_results_that_depend_on_the_data_only(app_store
     assert all(q.sql in shown for q in pg.data_queries())
     con = api(app_store)
     f = Filters(rubric=RUBRIC, date_from=later, date_to=high)
-    pooled = agreement.pooled_table(con, f, n_boot=0).set_index("dimension")
-    pairs = pairs_for(agreement.pairwise_matrix(con, f, RUBRIC, PRIMARY), "contractor_vs_researcher")
+    pooled = agreement.pooled_table(con, agreement.AgreementSpec(n_boot=0, filters=f)).set_index("dimension")
+    pairs = pairs_for(
+        agreement.pairwise_matrix(con, agreement.AgreementSpec(comparison="all_raters", filters=f), RUBRIC, PRIMARY),
+        "contractor_vs_researcher",
+    )
     con.close()
     assert frame(at, "Krippendorff's alpha").set_index("dimension").loc[PRIMARY, "pairs"] == pooled.loc[PRIMARY, "n"]
     shown_pairs = frame(at, "role_b")
@@ -382,26 +405,41 @@ def test_the_chosen_dimension_and_rater_are_computed_once_alongside_the_report(a
         original = getattr(agreement, name)
 
         def run(*args, **kwargs):
-            calls.append((name, args[3:6], threading.current_thread().name))
+            spec, dimension = args[1], args[3]
+            rater = kwargs.get("rater_id", args[4] if len(args) > 4 else None) if name == "confusion_matrix" else None
+            calls.append(
+                (name, (dimension, spec.comparison, spec.coarse, spec.level, rater), threading.current_thread().name)
+            )
             return original(*args, **kwargs)
 
         monkeypatch.setattr(agreement, name, run)
 
-    spy("confusion_matrix")  # (con, filters, rubric, dimension, comparison, rater_id, ...)
-    spy("pairwise_matrix")  # (con, filters, rubric, dimension, coarse, level, ...)
+    spy("confusion_matrix")  # (con, spec, rubric, dimension, rater_id, queries)
+    spy("pairwise_matrix")  # (con, spec, rubric, dimension, queries)
     low, high = at.sidebar.date_input(key="f_dates").value
     later = low + dt.timedelta(days=(high - low).days // 4)
     at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
     assert not at.exception, at.exception
     assert sorted((name, args) for name, args, _ in calls) == [
-        ("confusion_matrix", ("usefulness", "contractor_vs_researcher", "c14")),
-        ("pairwise_matrix", ("usefulness", False, None)),
+        ("confusion_matrix", ("usefulness", "contractor_vs_researcher", False, None, "c14")),
+        ("pairwise_matrix", ("usefulness", "contractor_vs_researcher", False, None, None)),
     ], calls
     assert all(thread.startswith("concord-warm") for *_, thread in calls), calls
     con = api(app_store)
     f = Filters(rubric=RUBRIC, date_from=later, date_to=high)
-    cm = agreement.confusion_matrix(con, f, RUBRIC, "usefulness", "contractor_vs_researcher", "c14")
-    pairs = pairs_for(agreement.pairwise_matrix(con, f, RUBRIC, "usefulness"), "contractor_vs_researcher")
+    cm = agreement.confusion_matrix(
+        con,
+        agreement.AgreementSpec(comparison="contractor_vs_researcher", filters=f),
+        RUBRIC,
+        "usefulness",
+        rater_id="c14",
+    )
+    pairs = pairs_for(
+        agreement.pairwise_matrix(
+            con, agreement.AgreementSpec(comparison="all_raters", filters=f), RUBRIC, "usefulness"
+        ),
+        "contractor_vs_researcher",
+    )
     con.close()
     assert at.selectbox(key="agr_dimension").value == "usefulness"
     assert f"{int(cm['n'].sum()):,} pairs of" in " ".join(c.value for c in at.caption)

@@ -18,7 +18,9 @@ def crowd_store(tmp_path, monkeypatch):
     path = tmp_path / "app.duckdb"
     con = store.open_store(path)
     assert ingest_file(con, shared_path("real-data", "medical_safety", "medicheck-crowd.csv")).status == "loaded"
-    expected = agreement.dimension_agreement(con, comparison="contractor_vs_researcher", n_boot=0)
+    expected = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="contractor_vs_researcher", n_boot=0)
+    )
     con.close()
     monkeypatch.setenv("CONCORD_DB", str(path))
     monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))

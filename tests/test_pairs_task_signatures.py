@@ -1,4 +1,4 @@
-"""Task signatures of the one pairing query (analytics/agreement/pairs.py): tasks of one, two, three and four units
+"""Task signatures of the one pairing query (analytics/agreement/pairing.py, pair_plans.py, signatures.py): tasks of one, two, three and four units
 (a task's one or two items are grouped by min and max, more as a sorted list) give, at every grain, packed or not,
 exactly the confusion counts and tasks of the pairs formed one by one in Python."""
 

@@ -42,8 +42,18 @@ def test_a_comparisons_matrix_is_every_pairs_matrix_cut_to_it(demo, comparison):
     compared = 0
     for rubric, dimension, _ in dims:
         for f in (Filters(), Filters(date_from=middle), Filters(raters=("c03", "r01"), date_to=middle)):
-            every = pairs_for(agreement.pairwise_matrix(demo, f, rubric, dimension), comparison)
-            got = pairs_for(agreement.pairwise_matrix(demo, f, rubric, dimension, comparison=comparison), comparison)
+            every = pairs_for(
+                agreement.pairwise_matrix(
+                    demo, agreement.AgreementSpec(comparison="all_raters", filters=f), rubric, dimension
+                ),
+                comparison,
+            )
+            got = pairs_for(
+                agreement.pairwise_matrix(
+                    demo, agreement.AgreementSpec(comparison=comparison, filters=f), rubric, dimension
+                ),
+                comparison,
+            )
             pd.testing.assert_frame_equal(_sorted(got), _sorted(every), check_dtype=False, atol=1e-12)
             compared += len(got)
     assert compared > 0

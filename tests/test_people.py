@@ -75,13 +75,13 @@ def test_a_directory_csv_is_detected_by_its_header():
 def test_loading_a_directory_merges_an_alias_into_its_person_everywhere(con):
     for name, data in (("r.csv", RESEARCHER), ("c13.csv", AS_C13), ("a13.csv", AS_ANNOTATOR)):
         assert load(con, data, name).status == "loaded"
-    before = agreement.agreement_report(con, Filters(rubric="study"), n_boot=0).raters
+    before = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=0, filters=Filters(rubric="study"))).raters
     assert set(before["rater_id"]) == {"c13", "annotator_13"}
 
     r = load(con, DIRECTORY, "people.csv")
     assert (r.status, r.format, r.rows_loaded) == ("loaded", "rater_directory", 2)
     assert "6 ratings renamed" in r.notes[0]
-    after = agreement.agreement_report(con, Filters(rubric="study"), n_boot=0).raters
+    after = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=0, filters=Filters(rubric="study"))).raters
     assert list(after["rater_id"]) == ["c13"]
     assert int(after["n_units"].iloc[0]) == 12  # both exports' tasks, one person
     assert con.execute("SELECT count(*) FROM ratings WHERE rater_id = 'annotator_13'").fetchall() == [(0,)]

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics.agreement import contract_payload, dimension_agreement
+from analytics.agreement import AgreementSpec, contract_payload, dimension_agreement
 from analytics.core import rubrics
 from analytics.ingest import detect_format, judge_bench
 from analytics.ingest.load import ingest_file
@@ -72,7 +72,7 @@ def test_alpha_matches_the_published_figures(con, name):
     assert detect_format(path.read_bytes()[:65536], name) == "judge_bench"
     r = ingest_file(con, path)
     assert (r.status, r.rows_quarantined) == ("loaded", 0)
-    dims = dimension_agreement(con, comparison="all_raters", n_boot=0).set_index("dimension")
+    dims = dimension_agreement(con, AgreementSpec(comparison="all_raters", n_boot=0)).set_index("dimension")
     for metric, published in PUBLISHED[name].items():
         assert dims.loc[metric, "krippendorff_alpha"] == pytest.approx(published, abs=1e-12), metric
         lists = _lists(name, metric)
@@ -91,7 +91,7 @@ def test_alpha_matches_the_published_figures(con, name):
 
 def test_pair_figures_are_named_as_needing_rater_ids(con):
     ingest_file(con, shared_path(*DIR, "newsroom.json"))
-    p = contract_payload(con, n_boot=0)
+    p = contract_payload(con, AgreementSpec(n_boot=0))
     assert p["raters"] == [] and p["rater_pairs"] == []
     entries = {e["dimension"]: e for e in p["needs_rater_ids"]}
     assert set(entries) == {"informativeness", "relevance", "fluency", "coherence"}

@@ -31,7 +31,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from analytics.agreement import contract_payload, dimension_agreement
+from analytics.agreement import AgreementSpec, contract_payload, dimension_agreement
 from analytics.core import rubrics
 from analytics.ingest import detect_format, medical_safety
 from analytics.ingest.label_lists import text_key
@@ -79,7 +79,7 @@ def test_crowd_file_loads_with_its_duplicates_quarantined(con):
 def test_crowd_alpha_matches_krippendorff_on_the_raw_file(con):
     """Concord's crowd-only alpha (among contractors) per dimension against krippendorff from the raw CSV."""
     ingest_file(con, shared_path(*CROWD))
-    dims = dimension_agreement(con, comparison="among_contractors", n_boot=0).set_index("dimension")
+    dims = dimension_agreement(con, AgreementSpec(comparison="among_contractors", n_boot=0)).set_index("dimension")
     df = _crowd_frame()
     seriousness = _alpha(df, ["query-cws"], rubrics.MEDICAL_SERIOUSNESS, "ordinal")
     responses = [f"{s}-response-cws" for s in ("alexa", "dialogpt", "reddit")]
@@ -92,7 +92,7 @@ def test_crowd_alpha_matches_krippendorff_on_the_raw_file(con):
 def test_pooled_crowd_against_clinician_matches_scikit_learn(con):
     """Every crowd label against the clinician's label of the same unit, once: scikit-learn's Cohen's kappa."""
     ingest_file(con, shared_path(*CROWD))
-    p = contract_payload(con, n_boot=0)
+    p = contract_payload(con, AgreementSpec(n_boot=0))
     pooled = {d["dimension"]: d for d in p["pooled"]}
     df = _crowd_frame()
     crowd, expert = [], []

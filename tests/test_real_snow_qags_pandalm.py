@@ -38,7 +38,7 @@ def loaded(*paths: Path, **kw) -> store.duckdb.DuckDBPyConnection:
 
 def payload(con) -> dict:
     """What `python -m analytics agreement --json --n-boot 0` prints for the store."""
-    return agreement.contract_payload(con, Filters(), n_boot=0)
+    return agreement.contract_payload(con, agreement.AgreementSpec(n_boot=0, filters=Filters()))
 
 
 def snow_tsv(task: str) -> pd.DataFrame:
@@ -95,7 +95,9 @@ def test_snow_rte_from_the_tsv_gives_the_canonical_csv_figures_and_the_papers_ma
     per_worker = np.mean([r["exact_agreement"] for r in p["raters"]])
     assert per_worker == pytest.approx((d["response"] == d["gold"]).groupby(d["worker"]).mean().mean())
     assert per_worker == pytest.approx(0.8370, abs=5e-4)
-    among = agreement.dimension_agreement(con, Filters(), "among_contractors", n_boot=0).iloc[0]
+    among = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=0, filters=Filters())
+    ).iloc[0]
     assert among["krippendorff_alpha"] == pytest.approx(
         krippendorff.alpha(reliability_data=worker_matrix(d), level_of_measurement="nominal")
     )
@@ -110,7 +112,9 @@ def test_snow_wsd_senses_are_nominal_from_the_catalogue():
     ratings as for RTE."""
     d = snow_tsv("wsd")
     con = loaded(shared_path("real-data", "snow2008", "wsd.standardized.tsv"))
-    among = agreement.dimension_agreement(con, Filters(), "among_contractors", n_boot=0).iloc[0]
+    among = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=0, filters=Filters())
+    ).iloc[0]
     want = krippendorff.alpha(reliability_data=worker_matrix(d), level_of_measurement="nominal", value_domain=[1, 2, 3])
     assert among["level"] == "nominal" and among["krippendorff_alpha"] == pytest.approx(want)
     assert want == pytest.approx(0.9372, abs=5e-4)
@@ -123,7 +127,9 @@ def test_snow_temp_majority_vote_and_alpha():
     d = snow_tsv("temp")
     con = loaded(shared_path("real-data", "snow2008", "temp.standardized.tsv"))
     assert round(majority_accuracy(store_labels(con, "snow2008_temp")), 2) == 0.94
-    among = agreement.dimension_agreement(con, Filters(), "among_contractors", n_boot=0).iloc[0]
+    among = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=0, filters=Filters())
+    ).iloc[0]
     assert among["krippendorff_alpha"] == pytest.approx(
         krippendorff.alpha(reliability_data=worker_matrix(d), level_of_measurement="nominal")
     )
@@ -137,7 +143,9 @@ def test_snow_affect_is_interval_with_the_gold_as_a_researcher(task):
     no published figure is checked here."""
     d = snow_tsv(task)
     con = loaded(shared_path("real-data", "snow2008", f"{task}.standardized.tsv"))
-    among = agreement.dimension_agreement(con, Filters(), "among_contractors", n_boot=0).iloc[0]
+    among = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=0, filters=Filters())
+    ).iloc[0]
     assert among["rubric"] == "snow2008_affect" and among["dimension"] == task and among["level"] == "interval"
     want = krippendorff.alpha(reliability_data=worker_matrix(d), level_of_measurement="interval")
     assert among["krippendorff_alpha"] == pytest.approx(want)
@@ -151,7 +159,9 @@ def test_snow_wordsim_gold_is_quarantined_not_rescaled():
     their interval alpha is krippendorff's on the raw TSV."""
     con = store.open_store(":memory:")
     r = ingest_file(con, shared_path("real-data", "snow2008", "wordsim.standardized.tsv"))
-    among = agreement.dimension_agreement(con, Filters(), "among_contractors", n_boot=0).iloc[0]
+    among = agreement.dimension_agreement(
+        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=0, filters=Filters())
+    ).iloc[0]
     want = krippendorff.alpha(reliability_data=worker_matrix(snow_tsv("wordsim")), level_of_measurement="interval")
     assert among["level"] == "interval" and among["krippendorff_alpha"] == pytest.approx(want)
     assert r.status == "loaded" and r.rows_loaded == 300 and r.rows_quarantined == 30

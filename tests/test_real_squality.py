@@ -28,7 +28,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from analytics.agreement import contract_payload
+from analytics.agreement import AgreementSpec, contract_payload
 from analytics.ingest import detect_format, squality
 from analytics.ingest.load import ingest_file
 from tests.conftest import shared_path
@@ -55,7 +55,7 @@ def _reviews() -> pd.DataFrame:
 def payload(con):
     r = ingest_file(con, shared_path(*FILE))
     assert (r.status, r.format, r.rows_loaded, r.rows_quarantined) == ("loaded", "squality", 5400, 0)
-    return contract_payload(con, n_boot=0)
+    return contract_payload(con, AgreementSpec(n_boot=0))
 
 
 def test_detected():

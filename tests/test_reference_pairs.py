@@ -152,7 +152,9 @@ def test_a_contractor_task_rated_at_two_times_is_kept_in_two_rows_and_merged_whe
     split = con.execute("SELECT count(*) FROM reference_tasks WHERE NOT one_row").fetchall()[0][0]
     assert split == 6  # tasks 0, 2, 4 have researcher labels: two rows each
     kept_equals_listed(con)
-    raters = agreement.rater_agreement(con, Filters(), "contractor_vs_researcher", n_boot=0).set_index("rater_id")
+    raters = agreement.rater_agreement(
+        con, agreement.AgreementSpec(comparison="contractor_vs_researcher", n_boot=0, filters=Filters())
+    ).set_index("rater_id")
     assert raters.loc["c1", "n_tasks"] == 3 and raters.loc["c1", "n"] == 12  # 3 tasks x 2 targets x 2 researchers
 
 
@@ -199,7 +201,9 @@ def test_the_report_reads_kept_pairs_and_shows_that_sql():
     con = store.open_store(":memory:")
     for name in FILES:
         ingest_bytes(con, FILES[name], name)
-    report = agreement.agreement_report(con, Filters(), "contractor_vs_researcher", n_boot=0)
+    report = agreement.agreement_report(
+        con, agreement.AgreementSpec(comparison="contractor_vs_researcher", n_boot=0, filters=Filters())
+    )
     shown = [q.sql for q in report.queries if q.name.startswith("pairs_")]
     assert any("FROM reference_tasks" in sql for sql in shown)
     assert set(report.raters["rater_id"]) == {"c1", "c2", "c3"}
@@ -221,17 +225,27 @@ def test_rater_rows_without_intervals_from_summed_cells_equal_those_from_task_si
     filters += [Filters(rubric="answer_comparison", dimensions=("usefulness",))]
     for f in filters:
         log: list[Query] = []
-        got = agreement.rater_agreement(demo, f, "contractor_vs_researcher", coarse=coarse, n_boot=0, queries=log)
+        got = agreement.rater_agreement(
+            demo,
+            agreement.AgreementSpec(comparison="contractor_vs_researcher", coarse=coarse, n_boot=0, filters=f),
+            queries=log,
+        )
         assert [q.name for q in log if q.name.startswith("pairs_")] == [
             "pairs_contractor_vs_researcher_by_rater_summed"
         ]
         with mock.patch.object(rp, "pair_set", by_signatures):
-            want = agreement.rater_agreement(demo, f, "contractor_vs_researcher", coarse=coarse, n_boot=0)
+            want = agreement.rater_agreement(
+                demo, agreement.AgreementSpec(comparison="contractor_vs_researcher", coarse=coarse, n_boot=0, filters=f)
+            )
         assert not got.empty
         pd.testing.assert_frame_equal(got, want)
     log = []
     agreement.rater_agreement(
-        demo, Filters(rubric="article_likert"), "contractor_vs_researcher", n_boot=20, queries=log
+        demo,
+        agreement.AgreementSpec(
+            comparison="contractor_vs_researcher", n_boot=20, filters=Filters(rubric="article_likert")
+        ),
+        queries=log,
     )
     assert [q.name for q in log if q.name.startswith("pairs_")] == ["pairs_contractor_vs_researcher_by_rater"]
 

@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 from analytics import store
+from analytics.agreement import AgreementSpec
 from analytics.cli.main import main
 from analytics.ingest.load import ingest_bytes
 from analytics.ingest.scales_file import ScalesError, declare_scales, declared_scales, parse_scales
@@ -373,7 +374,9 @@ def test_a_store_with_migrations_1_and_2_is_migrated_to_declared_scales(tmp_path
     from analytics.agreement import contract_payload
     from analytics.core.filters import Filters
 
-    payload = contract_payload(con, Filters(rubric="pilot"), None, False, 0, 0)
+    payload = contract_payload(
+        con, AgreementSpec(coarse=False, level=None, n_boot=0, seed=0, filters=Filters(rubric="pilot"))
+    )
     assert [(d["dimension"], d["n_ratings"]) for d in payload["dimensions"]] == [("score", 2)]
     # A later file extends the migrated numeric scale.
     ingest_bytes(con, csv_rows(("t2", "c1", "contractor", "pilot", "score", "3")), "new.csv")

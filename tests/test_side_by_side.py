@@ -53,7 +53,7 @@ def test_team_figures_equal_the_parts_computed_one_after_the_other(demo, filters
     team = fteam.team_figures(demo, filters)
     f = scope.team_filter(filters)
     log = QueryLog()
-    contractors = ag.rater_agreement(demo, f, "contractor_vs_researcher", n_boot=0)
+    contractors = ag.rater_agreement(demo, ag.AgreementSpec(comparison="contractor_vs_researcher", n_boot=0, filters=f))
     expected = {
         "contractors": fteam.with_kappa(contractors[contractors["role"] == "contractor"]),
         "researchers": fteam.researcher_figures(demo, f.rubric),

@@ -26,6 +26,7 @@ from conftest import shared_path
 
 from analytics import agreement, store
 from analytics.agreement.contract import differences
+from analytics.agreement.engine import DataFrameEngine
 from analytics.cli.main import main
 from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_file
@@ -139,8 +140,9 @@ def both(spark, inputs):
     sc.close()
 
 
-class Recorder:
-    """A connection that keeps every statement's result rows, by statement and parameters."""
+class Recorder(DataFrameEngine):
+    """A connection that keeps every statement's result rows, by statement and parameters (an Engine that lists
+    every pairing's task signatures, as the Spark engine does)."""
 
     def __init__(self, con) -> None:
         self.con, self.results = con, {}
@@ -175,8 +177,12 @@ def test_the_kept_rows_are_the_stores(both):
 def test_every_named_query_and_the_whole_payload_are_the_same_on_spark(both):
     con, sc, _ = both
     duck_queries, spark_queries = Recorder(con), Recorder(sc)
-    duck = agreement.contract_payload(duck_queries, Filters(), None, False, 200, 3)
-    spark = agreement.contract_payload(spark_queries, Filters(), None, False, 200, 3)
+    duck = agreement.contract_payload(
+        duck_queries, agreement.AgreementSpec(coarse=False, level=None, n_boot=200, seed=3, filters=Filters())
+    )
+    spark = agreement.contract_payload(
+        spark_queries, agreement.AgreementSpec(coarse=False, level=None, n_boot=200, seed=3, filters=Filters())
+    )
     # every named query the computation ran against the ratings gave the same rows on Spark
     assert len(duck_queries.results) >= 12  # value patterns, level counts, every pairing grain, rankings, anonymous
     assert duck_queries.results.keys() == spark_queries.results.keys()

@@ -4,6 +4,7 @@
     pairing.py       the one pairing as SQL, and the queries read straight off its pairs
     task_lists.py    SQL grouping tasks by signature lists
     pair_plans.py    the pairing counted per task signature, in the plan that fits (SQL)
+    engine.py        the Engine a pairing runs on (DuckDB's; the Spark engine is one too)
     signatures.py    a pairing run and decoded into each group's task signatures
     counts.py        per-unit value counts grouped by task, rater level counts (SQL)
     scales.py        declared scales: levels in order, values, level of measurement
@@ -12,6 +13,7 @@
     rows.py          a report's statistics, columns and labels; coefficients as wide and long rows
     pair_rows.py     pair coefficients of groups of pairs, with their intervals
     multi_rater.py   multi-rater coefficients of a dimension, with their intervals
+    spec.py          AgreementSpec: what one computation is asked for (the pages' cache key)
     report.py        the assembly: per dimension, per rater, pooled, ceiling, rater pairs
     team.py          the team median and the researcher ceiling as yardsticks
     views.py         one dimension's confusion matrix, kappa-paradox diagnostic, rater x rater matrix
@@ -45,9 +47,11 @@ from analytics.agreement.report import (
     agreement_report,
     ceiling_table,
     dimension_agreement,
+    dimension_report,
     pooled_table,
     rater_agreement,
     rater_pairs_table,
+    rater_points_report,
     researcher_ceiling,
 )
 from analytics.agreement.rows import (
@@ -63,6 +67,7 @@ from analytics.agreement.rows import (
 )
 from analytics.agreement.scales import Scale, ScaleError
 from analytics.agreement.sides import COMPARISON_ROLES, ceiling_scope, narrows_team, team_filters
+from analytics.agreement.spec import AgreementSpec
 from analytics.agreement.views import confusion_matrix, confusion_table, pairwise_matrix, paradox_diagnostic
 from analytics.core.rater_ids import needs_rater_ids
 
@@ -80,6 +85,7 @@ __all__ = [
     "RATER_COLUMNS",
     "RATER_STATS",
     "AgreementReport",
+    "AgreementSpec",
     "Ceiling",
     "Coefficient",
     "ParadoxDiagnostic",
@@ -96,6 +102,7 @@ __all__ = [
     "contract_payload",
     "contract_text",
     "dimension_agreement",
+    "dimension_report",
     "fleiss_kappa",
     "gwet_ac",
     "gwet_ac_se",
@@ -111,6 +118,7 @@ __all__ = [
     "pooled_table",
     "rater_agreement",
     "rater_pairs_table",
+    "rater_points_report",
     "researcher_ceiling",
     "team_filters",
 ]

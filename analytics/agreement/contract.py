@@ -17,10 +17,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics.agreement import report as rp
+from analytics.agreement import report
 from analytics.agreement.rows import MIN_TASKS
+from analytics.agreement.spec import AgreementSpec
 from analytics.core import rater_ids as an
-from analytics.core.filters import Filters
 from analytics.core.formatting import fmt, fmt_ci
 from analytics.core.queries import QueryLog
 from analytics.store.stamp import stamp
@@ -52,27 +52,25 @@ TABLE_STARTS = {"dimensions": 0.0, "raters": 0.17, "pooled": 0.21, "ceiling": 0.
 
 def contract_payload(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters = rp.NO_FILTER,
-    level: str | None = None,
-    coarse: bool = False,
-    n_boot: int = 1000,
-    seed: int = 0,
+    spec: AgreementSpec = report.DEFAULT_SPEC,
     progress: Callable[[float, str], None] | None = None,
 ) -> dict:
-    """The `agreement --json` object (DESIGN.md, command line); `progress` hears the share done and the table
-    under way as each table starts, and 1.0 at the end."""
+    """The `agreement --json` object (DESIGN.md, command line) under the spec's filter, levels, resamples and seed
+    (every table names its own comparison); `progress` hears the share done and the table under way as each table
+    starts, and 1.0 at the end."""
+    filters, level, coarse, n_boot, seed = spec.filters, spec.level, spec.coarse, spec.n_boot, spec.seed
     say = progress or (lambda share, what: None)
     log = QueryLog()  # one log: a statistic the tables share (dimensions with several targets, level counts) runs once
     say(TABLE_STARTS["dimensions"], "agreement among all raters per dimension")
-    dims = rp.dimension_agreement(con, filters, "all_raters", coarse, level, n_boot, seed, log)
+    dims = report.dimension_agreement(con, spec.but(comparison="all_raters"), log)
     say(TABLE_STARTS["raters"], "each contractor against researchers")
-    raters = rp.rater_agreement(con, filters, "contractor_vs_researcher", coarse, level, n_boot, seed, log)
+    raters = report.rater_agreement(con, spec.but(comparison="contractor_vs_researcher"), queries=log)
     say(TABLE_STARTS["pooled"], "all contractors against researchers")
-    pooled = rp.pooled_table(con, filters, coarse, level, n_boot, seed, log)
+    pooled = report.pooled_table(con, spec, log)
     say(TABLE_STARTS["ceiling"], "researcher ceiling")
-    ceiling = rp.ceiling_table(con, filters, coarse, level, n_boot, seed, log)
+    ceiling = report.ceiling_table(con, spec, queries=log)
     say(TABLE_STARTS["rater pairs"], "each pair of raters")
-    pairs = rp.rater_pairs_table(con, filters, coarse, level, n_boot, seed, log)
+    pairs = report.rater_pairs_table(con, spec, log)
     anonymous = an.needs_rater_ids(con, filters, log)
     say(1.0, "done")
     rater_rows = records(raters)

@@ -16,6 +16,7 @@ import pandas as pd
 from analytics.agreement import coefficients as co
 from analytics.agreement import counts as ct
 from analytics.agreement import intervals as iv
+from analytics.agreement import rows as rw
 from analytics.agreement.rows import (
     DIMENSION_STATS,
     MIN_TASKS,
@@ -23,7 +24,6 @@ from analytics.agreement.rows import (
     is_paradox,
     long_rows,
     one_level,
-    used_levels,
     wide_row,
 )
 from analytics.agreement.scales import Scale, scale_cells
@@ -57,7 +57,7 @@ def multi_rater_row(
     s: Scale, tp: ct.TaskPatterns, n_raters: int, n_ratings: int, n_boot: int, seed: int
 ) -> tuple[dict, list]:
     counts = tp.counts @ s.to_levels
-    used = used_levels(counts.sum(axis=0))
+    used = rw.used_levels(counts.sum(axis=0))
     compute = _multi_compute(s, counts[:, used], used)
     point = compute(tp.unit_weights[None])
     m = tp.counts.sum(axis=1)

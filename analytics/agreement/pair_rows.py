@@ -16,7 +16,8 @@ import pandas as pd
 
 from analytics.agreement import coefficients as co
 from analytics.agreement import intervals as iv
-from analytics.agreement.rows import MIN_TASKS, RATER_STATS, coefficient_row, is_paradox, one_levels, used_levels
+from analytics.agreement import rows as rw
+from analytics.agreement.rows import MIN_TASKS, RATER_STATS, coefficient_row, is_paradox, one_levels
 from analytics.agreement.scales import Scale, scale_cells
 from analytics.agreement.signatures import Signatures
 
@@ -128,7 +129,7 @@ class _Groups:
         q, to_levels = len(s.levels), _level_map(s)
         tables = [to_levels(sig.cells) if sig is not None else np.zeros((1, q, q)) for sig in sigs]
         n_tasks = [sig.n_tasks if sig is not None else np.zeros(1) for sig in sigs]
-        return cls(sigs, tables, n_tasks, [used_levels(co.both_sides(t.sum(axis=0))) for t in tables])
+        return cls(sigs, tables, n_tasks, [rw.used_levels(co.both_sides(t.sum(axis=0))) for t in tables])
 
 
 def _points(s: Scale, gs: _Groups) -> tuple[dict, np.ndarray]:

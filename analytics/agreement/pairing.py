@@ -18,8 +18,6 @@ from analytics.core.queries import Query, run
 from analytics.store import keys
 
 UNIT = ("task_id", "rubric", "dimension", "target")
-
-
 # Grains a pair query may be grouped by (an allow-list: these become SQL identifiers).
 GRAINS = {
     "rater": ("rater_a", "rubric", "dimension"),
@@ -34,15 +32,9 @@ KEYED_GRAINS = {
     "dimension": ("dim_key",),
     "rater_pair": ("key_a", "key_b", "dim_key"),
 }
-
-
 UNIT_KEYS = "task_key, dim_key, target_key"  # a unit on the keys: the join of every pairing
-
-
 # A pair's columns on the keys, beside its named ones: the unit and both raters' keys (rater_a's is key_a).
 PAIR_KEYS = f"{UNIT_KEYS}, key_a, key_b"
-
-
 TAU_COLUMNS = ("concordant", "discordant", "tied_subject", "tied_reference", "tied_both")
 
 

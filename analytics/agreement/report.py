@@ -1,7 +1,7 @@
 """Agreement reports: per dimension and per rater, every coefficient with its task-level interval, n and notes.
 
-    agreement_report(con, filters, comparison="contractor_vs_researcher", coarse=False, level=None,
-                     n_boot=1000, seed=0) -> AgreementReport
+    agreement_report(con, AgreementSpec(comparison="contractor_vs_researcher", coarse=False, level=None,
+                                         n_boot=1000, seed=0, filters=Filters())) -> AgreementReport
         .dimensions  one row per (rubric, dimension)            DIMENSION_COLUMNS
         .raters      one row per (rater_id, rubric, dimension)  RATER_COLUMNS (the raters the filter shows)
         .team        the same for every rater of the subject role, point estimates (team medians read it)
@@ -9,7 +9,7 @@
         .coefficients the same numbers in long form (value, interval, its method, undefined resamples, n, reason)
         .queries     the named SQL that ran (`.sql`: {name: text})
 
-`comparison` is one of sides.COMPARISON_ROLES: contractor_vs_researcher (each contractor against researcher
+The spec's `comparison` is one of sides.COMPARISON_ROLES: contractor_vs_researcher (each contractor against researcher
 labels; per dimension all contractor-researcher pairs pooled), among_contractors, researcher_vs_researcher and
 all_raters (per dimension: multi-rater coefficients from per-unit value counts). Who is paired with whom under
 which filter is analytics/agreement/sides.py; the pairing's SQL analytics/agreement/pairing.py and pair_plans.py;
@@ -26,7 +26,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics.agreement import coefficients as co
 from analytics.agreement import counts as ct
 from analytics.agreement import sides as sd
 from analytics.agreement.multi_rater import multi_rater_table
@@ -46,30 +45,32 @@ from analytics.agreement.rows import (
     wide_row,
 )
 from analytics.agreement.scales import Scale, scales
-from analytics.agreement.sides import COMPARISON_ROLES, Sides, ceiling_scope
+from analytics.agreement.sides import COMPARISON_ROLES, Sides
 from analytics.agreement.signatures import Signatures, pair_signatures, tau_signatures
+from analytics.agreement.spec import AgreementSpec, as_spec
 from analytics.core import rater_ids as an
 from analytics.core.filters import Filters
 from analytics.core.queries import Query, QueryLog
 
-NO_FILTER = Filters()  # frozen, so a safe default argument
+DEFAULT_SPEC = AgreementSpec()  # frozen, so a safe default argument
 
 
 @dataclass(frozen=True)
 class AgreementReport:
     """Agreement per dimension and per rater for one comparison, the ceiling, and the SQL behind it."""
 
-    comparison: str
-    coarse: bool
-    level: str | None
-    n_boot: int
-    seed: int
+    spec: AgreementSpec
     dimensions: pd.DataFrame
     raters: pd.DataFrame
     team: pd.DataFrame
     ceiling: pd.DataFrame
     coefficients: pd.DataFrame
     queries: tuple[Query, ...]
+
+    @property
+    def comparison(self) -> str:
+        """The spec's comparison."""
+        return self.spec.comparison
 
     @property
     def sql(self) -> dict[str, str]:
@@ -83,29 +84,6 @@ class Ceiling:
 
     table: pd.DataFrame
     queries: tuple[Query, ...]
-
-
-def researcher_ceiling(
-    con: duckdb.DuckDBPyConnection,
-    filters: Filters = NO_FILTER,
-    coarse: bool = False,
-    level: str | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-) -> Ceiling:
-    """ceiling_table under `ceiling_scope(filters)`, with the queries that ran (for agreement_report's `ceiling`)."""
-    queries: list[Query] = QueryLog()
-    table = ceiling_table(con, ceiling_scope(filters), coarse, level, n_boot, seed, queries)
-    return Ceiling(table, tuple(queries))
-
-
-def check_args(comparison: str, level: str | None, n_boot: int) -> None:
-    """Refuse a comparison, level or number of resamples the report cannot compute with (a ValueError)."""
-    sd.check_comparison(comparison)
-    if level is not None and level not in co.LEVELS:
-        raise ValueError(f"level must be one of {', '.join(co.LEVELS)}, not {level!r}")
-    if n_boot < 0:
-        raise ValueError(f"n_boot must be 0 (no intervals) or more, not {n_boot}")
 
 
 @dataclass(frozen=True)
@@ -138,18 +116,16 @@ def pair_set(
 
 def _rater_table(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters,
-    comparison: str,
+    spec: AgreementSpec,
     scale_of: dict[tuple[str, str], Scale],
-    n_boot: int,
-    seed: int,
     queries: list,
     boot_raters: tuple[str, ...] | None = None,
     long: bool = True,
 ) -> tuple[list[dict], list[dict]]:
     """Rows of every subject rater (RATER_COLUMNS) and, with `long`, their coefficients in long form; intervals
     only for `boot_raters` (None: everyone)."""
-    sides = sd.comparison_sides(filters, comparison)
+    comparison, n_boot, seed = spec.comparison, spec.n_boot, spec.seed
+    sides = sd.comparison_sides(spec.filters, comparison)
     no_interval = n_boot == 0 or (boot_raters is not None and not boot_raters)
     ps = pair_set(con, sides, "rater", scale_of, queries, summed=no_interval)
     subjects = ct.rater_level_counts(con, sides.subject, queries)
@@ -181,15 +157,11 @@ def _rater_table(
 
 
 def _pooled_table(
-    con: duckdb.DuckDBPyConnection,
-    filters: Filters,
-    scale_of: dict[tuple[str, str], Scale],
-    n_boot: int,
-    seed: int,
-    queries: list,
+    con: duckdb.DuckDBPyConnection, spec: AgreementSpec, scale_of: dict[tuple[str, str], Scale], queries: list
 ) -> tuple[list[dict], list[dict]]:
     """Per dimension, every contractor-researcher pair on a shared unit counted once (DIMENSION_COLUMNS)."""
-    sides = sd.pooled_sides(filters)
+    n_boot, seed = spec.n_boot, spec.seed
+    sides = sd.pooled_sides(spec.filters)
     ps = pair_set(con, sides, "dimension", scale_of, queries)
     subjects = ct.rater_level_counts(con, sides.subject, queries)
     ratings = subjects.groupby(["rubric", "dimension"])["n"].sum()
@@ -256,147 +228,166 @@ def pair_set_table(
     return sorted_frame(rows, (*lead, *PAIR_SET_COLUMNS), ["rubric", "dimension", *lead])
 
 
-def _dimension_rows(
+def _pair_set_table(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters,
-    comparison: str,
+    spec: AgreementSpec,
+    sides: Sides,
+    grain: str,
     scale_of: dict[tuple[str, str], Scale],
-    n_boot: int,
-    seed: int,
     queries: list,
+) -> pd.DataFrame:
+    """pair_set_table of `sides` with the spec's resamples and seed."""
+    return pair_set_table(con, sides, grain, scale_of, spec.n_boot, spec.seed, queries)
+
+
+def _dimension_rows(
+    con: duckdb.DuckDBPyConnection, spec: AgreementSpec, scale_of: dict[tuple[str, str], Scale], queries: list
 ) -> tuple[pd.DataFrame, list[dict]]:
-    roles = COMPARISON_ROLES[comparison]
+    """The dimension rows of `spec`'s comparison (pooled pairs between two roles, else multi-rater figures) and
+    their coefficients in long form."""
+    roles = COMPARISON_ROLES[spec.comparison]
     if roles is not None and roles[0] != roles[1]:
-        rows, long = _pooled_table(con, filters, scale_of, n_boot, seed, queries)
+        rows, long = _pooled_table(con, spec, scale_of, queries)
     else:
-        rows, long = multi_rater_table(con, filters, comparison, scale_of, n_boot, seed, queries)
+        rows, long = multi_rater_table(con, spec.filters, spec.comparison, scale_of, spec.n_boot, spec.seed, queries)
     return sorted_frame(rows, DIMENSION_COLUMNS, ["rubric", "dimension"]), long
 
 
+def _scales(con: duckdb.DuckDBPyConnection, spec: AgreementSpec, queries: list) -> dict[tuple[str, str], Scale]:
+    """The scales of the dimensions `spec`'s filter selects, at its level and coarseness."""
+    return scales(con, spec.filters, spec.level, spec.coarse, queries)
+
+
 def dimension_agreement(
-    con: duckdb.DuckDBPyConnection,
-    filters: Filters = NO_FILTER,
-    comparison: str = "contractor_vs_researcher",
-    coarse: bool = False,
-    level: str | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    queries: list | None = None,
+    con: duckdb.DuckDBPyConnection, spec: AgreementSpec = DEFAULT_SPEC, queries: list | None = None
 ) -> pd.DataFrame:
     """Agreement per rubric dimension (DIMENSION_COLUMNS) for one comparison (the rater filter does not apply)."""
-    check_args(comparison, level, n_boot)
     queries = QueryLog() if queries is None else queries
-    scale_of = scales(con, filters, level, coarse, queries)
-    return _dimension_rows(con, filters, comparison, scale_of, n_boot, seed, queries)[0]
+    return _dimension_rows(con, spec, _scales(con, spec, queries), queries)[0]
 
 
 def rater_agreement(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters = NO_FILTER,
-    comparison: str = "contractor_vs_researcher",
-    coarse: bool = False,
-    level: str | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
+    spec: AgreementSpec | Filters = DEFAULT_SPEC,
+    comparison: str | None = None,
+    *,
+    n_boot: int | None = None,
+    seed: int | None = None,
     queries: list | None = None,
 ) -> pd.DataFrame:
-    """Agreement of each rater the filter selects with the comparison's reference side, per dimension."""
-    check_args(comparison, level, n_boot)
+    """Agreement of each rater the filter selects with the comparison's reference side, per dimension (`spec` may
+    still be a Filters with loose `comparison`, `n_boot` and `seed`: spec.as_spec)."""
+    spec = as_spec(spec, comparison, n_boot, seed)
     queries = QueryLog() if queries is None else queries
-    scale_of = scales(con, filters, level, coarse, queries)
-    rows, _ = _rater_table(con, filters, comparison, scale_of, n_boot, seed, queries, long=False)
+    rows, _ = _rater_table(con, spec, _scales(con, spec, queries), queries, long=False)
     return sorted_frame(rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
 
 
 def ceiling_table(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters = NO_FILTER,
-    coarse: bool = False,
-    level: str | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
+    spec: AgreementSpec | Filters = DEFAULT_SPEC,
+    *,
+    n_boot: int | None = None,
     queries: list | None = None,
 ) -> pd.DataFrame:
-    """The researcher ceiling per dimension: every pair of researchers on a shared unit once, all dates."""
+    """The researcher ceiling per dimension: every pair of researchers on a shared unit once, all dates (the
+    spec's comparison does not apply; `spec` may still be a Filters with a loose `n_boot`: spec.as_spec)."""
+    spec = as_spec(spec, n_boot=n_boot)
     queries = QueryLog() if queries is None else queries
-    scale_of = scales(con, filters, level, coarse, queries)
-    return pair_set_table(con, sd.ceiling_sides(filters), "dimension", scale_of, n_boot, seed, queries)
+    return _pair_set_table(con, spec, sd.ceiling_sides(spec.filters), "dimension", _scales(con, spec, queries), queries)
 
 
 def rater_pairs_table(
-    con: duckdb.DuckDBPyConnection,
-    filters: Filters = NO_FILTER,
-    coarse: bool = False,
-    level: str | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    queries: list | None = None,
+    con: duckdb.DuckDBPyConnection, spec: AgreementSpec = DEFAULT_SPEC, queries: list | None = None
 ) -> pd.DataFrame:
     """Each pair of raters (rater_a < rater_b) per dimension on their shared units; with a rater filter, the
-    pairs that include a selected rater."""
+    pairs that include a selected rater (the spec's comparison does not apply)."""
     queries = QueryLog() if queries is None else queries
-    scale_of = scales(con, filters, level, coarse, queries)
-    out = pair_set_table(con, sd.rater_pair_sides(filters), "rater_pair", scale_of, n_boot, seed, queries)
-    return sd.shown_rows(out, filters, ("rater_a", "rater_b"))
+    sides = sd.rater_pair_sides(spec.filters)
+    out = _pair_set_table(con, spec, sides, "rater_pair", _scales(con, spec, queries), queries)
+    return sd.shown_rows(out, spec.filters, ("rater_a", "rater_b"))
 
 
 def pooled_table(
-    con: duckdb.DuckDBPyConnection,
-    filters: Filters = NO_FILTER,
-    coarse: bool = False,
-    level: str | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    queries: list | None = None,
+    con: duckdb.DuckDBPyConnection, spec: AgreementSpec = DEFAULT_SPEC, queries: list | None = None
 ) -> pd.DataFrame:
     """All contractors against researchers per dimension, every pair on a shared unit counted once
-    (PAIR_SET_COLUMNS; the same pairs as the contractor_vs_researcher dimension table)."""
+    (PAIR_SET_COLUMNS; the same pairs as the contractor_vs_researcher dimension table; the spec's comparison does
+    not apply)."""
     queries = QueryLog() if queries is None else queries
-    scale_of = scales(con, filters, level, coarse, queries)
-    return pair_set_table(con, sd.pooled_sides(filters), "dimension", scale_of, n_boot, seed, queries)
+    sides = sd.pooled_sides(spec.filters)
+    return _pair_set_table(con, spec, sides, "dimension", _scales(con, spec, queries), queries)
 
 
-def agreement_report(
+def researcher_ceiling(con: duckdb.DuckDBPyConnection, spec: AgreementSpec = DEFAULT_SPEC) -> Ceiling:
+    """ceiling_table under the spec's ceiling_spec, with the queries that ran (for the reports' `ceiling`)."""
+    queries: list[Query] = QueryLog()
+    table = ceiling_table(con, spec.ceiling_spec(), queries=queries)
+    return Ceiling(table, tuple(queries))
+
+
+def _report(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters = NO_FILTER,
-    comparison: str = "contractor_vs_researcher",
-    coarse: bool = False,
-    level: str | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    rater_intervals: bool = True,
-    ceiling: Ceiling | None = None,
-    queries: QueryLog | None = None,
-    rater_rows: bool = True,
+    spec: AgreementSpec,
+    rater_rows: bool,
+    rater_intervals: bool,
+    ceiling: Ceiling | None,
+    queries: QueryLog | None,
 ) -> AgreementReport:
-    """Per-dimension and per-rater agreement for one comparison, the team's rows, the researcher ceiling, with
-    intervals, notes and the SQL that ran. Without `rater_intervals` the raters' rows are point estimates (a page
-    asks rater_agreement for the intervals of the dimension it shows: the same figures, resampled per rater).
-    `ceiling`, researcher_ceiling's under the same filter, scales, n_boot and seed, is used as it is (a page keeps
-    it across date and rater changes, which do not move it); its queries are listed with the report's. `queries`:
-    the QueryLog to run in (a page's, handed the results that depend on the data only: QueryLog.know). Without
-    `rater_rows` the report holds no rater rows (raters, team and their coefficients are empty): a page that
-    shows one dimension's raters asks rater_agreement for them (the rows of every dimension were a third of the
-    report at 1M tasks)."""
-    check_args(comparison, level, n_boot)
+    """The report of `spec`: with `rater_rows`, every rater's rows (with intervals for the raters the filter
+    shows when `rater_intervals`, else point estimates); `ceiling`, researcher_ceiling's under the same spec, is
+    used as it is, its queries listed with the report's; `queries`, the QueryLog to run in (a page's, handed the
+    results that depend on the data only: QueryLog.know)."""
     queries = QueryLog() if queries is None else queries
-    scale_of = scales(con, filters, level, coarse, queries)
-    dims, dlong = _dimension_rows(con, filters, comparison, scale_of, n_boot, seed, queries)
+    filters = spec.filters
+    scale_of = _scales(con, spec, queries)
+    dims, dlong = _dimension_rows(con, spec, scale_of, queries)
     boot_raters = (filters.raters or None) if rater_intervals else ()
-    team_rows, rlong = (
-        _rater_table(con, sd.team_filters(filters), comparison, scale_of, n_boot, seed, queries, boot_raters)
-        if rater_rows
-        else ([], [])
-    )
+    team_spec = spec.but(filters=sd.team_filters(filters))
+    team_rows, rlong = _rater_table(con, team_spec, scale_of, queries, boot_raters) if rater_rows else ([], [])
     team = sorted_frame(team_rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
     raters = sd.shown_rows(team, filters)
     rlong = [r for r in rlong if sd.shows(filters, r["rater_id"])]
     if ceiling is None:  # in this report's log: the queries it shares with the tables above run once
-        ceiling_rows = pair_set_table(con, sd.ceiling_sides(filters), "dimension", scale_of, n_boot, seed, queries)
+        ceiling_rows = _pair_set_table(con, spec, sd.ceiling_sides(filters), "dimension", scale_of, queries)
     else:
         ceiling_rows = ceiling.table
         queries += [q for q in ceiling.queries if q not in queries]
     coefficients = pd.DataFrame(dlong + rlong, columns=list(LONG_COLUMNS))
-    return AgreementReport(
-        comparison, coarse, level, n_boot, seed, dims, raters, team, ceiling_rows, coefficients, tuple(queries)
-    )
+    return AgreementReport(spec, dims, raters, team, ceiling_rows, coefficients, tuple(queries))
+
+
+def agreement_report(
+    con: duckdb.DuckDBPyConnection,
+    spec: AgreementSpec = DEFAULT_SPEC,
+    ceiling: Ceiling | None = None,
+    queries: QueryLog | None = None,
+) -> AgreementReport:
+    """Per-dimension and per-rater agreement for one comparison, the team's rows, the researcher ceiling, with
+    intervals, notes and the SQL that ran. `ceiling`, researcher_ceiling's under the same spec, is used as it is
+    (a page keeps it across date and rater changes, which do not move it); its queries are listed with the
+    report's. `queries`: the QueryLog to run in (a page's, handed the results that depend on the data only)."""
+    return _report(con, spec, True, True, ceiling, queries)
+
+
+def rater_points_report(
+    con: duckdb.DuckDBPyConnection,
+    spec: AgreementSpec = DEFAULT_SPEC,
+    ceiling: Ceiling | None = None,
+    queries: QueryLog | None = None,
+) -> AgreementReport:
+    """agreement_report with the raters' rows as point estimates (no rater intervals): a page asks
+    rater_agreement for the intervals of the dimension it shows (the same figures, resampled per rater)."""
+    return _report(con, spec, True, False, ceiling, queries)
+
+
+def dimension_report(
+    con: duckdb.DuckDBPyConnection,
+    spec: AgreementSpec = DEFAULT_SPEC,
+    ceiling: Ceiling | None = None,
+    queries: QueryLog | None = None,
+) -> AgreementReport:
+    """agreement_report without rater rows (raters, team and their coefficients are empty): a page that shows
+    one dimension's raters asks rater_agreement for them (the rows of every dimension were a third of the
+    report at 1M tasks)."""
+    return _report(con, spec, False, False, ceiling, queries)

@@ -25,16 +25,10 @@ REFERENCE_NAME = {
     "ceiling": "another researcher",
     "rater_pairs": "the other rater",
 }
-
-
 # Below this many tasks (the independent clusters) a figure is flagged small_n, and ranked views never put it
 # first: indicative only, read its interval.
 MIN_TASKS = 30
-
-
 MIN_UNITS = MIN_TASKS  # the earlier name, kept for callers
-
-
 LABELS = {
     "percent_agreement": "percent agreement",
     "exact_agreement": "exact agreement",
@@ -51,8 +45,6 @@ LABELS = {
     "kendall_tau_b": "Kendall's tau-b",
     "preference_agreement": "pairwise preference agreement",
 }
-
-
 DIMENSION_STATS = (
     "percent_agreement",
     "coarse_agreement",
@@ -67,8 +59,6 @@ DIMENSION_STATS = (
     "kendall_tau_b",
     "preference_agreement",
 )
-
-
 RATER_STATS = (
     "exact_agreement",
     "coarse_agreement",
@@ -81,8 +71,6 @@ RATER_STATS = (
     "kendall_tau_b",
     "preference_agreement",
 )
-
-
 PAIR_SET_STATS = (
     "exact_agreement",
     "coarse_agreement",
@@ -94,11 +82,7 @@ PAIR_SET_STATS = (
     "krippendorff_alpha",
     "mean_difference",
 )
-
-
 SCALE_COLUMNS = ("rubric", "dimension", "kind", "level", "weights", "scale")
-
-
 DIMENSION_COLUMNS = (
     *SCALE_COLUMNS,
     "n_units",
@@ -113,8 +97,6 @@ DIMENSION_COLUMNS = (
     "kappa_paradox",
     "notes",
 )
-
-
 RATER_COLUMNS = (
     "rater_id",
     "role",
@@ -128,8 +110,6 @@ RATER_COLUMNS = (
     "kappa_paradox",
     "notes",
 )
-
-
 PAIR_SET_COLUMNS = (
     *SCALE_COLUMNS,
     "n",
@@ -139,8 +119,6 @@ PAIR_SET_COLUMNS = (
     "small_n",
     "notes",
 )
-
-
 LONG_COLUMNS = (
     "scope",
     "rubric",

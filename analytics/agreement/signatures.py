@@ -16,6 +16,7 @@ import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from analytics.agreement import pairing as pg
 from analytics.agreement import sides as sd
+from analytics.agreement.engine import Engine, engine_of
 from analytics.agreement.pair_plans import KEPT_GRAINS, pair_query, summed_query, summed_rater_pair_query
 from analytics.agreement.sides import Sides
 from analytics.core import packing as pk
@@ -278,12 +279,9 @@ def _summed(n_rows: int, q: int, at: np.ndarray, weights: np.ndarray | None = No
     )
 
 
-def fetch(con: duckdb.DuckDBPyConnection, query: Query) -> pd.DataFrame | pa.Table:
-    """A pair query's result: as Arrow on DuckDB (its nested signatures then decode without a Python object per
-    entry), else (the Spark engine) as a DataFrame."""
-    if isinstance(con, duckdb.DuckDBPyConnection):
-        return query.arrow(con)
-    return query.df(con)
+def fetch(con: duckdb.DuckDBPyConnection | Engine, query: Query) -> pd.DataFrame | pa.Table:
+    """A pair query's result, fetched by the engine behind `con` (engine.Engine.fetch)."""
+    return engine_of(con).fetch(query)
 
 
 def pair_signatures(
@@ -304,8 +302,8 @@ def pair_signatures(
     # others need no pass over the ratings to find the dimensions with several targets.
     reads_kept = sd.reads_reference_pairs(sides)
     kept = grain in KEPT_GRAINS and reads_kept  # kept per task: no targets to count apart
-    duck = isinstance(con, duckdb.DuckDBPyConnection)  # Spark keeps the signatures' queries
-    if summed and duck and grain in ("rater", "dimension") and reads_kept:
+    sums = engine_of(con).sums_in_sql
+    if summed and sums and grain in ("rater", "dimension") and reads_kept:
         return _logged(
             queries, summed_query(sides, grain, width), lambda q: summed_signatures(fetch(con, q), grain, width, q_of)
         )
@@ -320,7 +318,7 @@ def pair_signatures(
         # outputs) they would only find out and fall back, so those take the list form at once
         two = set(found.loc[found["two"], "dimension_key"]) if found is not None else set()
         packed = all(key in two for key in multi)
-    if summed and duck and grain == "rater_pair" and multi and packed:
+    if summed and sums and grain == "rater_pair" and multi and packed:
         try:
             return _logged(
                 queries,

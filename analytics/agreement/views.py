@@ -13,10 +13,11 @@ from analytics.agreement import coefficients as co
 from analytics.agreement import counts as ct
 from analytics.agreement import sides as sd
 from analytics.agreement.coefficients import ParadoxDiagnostic
-from analytics.agreement.report import check_args, pair_set_table
+from analytics.agreement.report import pair_set_table
 from analytics.agreement.rows import MIN_TASKS
 from analytics.agreement.scales import Scale, scales
 from analytics.agreement.signatures import pair_signatures
+from analytics.agreement.spec import AgreementSpec
 from analytics.core.filters import Filters
 
 
@@ -37,22 +38,19 @@ def dimension_scale(
 
 def confusion_table(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters,
+    spec: AgreementSpec,
     rubric: str,
     dimension: str,
-    comparison: str = "contractor_vs_researcher",
     rater_id: str | None = None,
-    coarse: bool = False,
     queries: list | None = None,
 ) -> tuple[np.ndarray, tuple[str, ...]]:
-    """The (subject x reference) count matrix of one dimension, over the filter's raters (or one), and its levels
-    (the queries that ran are logged in `queries`)."""
-    check_args(comparison, None, 0)
-    s = dimension_scale(con, rubric, dimension, "nominal", coarse, queries)
-    f = filters.but(rubric=rubric, dimensions=(dimension,))
+    """The (subject x reference) count matrix of one dimension under the spec's comparison, over the filter's
+    raters (or one), and its levels (the queries that ran are logged in `queries`; no resample is drawn)."""
+    s = dimension_scale(con, rubric, dimension, "nominal", spec.coarse, queries)
+    f = spec.filters.but(rubric=rubric, dimensions=(dimension,))
     if rater_id is not None:
         f = f.but(raters=(rater_id,))
-    sides = sd.comparison_sides(f, comparison)
+    sides = sd.comparison_sides(f, spec.comparison)
     sigs = pair_signatures(con, sides, "dimension", lambda _k: s.full_size, queries, summed=True)
     sig = sigs.get((rubric, dimension))
     table = sig.table(s.full_size) if sig is not None else np.zeros((s.full_size,) * 2)
@@ -61,19 +59,17 @@ def confusion_table(
 
 def confusion_matrix(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters,
+    spec: AgreementSpec,
     rubric: str,
     dimension: str,
-    comparison: str = "contractor_vs_researcher",
     rater_id: str | None = None,
-    coarse: bool = False,
     queries: list | None = None,
 ) -> pd.DataFrame:
     """Long frame subject_level, reference_level, n over the full scale (levels as ordered categoricals).
 
     Among raters of one role every ordered pair of raters appears (the matrix is symmetric).
     """
-    table, levels = confusion_table(con, filters, rubric, dimension, comparison, rater_id, coarse, queries)
+    table, levels = confusion_table(con, spec, rubric, dimension, rater_id, queries)
     cat = pd.CategoricalDtype(list(levels), ordered=True)
     q = len(levels)
     return pd.DataFrame(
@@ -87,15 +83,15 @@ def confusion_matrix(
 
 def paradox_diagnostic(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters,
+    spec: AgreementSpec,
     rubric: str,
     dimension: str,
-    comparison: str = "contractor_vs_researcher",
     rater_id: str | None = None,
     queries: list | None = None,
 ) -> ParadoxDiagnostic:
-    """The kappa-paradox diagnostic (marginals, AC1 and one sentence) of one dimension's confusion matrix."""
-    table, levels = confusion_table(con, filters, rubric, dimension, comparison, rater_id, queries=queries)
+    """The kappa-paradox diagnostic (marginals, AC1 and one sentence) of one dimension's confusion matrix, on the
+    exact levels whatever the spec's coarseness."""
+    table, levels = confusion_table(con, spec.but(coarse=False), rubric, dimension, rater_id, queries)
     return co.kappa_paradox(table, levels)
 
 
@@ -106,26 +102,30 @@ PAIRWISE_COLUMNS += ["cohen_kappa", "weighted_kappa", "small_n"]
 
 def pairwise_matrix(
     con: duckdb.DuckDBPyConnection,
-    filters: Filters,
+    spec: AgreementSpec,
     rubric: str,
     dimension: str,
-    coarse: bool = False,
-    level: str | None = None,
     queries: list | None = None,
-    comparison: str | None = None,
 ) -> pd.DataFrame:
     """Every pair of raters on one dimension (both orientations): shared pairs and tasks, agreement, kappas.
 
-    The same pairs as the command line's rater_pairs[] (the rater filter keeps pairs with a selected rater); with
-    `comparison`, only its pairs (a rater of one role with one of the other: the contractor-researcher matrix
+    The same pairs as the command line's rater_pairs[] (the rater filter keeps pairs with a selected rater) under
+    the all_raters comparison; under another, only its pairs (a rater of one role with one of the other: the contractor-researcher matrix
     took 0.3 s instead of 0.8 s at 1M tasks), computed on those roles' ratings."""
-    check_args("all_raters", level, 0)
     queries = [] if queries is None else queries
-    s = dimension_scale(con, rubric, dimension, level, coarse, queries)
+    filters = spec.filters
+    s = dimension_scale(con, rubric, dimension, spec.level, spec.coarse, queries)
     f = filters.but(rubric=rubric, dimensions=(dimension,))
     # only the coefficients the matrix shows: the others' rows and notes were a third of its Python at 1M tasks
     pairs = pair_set_table(
-        con, sd.rater_pair_sides(f, comparison), "rater_pair", {(rubric, dimension): s}, 0, 0, queries, PAIRWISE_STATS
+        con,
+        sd.rater_pair_sides(f, spec.comparison),
+        "rater_pair",
+        {(rubric, dimension): s},
+        0,
+        0,
+        queries,
+        PAIRWISE_STATS,
     )
     pairs = sd.shown_rows(pairs, filters, ("rater_a", "rater_b"))
     if pairs.empty:

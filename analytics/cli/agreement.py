@@ -118,7 +118,13 @@ def _figures_out(con: Any, args: argparse.Namespace) -> int:
     if not Query("ratings_to_compare", f"SELECT count(*) FROM ratings WHERE {where}", params).rows(con)[0][0]:
         return fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
     progress = progress_on_terminal("agreement")  # half a minute at 1M tasks
-    payload = agreement.contract_payload(con, filters, args.level, args.coarse, args.n_boot, args.seed, progress)
+    payload = agreement.contract_payload(
+        con,
+        agreement.AgreementSpec(
+            coarse=args.coarse, level=args.level, n_boot=args.n_boot, seed=args.seed, filters=filters
+        ),
+        progress=progress,
+    )
     payload["engine"] = args.engine
     if args.csv:
         try:

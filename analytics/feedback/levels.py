@@ -5,7 +5,8 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from analytics.agreement import pairs as pr
+from analytics.agreement import pairing as pg
+from analytics.agreement import sides as sd
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.feedback.scope import NO_FILTERS, dimension_info, subject_filter
@@ -16,8 +17,8 @@ def levels_vs_researchers(
 ) -> pd.DataFrame:
     """Per dimension, every level in scale order with the contractor's and the researchers' counts and shares,
     over the pairs on units both rated (side is "contractor" or "researcher")."""
-    sides = pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
-    head, params = pr.pair_ctes(sides, named=False)
+    sides = sd.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
+    head, params = pg.pair_ctes(sides, named=False)
     df = Query(
         "contractor_levels_vs_researchers",
         f"""{head},

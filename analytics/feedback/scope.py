@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
+from analytics.agreement.sides import team_filters
 from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
@@ -22,8 +23,9 @@ def subject_filter(filters: Filters, contractor: str) -> Filters:
 
 
 def team_filter(filters: Filters) -> Filters:
-    """The filter over every rater (rubric and dates kept)."""
-    return filters.but(raters=(), roles=(), dimensions=())
+    """The filter over every rater (rubric and dates kept): the team's (agreement.sides.team_filters) over every
+    role and dimension."""
+    return team_filters(filters).but(roles=(), dimensions=())
 
 
 def contractor_rubrics(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """A contractor's agreement with researchers week by week, beside the team's weekly median, and its trend: the
 first half of their weeks against the second. Pairs are (contractor rating, researcher rating) on a unit both
-rated, as in analytics.agreement.pairs: a unit with two researcher labels gives two pairs."""
+rated, as in analytics.agreement.pairing: a unit with two researcher labels gives two pairs."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import pandas as pd
 
 from analytics import agreement as ag
 from analytics.agreement import intervals as iv
-from analytics.agreement import pairs as pr
+from analytics.agreement import pairing as pg
+from analytics.agreement import sides as sd
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
@@ -35,10 +36,10 @@ WEEK_COLUMNS = (
 )
 
 
-def weekly_pairs_query(sides: pr.Sides, by_task: bool) -> Query:
+def weekly_pairs_query(sides: sd.Sides, by_task: bool) -> Query:
     """Pairs of the one pairing per rater, rubric and week of the subject's rating (and task, `by_task`): how
     many, how many agree exactly and how many on the coarse scale."""
-    head, params = pr.pair_ctes(sides, carry=("submitted_at",), named=False)
+    head, params = pg.pair_ctes(sides, carry=("submitted_at",), named=False)
     task_key, task_id, tasks = (", task_key", ", task_id", " JOIN task_keys USING (task_key)") if by_task else ("",) * 3
     # Pairs are counted per rater, dimension, week and confusion cell (on the integer keys), then each cell's
     # coarse agreement is read from its dimension's scale and the counts are named and summed per rubric. Only
@@ -68,13 +69,13 @@ ORDER BY ALL"""
 
 def weekly_by_contractor(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     """Per contractor, rubric and week (Monday): pairs with a researcher and how many agreed exactly."""
-    sides = pr.comparison_sides(team_filter(filters), "contractor_vs_researcher")
+    sides = sd.comparison_sides(team_filter(filters), "contractor_vs_researcher")
     return weekly_pairs_query(sides, by_task=False).df(con)
 
 
 def weekly_by_task(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> pd.DataFrame:
     """One contractor's pairs per rubric, week and task (the task is the unit the bootstrap resamples)."""
-    sides = pr.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
+    sides = sd.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
     return weekly_pairs_query(sides, by_task=True).df(con).drop(columns="rater_id")
 
 

@@ -128,7 +128,13 @@ def raters_view(
     )
     say(end, "Agreement with researchers")
     agreeing = agreement.rater_agreement(
-        con, filters.but(rubric=rubric, roles=()), "contractor_vs_researcher", n_boot=n_boot, seed=seed
+        con,
+        agreement.AgreementSpec(
+            comparison="contractor_vs_researcher",
+            n_boot=n_boot,
+            seed=seed,
+            filters=filters.but(rubric=rubric, roles=()),
+        ),
     )
     dims = dimensions(con, rubric)
     labels = dict(zip(dims["dimension"], dims["label"], strict=True))

@@ -31,6 +31,7 @@ import pandas as pd
 from sqlglot import exp
 
 from analytics import store
+from analytics.agreement.engine import DataFrameEngine
 from analytics.core.queries import Query
 from analytics.engines.spark import dialect, session
 from analytics.ingest import canonical, combinations, staging
@@ -102,9 +103,10 @@ class Fetched:
         return list(self.frame.itertuples(index=False, name=None))
 
 
-class SparkConnection:
+class SparkConnection(DataFrameEngine):
     """The subset of a DuckDB connection the agreement computation uses: `execute(sql, params)`, routed to Spark
-    when the query reads the ratings, else to the in-memory catalogue store."""
+    when the query reads the ratings, else to the in-memory catalogue store; the pairing's Engine
+    (analytics/agreement/engine.py) over it."""
 
     def __init__(self, spark: Any, catalogue: duckdb.DuckDBPyConnection, views: dict[str, str]) -> None:
         self.spark, self.catalogue, self.views = spark, catalogue, views
