@@ -11,10 +11,10 @@ import pytest
 
 from analytics import agreement, store
 from analytics.agreement import engine as eng
-from analytics.agreement import pairing as pg
 from analytics.agreement import sides as sd
 from analytics.agreement import signatures as sg
 from analytics.agreement.spec import AgreementSpec
+from analytics.core import packing as pk
 from analytics.core.filters import Filters
 from analytics.ingest.load import ingest_bytes
 from tests.signatures import assert_same_signatures
@@ -51,7 +51,7 @@ def test_duckdb_and_a_dataframe_engine_are_engines_of_one_interface(small):
     assert isinstance(duck, eng.DuckDBEngine) and duck.sums_in_sql
     listing = Listing(small)
     assert eng.engine_of(listing) is listing and not listing.sums_in_sql
-    query = pg.scale_width_query()
+    query = pk.scale_width_query()
     assert isinstance(duck.fetch(query), pa.Table) and isinstance(listing.fetch(query), pd.DataFrame)
     assert duck.fetch(query).to_pandas().equals(listing.fetch(query))
 

@@ -24,6 +24,7 @@ import streamlit as st
 
 from analytics import store
 from analytics.ingest.load import ingest_bytes
+from analytics.store import connection
 from tests.cli_helpers import run_cli
 from tests.conftest import app_test
 
@@ -236,5 +237,5 @@ def test_after_the_holder_lets_go_the_store_opens_with_its_data(tmp_path):
 
 def test_engine_messages_never_mistake_a_block_for_a_lock():
     """Protection: "block" (as in a corrupt block) contains "lock"; only DuckDB's lock message means in use."""
-    msg = store._explain_io_error(Path("s.duckdb"), Exception("Corrupt database file: ... in block at location 1"))
+    msg = connection._explain_io_error(Path("s.duckdb"), Exception("Corrupt database file: ... in block at location 1"))
     assert msg.startswith("The store s.duckdb is not a readable DuckDB file (corrupt or another kind of file)")
