@@ -35,7 +35,6 @@ def loader(**cache: Any) -> Callable[[Callable[P, T]], Callable[P, T]]:
             note(ran)
             return value
 
-        call.clear = cached.clear  # type: ignore[attr-defined]
         return call
 
     return decorate
