@@ -23,6 +23,8 @@ PAGES = [
     "app_pages/raters.py",
     "app_pages/data.py",
 ]
+# Pages whose figures come from packed or task-listed plans (the pairing, the multi-rater task patterns).
+PLANS = {"app_pages/agreement.py", "app_pages/raters.py"}
 # What a run executes that no figure reads: the dataset version (every cache's key), the router's first-start
 # check (analytics/cli/first_run.py), the store's own housekeeping, and the query log being read.
 HOUSEKEEPING = re.compile(
@@ -62,10 +64,24 @@ def executed(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {normal(m) for (m,) in rows if not HOUSEKEEPING.match(normal(m))}
 
 
+def panel(at) -> tuple[set[str], set[str]]:
+    """The SQL the page's panel lists as run, and the readable queries it shows beside optimised plans (each after
+    a caption saying so, ui/query_log.READABLE)."""
+    ran, readable = set(), set()
+    for p in (e for e in at.expander if e.label.startswith("SQL behind this page")):
+        beside = False
+        for element in p.children.values():
+            if element.type == "caption":
+                beside = element.value.startswith("The same result in plain SQL")
+            elif element.type == "code":
+                (readable if beside else ran).add(normal(element.value))
+                beside = False
+    return ran, readable
+
+
 def listed(at) -> set[str]:
-    """The SQL the page's panel lists."""
-    panels = [e for e in at.expander if e.label.startswith("SQL behind this page")]
-    return {normal(c.value) for p in panels for c in p.code}
+    """The SQL the page's panel lists as run."""
+    return panel(at)[0]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -84,6 +100,12 @@ def test_the_page_lists_every_query_that_ran_and_only_those(page, logged_store):
     assert not cold_listed - cold_ran, "listed but did not run:\n" + "\n".join(
         s[:150] for s in sorted(cold_listed - cold_ran)
     )
+
+    # An optimised plan shows its readable twin, which did not run here (tests/test_readable_queries.py runs it).
+    readable = panel(at)[1]
+    assert not readable & cold_ran
+    if page in PLANS:
+        assert readable, f"{page} shows no readable query beside its plans"
 
     con.execute("CALL truncate_duckdb_logs()")
     at.run()  # the same page again: its loaders' caches hit

@@ -47,6 +47,12 @@ HOW = (
 )
 
 
+READABLE = (
+    "The same result in plain SQL, **{name}** (slower, so not run here; tests/test_readable_queries.py runs both "
+    "and compares them):"
+)
+
+
 def show(ran: list[Query]) -> None:
     """The SQL panel: each distinct query of the page run with its name, text and parameters."""
     queries = distinct_queries(ran)
@@ -59,3 +65,7 @@ def show(ran: list[Query]) -> None:
             st.code(query.sql, language="sql")
             if query.params:
                 st.caption(md_escape(f"parameters: {query.params}"))
+            if query.readable is not None:
+                st.caption(READABLE.format(name=md_escape(query.readable.name)))
+                st.code(query.readable.sql, language="sql")
+                st.caption(md_escape(f"parameters: {query.readable.params}"))

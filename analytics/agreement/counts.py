@@ -45,7 +45,14 @@ def task_patterns_query(filters: Filters, multi: list[str] | None = None, pack: 
 
     With `pack`, a unit's level counts are packed in one integer (analytics/core/packing.py) and a task of a
     dimension with one target is its one unit, so tasks are counted without listing them; otherwise a task is
-    the sorted value lists of its units."""
+    the sorted value lists of its units (the readable form, shown beside the packed plan)."""
+    if pack is None:
+        return _task_patterns_plan(filters)
+    return _task_patterns_plan(filters, multi, pack).with_readable(_task_patterns_plan(filters))
+
+
+def _task_patterns_plan(filters: Filters, multi: list[str] | None = None, pack: Packing | None = None) -> Query:
+    """`task_patterns_query`'s text: packed with `pack`, else the value lists."""
     where, params = filters.where_named()
     if pack is None:
         sql = f"""WITH units AS (

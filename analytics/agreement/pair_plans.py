@@ -17,7 +17,7 @@ Without intervals, `summed_query` and `summed_rater_pair_query` sum a group's ce
 from __future__ import annotations
 
 from analytics.agreement import sides as sd
-from analytics.agreement.pairing import KEYED_GRAINS, MULTI, UNIT_KEYS, named_groups, side_ctes
+from analytics.agreement.pairing import GRAINS, KEYED_GRAINS, MULTI, UNIT_KEYS, named_groups, side_ctes
 from analytics.agreement.sides import Sides
 from analytics.agreement.task_lists import task_lists, unit_lists
 from analytics.core import packing as pk
@@ -27,7 +27,31 @@ from analytics.core.queries import Query
 from analytics.store.derived import reference_tasks as rt
 
 
+def readable_pair_query(sides: Sides, grain: str, width: int) -> Query:
+    """Every plan of this module in plain SQL, slower: each group's pairs on a task listed as sorted cells
+    (index_a * $width + index_b), then its tasks counted per list. Its result decodes as the plans' do
+    (signatures.signatures, the `cells` form) into the same Signatures; the plans' tables are its cells summed."""
+    names = ", ".join(GRAINS[grain])
+    head, params = side_ctes(sides, "value_index")
+    sql = f"""{head}, tasks AS (
+    -- each group's pairs on one task: their cells, sorted, and the units they are on
+    SELECT {names}, task_id, list_sort(list(index_a * $width + index_b)) AS cells, count(DISTINCT target) AS n_units
+    FROM pairs
+    GROUP BY {names}, task_id
+)
+SELECT {names}, cells, count(*) AS n_tasks, sum(n_units) AS n_units
+FROM tasks
+GROUP BY ALL
+ORDER BY ALL"""
+    return Query(f"readable_pairs_{sides.name}_by_{grain}", sql, {**params, "width": width})
+
+
 def pair_query(sides: Sides, grain: str, width: int, multi: list[str] | None = None, packed: bool = True) -> Query:
+    """`_pair_plan`, with its readable form (`readable_pair_query`) beside it."""
+    return _pair_plan(sides, grain, width, multi, packed).with_readable(readable_pair_query(sides, grain, width))
+
+
+def _pair_plan(sides: Sides, grain: str, width: int, multi: list[str] | None = None, packed: bool = True) -> Query:
     """Per group of `grain` and task signature, the number of tasks and units with it.
 
     A signature is either `cells` (the sorted confusion cells index_a * width + index_b of the group's pairs on
@@ -109,6 +133,12 @@ def _rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
 
 
 def summed_rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
+    """`_summed_rater_pair_plan`, with its readable form beside it (its cells summed over tasks)."""
+    plan = _summed_rater_pair_plan(sides, width, multi)
+    return plan.with_readable(readable_pair_query(sides, "rater_pair", width))
+
+
+def _summed_rater_pair_plan(sides: Sides, width: int, multi: list[str]) -> Query:
     """`_rater_pair_query`'s groups with their cells summed over tasks (point estimates only, as `summed_query`):
     the distinct cells with their counts, the group's tasks and units, and `n_over`, its tasks the task items
     cannot pair (any: `summed_signatures` raises TaskItemsOverflow and the list form runs)."""
@@ -238,6 +268,11 @@ def _kept_task_rows(sides: Sides) -> tuple[str, dict]:
 
 
 def summed_query(sides: Sides, grain: str, width: int) -> Query:
+    """`_summed_plan`, with its readable form beside it (its cells summed over tasks)."""
+    return _summed_plan(sides, grain, width).with_readable(readable_pair_query(sides, grain, width))
+
+
+def _summed_plan(sides: Sides, grain: str, width: int) -> Query:
     """Per group of contractors against researchers at the rater or dimension grain, its confusion cells summed
     over tasks: the distinct cells (numbered index_a * width + index_b) with their counts, and the group's tasks
     and units. What point estimates need, without a row per task signature. The cells are counted from the kept

@@ -44,6 +44,13 @@ class Query:
     name: str
     sql: str
     params: dict[str, Any] = field(default_factory=dict)
+    # Beside an optimised plan (packed counts, task lists): a plain query giving the same result, shown with it
+    # on the page's SQL panel; tests/test_readable_queries.py runs both and compares them.
+    readable: Query | None = field(default=None, compare=False, repr=False)
+
+    def with_readable(self, readable: Query) -> Query:
+        """This plan with `readable`, its plain form, beside it."""
+        return replace(self, readable=readable)
 
     def df(self, con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         """Run the query and fetch its (small) result as a DataFrame."""
