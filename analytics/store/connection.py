@@ -51,6 +51,7 @@ def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -
             _check_not_truncated(con, p)
         if not read_only:
             migrate(con)
+            _check_writable(p)
     except duckdb.Error as e:  # e.g. its folder is read-only (no write-ahead log), or another program's tables
         con.close()
         raise StoreError(_explain_io_error(p, e)) from e
@@ -58,6 +59,16 @@ def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -
         con.close()
         raise
     return con
+
+
+def _check_writable(p: Path) -> None:
+    """StoreError when a read-write store cannot be written: an open that found nothing to migrate wrote nothing,
+    and the first load would fail instead (DuckDB writes its write-ahead log beside the file)."""
+    if str(p) == ":memory:":
+        return
+    for where in (p.parent, p):
+        if where.exists() and not os.access(where, os.W_OK):
+            raise StoreError(_explain_io_error(p, PermissionError(f"{where}: permission denied")))
 
 
 # What to do about a store that cannot be read: the one sentence the pages and the command line give.
