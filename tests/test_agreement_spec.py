@@ -1,12 +1,12 @@
 """One request object for an agreement computation (analytics/agreement/spec.py): checked when made, hashable
-(the Agreement page's cache key), and the loose form analytics/feedback.py still passes."""
+(the Agreement page's cache key)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from analytics.agreement.spec import AgreementSpec, as_spec
+from analytics.agreement.spec import AgreementSpec
 from analytics.core.filters import Filters
 
 
@@ -35,13 +35,3 @@ def test_the_ceiling_spec_drops_the_comparison_dates_and_raters():
     wide = spec.filtered(raters=("c1",), date_from=pd.Timestamp("2026-01-01").date())
     assert wide.ceiling_spec() == spec.ceiling_spec()
     assert spec.ceiling_spec() == AgreementSpec(level="ordinal", n_boot=5, seed=2, filters=Filters(rubric="r"))
-
-
-def test_the_loose_form_feedback_passes_is_the_spec():
-    f = Filters(rubric="r")
-    assert as_spec(f, "contractor_vs_researcher", n_boot=0) == AgreementSpec(n_boot=0, filters=f)
-    assert as_spec(f, n_boot=0, seed=3) == AgreementSpec(n_boot=0, seed=3, filters=f)
-    spec = AgreementSpec(filters=f)
-    assert as_spec(spec) is spec
-    with pytest.raises(TypeError):
-        as_spec(spec, n_boot=0)

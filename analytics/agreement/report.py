@@ -47,9 +47,8 @@ from analytics.agreement.rows import (
 from analytics.agreement.scales import Scale, scales
 from analytics.agreement.sides import COMPARISON_ROLES, Sides
 from analytics.agreement.signatures import Signatures, pair_signatures, tau_signatures
-from analytics.agreement.spec import AgreementSpec, as_spec
+from analytics.agreement.spec import AgreementSpec
 from analytics.core import rater_ids as an
-from analytics.core.filters import Filters
 from analytics.core.queries import Query, QueryLog
 
 DEFAULT_SPEC = AgreementSpec()  # frozen, so a safe default argument
@@ -267,32 +266,19 @@ def dimension_agreement(
 
 
 def rater_agreement(
-    con: duckdb.DuckDBPyConnection,
-    spec: AgreementSpec | Filters = DEFAULT_SPEC,
-    comparison: str | None = None,
-    *,
-    n_boot: int | None = None,
-    seed: int | None = None,
-    queries: list | None = None,
+    con: duckdb.DuckDBPyConnection, spec: AgreementSpec = DEFAULT_SPEC, *, queries: list | None = None
 ) -> pd.DataFrame:
-    """Agreement of each rater the filter selects with the comparison's reference side, per dimension (`spec` may
-    still be a Filters with loose `comparison`, `n_boot` and `seed`: spec.as_spec)."""
-    spec = as_spec(spec, comparison, n_boot, seed)
+    """Agreement of each rater the filter selects with the comparison's reference side, per dimension."""
     queries = QueryLog() if queries is None else queries
     rows, _ = _rater_table(con, spec, _scales(con, spec, queries), queries, long=False)
     return sorted_frame(rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
 
 
 def ceiling_table(
-    con: duckdb.DuckDBPyConnection,
-    spec: AgreementSpec | Filters = DEFAULT_SPEC,
-    *,
-    n_boot: int | None = None,
-    queries: list | None = None,
+    con: duckdb.DuckDBPyConnection, spec: AgreementSpec = DEFAULT_SPEC, *, queries: list | None = None
 ) -> pd.DataFrame:
     """The researcher ceiling per dimension: every pair of researchers on a shared unit once, all dates (the
-    spec's comparison does not apply; `spec` may still be a Filters with a loose `n_boot`: spec.as_spec)."""
-    spec = as_spec(spec, n_boot=n_boot)
+    spec's comparison does not apply)."""
     queries = QueryLog() if queries is None else queries
     return _pair_set_table(con, spec, sd.ceiling_sides(spec.filters), "dimension", _scales(con, spec, queries), queries)
 

@@ -49,21 +49,3 @@ class AgreementSpec:
     def filtered(self, **changes: Any) -> AgreementSpec:
         """A copy whose filters have some fields changed (e.g. `spec.filtered(rubric="r")`)."""
         return replace(self, filters=self.filters.but(**changes))
-
-
-def as_spec(
-    request: AgreementSpec | Filters, comparison: str | None = None, n_boot: int | None = None, seed: int | None = None
-) -> AgreementSpec:
-    """A spec as it is; or a Filters with the loose comparison, n_boot and seed analytics/feedback.py still passes
-    to rater_agreement and ceiling_table (to go once its split passes an AgreementSpec)."""
-    if isinstance(request, AgreementSpec):
-        if (comparison, n_boot, seed) != (None, None, None):
-            raise TypeError("an AgreementSpec holds comparison, n_boot and seed: pass them in it")
-        return request
-    default = AgreementSpec()
-    return AgreementSpec(
-        comparison=default.comparison if comparison is None else comparison,
-        n_boot=default.n_boot if n_boot is None else n_boot,
-        seed=default.seed if seed is None else seed,
-        filters=request,
-    )

@@ -9,7 +9,7 @@ import pandas as pd
 from analytics import agreement as ag
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
-from analytics.feedback.scope import NO_FILTERS, dimension_info, subject_filter
+from analytics.feedback.scope import NO_FILTERS, against_researchers, dimension_info, subject_filter
 from analytics.feedback.team import TeamFigures, team_figures, with_kappa
 
 CARD_STATS = ("exact_agreement", "coarse_agreement", "kappa", "mean_difference")
@@ -51,9 +51,7 @@ def own_agreement(
     con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters, n_boot: int, seed: int
 ) -> pd.DataFrame:
     """The contractor's rater_agreement rows with researchers (with intervals), kappa named per scale."""
-    own = ag.rater_agreement(
-        con, subject_filter(filters, contractor), "contractor_vs_researcher", n_boot=n_boot, seed=seed
-    )
+    own = ag.rater_agreement(con, against_researchers(subject_filter(filters, contractor), n_boot, seed))
     return with_kappa(own[own["rater_id"] == contractor])
 
 

@@ -9,7 +9,7 @@ from analytics import agreement as ag
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
 from analytics.describe.overview import rated_rubrics
-from analytics.feedback.scope import NO_FILTERS
+from analytics.feedback.scope import NO_FILTERS, against_researchers
 from analytics.review import disagreements as dis
 
 DEFAULT_STATISTIC = "exact_agreement"
@@ -36,14 +36,14 @@ def default_contractor(
     if not dims:
         return None
     f = f.but(dimensions=dims)
-    counts = _primary_rows(ag.rater_agreement(con, f, "contractor_vs_researcher", n_boot=0), primary)
+    counts = _primary_rows(ag.rater_agreement(con, against_researchers(f)), primary)
     if counts.empty:
         return None
     enough = counts[counts["n_tasks"] >= ag.MIN_TASKS]
     if enough.empty:
         return str(counts.groupby("rater_id")["n_tasks"].sum().sort_index().idxmax())
     raters = tuple(sorted(set(enough["rater_id"])))
-    rows = ag.rater_agreement(con, f.but(raters=raters), "contractor_vs_researcher", n_boot=n_boot, seed=seed)
+    rows = ag.rater_agreement(con, against_researchers(f.but(raters=raters), n_boot, seed))
     rows = _primary_rows(rows, primary)
     rows = rows[rows["n_tasks"] >= ag.MIN_TASKS]
     return str(tm.review_order(rows, DEFAULT_STATISTIC, ag.MIN_TASKS).iloc[0]["rater_id"])

@@ -7,6 +7,7 @@ import duckdb
 import pandas as pd
 
 from analytics.agreement.sides import team_filters
+from analytics.agreement.spec import AgreementSpec
 from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
@@ -15,6 +16,11 @@ from analytics.describe.overview import rated_rubrics
 from analytics.store.derived import rater_tasks
 
 NO_FILTERS = Filters()
+
+
+def against_researchers(filters: Filters, n_boot: int = 0, seed: int = 0) -> AgreementSpec:
+    """The agreement request behind a feedback figure: the filter's raters against researchers."""
+    return AgreementSpec(comparison="contractor_vs_researcher", n_boot=n_boot, seed=seed, filters=filters)
 
 
 def subject_filter(filters: Filters, contractor: str) -> Filters:

@@ -20,7 +20,7 @@ from analytics.describe.overview import rated_rubrics
 from analytics.effects import estimate_effects
 from analytics.effects.drift import drift_alerts
 from analytics.feedback.durations import contractor_durations
-from analytics.feedback.scope import NO_FILTERS, team_filter
+from analytics.feedback.scope import NO_FILTERS, against_researchers, team_filter
 from analytics.feedback.weekly import weekly_by_contractor
 
 KAPPA_NAMES = {"none": "Cohen's kappa", "linear": "weighted kappa (linear)", "quadratic": "weighted kappa (quadratic)"}
@@ -46,7 +46,7 @@ class TeamFigures:
 def researcher_figures(con: duckdb.DuckDBPyConnection, rubric: str | None = None) -> pd.DataFrame:
     """The researcher ceiling per dimension (analytics.agreement.team): researcher pairs on the same units over
     all dates, so a page can keep it while the dates change."""
-    return with_kappa(ag.ceiling_table(con, Filters(rubric=rubric), n_boot=0))
+    return with_kappa(ag.ceiling_table(con, against_researchers(Filters(rubric=rubric))))
 
 
 def team_figures(
@@ -71,7 +71,7 @@ def team_figures(
         }
 
     contractors, (effect_rows, alerts), others = side_by_side(
-        con, lambda c: ag.rater_agreement(c, f, "contractor_vs_researcher", n_boot=0), effects, rest
+        con, lambda c: ag.rater_agreement(c, against_researchers(f)), effects, rest
     )
     return TeamFigures(
         filters=f,
