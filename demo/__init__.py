@@ -15,6 +15,7 @@ from pathlib import Path
 
 from analytics.consistency import catalogue
 from analytics.core.rubrics import COMPARISON_FLIP
+from analytics.ingest.base import CANONICAL_COLUMNS
 from analytics.store import people
 from demo import (
     answer_comparison,
@@ -138,7 +139,7 @@ def _write(path: Path, fmt: str, records: list) -> Path:
     if path.suffix == ".jsonl":
         return writers.write_jsonl(path, records)
     if path.suffix == ".csv":
-        return writers.write_csv(path, canonical.HEADER, records)
+        return writers.write_csv(path, CANONICAL_COLUMNS, records)
     return writers.write_json_array(path, records, indent=4 if fmt == "article_likert" else None)
 
 

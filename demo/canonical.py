@@ -16,18 +16,6 @@ from demo.answer_options import build_pair
 from demo.behaviours import Rater, pick
 from demo.content.answers import QUESTIONS
 
-HEADER = (
-    "task_id",
-    "rater_id",
-    "role",
-    "rubric",
-    "dimension",
-    "target",
-    "value",
-    "submitted_at",
-    "duration_s",
-    "comment",
-)
 N_PILOT_TASKS = 40
 N_LATE_TASKS = 6
 

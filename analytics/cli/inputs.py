@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from analytics import store
-from analytics.cli.flags import format_options
+from analytics.cli.flags import add_engine, add_format_options, format_options
+from analytics.cli.terminal import fail
+from analytics.core.filters import Filters
 from analytics.ingest import FORMATS
 
 
@@ -26,6 +30,23 @@ def add_reader_parser(
     p.add_argument("--rubric", default=None, help="only this rubric")
     p.add_argument("--json", action="store_true")
     return p
+
+
+def add_reading_command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    text: str,
+    run: Callable[[argparse.Namespace], int],
+    own_flags: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> None:
+    """The subcommand `name` run by `run`: the flags of a command that reads FILEs or the store, the command's
+    `own_flags`, the format's settings and the engine."""
+    p = add_reader_parser(sub, name, text)
+    if own_flags:
+        own_flags(p)
+    add_format_options(p)
+    add_engine(p)
+    p.set_defaults(func=run)
 
 
 def load_files(con: Any, files: list[str], fmt: str, options: Any) -> str | None:
@@ -58,3 +79,21 @@ def files_or_store(args: argparse.Namespace) -> tuple[Any, str | None]:
         con.close()
         return None, rejected
     return con, None
+
+
+def on_files_or_store(args: argparse.Namespace, compute: Callable[[Any, Filters], int]) -> int:
+    """`compute` on the store the command reads (files_or_store) under its --rubric, the store closed after; exit 2
+    with the message when it cannot be read."""
+    con, error = files_or_store(args)
+    if error:
+        return fail(error)
+    try:
+        return compute(con, Filters(rubric=args.rubric))
+    finally:
+        con.close()
+
+
+def print_payload(args: argparse.Namespace, payload: dict, as_text: Callable[[dict], str]) -> int:
+    """The payload on stdout, as JSON with --json else as text; exit 0."""
+    print(json.dumps(payload, indent=2) if args.json else as_text(payload))
+    return 0

@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-# Columns of the candidate ratings every adapter produces (all text until validated).
-RATING_COLUMNS = (
+# A rating's columns in a canonical long file (docs/formats.md section 1), in the order the demo writes them.
+CANONICAL_COLUMNS = (
     "task_id",
     "rater_id",
     "role",
@@ -26,10 +26,10 @@ RATING_COLUMNS = (
     "submitted_at",
     "duration_s",
     "comment",
-    "submission_id",
-    "line",
-    "record",
 )
+# Columns of the candidate ratings every adapter produces (all text until validated): a rating's, and where it came
+# from.
+RATING_COLUMNS = (*CANONICAL_COLUMNS, "submission_id", "line", "record")
 SUBMISSION_COLUMNS = (
     "submission_id",
     "task_id",

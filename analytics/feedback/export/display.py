@@ -3,7 +3,9 @@ card, weeks, levels, times, trend, rules, alerts, disagreements and effects as w
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -12,6 +14,7 @@ from analytics.core.formatting import fmt, fmt_ci, is_missing
 from analytics.effects.verdicts import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
 from analytics.feedback.report import FeedbackReport
 from analytics.feedback.scope import rubric_title
+from analytics.store.stamp import stamp_line
 
 EXPLAIN = (
     "Agreement is measured on the units (task, dimension and answer) that you and a researcher both rated. "
@@ -58,6 +61,19 @@ def period_text(report: FeedbackReport) -> str:
     if first is None or last is None:
         return f"{report.n_ratings:,} ratings, dated {first or last}"
     return f"{report.n_ratings:,} ratings from {first} to {last}"
+
+
+def head_lines(
+    report: FeedbackReport, generated_at: dt.datetime | None, escape: Callable[[object], str]
+) -> tuple[str, str, str, str]:
+    """The top of an export: its title, what it covers, when it was generated ("" when not said) and what it was
+    computed on, every piece taken from the data escaped with the export's `escape`."""
+    return (
+        f"Feedback for {escape(report.name or report.contractor_id)}",
+        f"{escape(period_text(report))}. Covers {escape(filters_text(report))}.",
+        f"Generated {generated_at:%Y-%m-%d %H:%M}." if generated_at else "",
+        f"Computed on: {escape(stamp_line(report.stamp))}",
+    )
 
 
 def card_rows(report: FeedbackReport) -> pd.DataFrame:

@@ -10,30 +10,9 @@ import html
 import pandas as pd
 
 from analytics.core.formatting import is_missing
-from analytics.feedback.export.display import (
-    CASE_TEXTS,
-    EFFECTS_EXPLAIN,
-    EXPLAIN,
-    RULES_EXPLAIN,
-    WEEKLY_EXPLAIN,
-    alert_lines,
-    card_rows,
-    case_heading,
-    case_values,
-    duration_rows,
-    effect_heading,
-    effects_summary,
-    filters_text,
-    note_line,
-    period_text,
-    rule_rows,
-    shown_effects,
-    trend_rows,
-    weekly_rows,
-)
+from analytics.feedback.export import display
 from analytics.feedback.report import FeedbackReport
 from analytics.feedback.scope import rubric_title
-from analytics.store.stamp import stamp_line
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1280px;
@@ -109,7 +88,7 @@ def agreement_strip(row: pd.Series, width: int = 200, height: int = 20) -> str:
 
 def _card_html(report: FeedbackReport) -> str:
     """The per-dimension tables of every rubric, each row with its agreement strip."""
-    rows = card_rows(report)
+    rows = display.card_rows(report)
     out = [
         '<p class="legend">'
         f'<span><i class="swatch" style="background:{YOU}"></i>your exact agreement and 95% interval</span>'
@@ -184,18 +163,18 @@ def _weekly_html(report: FeedbackReport) -> str:
     if report.weekly.empty:
         return "<p>No week has a unit shared with a researcher.</p>"
     out = [
-        f'<p class="muted">{_e(WEEKLY_EXPLAIN)}</p><p class="legend">'
+        f'<p class="muted">{_e(display.WEEKLY_EXPLAIN)}</p><p class="legend">'
         f'<span><i class="swatch" style="background:{YOU}"></i>your exact agreement (band: 95% interval)</span>'
         f'<span><i class="swatch" style="background:{TEAM}"></i>team median (dashed)</span></p>'
     ]
-    rows = weekly_rows(report)
+    rows = display.weekly_rows(report)
     for rubric in report.weekly["rubric"].drop_duplicates():
         sel = report.weekly["rubric"] == rubric
         out.append(f"<h3>{_e(rubric_title(rubric))}</h3>{weekly_svg(report.weekly[sel])}")
         out.append(_html_table(rows[sel.to_numpy()].drop(columns="rubric")))
     if not report.trend.empty:
         out.append("<p>First against second half of your weeks (change with its 95% interval):</p>")
-        out.append(_html_table(trend_rows(report)))
+        out.append(_html_table(display.trend_rows(report)))
     return "".join(out)
 
 
@@ -240,52 +219,56 @@ def _cases_html(report: FeedbackReport) -> str:
         return "<p>No disagreement with a researcher.</p>"
     out = []
     for _, case in report.disagreements.iterrows():
-        body = [f"<h3>{_e(case_heading(case))}</h3><div>{_e(case_values(case, report.contractor_id))}</div>"]
-        for col, label in CASE_TEXTS:
+        body = [
+            f"<h3>{_e(display.case_heading(case))}</h3><div>{_e(display.case_values(case, report.contractor_id))}</div>"
+        ]
+        for col, label in display.CASE_TEXTS:
             if not is_missing(case[col]):
                 body.append(f'<div class="muted">{_e(label)}</div><div class="text">{_e(case[col])}</div>')
-        body.append(f"<div><b>{_e(note_line(case))}</b></div>")
+        body.append(f"<div><b>{_e(display.note_line(case))}</b></div>")
         out.append(f'<div class="case">{"".join(body)}</div>')
     return "".join(out)
 
 
 def _effects_html(report: FeedbackReport) -> str:
     """Each effect that applies as a box (evidence and advice), then the effects checked and not seen."""
-    out = [f'<p class="muted">{_e(EFFECTS_EXPLAIN)}</p>']
-    for _, effect in shown_effects(report).iterrows():
+    out = [f'<p class="muted">{_e(display.EFFECTS_EXPLAIN)}</p>']
+    for _, effect in display.shown_effects(report).iterrows():
         out.append(
-            f'<div class="case"><h3>{_e(effect_heading(effect))}</h3><div>{_e(effect["evidence"])}</div>'
+            f'<div class="case"><h3>{_e(display.effect_heading(effect))}</h3><div>{_e(effect["evidence"])}</div>'
             f"<div><b>What to do:</b> {_e(effect['advice'])}</div></div>"
         )
-    if shown_effects(report).empty:
+    if display.shown_effects(report).empty:
         out.append("<p>No rater effect shows clearly in your ratings.</p>")
-    out += [f'<p class="muted">{_e(line)}</p>' for line in effects_summary(report)]
+    out += [f'<p class="muted">{_e(line)}</p>' for line in display.effects_summary(report)]
     return "".join(out)
 
 
 def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> str:
     """The report as one self-contained HTML page: inline CSS and SVG, no script, no external request."""
-    who = _e(report.name or report.contractor_id)
-    generated = f" Generated {generated_at:%Y-%m-%d %H:%M}." if generated_at else ""
+    title, covers, generated, computed_on = display.head_lines(report, generated_at, _e)
     highlights = "".join(f"<li>{_e(h)}</li>" for h in report.highlights) or "<li>No figures yet.</li>"
     durations = (
-        _html_table(duration_rows(report)) if not report.durations.empty else "<p>No durations were recorded.</p>"
+        _html_table(display.duration_rows(report))
+        if not report.durations.empty
+        else "<p>No durations were recorded.</p>"
     )
     sections = [
-        f"<h1>Feedback for {who}</h1>",
-        f'<p class="muted">{_e(period_text(report))}. Covers {_e(filters_text(report))}.{_e(generated)}</p>',
-        f'<p class="muted">Computed on: {_e(stamp_line(report.stamp))}</p>',
+        f"<h1>{title}</h1>",
+        f'<p class="muted">{" ".join(filter(None, (covers, generated)))}</p>',
+        f'<p class="muted">{computed_on}</p>',
         f"<h2>Highlights</h2><ul>{highlights}</ul>",
         f"<h2>What to change</h2>{_effects_html(report)}",
         "<h2>Drift alerts</h2>"
         + (
-            "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in alert_lines(report)) + "</ul>"
+            "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in display.alert_lines(report)) + "</ul>"
             if len(report.alerts)
             else "<p>No drift alert: your agreement held.</p>"
         ),
-        f'<h2>Rubric rules you broke</h2><p class="muted">{_e(RULES_EXPLAIN)}</p>'
-        + (_html_table(rule_rows(report)) if not report.rules.empty else "<p>No rubric rule broken.</p>"),
-        f'<h2>Agreement with researchers, per dimension</h2><p class="muted">{_e(EXPLAIN)}</p>{_card_html(report)}',
+        f'<h2>Rubric rules you broke</h2><p class="muted">{_e(display.RULES_EXPLAIN)}</p>'
+        + (_html_table(display.rule_rows(report)) if not report.rules.empty else "<p>No rubric rule broken.</p>"),
+        "<h2>Agreement with researchers, per dimension</h2>"
+        f'<p class="muted">{_e(display.EXPLAIN)}</p>{_card_html(report)}',
         f"<h2>Agreement week by week</h2>{_weekly_html(report)}",
         f"<h2>Levels you use, against researchers on the same units</h2>{_levels_html(report.levels)}",
         f"<h2>Time per submission</h2>{durations}",
@@ -296,7 +279,5 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
         'img-src data:">'
-        f"<title>Feedback for {who}</title><style>{CSS}</style></head><body>\n"
-        + "\n".join(sections)
-        + "\n</body></html>\n"
+        f"<title>{title}</title><style>{CSS}</style></head><body>\n" + "\n".join(sections) + "\n</body></html>\n"
     )
