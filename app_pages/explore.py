@@ -1,7 +1,7 @@
 """Explore: ad hoc read-only SQL over the store's tables, with examples and the table list beside the editor.
 
-The sandbox (one SELECT, no files, no network) is analytics/explore/sql/sql.py; each query runs in a worker process
-under hard time, memory and result limits (analytics/explore/sql/worker.py, docs/explore.md). This page collects
+The sandbox (one SELECT, no files, no network) is analytics/explore/sql.py; each query runs in a worker process
+under hard time, memory and result limits (analytics/explore/worker.py, docs/explore.md). This page collects
 the text, runs it and shows what came back. Error messages and cells are shown as plain text.
 
 A query stops when this session's script run is asked to stop or rerun: another click (Run again, a widget),
@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from analytics.explore import sql as explore
+from analytics.explore import sql
 from analytics.explore import worker as explore_worker
 from ui import charts, query_log, state
 from ui.tables import table
@@ -27,14 +27,14 @@ DEFAULT_SQL = "SELECT rubric, dimension, role, count(*) AS ratings\nFROM ratings
 @query_log.loader(max_entries=4)
 def load_schema(version: tuple) -> pd.DataFrame:
     """The explorable tables and their columns for one dataset version."""
-    return explore.schema(state.cursor())
+    return sql.schema(state.cursor())
 
 
 def use_example() -> None:
     """Put the chosen example into the editor."""
     name = st.session_state["explore_example"]
-    if name in explore.EXAMPLE_QUERIES:
-        st.session_state["explore_sql"] = explore.EXAMPLE_QUERIES[name]
+    if name in sql.EXAMPLE_QUERIES:
+        st.session_state["explore_sql"] = sql.EXAMPLE_QUERIES[name]
 
 
 def shown(frame: pd.DataFrame) -> pd.DataFrame:
@@ -43,7 +43,7 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype({c: str for c in nested}) if nested else frame
 
 
-def run_in_worker(sql: str, status: DeltaGenerator) -> explore.QueryResult:
+def run_in_worker(query: str, status: DeltaGenerator) -> sql.QueryResult:
     """Run the query in a worker; stop it when Streamlit asks this session's run to stop or rerun."""
     ctx = get_script_run_ctx()
     requests = getattr(ctx, "script_requests", None)
@@ -55,7 +55,7 @@ def run_in_worker(sql: str, status: DeltaGenerator) -> explore.QueryResult:
 
     return explore_worker.service().run(
         state.cursor(),
-        sql,
+        query,
         session=getattr(ctx, "session_id", None),
         cancelled=cancelled,
         on_status=lambda message: status.info(message),  # type: ignore[arg-type]  # what on_status returns is ignored
@@ -83,18 +83,18 @@ with tables:
 with editor:
     st.selectbox(
         "Start from an example",
-        [NO_EXAMPLE, *explore.EXAMPLE_QUERIES],
+        [NO_EXAMPLE, *sql.EXAMPLE_QUERIES],
         key="explore_example",
         on_change=use_example,
     )
-    sql = st.text_area("SQL", key="explore_sql", height=260)
+    query = st.text_area("SQL", key="explore_sql", height=260)
     if st.button("Run", key="explore_run", type="primary"):
         status = st.empty()
         with st.spinner("Running..."):
-            st.session_state["explore_result"] = run_in_worker(sql, status)
+            st.session_state["explore_result"] = run_in_worker(query, status)
         status.empty()
 
-result: explore.QueryResult | None = st.session_state.get("explore_result")
+result: sql.QueryResult | None = st.session_state.get("explore_result")
 if result is not None:
     if result.error:
         st.error(md_escape(result.error))
@@ -107,7 +107,7 @@ if result is not None:
             )
         elif result.truncated:
             st.warning(
-                f"Only the first {explore.MAX_ROWS:,} rows are shown; the query returned more. "
+                f"Only the first {sql.MAX_ROWS:,} rows are shown; the query returned more. "
                 "Aggregate, filter or add a LIMIT to see the rest."
             )
         table(shown(result.frame), "query result", key="explore_download")

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analytics import store  # noqa: E402
-from analytics.explore import sql as explore  # noqa: E402
+from analytics.explore import sql  # noqa: E402
 from analytics.explore import worker as explore_worker  # noqa: E402
 from analytics.store import keys  # noqa: E402
 
@@ -73,7 +73,7 @@ def main() -> None:
     p.add_argument("--db", type=Path, default=Path("/tmp/explore.duckdb"))
     p.add_argument("--tasks", type=int, default=1_000_000)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--timeout", type=float, default=explore.TIMEOUT_S)
+    p.add_argument("--timeout", type=float, default=sql.TIMEOUT_S)
     args = p.parse_args()
     if not args.db.exists():
         build(args.db, args.tasks)
@@ -112,13 +112,13 @@ def main() -> None:
         "| query | outcome | wall time | stopped after the limit | worker peak memory | app process RSS after - before |"
     )
     print("|---|---|---|---|---|---|")
-    for name, sql in CASES.items():
+    for name, query in CASES.items():
         walls, clocks, peaks, growth, outcome = [], [], [], [], ""
         for _ in range(args.repeat):
             time.sleep(2.0)  # let the spare worker finish its imports
             before = rss()
             started = time.perf_counter()
-            result = svc.run(con, sql)
+            result = svc.run(con, query)
             walls.append(time.perf_counter() - started)
             clocks.append(result.elapsed)
             peaks.append(result.peak_memory)
@@ -134,7 +134,7 @@ def main() -> None:
     # 3. The in-process interrupt on the same slow query, for comparison (one run, 1 s limit, 4 calls).
     cur = con.cursor()
     started = time.perf_counter()
-    explore._execute(cur, CASES["levenshtein of long strings"].replace("range(1000)", "range(4)"), 100, 1.0)
+    sql._execute(cur, CASES["levenshtein of long strings"].replace("range(1000)", "range(4)"), 100, 1.0)
     inline = time.perf_counter() - started
     cur.close()
     print(f"\nIn-process DuckDB interrupt, 1 s limit, 4 levenshtein calls: returned after {inline:.1f} s.")

@@ -22,7 +22,7 @@ from analytics import agreement, store
 from analytics.agreement import counts
 from analytics.core.filters import Filters
 from analytics.store import keys
-from analytics.store.derived import refresh as kept
+from analytics.store.derived import refresh
 
 RUBRIC, DIM = "prop", "score"
 # AGREEMENT_EXAMPLES=500 for a deeper search; the default keeps the file well under 30 s.
@@ -75,7 +75,7 @@ def load(rows: list[tuple], q: int, kind: str = "ordinal", coarse: list[str] | N
                    NULL AS comment, NULL AS submission_id, 1 AS ingest_id FROM new_rows)""",
         {"rubric": RUBRIC, "dimension": DIM},
     )
-    kept.after_load(con, 1)
+    refresh.after_load(con, 1)
     con.unregister("new_rows")
     return con
 

@@ -243,13 +243,13 @@ def test_differences_between_payloads_name_where_and_allow_only_rounding():
 
 
 def test_files_fill_only_the_kept_table_the_agreement_reads(tmp_path, capsys):
-    """`agreement FILE` fills only reference_tasks of the per-task kept tables (kept.only(*kept.AGREEMENT)) and
+    """`agreement FILE` fills only reference_tasks of the per-task kept tables (refresh.only(*refresh.AGREEMENT)) and
     gives the JSON of a store whose every kept table is filled: several targets, raters and researchers."""
     import numpy as np
 
     from analytics import store
     from analytics.ingest.load import ingest_file
-    from analytics.store.derived import refresh as kept
+    from analytics.store.derived import refresh
 
     rng = np.random.default_rng(3)
     lines = ["task_id,rater_id,role,rubric,dimension,target,value"]
@@ -270,7 +270,7 @@ def test_files_fill_only_the_kept_table_the_agreement_reads(tmp_path, capsys):
     assert json.loads(from_files) == json.loads(from_store)
 
     con = store.open_store(":memory:")
-    with kept.only(*kept.AGREEMENT):
+    with refresh.only(*refresh.AGREEMENT):
         assert ingest_file(con, path).status == "loaded"
     tables = ("reference_tasks", "contractor_tasks", "rater_tasks")
     counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in tables}

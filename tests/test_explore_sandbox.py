@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analytics import store
-from analytics.explore import sql as explore
+from analytics.explore import sql
 from analytics.explore.sql import QueryRefused, check_query, run_query
 from analytics.ingest.load import ingest_file
 
@@ -186,10 +186,10 @@ def _sql(template: str, tmp_path: Path) -> str:
 def test_escape_is_refused_in_one_line(shared, template):
     loaded, folder = shared
     secret_frame = pd.DataFrame({"a": [SECRET]})  # a Python replacement scan would find this local
-    sql = _sql(template, folder)
+    query = _sql(template, folder)
     with pytest.raises(QueryRefused):
-        check_query(loaded.cursor(), sql)
-    result = run_query(loaded, sql)
+        check_query(loaded.cursor(), query)
+    result = run_query(loaded, query)
     assert result.error and "\n" not in result.error and "Traceback" not in result.error
     assert result.frame.empty and SECRET not in result.error
     assert secret_frame is not None
@@ -211,8 +211,8 @@ def test_store_is_unchanged_and_nothing_written(loaded, tmp_path):
     before = (store.dataset_version(loaded), store.table_counts(loaded))
     for template in ESCAPES.values():
         run_query(loaded, _sql(template, tmp_path))
-    for sql in explore.EXAMPLE_QUERIES.values():
-        run_query(loaded, sql)
+    for query in sql.EXAMPLE_QUERIES.values():
+        run_query(loaded, query)
     assert (store.dataset_version(loaded), store.table_counts(loaded)) == before
     assert not (tmp_path / "out.csv").exists() and not (tmp_path / "export").exists()
     assert not (tmp_path / "other.duckdb").exists()
@@ -227,8 +227,8 @@ def test_macros_in_the_store_that_shadow_built_ins_are_refused(loaded, tmp_path)
     loaded.execute("""CREATE MACRO json_serialize_sql(x) AS '{"error": false, "statements": [{"node": {}}]}'""")
     loaded.execute("CREATE MACRO current_database() AS 'system'")
     assert "reads files" in run_query(loaded, f"FROM read_csv('{secret}')").error
-    for sql in ["SELECT lower('X')", "SELECT * FROM range(3)", "SELECT current_database()"]:
-        result = run_query(loaded, sql)
+    for query in ["SELECT lower('X')", "SELECT * FROM range(3)", "SELECT current_database()"]:
+        result = run_query(loaded, query)
         assert "redefined in this store" in result.error and result.frame.empty
     assert run_query(loaded, "SELECT upper('x') AS u").frame["u"].tolist() == ["X"]
 
@@ -243,7 +243,7 @@ def test_good_queries_return_rows(shared):
 
 
 @pytest.mark.parametrize(
-    "sql",
+    "query",
     [
         "WITH c AS (SELECT * FROM ratings WHERE role = 'contractor') SELECT count(*) FROM c",
         "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r",
@@ -266,9 +266,9 @@ def test_good_queries_return_rows(shared):
         "SELECT * FROM review_notes",
     ],
 )
-def test_ordinary_queries_pass_the_checks(shared, sql):
+def test_ordinary_queries_pass_the_checks(shared, query):
     loaded, _ = shared
-    result = run_query(loaded, sql)
+    result = run_query(loaded, query)
     assert result.ok, result.error
 
 
@@ -301,8 +301,13 @@ def test_query_errors_come_back_as_one_line(shared):
 
 
 def test_ingest_still_works_after_explore(loaded, tmp_path):
-    for sql in ["SELECT * FROM ratings", f"FROM '{tmp_path}/secret.csv'", "SELECT sleep_ms(1)", "DELETE FROM ratings"]:
-        run_query(loaded, sql)
+    for query in [
+        "SELECT * FROM ratings",
+        f"FROM '{tmp_path}/secret.csv'",
+        "SELECT sleep_ms(1)",
+        "DELETE FROM ratings",
+    ]:
+        run_query(loaded, query)
     run_query(loaded, "SELECT sum(a.range * b.range) FROM range(1000000) AS a, range(1000000) AS b", timeout_s=0.2)
     more = tmp_path / "more.csv"
     more.write_text(MORE_CSV)
@@ -315,7 +320,7 @@ def test_ingest_still_works_after_explore(loaded, tmp_path):
 def test_execution_layer_alone_refuses_writes(loaded):
     """Layer 3 without layers 1 and 2: the read-only transaction stops a write that got past the checks."""
     cur = loaded.cursor()
-    table, meta = explore._execute(cur, "DELETE FROM ratings", 100, 5.0)
+    table, meta = sql._execute(cur, "DELETE FROM ratings", 100, 5.0)
     cur.close()
     assert table is None and "read-only" in meta["error"] and "\n" not in meta["error"]
     assert loaded.execute("SELECT count(*) FROM ratings").fetchall() == [(6,)]
@@ -345,7 +350,7 @@ def test_explore_sees_only_committed_data(loaded, tmp_path):
 def test_example_queries(shared):
     """Expected figures are counted by hand from RATINGS_CSV and the two submissions of the fixture."""
     loaded, _ = shared
-    results = {name: run_query(loaded, sql) for name, sql in explore.EXAMPLE_QUERIES.items()}
+    results = {name: run_query(loaded, query) for name, query in sql.EXAMPLE_QUERIES.items()}
     assert all(r.ok for r in results.values()), {n: r.error for n, r in results.items()}
     weekly = results["Agreement with researchers by ISO week"].frame
     # 2026-W10: c1 equals r1 on t1, c2 does not -> 1 of 2 pairs; 2026-W11: c1 differs on t2 -> 0 of 1.
@@ -362,7 +367,7 @@ def test_example_queries(shared):
 
 def test_schema_lists_store_tables_without_bookkeeping(shared):
     loaded, _ = shared
-    frame = explore.schema(loaded)
+    frame = sql.schema(loaded)
     assert list(frame.columns) == ["table", "column", "type"]
     tables = set(frame["table"])
     assert {"ratings", "tasks", "task_items", "submissions", "dimensions", "quarantine", "ingest_log"} <= tables
@@ -383,11 +388,11 @@ def test_function_allow_list_is_builtin_and_excludes_refused(con):
         r[0]
         for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_type = 'table'").fetchall()
     }
-    allowed = explore.allowed_functions()
+    allowed = sql.allowed_functions()
     assert allowed - names <= {"unnest", "unlist"}  # the parser's own names for UNNEST
-    assert not allowed & set(explore.REFUSED_FUNCTIONS)
+    assert not allowed & set(sql.REFUSED_FUNCTIONS)
     assert not {n for n in allowed if n.startswith(("read_", "parquet_", "glob", "sniff_", "duckdb_"))}
-    assert explore.TABLE_FUNCTIONS <= table_functions
+    assert sql.TABLE_FUNCTIONS <= table_functions
 
 
 # Facts about DuckDB 2.0 that the module's design rests on (see its docstring).

@@ -14,7 +14,7 @@ import pytest
 from test_explore_sandbox import ESCAPES, MORE_CSV, _fill, _sql
 
 from analytics import store
-from analytics.explore import sql as explore
+from analytics.explore import sql
 from analytics.explore import worker as explore_worker
 from analytics.explore.worker import ExploreService, Limits
 from analytics.ingest.load import ingest_file
@@ -72,10 +72,12 @@ def services():
 
 def test_worker_returns_the_same_rows_as_the_sandbox(loaded, services):
     svc = services()
-    sql = "SELECT rater_id, count(*) AS n, 1.5::DECIMAL(4, 2) AS d, [1, 2] AS l FROM ratings GROUP BY ALL ORDER BY ALL"
-    result = svc.run(loaded, sql)
+    query = (
+        "SELECT rater_id, count(*) AS n, 1.5::DECIMAL(4, 2) AS d, [1, 2] AS l FROM ratings GROUP BY ALL ORDER BY ALL"
+    )
+    result = svc.run(loaded, query)
     assert result.ok, result.error
-    inline = explore.run_query(loaded, sql)
+    inline = sql.run_query(loaded, query)
     assert result.columns == inline.columns == ("rater_id", "n", "d", "l")
     assert result.frame.astype(str).values.tolist() == inline.frame.astype(str).values.tolist()
     assert 0 < result.peak_memory < GB
@@ -113,7 +115,7 @@ def test_wide_result_is_cut_at_the_byte_cap(loaded, services):
     result = svc.run(loaded, WIDE)
     assert result.ok and result.truncated and result.truncated_by == "bytes"
     assert 0 < len(result.frame) < 10_000
-    assert len(result.frame) * 100_000 <= explore.MAX_RESULT_BYTES
+    assert len(result.frame) * 100_000 <= sql.MAX_RESULT_BYTES
     assert result.peak_memory < GB + explore_worker.RSS_MARGIN
     assert _rss(os.getpid()) - before < 512 * 2**20  # this process received the cut result only
     assert not _alive(svc.last_pid)
@@ -159,7 +161,7 @@ def test_the_in_process_interrupt_does_not_stop_it(loaded, monkeypatch):
     is still computed after it (a slow scalar function such as SLOW's runs on far past the limit)."""
     interrupted = threading.Event()
 
-    class Timer(threading.Timer):  # explore._execute's time limit, which says when it has interrupted
+    class Timer(threading.Timer):  # sql._execute's time limit, which says when it has interrupted
         def __init__(self, interval: float, function) -> None:
             super().__init__(interval, lambda: (function(), interrupted.set()))
 
@@ -172,11 +174,11 @@ def test_the_in_process_interrupt_does_not_stop_it(loaded, monkeypatch):
             after.append(i)
         return i
 
-    monkeypatch.setattr(explore.threading, "Timer", Timer)
+    monkeypatch.setattr(sql.threading, "Timer", Timer)
     cur = loaded.cursor()
     try:
         cur.create_function("held_row", held_row, ["BIGINT"], "BIGINT", side_effects=True)
-        table, outcome = explore._execute(cur, "SELECT held_row(range) AS n FROM range(4)", 100, 0.05)
+        table, outcome = sql._execute(cur, "SELECT held_row(range) AS n FROM range(4)", 100, 0.05)
     finally:
         cur.close()
     assert after == [1, 2, 3]  # the interrupt did not stop the chunk

@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from analytics import store
-from analytics.explore import sql as explore
+from analytics.explore import sql
 from analytics.ingest.load import ingest_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,8 +43,8 @@ def _app() -> AppTest:
     return at
 
 
-def _run(at: AppTest, sql: str) -> AppTest:
-    at.text_area(key="explore_sql").set_value(sql)
+def _run(at: AppTest, query: str) -> AppTest:
+    at.text_area(key="explore_sql").set_value(query)
     at.button(key="explore_run").click().run()
     assert not at.exception, at.exception
     return at
@@ -68,7 +68,7 @@ def test_example_fills_the_editor_and_runs(app_store):
     at = _app()
     name = "Agreement with researchers by ISO week"
     at.selectbox(key="explore_example").select(name).run()
-    assert at.text_area(key="explore_sql").value == explore.EXAMPLE_QUERIES[name]
+    assert at.text_area(key="explore_sql").value == sql.EXAMPLE_QUERIES[name]
     at.button(key="explore_run").click().run()
     assert not at.exception and not at.error
     weekly = at.dataframe[-1].value
@@ -88,7 +88,7 @@ def test_truncated_result_warns_and_odd_types_draw(app_store):
     at = _run(_app(), "SELECT range AS n, [range, 1] AS l, {'a': range} AS s FROM range(20000)")
     assert not at.error
     assert any("first 10,000 rows" in w.value for w in at.warning)
-    assert len(at.dataframe[-1].value) == explore.MAX_ROWS
+    assert len(at.dataframe[-1].value) == sql.MAX_ROWS
 
 
 def test_chart_builder_draws_the_result(app_store):

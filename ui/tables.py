@@ -11,7 +11,7 @@ import streamlit as st
 
 from analytics.agreement import LABELS, MIN_TASKS
 from analytics.core import csv_out
-from analytics.explore import sql as explore
+from analytics.explore import sql
 from ui.text import md_escape, visible
 
 # Columns holding ids and file names: shown with control and bidirectional characters made visible.
@@ -85,7 +85,7 @@ def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
 # Rows a table draws: every rerun sends them to the browser, and beyond a few thousand nobody scrolls them (1M
 # tasks gave the Disagreements page 116,793 cases and a 5.8 s rerun); the CSV download keeps every row. As many as
 # the Explore page's query result holds, which says so itself.
-MAX_SHOWN = explore.MAX_ROWS
+MAX_SHOWN = sql.MAX_ROWS
 
 
 def table(

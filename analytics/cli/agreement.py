@@ -89,14 +89,15 @@ def run(args: argparse.Namespace) -> int:
 def _on_duckdb(con: Any, args: argparse.Namespace, scales: Any, options: Any) -> int:
     """The agreement on the store `con` opened for it: the FILEs (and their --scales) loaded into it first."""
     from analytics.ingest.scales_file import ScalesError, declare_scales
-    from analytics.store.derived import refresh as kept
+    from analytics.store.derived import refresh
 
     if scales:
         try:
             declare_scales(con, scales)  # into the in-memory store, before the files
         except (ScalesError, store.StoreError, ValueError) as e:
             return fail(str(e))
-    with kept.only(*kept.AGREEMENT):  # the in-memory store lives for this command, which reads no other kept table
+    # the in-memory store lives for this command, which reads no other kept table
+    with refresh.only(*refresh.AGREEMENT):
         rejected = load_files(con, args.files, args.format, options)
     if rejected:
         return fail(rejected)

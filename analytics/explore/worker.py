@@ -23,7 +23,7 @@ Each query, in `ExploreService.run`:
    the time limit plus 3 s (the kernel ends it even if this process is gone), opens the snapshot read-only
    with `enable_external_access = false` (no file or network for the whole instance, possible here because
    nothing else uses that instance), `memory_limit` below the cap, one thread, no spilling to disk, and runs
-   all four layers again (explore.run_arrow), stopping at the row cap and the byte cap. It writes the result
+   all four layers again (sql.run_arrow), stopping at the row cap and the byte cap. It writes the result
    as Arrow IPC on stdout and exits.
 4. This process waits in steps of 50 ms and kills the worker (SIGKILL) when the time limit passes, when its
    resident memory passes the cap, when the result it sends is larger than the byte cap allows, or when
@@ -53,7 +53,7 @@ import pyarrow as pa  # type: ignore[import-untyped]  # no stubs (pyarrow-stubs 
 
 from analytics import store
 from analytics.core.queries import Query
-from analytics.explore import sql as explore
+from analytics.explore import sql
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_CONCURRENT = 2  # queries at once across the server (2 cores: each worker uses one thread at nice 10)
@@ -72,9 +72,9 @@ READY = b"R"
 class Limits:
     """What one Explore query may use, and how many run at once."""
 
-    timeout_s: float = explore.TIMEOUT_S
-    max_rows: int = explore.MAX_ROWS
-    max_bytes: int = explore.MAX_RESULT_BYTES
+    timeout_s: float = sql.TIMEOUT_S
+    max_rows: int = sql.MAX_ROWS
+    max_bytes: int = sql.MAX_RESULT_BYTES
     memory_bytes: int = MEMORY_BYTES
     max_concurrent: int = MAX_CONCURRENT
     wait_limit_s: float = WAIT_LIMIT_S
@@ -245,15 +245,15 @@ class ExploreService:
     def run(
         self,
         con: duckdb.DuckDBPyConnection,
-        sql: str,
+        query: str,
         *,
         session: str | None = None,
         cancelled: Callable[[], bool] | None = None,
         on_status: Callable[[str], None] | None = None,
-    ) -> explore.QueryResult:
+    ) -> sql.QueryResult:
         """Check and run one query in a worker; never raises for a bad or stopped query, the error says why."""
         started = time.perf_counter()
-        refused = explore.refusal(con, sql)
+        refused = sql.refusal(con, query)
         if refused:
             return _failed(refused, started)
         job = _Job()
@@ -282,7 +282,7 @@ class ExploreService:
                 snapshot = self.snapshots.get(con, on_status)
                 if stopping():
                     return _failed(_CANCELLED, started)
-                return self._run_in_worker(snapshot, sql, stopping)
+                return self._run_in_worker(snapshot, query, stopping)
             finally:
                 with self._lock:
                     self._running -= 1
@@ -339,13 +339,13 @@ class ExploreService:
             with self._lock:
                 self._filling = False
 
-    def _run_in_worker(self, snapshot: Path, sql: str, stopping: Callable[[], bool]) -> explore.QueryResult:
+    def _run_in_worker(self, snapshot: Path, query: str, stopping: Callable[[], bool]) -> sql.QueryResult:
         limits = self.limits
         proc = self._take_worker()
         self.last_pid = proc.pid
         request = {
             "snapshot": str(snapshot),
-            "sql": sql,
+            "sql": query,
             "max_rows": limits.max_rows,
             "max_bytes": limits.max_bytes,
             "memory_bytes": limits.memory_bytes,
@@ -416,8 +416,8 @@ class ExploreService:
         if header.get("error"):
             return _failed(str(header["error"]), started, peak)
         table = pa.ipc.open_stream(reply["body"]).read_all()
-        frame = explore.to_frame(table)
-        return explore.QueryResult(
+        frame = sql.to_frame(table)
+        return sql.QueryResult(
             tuple(str(c) for c in frame.columns),
             frame,
             bool(header.get("truncated_by")),
@@ -442,8 +442,8 @@ def service() -> ExploreService:
         return _SERVICE
 
 
-def _failed(message: str, started: float, peak: int = 0) -> explore.QueryResult:
-    return explore.QueryResult((), pd.DataFrame(), False, time.perf_counter() - started, message, None, peak)
+def _failed(message: str, started: float, peak: int = 0) -> sql.QueryResult:
+    return sql.QueryResult((), pd.DataFrame(), False, time.perf_counter() - started, message, None, peak)
 
 
 def _out_of_memory(error: object) -> bool:
@@ -561,7 +561,7 @@ def _worker_main() -> None:
     con = None
     try:
         con = open_snapshot(request["snapshot"], memory)
-        table, meta = explore.run_arrow(
+        table, meta = sql.run_arrow(
             con,
             request["sql"],
             int(request["max_rows"]),
@@ -579,7 +579,7 @@ def _worker_main() -> None:
     except MemoryError:
         header = {"error": "Out of Memory Error: MemoryError"}
     except Exception as e:  # noqa: BLE001 - whatever it is, the server gets one line, not a dead pipe
-        header = {"error": explore._one_line(e)}
+        header = {"error": sql._one_line(e)}
     finally:
         if con is not None:
             con.close()

@@ -12,7 +12,7 @@ from analytics.core.queries import Query
 from analytics.ingest import limits
 from analytics.ingest.scales_file import declare_for_new_dimensions, missing_sql
 from analytics.store import keys
-from analytics.store.derived import refresh as kept
+from analytics.store.derived import refresh
 
 # The columns that identify a combination of scale-related values; a file has few distinct combinations
 # (dimensions x levels x targets x roles), so scale checks run once per combination, not once per row.
@@ -228,4 +228,4 @@ def _infer_unknown_dimensions(con: duckdb.DuckDBPyConnection) -> None:
         )  # fmt: skip
         if previous is not None:  # new levels changed the positions of the old ones
             RATINGS_REINDEX.bind(levels=list(dim.levels), rubric=rubric, dimension=dimension).run(con)
-            kept.after_rescale(con, rubric, dimension)
+            refresh.after_rescale(con, rubric, dimension)

@@ -34,7 +34,7 @@ from analytics.ingest.base import (
 )
 from analytics.ingest.scales_file import Scales, ScalesError, apply_scales, declare_in_transaction
 from analytics.store import keys, people, tx
-from analytics.store.derived import refresh as kept
+from analytics.store.derived import refresh
 
 # Called with the share of a file's load done (0..1) and the stage, e.g. (0.55, "checking rows"); the Data
 # page draws it as a progress bar, the command line prints it on a terminal.
@@ -340,7 +340,7 @@ def _load(
         staging.quarantine_problems(con, ingest_id, name, merged)
         problems += merged
         loaded -= len(merged)
-    kept.after_load(con, ingest_id)
+    refresh.after_load(con, ingest_id)
     rule_results.after_load(con, ingest_id)
     quarantined = bad + sum(p.counts_as_row for p in problems)
     _log_load(con, ingest_id, name, data_hash, parsed.format, role, loaded, quarantined, n_tasks, n_subs)

@@ -22,7 +22,7 @@ from analytics import store
 from analytics.core import rubrics
 from analytics.core.queries import Query
 from analytics.store import tx
-from analytics.store.derived import refresh as kept
+from analytics.store.derived import refresh
 
 ENTRY_KEYS = ("rubric", "dimension", "level", "levels", "missing")
 MAX_SCALES_BYTES = 10 * 2**20
@@ -500,7 +500,7 @@ def _replace_scale(con: duckdb.DuckDBPyConnection, s: DeclaredScale, rubric: str
         ).fetchall()[0][0]
     )
     # the kept tables hold positions (and values) of the old scale
-    kept.after_rescale(con, rubric, s.dimension)
+    refresh.after_rescale(con, rubric, s.dimension)
     return reread
 
 

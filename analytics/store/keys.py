@@ -133,7 +133,7 @@ def insert_ratings(
     first registering the ids of `sources` (default: of `rows`); return the rows inserted. Inside the load's
     transaction; `sources` lets a load register ids from small tables it already has instead of rescanning,
     and key columns `given` in `rows` (registered by the load) are taken as they are. The caller then adds the
-    load's kept tables (kept.after_load), as analytics/ingest/load.py does."""
+    load's kept tables (refresh.after_load), as analytics/ingest/load.py does."""
     by_table = {k.table: (sources or {}).get(k.table, rows) for k in KEYS if k.key not in given}
     temps = []
     for n, source in enumerate(dict.fromkeys(by_table.values()) if sources else []):

@@ -154,7 +154,7 @@ def fill(con: duckdb.DuckDBPyConnection, scope: str = "TRUE", params: dict | Non
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Recompute the rows of the items `scope` (kept.SCOPE or kept.RUBRIC) selects, from the ratings stored now,
+    """Recompute the rows of the items `scope` (refresh.SCOPE or refresh.RUBRIC) selects, from the ratings stored now,
     and the contractor days they make (analytics/store/derived/contractor_days.py)."""
     contractor_days.touched(con, scope, params)
     for table in TABLES:

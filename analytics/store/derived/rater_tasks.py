@@ -46,7 +46,7 @@ def answers(filters: Filters) -> bool:
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Recompute the rows of the tasks `scope` (kept.SCOPE or kept.RUBRIC) selects."""
+    """Recompute the rows of the tasks `scope` (refresh.SCOPE or refresh.RUBRIC) selects."""
     con.execute(f"DELETE FROM rater_tasks WHERE {scope}", params)
     con.execute(_FILL.format(scope=scope), params)
 

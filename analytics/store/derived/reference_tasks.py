@@ -45,7 +45,7 @@ SELECT g.*, m.task_key IS NULL FROM g LEFT JOIN multi m USING (task_key, dim_key
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
-    """Recompute the rows of the tasks `scope` (kept.SCOPE or kept.RUBRIC) selects, from the kept pairs
+    """Recompute the rows of the tasks `scope` (refresh.SCOPE or refresh.RUBRIC) selects, from the kept pairs
     as they are now."""
     con.execute(f"DELETE FROM reference_tasks WHERE {scope}", params)
     con.execute(_FILL.format(scope=scope), params)
