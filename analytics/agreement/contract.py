@@ -45,8 +45,8 @@ def records(df: pd.DataFrame, drop: tuple[str, ...] = ()) -> list[dict]:
     return [{c: plain(v) for c, v in zip(cols, row, strict=True)} for row in df[cols].itertuples(index=False)]
 
 
-# Where each table starts, as a share of the payload's time at 1M tasks (bench/RESULTS.md, session 30: dimensions
-# 4.4 s, raters 0.8-1.0 s, pooled and ceiling 0.4-0.6 s each, each pair of raters 19-29 s), for its progress.
+# Where each table starts, as a share of the payload's time (from the tables' measured times, bench/RESULTS.md),
+# for its progress.
 TABLE_STARTS = {"dimensions": 0.0, "raters": 0.17, "pooled": 0.21, "ceiling": 0.23, "rater pairs": 0.25}
 
 

@@ -125,7 +125,7 @@ def _per_signature(below: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 # Groups of at most this many tasks read task draws shared with every group of the same number of tasks (see
 # TaskDraws): pairs of raters are thousands of groups of a few dozen to a few hundred tasks, and drawing each one's
-# tasks anew was most of the full agreement's time at 1M tasks (18 of 50 s for 10,000 pairs of raters).
+# tasks anew was most of the full agreement's time.
 SHARED_MAX_TASKS = 500
 
 
@@ -173,8 +173,8 @@ def shared_multiplier_sums(
     group g being the rows from starts[g] to the next start, from one draw of standard normals shared by all.
 
     Common random numbers, as in TaskDraws: each group's law is exactly its own multiplier bootstrap's, the groups
-    are not independent of each other, which no interval needs; drawing the normals once instead of per group
-    was most of the Distributions page's shift intervals at 1M tasks (1,000 contractor dimensions)."""
+    are not independent of each other, which no interval needs; the normals are drawn once, not per
+    group (per group, the draws were most of the Distributions page's shift intervals)."""
     x, n = np.asarray(signatures, dtype=float), np.asarray(n_tasks, dtype=float)
     group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(x)]))
     totals = np.add.reduceat(x * n[:, None], starts)
@@ -325,7 +325,7 @@ def ratio_samples(num: np.ndarray, den: np.ndarray, n_boot: int, rng: np.random.
     if k < MIN_BOOT_TASKS or n_boot == 0:
         return np.empty(0)
     # The draws of task_draws(np.ones(k), ...) (each task its own signature), summed by indexing: counting them
-    # into an (n_boot x k) matrix first took twice as long (the Feedback page's weekly figures at 1M tasks).
+    # into an (n_boot x k) matrix first is slower.
     out = np.empty(n_boot)
     for rows, tasks in _task_batches(k, n_boot, rng):
         out[rows] = num[tasks].sum(axis=1) / np.maximum(den[tasks].sum(axis=1), 1)

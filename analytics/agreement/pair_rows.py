@@ -242,7 +242,7 @@ def pair_rows(
             low, high = (np.clip(x[delta_groups], *RANGES.get(name, (-np.inf, 1.0))) for x in (lo, hi))
             bounds[name][0][delta_groups], bounds[name][1][delta_groups], bounds[name][2][delta_groups] = low, high, 0
     out = []
-    # Python lists read per group: indexing numpy arrays element by element cost a third of this loop.
+    # Python lists read per group: indexing numpy arrays element by element is slow.
     values = {name: v.tolist() for name, v in point.items()}
     ends = {name: tuple(b.tolist() for b in bs) for name, bs in bounds.items()}
     ones = one_levels(marginals, s.levels)

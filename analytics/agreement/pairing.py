@@ -82,8 +82,7 @@ KEPT_CARRY = {"submitted_at": ("submitted_at", "reference_submitted_at")}
 def _kept_pairs_cte(sides: Sides, carry: tuple[str, ...], named: bool = True) -> str:
     """The pairs CTE of contractors against researchers from the pairs kept at ingest (same columns as the
     self-join's; the subject filter reads the kept subject columns). Without `named`, no rater, task or target
-    names: DuckDB keeps a join whose columns nobody reads, and naming 2.9M pairs took a third of the team's
-    weekly pairs query at 1M tasks (0.15 s against 0.11 s)."""
+    names: DuckDB keeps a join whose columns nobody reads."""
     where, _ = sides.subject.where_named("p", "s_")
     carried = "".join(f", p.{KEPT_CARRY[c][0]} AS {c}_a, p.{KEPT_CARRY[c][1]} AS {c}_b" for c in carry)
     if not named:
@@ -138,7 +137,7 @@ def selected(keys: list[str], filters: Filters) -> list[str]:
 
 # A condition on dim_key: one of the dimensions with several targets ($multi). A semi-join on a tiny table,
 # applied to pairs: `list_contains($multi, rubric || chr(31) || dimension)` was pushed into the scan and built a
-# string per rating (3 of the 5 s of the per-rater query at 1M tasks).
+# string per rating.
 MULTI = """dim_key IN (
     SELECT dim_key FROM dimension_keys WHERE list_contains($multi, rubric || chr(31) || dimension))"""
 
@@ -146,11 +145,11 @@ MULTI = """dim_key IN (
 def named_groups(grain: str, fields: str, source: str = "grouped", rater_key: bool = False) -> str:
     """The final SELECT of a keyed query: `source`'s groups with their names (dimension keys to rubric and
     dimension; with `rater_key`, the subject's rater key to rater_a; pairs of raters' key_a and key_b to rater_a
-    and rater_b), then `fields`. In no order: `signatures` sorts groups and their signatures itself (sorting on
-    the signature lists in SQL was 0.1 s of the per-rater pairing at 1M tasks)."""
+    and rater_b), then `fields`. In no order: `signatures` sorts groups and their signatures itself (cheaper than
+    sorting on the signature lists in SQL)."""
     names = ", ".join(GRAINS[grain])
     raters = " JOIN (SELECT rater_key, rater_id AS rater_a FROM rater_keys) USING (rater_key)" if rater_key else ""
-    if grain == "rater_pair":  # grouped on the raters' integer keys, not their ids (a fifth faster at 1M tasks)
+    if grain == "rater_pair":  # grouped on the raters' integer keys, not their ids (faster)
         raters = "".join(
             f" JOIN (SELECT rater_key AS key_{s}, rater_id AS rater_{s} FROM rater_keys) USING (key_{s})" for s in "ab"
         )
@@ -162,7 +161,7 @@ FROM {source} JOIN dimension_keys USING (dim_key){raters}"""
 def ranking_query(sides: Sides, grain: str) -> Query:
     """Per group of `grain` and task: item pairs both sides order alike, oppositely or tie, grouped by tasks."""
     group = ", ".join(f"a.{k}" for k in GRAINS[grain])
-    # joined by name, every rating of the filter was read first: 0.26-0.31 s at 1M tasks with no ranking scale rated
+    # ranking dimensions by key: joined by name, every rating of the filter was read first
     join = f" SEMI JOIN ({keys.RANKING_DIM_KEYS}) USING (dim_key)"
     head, params = side_ctes(sides, "value_index", join)
     sql = f"""{head}, item_pairs AS (

@@ -374,6 +374,5 @@ def dimension_report(
     queries: QueryLog | None = None,
 ) -> AgreementReport:
     """agreement_report without rater rows (raters, team and their coefficients are empty): a page that shows
-    one dimension's raters asks rater_agreement for them (the rows of every dimension were a third of the
-    report at 1M tasks)."""
+    one dimension's raters asks rater_agreement for them (the rows of every dimension are costly)."""
     return _report(con, spec, False, False, ceiling, queries)

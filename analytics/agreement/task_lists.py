@@ -12,9 +12,8 @@ def task_lists(keys: str, source: str, where: str, item: str, order: str, name: 
     """CTEs (ending in `by_list`) giving per group of `keys` each distinct task signature, the sorted list `name`
     of the task's `item`s (rows of `source` passing `where`), with n_tasks and n_units (the distinct values of the
     column `unit` on the task; None: each item is a unit). Tasks of one or two items take min and max, not a
-    list: grouping on lists is slow (a quarter of the time at 1M tasks) and most tasks hold one or two units;
-    their units are counted from min and max too (a count(DISTINCT) per task was a third of the rater-pair
-    query at 1M tasks)."""
+    list: grouping on lists is slow and most tasks hold one or two units; their units are counted from min and
+    max too (a count(DISTINCT) per task is slow)."""
     spread = f", min({unit}) AS unit_lo, max({unit}) AS unit_hi" if unit else ""
     few_units = "sum(CASE WHEN unit_lo = unit_hi THEN 1 ELSE 2 END)" if unit else "sum(n_items)"
     few = f"""per_task AS (
@@ -34,10 +33,9 @@ def task_lists(keys: str, source: str, where: str, item: str, order: str, name: 
 def unit_lists(keys: str, source: str, where: str, fields: tuple[str, ...], name: str, ident: str) -> str:
     """`task_lists` of units whose items are the tuples of `fields` (one row of `source` per unit), sorted as
     tuples. A task of one unit, or of two told apart by the column `ident`, takes each field of the unit with
-    the lowest and the highest `ident` (arg_min and arg_max) and orders the two in SQL: min and max over the
-    six-field tuples of the pooled pairing took 1.16 s of operator time at 1M tasks, the picks 0.66 s (for two
-    fields they are no faster: task_patterns_query keeps `task_lists`). Other tasks (more units, or two with one
-    `ident`) are listed."""
+    the lowest and the highest `ident` (arg_min and arg_max) and orders the two in SQL: faster than min and max
+    over many-field tuples (for two fields they are no faster: task_patterns_query keeps `task_lists`). Other
+    tasks (more units, or two with one `ident`) are listed."""
     n = range(len(fields))
     picks = ", ".join(f"arg_min({f}, {ident}) AS a_{i}, arg_max({f}, {ident}) AS b_{i}" for i, f in enumerate(fields))
     first = f"a_{n[-1]} <= b_{n[-1]}"  # whether the lowest `ident`'s unit sorts first, field by field

@@ -110,13 +110,13 @@ def pairwise_matrix(
     """Every pair of raters on one dimension (both orientations): shared pairs and tasks, agreement, kappas.
 
     The same pairs as the command line's rater_pairs[] (the rater filter keeps pairs with a selected rater) under
-    the all_raters comparison; under another, only its pairs (a rater of one role with one of the other: the contractor-researcher matrix
-    took 0.3 s instead of 0.8 s at 1M tasks), computed on those roles' ratings."""
+    the all_raters comparison; under another, only its pairs (a rater of one role with one of the other),
+    computed on those roles' ratings."""
     queries = [] if queries is None else queries
     filters = spec.filters
     s = dimension_scale(con, rubric, dimension, spec.level, spec.coarse, queries)
     f = filters.but(rubric=rubric, dimensions=(dimension,))
-    # only the coefficients the matrix shows: the others' rows and notes were a third of its Python at 1M tasks
+    # only the coefficients the matrix shows: the others' rows and notes cost time for nothing
     pairs = pair_set_table(
         con,
         sd.rater_pair_sides(f, spec.comparison),

@@ -118,7 +118,7 @@ def _figures_out(con: Any, args: argparse.Namespace) -> int:
     where, params = filters.where_named()
     if not Query("ratings_to_compare", f"SELECT count(*) FROM ratings WHERE {where}", params).rows(con)[0][0]:
         return fail("no ratings to compare" + (f" for rubric {args.rubric}" if args.rubric else ""))
-    progress = progress_on_terminal("agreement")  # half a minute at 1M tasks
+    progress = progress_on_terminal("agreement")  # long on a large store
     payload = agreement.contract_payload(
         con,
         agreement.AgreementSpec(

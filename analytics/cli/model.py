@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     def show(con: Any, filters: Filters) -> int:
         """Fit the model under the filter and print it (exit 2 with the reason when it cannot be fitted)."""
         try:
-            progress = progress_on_terminal("rater model")  # minutes at 1M tasks
+            progress = progress_on_terminal("rater model")  # long on a large store
             model = rater_model.fit_model(con, filters, seed=args.seed, progress=progress)
         except ValueError as e:
             return fail(str(e))

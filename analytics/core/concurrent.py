@@ -1,8 +1,7 @@
 """Independent computations over one store run side by side, each on its own cursor.
 
 DuckDB releases the GIL while a query runs, so one computation's Python work (decoding, pandas, shrinkage) goes on
-while another's query runs: the Feedback page's team figures at 1M tasks took a median 2.0-2.1 s one after the
-other and 1.7 s side by side on 2 cores (bench/RESULTS.md, session 22)."""
+while another's query runs."""
 
 from __future__ import annotations
 

@@ -58,8 +58,7 @@ def ranking_ties_query(filters: Filters) -> Query:
     """Per contractor, ranking dimension and task: the share of pairs of the task's ranked items given the same
     rank (tasks with at least two ranked items)."""
     where, params = filters.but(roles=("contractor",)).where_named("r")
-    # Joined to the catalogue by name, DuckDB grouped every contractor rating first (3.3-3.9 s at 1M tasks, for no
-    # row on a store without ranking scales).
+    # The ranking dimensions by key: joined to the catalogue by name, DuckDB grouped every contractor rating first.
     return Query(
         "effects_ranking_ties",
         f"""WITH ranking AS (

@@ -73,7 +73,7 @@ def weekly_query(filters: Filters) -> Query:
     if not filters.dimensions:
         return _weekly_from_days(filters)
     task = task_agreement_query(filters)
-    # grouped on the rater's key and named after (the ids' strings grouped: a fifth more time at 1M tasks)
+    # grouped on the rater's key and named after (grouping the ids' strings is slower)
     sql = f"""WITH weeks AS (
     SELECT rater_key, rubric, week, count(*) AS n_rows, count(consensus) AS n, sum(consensus) AS s1,
            sum(consensus * consensus) AS s2, count(researchers) AS n_researchers, sum(researchers) AS s_researchers
@@ -87,8 +87,8 @@ ORDER BY ALL"""
 
 def _weekly_from_days(filters: Filters) -> Query:
     """weekly_query without a dimension filter: the same sums from the contractor rubric days kept at ingest
-    (analytics/store/derived/contractor_days.py; grouping the 2.9M contractor rubric tasks with their researcher pairs took
-    0.3-0.4 s at 1M tasks). A task's researcher share is over all its pairs in the rubric (see that module)."""
+    (analytics/store/derived/contractor_days.py), not the contractor rubric tasks grouped with their researcher
+    pairs. A task's researcher share is over all its pairs in the rubric (see that module)."""
     where, params = filters.but(roles=("contractor",)).where_named("t")
     sql = f"""WITH weeks AS (
     SELECT t.rater_key, t.rubric, date_trunc('week', t.submitted_at) AS week, CAST(sum(t.tasks) AS BIGINT) AS n_rows,

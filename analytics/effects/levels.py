@@ -22,7 +22,7 @@ ORDERED = f"""ordered AS (SELECT k.dim_key, rubric, dimension, levels, level_val
 def researcher_shift_query(filters: Filters) -> Query:
     """Per contractor and ordered absolute dimension, over tasks: the task's mean of their value minus the
     researchers' on the same unit (kept pairs), as task_means rows; from the sums kept per day
-    (analytics/store/derived/contractor_days.py; grouping the kept pairs per task took 0.2-0.25 s at 1M tasks)."""
+    (analytics/store/derived/contractor_days.py), not the kept pairs grouped per task."""
     where, params = filters.but(roles=()).where_named("t")
     return Query(
         "effects_researcher_shift",
@@ -45,7 +45,7 @@ NAMED = "JOIN rater_keys USING (rater_key) JOIN dimension_keys USING (dim_key)" 
 
 def kept_levels_query(filters: Filters) -> Query:
     """Per contractor and ordered absolute dimension, over their tasks, from the sums kept per day
-    (analytics/store/derived/contractor_days.py; grouping the 14.5M contractor tasks took 0.25-0.35 s at 1M tasks):
+    (analytics/store/derived/contractor_days.py), not every contractor task grouped:
     - central tendency: the share of their ratings at inner levels per task, over tasks (raw, se, n_tasks), and the
       variance of their values beside all contractors' (`variance`, `team_variance`: sample variances from the
       kept sums);

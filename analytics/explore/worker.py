@@ -11,12 +11,12 @@ Why a process (measured with DuckDB 2.0 on 2 cores; docs/explore.md and bench/be
 - The app holds the store file read-write (ui/state.py), and DuckDB then refuses any other process, even
   read-only ("Could not set lock on file"). So the worker reads a SNAPSHOT: a copy of the store file made once
   per dataset version, beside the store (`<stem>.explore-v<version>.duckdb`), which any number of workers open
-  read-only. The copy is the file itself after a CHECKPOINT (0.2 s for 214 MB, 24M ratings), checked
-  unchanged during the copy; if writes keep landing, `COPY FROM DATABASE` in one transaction instead (30-41 s).
+  read-only. The copy is the file itself after a CHECKPOINT (quick), checked unchanged during the copy; if
+  writes keep landing, `COPY FROM DATABASE` in one transaction instead (slow: it rewrites every table).
 
 Each query, in `ExploreService.run`:
 
-1. The sandbox's checks (analytics/explore/sql/sql.py, layers 1-2) run on the app's cursor for a quick refusal.
+1. The sandbox's checks (analytics/explore/sql.py, layers 1-2) run on the app's cursor for a quick refusal.
 2. A slot: at most `max_concurrent` queries run at once across the server; others wait (the page says so).
 3. A warm worker (`python -m analytics.explore_worker`, started ahead, one query per process) gets the
    request on stdin. It lowers its priority (nice 10), sets RLIMIT_DATA to the memory cap and RLIMIT_CPU to
@@ -192,7 +192,7 @@ def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version
             with contextlib.suppress(OSError):
                 tmp.unlink()
             time.sleep(0.2)
-    # One transaction: consistent whatever else writes, but it rewrites every table (30-41 s at 24M ratings).
+    # One transaction: consistent whatever else writes, but it rewrites every table (slow on a large store).
     database = cur.execute("SELECT system.main.current_database()").fetchall()[0][0]
     SNAPSHOT_ATTACH.bind(path=str(tmp)).run(cur)
     try:

@@ -267,7 +267,7 @@ def _read_csv(con: duckdb.DuckDBPyConnection, path: Path, file_name: str) -> tup
 
     SQL rather than con.read_csv: that relation pins the sniffed dialect with auto_detect off, and DuckDB then
     estimates about 42 rows for any file; the load's joins then build their hash tables on the file's rows
-    (13 GB at 24M ratings). Sniffed in SQL, the estimate follows the file's size.
+    (memory that grows with the file). Sniffed in SQL, the estimate follows the file's size.
 
     The header is checked first, in Python: over MAX_COLUMNS columns or MAX_LINE_BYTES bytes refuses the file
     before DuckDB's dialect sniffer (which took minutes on 100,000 columns). When the sniffer gives up (an

@@ -40,7 +40,7 @@ PRIOR_WEIGHT = 4.0  # pseudo-labels per true level pulling a rater's confusion r
 BAND_SD = 1.0  # levels: spread of the ordinal smoothing of the pooled confusion
 BAND_WEIGHT = 1.0  # pseudo-labels per true level of that smoothing
 MAX_ITERATIONS, TOLERANCE = 100, 1e-4
-FIT_THREADS = 2  # dimensions fitted at once (raters_view's peak RSS at 1M tasks: 2.6 GB with one, 3.8 GB with two)
+FIT_THREADS = 2  # dimensions fitted at once (each holds its dimension's ratings in memory)
 RATER_COLUMNS = (
     "rater_id",
     "rubric",
@@ -236,7 +236,7 @@ def _row_max(x: np.ndarray) -> np.ndarray:
 def model_query(filters: Filters) -> Query:
     """Every rating with a level under the filter (one dimension's, as fit_model asks): its unit's and rater's
     integer keys, whether a researcher gave it, and its level, in the order of task, target and rater ids (a unit's
-    ratings together). Keys, not ids: at 1M tasks, 24M ratings' ids as text took about 30 s of a two-minute fit."""
+    ratings together). Keys, not ids: ids as text make the fit much slower."""
     where, params = filters.where_named()
     return Query(
         "rater_model_labels",
@@ -311,7 +311,7 @@ def _dimension(
     bias = np.bincount(who, given - post @ np.arange(q), len(rater_ids))
     n_anchored = np.bincount(who, truth[unit[observe]] >= 0, len(rater_ids))
     # A rater's role is that of their first rating here; their tasks are their distinct task keys (hashed, not
-    # sorted: numpy's unique over every rating was a fifth of the fit at 1M tasks).
+    # sorted: numpy's unique over every rating is slow).
     first_rating = pd.Series(rater).drop_duplicates()
     roles = np.empty(len(rater_ids), dtype=object)
     roles[first_rating.to_numpy()] = np.where(researcher[first_rating.index.to_numpy()], "researcher", "contractor")
@@ -405,11 +405,10 @@ def fit_model(
 
     rater_rows: list[dict] = []
     parts = []
-    # One dimension's ratings at a time per thread: all of them at once held 18 GB at 1M tasks (bench/RESULTS.md).
+    # One dimension's ratings at a time per thread: all of them at once do not fit in memory on a large store.
     # FIT_THREADS dimensions are fitted side by side (EM's sparse products and element-wise updates release the
-    # GIL), each with a one-threaded BLAS: two fits each calling a two-threaded OpenBLAS on two cores slowed each
-    # other down by 30-45% (bench/RESULTS.md, session 29). Each fit is its own: the rows are the same however many
-    # run at once, collected in the dimensions' order.
+    # GIL), each with a one-threaded BLAS: two fits each calling a multi-threaded OpenBLAS slow each other down.
+    # Each fit is its own: the rows are the same however many run at once, collected in the dimensions' order.
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(FIT_THREADS, "rater-model") as pool:
         contexts = [contextvars.copy_context() for _ in chosen]  # each fit's queries count as run by the caller
         fitted = pool.map(lambda scale, context: context.run(fit, scale), chosen, contexts)
@@ -419,8 +418,7 @@ def fit_model(
                 parts.append(consensus)
             report(scale)
     consensus = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(CONSENSUS_COLUMNS))
-    # Ids and names as categories: the Raters page's cache unpickles its view on every rerun, and at 1M tasks (8M
-    # units) that view took 833 MB and 0.9 s, now 218 MB and 0.13 s (bench/RESULTS.md, session 28).
+    # Ids and names as categories: the Raters page's cache unpickles its view on every rerun.
     consensus = consensus.astype(dict.fromkeys(CONSENSUS_TEXT, "category"))
     for column in ("task_id", "target"):  # categories over every id of their key table (keys.KeyIds)
         consensus[column] = consensus[column].cat.remove_unused_categories()

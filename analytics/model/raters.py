@@ -18,7 +18,7 @@ from analytics.effects import EFFECT_TITLES, drift, markers
 from analytics.model import rater_model
 
 # Where each part of the view starts, as a share of its time (each ends where the next starts), for its progress:
-# at 1M tasks the rater model is most of it (bench/RESULTS.md, session 29).
+# the rater model is most of it.
 VIEW_STARTS = {"effects": 0.0, "model": 0.1, "agreement": 0.85, "drift": 0.95}
 NOT_MEASURED = "not measured"  # the grid's standing where a contractor has no estimate of an effect
 NOT_MEASURED_WHY = (

@@ -178,7 +178,7 @@ def migration_statements() -> list[str]:
 
 
 # Distinct tasks of a group as a bitmap over the dense task keys (one bit a key) rather than a hash table of keys:
-# 3-5x faster for the few large groups of a count per rubric, role or week (measured at 1M tasks, bench/RESULTS.md).
+# faster for the few large groups of a count per rubric, role or week.
 # A group costs (largest key) / 8 bytes, 125 kB at a million tasks: only for groups bounded by rubric, role and week.
 TASK_KEY_MAX = "task_key_max"
 BOUND_RETRIES = 3  # loads committing between every read and query, before the last try lets the error through

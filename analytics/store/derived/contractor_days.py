@@ -100,8 +100,8 @@ _DAYS = f"SELECT DISTINCT rater_key, {{key}}, coalesce({DAY}, {NO_DAY}) AS day F
 # A day row's group among those noted (the kept days are few: a correlated EXISTS is fine there) ...
 _IN_SCOPE = f"""EXISTS (SELECT 1 FROM {{table}}_scope s WHERE s.rater_key = {{table}}.rater_key
                 AND s.{{key}} = {{table}}.{{key}} AND s.day = coalesce({{table}}.submitted_at, {NO_DAY}))"""
-# ... and the contractor task rows of those groups, by a semi-join (over the 14.5M task rows at 1M tasks: 0.34 s,
-# where the correlated EXISTS took 2.4 s).
+# ... and the contractor task rows of those groups, by a semi-join (a correlated EXISTS over every task row is
+# much slower).
 _OF_DAYS = f""" SEMI JOIN {{table}}_scope s ON s.rater_key = t.rater_key AND s.{{key}} = t.{{key}}
     AND s.day = coalesce(date_trunc('day', t.submitted_at), {NO_DAY})"""
 
@@ -109,7 +109,7 @@ _OF_DAYS = f""" SEMI JOIN {{table}}_scope s ON s.rater_key = t.rater_key AND s.{
 def _sums(table: str, days: str = "") -> str:
     """The SELECT of `table`'s rows summed from the contractor task rows (alias t) and their kept pairs: all, or
     those of the days noted (`days`: _OF_DAYS). Only then are the pairs cut to those of the rows' tasks (a semi-join
-    building on every task row took 3.9 of a rebuild's 5.1 s at 1M tasks)."""
+    building on every task row was most of a rebuild)."""
     key, _, sql = _KEYED[table]
     of_t = (
         f" SEMI JOIN t ON p.rater_key = t.rater_key AND p.{key} = t.{key} AND p.task_key = t.task_key" if days else ""

@@ -21,8 +21,8 @@ CREATE = """CREATE TABLE level_counts (
     ingest_id INTEGER NOT NULL, dim_key INTEGER NOT NULL, rater_key INTEGER NOT NULL, rater_id VARCHAR NOT NULL,
     role VARCHAR NOT NULL, rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL, value_index INTEGER,
     submitted_at DATE, n BIGINT NOT NULL)"""
-# Grouped on the integer keys and the day as a DATE, named after: grouping on the text columns and date_trunc's
-# timestamps took 2.5 s at 24M ratings, this 0.9-1.3 s.
+# Grouped on the integer keys and the day as a DATE, named after: faster than grouping on the text columns and
+# date_trunc's timestamps.
 _FILL = """INSERT INTO level_counts
 SELECT g.ingest_id, g.dim_key, g.rater_key, k.rater_id, g.role, d.rubric, d.dimension, g.value_index, g.day, g.n
 FROM (SELECT ingest_id, dim_key, rater_key, role, value_index, CAST(submitted_at AS DATE) AS day, count(*) AS n

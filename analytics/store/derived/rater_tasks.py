@@ -27,8 +27,8 @@ CREATE = """CREATE TABLE rater_tasks (
 #   duration_s  the longest duration;
 #   one_row     whether this is the rater's one row of the task under the role and rubric (else a reader merges).
 
-# A row is its rater's one row of the task under the role and rubric unless `multi` lists the four (a window count
-# per partition cost 2.2 s of a 3.5 s fill at 24M ratings; this join 0.8 s).
+# A row is its rater's one row of the task under the role and rubric unless `multi` lists the four (a join: a
+# window count per partition was most of the fill).
 _FILL = """INSERT INTO rater_tasks
 WITH g AS MATERIALIZED (
     SELECT task_key, rater_key, rater_id, role, rubric, submitted_at, count(*) AS n_ratings,

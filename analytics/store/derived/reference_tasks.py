@@ -3,7 +3,7 @@ contractors against researchers (and the researcher coverage) group, so a filter
 instead of pairing.
 
 The per-rater query of analytics/agreement/pair_plans.py met every contractor rating with its unit's researcher labels
-and listed each task's cells, on every filter change (1.2 s at 1M tasks, 3M kept pairs). This table holds, per
+and listed each task's cells, on every filter change. This table holds, per
 contractor, task, dimension and submission time, the sorted confusion cells of the contractor's pairs on the task
 (subject position * CELL + reference position, one per pair in reference_pairs) and the targets they are on. The
 filters read the same columns as on the ratings (rubric, dimension, rater, role, submitted_at); a task whose

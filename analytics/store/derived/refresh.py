@@ -24,8 +24,8 @@ PER_LOAD = (reference_pairs, level_counts)
 # The tables kept per task: a change recomputes their rows of the tasks it touched.
 PER_TASK = (reference_tasks, contractor_tasks, rater_tasks)
 # The tasks a change touched, held once per change in a temporary table of the connection. A semi-join on it
-# costs 0.2 s at 24M ratings; re-reading the load's ratings in each statement cost 0.9-1.1 s, and the fills run
-# a dozen statements for a large load (contractor_tasks fills in ranges of tasks).
+# is cheaper than re-reading the load's ratings in each statement, and the fills run a dozen statements for a
+# large load (contractor_tasks fills in ranges of tasks).
 SCOPE = "task_key IN (SELECT task_key FROM kept_scope)"
 # The other scope, closed under items (an item's ratings meet all or none) on a column the ratings and every
 # per-task table have: one rubric (a scale re-read; contractor_tasks' rubric rows span the rubric's dimensions).
