@@ -39,6 +39,16 @@ SLOW = {
     "test_chart_specs.py::test_every_chart_a_page_sends_is_valid_vega_lite",
 }
 SPARK_FILES = {"test_spark_parity.py", "test_spark_errors.py"}
+# Each test's time measured in a whole run on this 2-core machine (scripts/record_durations.py writes it): the
+# longest work starts first, and the fast lane also leaves out every test measured over FAST_LIMIT_S.
+DURATIONS_FILE = Path(__file__).with_name("durations.json")
+FAST_LIMIT_S = 2.0
+UNMEASURED_S = 0.5  # a test the file does not know yet (new since it was recorded)
+
+
+def durations() -> dict[str, float]:
+    """Each test's measured seconds by node id (empty when the file is missing)."""
+    return json.loads(DURATIONS_FILE.read_text()) if DURATIONS_FILE.exists() else {}
 
 
 def xdist_group(nodeid: str) -> str | None:
@@ -52,31 +62,50 @@ def xdist_group(nodeid: str) -> str | None:
     return None
 
 
+def work_unit(nodeid: str) -> str:
+    """What one xdist worker runs as a whole: a group, else the test's file (its module fixtures built once)."""
+    return xdist_group(nodeid) or nodeid.split("::", 1)[0]
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test by where it lives: e2e and spark (with their xdist group), and slow for SLOW."""
+    """Mark every test by where it lives: e2e and spark (with their xdist group), and slow for SLOW and for a
+    measured time over FAST_LIMIT_S; then order the work units longest first (each unit's tests kept together)."""
+    measured = durations()
     for item in items:
         group = xdist_group(item.nodeid)
         if group:
             item.add_marker(getattr(pytest.mark, group))
             item.add_marker(pytest.mark.xdist_group(group))
-        if f"{Path(str(item.fspath)).name}::{getattr(item, 'originalname', item.name)}" in SLOW:
+        named = f"{Path(str(item.fspath)).name}::{getattr(item, 'originalname', item.name)}"
+        if named in SLOW or measured.get(item.nodeid, 0.0) > FAST_LIMIT_S:
             item.add_marker(pytest.mark.slow)
+    cost: dict[str, float] = {}
+    for item in items:
+        unit = work_unit(item.nodeid)
+        cost[unit] = cost.get(unit, 0.0) + measured.get(item.nodeid, UNMEASURED_S)
+    first_seen = {unit: i for i, unit in reversed(list(enumerate(work_unit(item.nodeid) for item in items)))}
+    items.sort(key=lambda item: (-cost[work_unit(item.nodeid)], first_seen[work_unit(item.nodeid)]))
 
 
 if LoadGroupScheduling is not None:
 
     class GroupScheduling(LoadGroupScheduling):
-        """`--dist loadgroup` with the groups of xdist_group() (pytest 9.2 ignores the "@group" suffix xdist 3.8
-        gives the node ids of xdist_group-marked tests, so its own loadgroup runs them anywhere)."""
+        """`--dist loadgroup` with the work units of work_unit(): the groups of xdist_group() (pytest 9.2 ignores
+        the "@group" suffix xdist 3.8 gives the node ids of xdist_group-marked tests, so its own loadgroup runs
+        them anywhere), and otherwise one file each."""
 
         def _split_scope(self, nodeid: str) -> str:
-            return super()._split_scope(nodeid) if "@" in nodeid else xdist_group(nodeid) or nodeid
+            return super()._split_scope(nodeid) if "@" in nodeid else work_unit(nodeid)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-        """GroupScheduling for `--dist loadgroup`; xdist's own scheduler otherwise."""
-        return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
+        """GroupScheduling for `--dist loadgroup` (its units in the collection's order: longest first, see
+        pytest_collection_modifyitems); xdist's own scheduler otherwise."""
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        config.option.loadscopereorder = False
+        return GroupScheduling(config, log)
 
 
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
