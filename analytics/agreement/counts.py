@@ -85,7 +85,7 @@ def _task_patterns_plan(filters: Filters, multi: list[str] | None = None, pack: 
         return Query("task_value_patterns", sql, {**params, "bits": pack.bits})
     # a task of a dimension with several targets: its units' (code, m) listed, as the pairings list theirs
     # min and max over the (code, m) tuples: two fields take no longer than arg_min and arg_max per field
-    # (unit_lists), measured on 3M contractor tasks
+    # (unit_lists)
     listed = task_lists("dim_key", "units", MULTI, "(code, m)", "code, m", "units", None)
     sql = f"""{units}{listed}, grouped AS (
     SELECT dim_key, [(code, m)] AS units, count(*) AS n_tasks

@@ -173,8 +173,7 @@ def _rater_pair_items(sides: Sides) -> tuple[str, dict]:
     One-target dimensions pair units (a pair of raters shares at most one per task). On the others, a rater's
     ratings of a task are its one or two (target, level) items (min and max of target * width + level), and two
     raters of a task are paired once: the task's cells are their levels on the targets both rated, so no unit
-    pair is formed and none is grouped per task (at 1M tasks, every dimension: 7.8 s to 5.9 s; a rubric with
-    three two-target dimensions 9.5 s to 6.2 s). `pair_signatures` uses it where every dimension of several
+    pair is formed and none is grouped per task. `pair_signatures` uses it where every dimension of several
     targets the filter selects has two (`multi_target_query`'s `two`); a pair where a rater still has more than two
     ratings of the task, or two of one target, comes back with no cells: `signatures` raises TaskItemsOverflow
     and `pair_signatures` runs the list form (`pair_query(..., packed=False)`)."""
@@ -232,7 +231,7 @@ def _packed_sides(sides: Sides, pack: Packing) -> tuple[str, dict]:
 
 # Grains whose signatures of contractors against researchers are grouped from reference_tasks. Per dimension, a
 # task's signature merges every contractor's cells: listing them per task cost as much as the packed form over
-# the kept pairs (0.9 s for 17 dimensions at 1M tasks), which stays.
+# the kept pairs, which stays.
 KEPT_GRAINS = ("rater",)
 
 
@@ -276,8 +275,7 @@ def _summed_plan(sides: Sides, grain: str, width: int) -> Query:
     """Per group of contractors against researchers at the rater or dimension grain, its confusion cells summed
     over tasks: the distinct cells (numbered index_a * width + index_b) with their counts, and the group's tasks
     and units. What point estimates need, without a row per task signature. The cells are counted from the kept
-    pairs (per rater at 1M tasks, unnesting the kept tasks' cell lists took 0.16-0.21 s, counting the pairs on
-    their few cells 0.05-0.10 s); per rater, tasks and units come from the kept tasks (`_kept_task_rows`), per
+    pairs (faster than unnesting the kept tasks' cell lists); per rater, tasks and units come from the kept tasks (`_kept_task_rows`), per
     dimension from the pairs' distinct tasks and units."""
     head, totals, params = _summed_by_rater(sides) if grain == "rater" else _summed_by_dimension(sides)
     keys = "rater_key, dim_key" if grain == "rater" else "dim_key"
@@ -327,7 +325,7 @@ def _kept_pairs(sides: Sides, pack: Packing) -> tuple[str, dict]:
     the filter selects has a pair, with those subject ratings (their number m and level counts packed, $bits bits
     a level). A unit's kept pairs are every selected subject rating with every researcher label, so each label
     sees the same subject ratings; grouped per label, not per subject rating: a unit holds fewer labels than
-    contractor ratings (0.99M groups instead of 2.26M at 1M tasks, 1.3 s of CPU instead of 2.0 for the query)."""
+    contractor ratings, so there are fewer groups."""
     s_where, s_params = sides.subject.where_named("", "s_")
     sql = f"""WITH p AS (
     -- researcher labels with their unit's selected contractor ratings, from the pairs kept at ingest
