@@ -37,12 +37,16 @@ SLOW = {
     "test_hostile_text.py::test_every_page_and_choice_keeps_hostile_text_inert",
     "test_page_downloads.py::test_no_page_sends_a_raw_bidi_override_anywhere",
     "test_chart_specs.py::test_every_chart_a_page_sends_is_valid_vega_lite",
+    # quick calls on a module fixture of every demo contractor's report (about 25 s, paid by the first of them)
+    "test_feedback_effects.py::test_planted_behaviours_are_reported_where_there_are_enough_ratings",
+    "test_feedback_effects.py::test_position_bias_is_told_to_the_planted_contractors_on_the_demo",
+    "test_feedback_effects.py::test_careful_contractors_are_told_of_no_effect",
 }
 SPARK_FILES = {"test_spark_parity.py", "test_spark_errors.py"}
 # Each test's time measured in a whole run on this 2-core machine (scripts/record_durations.py writes it): the
 # longest work starts first, and the fast lane also leaves out every test measured over FAST_LIMIT_S.
 DURATIONS_FILE = Path(__file__).with_name("durations.json")
-FAST_LIMIT_S = 2.0
+FAST_LIMIT_S = 0.8
 UNMEASURED_S = 0.5  # a test the file does not know yet (new since it was recorded)
 
 
