@@ -275,8 +275,8 @@ def _summed_plan(sides: Sides, grain: str, width: int) -> Query:
     """Per group of contractors against researchers at the rater or dimension grain, its confusion cells summed
     over tasks: the distinct cells (numbered index_a * width + index_b) with their counts, and the group's tasks
     and units. What point estimates need, without a row per task signature. The cells are counted from the kept
-    pairs (faster than unnesting the kept tasks' cell lists); per rater, tasks and units come from the kept tasks (`_kept_task_rows`), per
-    dimension from the pairs' distinct tasks and units."""
+    pairs (faster than unnesting the kept tasks' cell lists); per rater, tasks and units come from the kept tasks
+    (`_kept_task_rows`), per dimension from the pairs' distinct tasks and units."""
     head, totals, params = _summed_by_rater(sides) if grain == "rater" else _summed_by_dimension(sides)
     keys = "rater_key, dim_key" if grain == "rater" else "dim_key"
     sql = f"""{head}, counted AS (
