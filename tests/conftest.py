@@ -76,7 +76,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark every test by where it lives: e2e and spark (with their xdist group), and slow for SLOW and for a
     measured time over FAST_LIMIT_S; then order the work units longest first (each unit's tests kept together)."""
     measured = durations()
-    for item in items:
+    unit_of: dict[str, str] = {}
+    cost: dict[str, float] = {}  # each work unit's measured seconds
+    first: dict[str, int] = {}  # where each work unit first appears in the collection
+    for i, item in enumerate(items):
         group = xdist_group(item.nodeid)
         if group:
             item.add_marker(getattr(pytest.mark, group))
@@ -84,12 +87,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         named = f"{Path(str(item.fspath)).name}::{getattr(item, 'originalname', item.name)}"
         if named in SLOW or measured.get(item.nodeid, 0.0) > FAST_LIMIT_S:
             item.add_marker(pytest.mark.slow)
-    cost: dict[str, float] = {}
-    for item in items:
-        unit = work_unit(item.nodeid)
+        unit = unit_of[item.nodeid] = work_unit(item.nodeid)
         cost[unit] = cost.get(unit, 0.0) + measured.get(item.nodeid, UNMEASURED_S)
-    first_seen = {unit: i for i, unit in reversed(list(enumerate(work_unit(item.nodeid) for item in items)))}
-    items.sort(key=lambda item: (-cost[work_unit(item.nodeid)], first_seen[work_unit(item.nodeid)]))
+        first.setdefault(unit, i)
+    items.sort(key=lambda item: (-cost[unit_of[item.nodeid]], first[unit_of[item.nodeid]]))
 
 
 if LoadGroupScheduling is not None:

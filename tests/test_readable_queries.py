@@ -18,13 +18,7 @@ from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from tests.signatures import assert_same_signatures
 from tests.test_pairs_task_signatures import _tasks_of
-
-
-def _q_of(con):
-    """Each (rubric, dimension)'s number of levels, from the dimensions table."""
-    sizes = {(r, d): n for r, d, n in con.execute("SELECT rubric, dimension, len(levels) FROM dimensions").fetchall()}
-    return lambda key: sizes.get(tuple(key[-2:]))
-
+from tests.test_reference_pairs import _q_of
 
 # Every sides and grain the pages pair at: each comparison per rater and per dimension, pairs of raters (all, and
 # contractors with researchers), the pooled researchers and the researcher ceiling.
