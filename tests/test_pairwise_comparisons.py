@@ -5,6 +5,8 @@ each comparison, dimensions of one, two and four targets, with and without dates
 from __future__ import annotations
 
 import datetime as dt
+import functools
+from collections.abc import Callable
 
 import pandas as pd
 import pytest
@@ -33,8 +35,20 @@ def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["rater_a", "rater_b"]).reset_index(drop=True)[["rater_a", "rater_b", *COLUMNS]]
 
 
+@pytest.fixture(scope="module")
+def every_pair(demo) -> Callable[[str, str, Filters], pd.DataFrame]:
+    """The matrix of every rater pair of a dimension under filters, computed once for all the comparisons."""
+
+    @functools.cache
+    def matrix(rubric: str, dimension: str, filters: Filters) -> pd.DataFrame:
+        spec = agreement.AgreementSpec(comparison="all_raters", filters=filters)
+        return agreement.pairwise_matrix(demo, spec, rubric, dimension)
+
+    return matrix
+
+
 @pytest.mark.parametrize("comparison", list(COMPARISON_LABELS))
-def test_a_comparisons_matrix_is_every_pairs_matrix_cut_to_it(demo, comparison):
+def test_a_comparisons_matrix_is_every_pairs_matrix_cut_to_it(demo, every_pair, comparison):
     dims = _dimensions(demo)
     assert {t for *_, t in dims} >= {1, 2, 4}, dims  # one, two and four targets (instruction following's outputs)
     first, last = demo.execute("SELECT min(submitted_at)::DATE, max(submitted_at)::DATE FROM ratings").fetchone()
@@ -42,12 +56,7 @@ def test_a_comparisons_matrix_is_every_pairs_matrix_cut_to_it(demo, comparison):
     compared = 0
     for rubric, dimension, _ in dims:
         for f in (Filters(), Filters(date_from=middle), Filters(raters=("c03", "r01"), date_to=middle)):
-            every = pairs_for(
-                agreement.pairwise_matrix(
-                    demo, agreement.AgreementSpec(comparison="all_raters", filters=f), rubric, dimension
-                ),
-                comparison,
-            )
+            every = pairs_for(every_pair(rubric, dimension, f), comparison)
             got = pairs_for(
                 agreement.pairwise_matrix(
                     demo, agreement.AgreementSpec(comparison=comparison, filters=f), rubric, dimension
