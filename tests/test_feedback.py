@@ -11,6 +11,7 @@ and review the diff of the snapshot file in the commit.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import math
@@ -35,8 +36,10 @@ from analytics.feedback.export import html as html_export
 from analytics.feedback.export import markdown as md_export
 from analytics.ingest.load import ingest_bytes
 from analytics.review import disagreements as dis
+from analytics.store import open_store
 from analytics.store.derived import rater_tasks
 from analytics.store.stamp import stamp_line
+from tests.conftest import built_once
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "feedback_report.md"
 AC, UC, U = "answer_comparison", "usefulness_comparison", "usefulness"
@@ -99,18 +102,33 @@ NOTED = dis.CaseKey("t4", AC, UC, "comparison", "c1", "r2")
 NOTE = "Read the guide on [sources](http://evil.example) <b>again</b>."
 
 
-@pytest.fixture
-def store(con):
+def _feedback_store(folder: Path) -> None:
+    """The hand-built store: ROWS loaded, and one review note on NOTED."""
+    con = open_store(folder / "store.duckdb")
     result = ingest_bytes(con, ("\n".join(_rows()) + "\n").encode(), "feedback.csv")
     assert result.status == "loaded" and result.rows_quarantined == 0, result.errors
     dis.save_note(con, NOTED, "feedback given", NOTE, "lead")
     con.execute("UPDATE review_notes SET updated_at = TIMESTAMP '2026-03-20 09:30:00'")  # a fixed date for the snapshot
-    return con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """The hand-built store, built once per run and opened read-only (no test writes to it)."""
+    con = open_store(built_once(tmp_path_factory, "feedback-store", _feedback_store) / "store.duckdb", read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def _report(store) -> fr.FeedbackReport:
+    return fr.feedback_report(store, "c1")
 
 
 @pytest.fixture
-def rep(store):
-    return fr.feedback_report(store, "c1")
+def rep(_report) -> fr.FeedbackReport:
+    """c1's report, computed once for the module; each test gets its own copy."""
+    return copy.deepcopy(_report)
 
 
 def _card_row(rep: fr.FeedbackReport, dimension: str):

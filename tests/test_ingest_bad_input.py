@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from analytics import store
 from analytics.ingest import staging
 from analytics.ingest.load import ingest_bytes
+from tests.conftest import built_once, connect_copy
 
 CSV_HEADER = "task_id,rater_id,role,rubric,dimension,target,value\n"
 AL_FILE = "preference_json_3_completed.json"
@@ -211,12 +213,26 @@ QUARANTINED = {
 }  # fmt: skip
 
 
-@pytest.fixture
-def seeded(con):
+def _seeded_store(folder: Path) -> None:
     """A store holding one earlier file, so that "unchanged" means something."""
+    con = store.open_store(folder / "store.duckdb")
     result = ingest_bytes(con, (CSV_HEADER + csv_row("c9", "A better", task="t0")).encode(), "earlier.csv")
     assert (result.status, result.rows_loaded) == ("loaded", 1)
-    return con
+    con.close()
+
+
+@pytest.fixture(scope="session")
+def seeded_store(tmp_path_factory) -> Path:
+    """The seeded store, loaded once per run (each test writes to its own copy: see `seeded`)."""
+    return built_once(tmp_path_factory, "ingest-bad-input-seeded", _seeded_store) / "store.duckdb"
+
+
+@pytest.fixture
+def seeded(seeded_store, tmp_path):
+    """A private copy of the store holding one earlier file."""
+    con = connect_copy(seeded_store, tmp_path / "store.duckdb")
+    yield con
+    con.close()
 
 
 def stored_counts(con) -> dict[str, int]:
@@ -418,7 +434,8 @@ def test_csv_lines_stay_right_past_rejected_rows_in_a_large_file(con):
         599_000: with_comment("t5"),  # the same unit as line 7 (t5)
     }
     rows = [CSV_HEADER.replace("value\n", "value,comment\n"), with_comment("t0", comment="two\nlines")]
-    rows += [bad.get(line, with_comment(f"t{line}")) for line in range(4, n + 1)]
+    good = with_comment("t{}")  # the line of with_comment(f"t{line}"), formatted without a call per line
+    rows += [bad.get(line) or good.format(line) for line in range(4, n + 1)]
     data = "".join(rows).encode()
     assert len(data) > 40 * 2**20
     result = ingest_bytes(con, data, "large.csv")

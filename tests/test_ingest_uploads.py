@@ -7,17 +7,20 @@ ingest_log row; each accepted one gives the same ratings as its plain UTF-8/LF/c
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import gzip
 import io
 import tempfile
 import zipfile
+from collections.abc import Callable
 
 import duckdb
 import pytest
 
 from analytics.ingest.checks import max_bytes
 from analytics.ingest.load import ingest_bytes
+from tests.conftest import connect_copy
 from tests.test_ingest_bad_input import SAMPLES, answer_comparison, canonical_csv, csv_row, jsonl, stored_counts
 
 CANONICAL = SAMPLES["canonical"][0]
@@ -121,23 +124,38 @@ VARIANTS = {
 }
 
 
+Loaded = tuple[tuple[str, int, int], list[tuple]]
+
+
+@pytest.fixture(scope="module")
+def plain_load(empty_store, tmp_path_factory) -> Callable[..., Loaded]:
+    """How a plain file loads into a new store: (status, rows loaded, rows quarantined) and its ratings. Each
+    plain file is loaded once for the module (its own new store each), however many variants compare with it."""
+    folder = tmp_path_factory.mktemp("plain")
+    loaded: dict[tuple, Loaded] = {}
+
+    def load(data: bytes, file_name: str, undated_at: dt.datetime | None = None) -> Loaded:
+        key = (data, file_name, undated_at)
+        if key not in loaded:
+            with contextlib.closing(connect_copy(empty_store, folder / f"{len(loaded)}.duckdb")) as plain:
+                first = ingest_bytes(plain, data, file_name, undated_at=undated_at)
+                loaded[key] = ((first.status, first.rows_loaded, first.rows_quarantined), ratings(plain))
+        return loaded[key]
+
+    return load
+
+
 @pytest.mark.parametrize("variant", VARIANTS.keys())
 @pytest.mark.parametrize(("data", "file_name"), SAMPLES.values(), ids=SAMPLES.keys())
-def test_bom_and_windows_line_endings_give_the_same_ratings(tmp_path, data, file_name, variant):
+def test_bom_and_windows_line_endings_give_the_same_ratings(con, plain_load, data, file_name, variant):
     """Protection: every adapter reads UTF-8 with a byte order mark (utf-8-sig) and CRLF line ends, and no
     value keeps a stray '\\r' or '\\ufeff'."""
-    from analytics import store
-
-    plain, odd = store.open_store(tmp_path / "plain.duckdb"), store.open_store(tmp_path / "odd.duckdb")
+    odd = con
     when = dt.datetime(2026, 3, 2, 9, 0)  # undated formats (article Likert) get this, not the load time
-    first = ingest_bytes(plain, data, file_name, undated_at=when)
+    first, plain_ratings = plain_load(data, file_name, undated_at=when)
     second = ingest_bytes(odd, VARIANTS[variant](data), file_name, undated_at=when)
-    assert (second.status, second.rows_loaded, second.rows_quarantined) == (
-        first.status,
-        first.rows_loaded,
-        first.rows_quarantined,
-    ), second.errors
-    assert ratings(odd) == ratings(plain)
+    assert (second.status, second.rows_loaded, second.rows_quarantined) == first, second.errors
+    assert ratings(odd) == plain_ratings
     texts = odd.execute("SELECT task_id || rater_id || dimension || target || value FROM ratings").fetchall()
     assert not any("\r" in t or "\ufeff" in t for (t,) in texts)
 
@@ -156,16 +174,15 @@ def delimited(sep: str) -> bytes:
 
 
 @pytest.mark.parametrize("sep", [";", "\t", "|"], ids=["semicolon", "tab", "pipe"])
-def test_other_csv_delimiters_are_detected(tmp_path, sep):
+def test_other_csv_delimiters_are_detected(con, plain_load, sep):
     """Protection: DuckDB's CSV sniffer (canonical adapter) finds the delimiter, as docs/formats.md says; a
     comment holding a comma stays one field."""
-    from analytics import store
-
-    plain, odd = store.open_store(tmp_path / "plain.duckdb"), store.open_store(tmp_path / "odd.duckdb")
-    assert ingest_bytes(plain, delimited(","), "r.csv").rows_loaded == 2
+    odd = con
+    (_, plain_loaded, _), plain_ratings = plain_load(delimited(","), "r.csv")
+    assert plain_loaded == 2
     result = ingest_bytes(odd, delimited(sep), "r.csv")
     assert (result.status, result.rows_loaded, result.rows_quarantined) == ("loaded", 2, 0), result.errors
-    assert ratings(odd) == ratings(plain)
+    assert ratings(odd) == plain_ratings
     assert sorted(r[0] for r in odd.execute("SELECT comment FROM ratings").fetchall()) == ["one, two", "three"]
 
 
@@ -253,15 +270,12 @@ def test_dates_in_several_spellings_canonical_csv(con):
     ]
 
 
-def test_dates_in_several_spellings_json_formats_agree_with_csv(tmp_path):
+def test_dates_in_several_spellings_json_formats_agree_with_csv(con):
     """Protection: the JSON adapters (json_records.timestamp) and the CSV path store the same instant for
     the same text, so files of one project can be compared."""
-    from analytics import store
-
     records = [
         answer_comparison(f"c{i}", task_id=f"t{i}", submission_id=f"s{i}", submitted_at=d) for i, d in enumerate(DATES)
     ]
-    con = store.open_store(tmp_path / "j.duckdb")
     result = ingest_bytes(con, jsonl(*records), "dates.jsonl")
     assert result.status == "loaded", result.errors
     stored = dict(con.execute("SELECT DISTINCT task_id, submitted_at FROM ratings").fetchall())
