@@ -82,7 +82,8 @@ def all_counts(con) -> dict[str, int]:
     tables = [r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE'"
     ).fetchall()]  # fmt: skip
-    counts = {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0] for t in tables}
+    # Every table counted in one query (it runs twice per example: one query per table cost more than the load).
+    counts = dict(con.execute(" UNION ALL ".join(f"SELECT '{t}', count(*) FROM \"{t}\"" for t in tables)).fetchall())
     return {**counts, "version": store.dataset_version(con)}
 
 
