@@ -315,3 +315,17 @@ def click_downloads(at, managers: dict, key: str | None = None) -> list[str]:
         urls.append(managers[deferred].execute_deferred(deferred))
     assert urls or key is None, f"no download button {key}"
     return urls
+
+
+@pytest.fixture(scope="module")
+def components_scanned_once() -> Iterator[None]:
+    """Streamlit's scan of every installed package for components (manifest_scanner.scan_component_manifests),
+    which each new AppTest runs (about 0.25 s of CPU reading package metadata), done once for the module: the
+    installed packages do not change during a run. Page test modules opt in with
+    `pytestmark = pytest.mark.usefixtures("components_scanned_once")`."""
+    from streamlit.components.v2 import manifest_scanner
+
+    found = manifest_scanner.scan_component_manifests()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_scanner, "scan_component_manifests", lambda *args, **kwargs: list(found))
+        yield

@@ -17,11 +17,13 @@ from analytics.core import rubrics
 from analytics.ingest.load import ingest_bytes
 from analytics.review import disagreements as dis
 from analytics.review.case_view import case_view
+from tests.conftest import built_once
 from ui.text import md_escape
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app_pages/disagreements.py"
 CASE = "dis_case"  # the case picker's key prefix (app_pages/disagreements.py)
+pytestmark = pytest.mark.usefixtures("components_scanned_once")
 HOSTILE = "Cheaper <script>alert(1)</script> [click](http://evil.example) ![img](http://evil.example/x.png)"
 
 
@@ -54,8 +56,7 @@ def _record(
     return rec
 
 
-@pytest.fixture
-def app_store(tmp_path, monkeypatch):
+def _cases_store(folder: Path) -> None:
     """Three tasks: an opposite-direction case (c1), a "very" case (c1) and a two-step case (c2, who saw option B
     first); on q1 c1 and r1 also rated each option's usefulness, in opposite directions."""
     records = [
@@ -73,11 +74,23 @@ def app_store(tmp_path, monkeypatch):
         _record("q3", "c2", "contractor", "Equally good", order=("B", "A")),
         _record("q3", "r1", "researcher", "B much better"),
     ]
-    path = tmp_path / "page.duckdb"
-    con = store.open_store(path)
+    con = store.open_store(folder / "page.duckdb")
     data = ("\n".join(json.dumps(r) for r in records) + "\n").encode()
     assert ingest_bytes(con, data, "cases.jsonl", fmt="answer_comparison").status == "loaded"
     con.close()
+
+
+@pytest.fixture(scope="session")
+def cases_store(tmp_path_factory) -> Path:
+    """The three tasks' store, loaded once per run (the tests write notes: each takes a copy, see `app_store`)."""
+    return built_once(tmp_path_factory, "page-disagreements-cases", _cases_store) / "page.duckdb"
+
+
+@pytest.fixture
+def app_store(cases_store, tmp_path, monkeypatch):
+    """A private copy of the three tasks' store, selected for the app."""
+    path = tmp_path / "page.duckdb"
+    shutil.copy(cases_store, path)
     monkeypatch.setenv("CONCORD_DB", str(path))
     st.cache_data.clear()  # page caches are keyed by dataset version, which another test's store may share
     st.cache_resource.clear()
@@ -85,8 +98,8 @@ def app_store(tmp_path, monkeypatch):
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page(PAGE).run()
+    """A new session opened on the page (as a link to it opens it: no run of the Overview first)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).switch_page(PAGE).run()
     assert not at.exception, at.exception
     return at
 
@@ -189,8 +202,7 @@ def test_choosing_another_case_loads_its_note(app_store):
 
 
 def test_no_case_explains(app_store):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page(PAGE).run()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).switch_page(PAGE).run()
     at.multiselect(key="dis_severities").select(dis.CATEGORY).run()  # no nominal scale in this store
     assert not at.exception
     assert [i.value for i in at.info] == ["No disagreements match these filters."]
