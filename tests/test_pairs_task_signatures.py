@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import itertools
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from unittest import mock
 
 import duckdb
@@ -56,14 +58,33 @@ def _rows(seed: int, most: int = 4) -> list[tuple]:
     return rows
 
 
-def _store(seed: int, most: int = 4):
-    """An in-memory store of `_rows(seed, most)` on rubric 'study'."""
+def _build_store(path: Path, seed: int, most: int) -> None:
+    """A store file at `path` of `_rows(seed, most)` on rubric 'study'."""
     cols = ["task_id", "target", "rater_id", "role", "dimension", "value", "submitted_at"]
     buf = io.StringIO()
     pd.DataFrame(_rows(seed, most), columns=cols).assign(rubric="study").to_csv(buf, index=False)
-    con = store.open_store(":memory:")
+    con = store.open_store(path)
     assert ingest_bytes(con, buf.getvalue().encode(), "study.csv").status == "loaded"
-    return con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory) -> Iterator[Callable[..., duckdb.DuckDBPyConnection]]:
+    """`_store(seed, most=4)`: a read-only connection to the store of `_rows(seed, most)`, built once per module
+    (it depends on nothing else; read-only, so no test can change what the next one reads)."""
+    folder = tmp_path_factory.mktemp("signature-stores")
+    opened: dict[tuple[int, int], duckdb.DuckDBPyConnection] = {}
+
+    def _store(seed: int, most: int = 4) -> duckdb.DuckDBPyConnection:
+        if (seed, most) not in opened:
+            path = folder / f"{seed}-{most}.duckdb"
+            _build_store(path, seed, most)
+            opened[seed, most] = store.open_store(path, read_only=True)
+        return opened[seed, most]
+
+    yield _store
+    for con in opened.values():
+        con.close()
 
 
 def _by_hand(rows: list[tuple], comparison: str, grain: str) -> dict[tuple, tuple[Counter, int, int]]:
@@ -92,8 +113,8 @@ def _by_hand(rows: list[tuple], comparison: str, grain: str) -> dict[tuple, tupl
 @pytest.mark.parametrize("grain", ["rater", "dimension", "rater_pair"])
 @pytest.mark.parametrize("packed", [True, False])
 @pytest.mark.parametrize("most", [4, 2])
-def test_signatures_equal_pairs_formed_by_hand(seed, comparison, grain, packed, most):
-    con = _store(seed, most)
+def test_signatures_equal_pairs_formed_by_hand(stores, seed, comparison, grain, packed, most):
+    con = stores(seed, most)
     width, multi = pk.scale_width(con), pg.multi_target(con)
     sides = (
         sd.rater_pair_sides(Filters()) if comparison == "rater_pairs" else sd.comparison_sides(Filters(), comparison)
@@ -178,8 +199,7 @@ FROM (VALUES {", ".join(rows)}) v(s, code, m)"""
 
 @pytest.mark.parametrize("width", [5, 9])
 @pytest.mark.parametrize("fetched", ["arrow", "pandas"])
-def test_packed_codes_decode_to_their_counts(fetched, width):
-    con = store.open_store(":memory:")
+def test_packed_codes_decode_to_their_counts(con, fetched, width):
     sql, want = _packed_units(width)
     query = Query("units", sql, {"extra": 0})
     result = sg.fetch(con, query) if fetched == "arrow" else query.df(con)
@@ -189,8 +209,7 @@ def test_packed_codes_decode_to_their_counts(fetched, width):
 
 
 @pytest.mark.parametrize("width", [5, 9])
-def test_packed_counts_that_do_not_add_up_are_an_overflow(width):
-    con = store.open_store(":memory:")
+def test_packed_counts_that_do_not_add_up_are_an_overflow(con, width):
     query = Query("units", _packed_units(width)[0], {"extra": 1})
     with pytest.raises(pk.PackingOverflow):
         sg.signatures(sg.fetch(con, query), "rater", width, lambda _k: 5)
@@ -274,10 +293,10 @@ def _tasks_of(patterns) -> dict:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_task_patterns_packed_from_arrow_equal_the_lists(seed):
+def test_task_patterns_packed_from_arrow_equal_the_lists(stores, seed):
     # The packed (code, m) patterns decoded from Arrow (pairs.entries, unpack_codes per dimension at once) hold the
     # same tasks as the list form, and decode as from a DataFrame (the Spark engine's path), patterns included.
-    con = _store(seed)
+    con = stores(seed)
     width, multi, q_of = pk.scale_width(con), pg.multi_target(con), lambda _k: len(LEVELS)
     listed = ct.task_patterns(ct.task_patterns_query(Filters()).df(con), q_of)
     # the packing the width takes (a BIGINT) and the 126-bit one wider scales take
@@ -298,10 +317,10 @@ def test_task_patterns_packed_from_arrow_equal_the_lists(seed):
 
 
 @pytest.mark.parametrize("most", [2, 4])
-def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(most):
+def test_rater_pairs_take_task_items_on_two_targets_and_lists_on_more(stores, most):
     """pair_signatures pairs raters by task items where every dimension of several targets has two, lists the
     tasks where one has more, and falls back to the lists when the items meet a task they cannot pair."""
-    con = _store(1, most)
+    con = stores(1, most)
     sides, q = sd.rater_pair_sides(Filters()), len(LEVELS)
     log: list = []
     got = sg.pair_signatures(con, sides, "rater_pair", lambda _k: q, log)
