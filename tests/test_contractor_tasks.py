@@ -4,8 +4,12 @@ drift read them; the other contractors on a unit count whatever their date."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from unittest import mock
 
 import pandas as pd
 import pytest
@@ -16,6 +20,8 @@ from analytics.effects import drift, levels
 from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
 from analytics.ingest.scales_file import declare_scales, parse_scales
+from tests import kept_tasks
+from tests.conftest import connect_copy
 from tests.kept_tasks import (
     assert_contractor_days_are_the_tasks,
     assert_kept_tasks_are_the_ratings,
@@ -39,23 +45,77 @@ THREE = csv(
     ]
 )
 ALL = {**FILES, "three.csv": THREE}
+# kept_tasks' assertions compute these from the ratings three or four times over (the days, the rubric rows...).
+COMPUTED_ONCE = ("expected_rows", "expected_reference_tasks")
+
+
+@contextlib.contextmanager
+def computed_once(done: dict | None = None) -> Iterator[None]:
+    """kept_tasks' expected_rows and expected_reference_tasks computed once per connection within the block (or
+    for as long as `done` is kept: only for a store nobody writes), each caller given its own copy."""
+    done = {} if done is None else done
+
+    def once(name: str, compute: Callable) -> Callable:
+        def cached(con):
+            if (name, id(con)) not in done:
+                done[name, id(con)] = (con, compute(con))  # the connection kept: its id stays its own
+            return done[name, id(con)][1].copy()
+
+        return cached
+
+    with mock.patch.multiple(kept_tasks, **{n: once(n, getattr(kept_tasks, n)) for n in COMPUTED_ONCE}):
+        yield
+
+
+def assert_kept(con) -> None:
+    """assert_kept_tasks_are_the_ratings, its pandas computations done once (the store is unchanged meanwhile)."""
+    with computed_once():
+        assert_kept_tasks_are_the_ratings(con)
+
+
+def _load_all(folder: Path) -> None:
+    con = store.open_store(folder / "all.duckdb")
+    for name in ALL:
+        assert ingest_bytes(con, ALL[name], name).status == "loaded"
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def all_loaded(tmp_path_factory) -> Path:
+    """A store file with every file of ALL loaded in order, built once per module: copy it to write."""
+    folder = tmp_path_factory.mktemp("all-loaded")
+    _load_all(folder)
+    return folder / "all.duckdb"
+
+
+@pytest.fixture(scope="module")
+def demo_done(demo) -> dict:
+    """computed_once's results on the read-only demo store, kept for the module."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def demo_tasks(demo, demo_done):
+    """expected_tasks_with_researchers of the demo store, computed once per module (each test merges a copy)."""
+    with computed_once(demo_done):
+        return expected_tasks_with_researchers(demo)
 
 
 def test_the_kept_rows_follow_loads_and_unloads_in_any_order(con):
     names = list(ALL)
     for name in [names[1], names[4], names[3], names[2], names[0]]:
         assert ingest_bytes(con, ALL[name], name).status == "loaded"
-        assert_kept_tasks_are_the_ratings(con)
+        assert_kept(con)
     assert len(kept_rows(con)) > 0 and kept_rubric_rows(con)["items"].gt(0).any()
     ids = dict(con.execute("SELECT file_name, ingest_id FROM ingest_log").fetchall())
     unload.unload_file(con, ids["contractors_2.csv"], "test")  # c3 shared tasks 10-19 with c1 and c2
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
     unload.unload_file(con, ids["contractors_1.csv"], "test")
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
     unload.unload_file(con, ids["three.csv"], "test")
     assert kept_rows(con).empty and kept_rubric_rows(con).empty
     assert ingest_bytes(con, FILES["contractors_2.csv"], "contractors_2.csv").status == "loaded"
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
 
 
 def test_anonymous_raters_are_neither_kept_nor_counted_as_others(con):
@@ -64,7 +124,7 @@ def test_anonymous_raters_are_neither_kept_nor_counted_as_others(con):
     kept = kept_rows(con)
     assert set(kept["rater_id"]) == {"c1", "c2"}
     assert kept["agree_n"].tolist() == [1, 1]  # each has one other contractor, not two
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
 
 
 def test_a_scale_widened_by_a_later_load_or_declared_moves_the_kept_values(con):
@@ -72,12 +132,12 @@ def test_a_scale_widened_by_a_later_load_or_declared_moves_the_kept_values(con):
     ingest_bytes(con, csv(first), "first.csv")
     assert kept_rows(con)["v_sum"].tolist() == [1.0, 3.0]  # numeric levels are their own values
     ingest_bytes(con, csv([("t2", "", "c1", "contractor", "clarity", "2", "2026-03-03")]), "later.csv")
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
     assert kept_rows(con)["inner_n"].tolist() == [0, 0, 1]  # 1 and 3 are the ends of 1..3, 2 is inside
     entry = {"rubric": "study", "dimension": "clarity", "level": "interval",
              "levels": [{"label": "1", "value": 10}, {"label": "2", "value": 20}, {"label": "3", "value": 40}]}  # fmt: skip
     declare_scales(con, parse_scales(json.dumps({"scales": [entry]}).encode(), "s.json"))
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
     assert kept_rows(con)["v_sum"].tolist() == [10.0, 40.0, 20.0]
 
 
@@ -90,23 +150,22 @@ def test_a_rater_directory_merging_and_unmerging_ids_redoes_the_kept_rows(con):
     result = ingest_bytes(con, DIRECTORY, "people.csv")
     assert result.status == "loaded", result.errors
     assert set(kept_rows(con)["rater_id"]) == {"c13"}
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
     directory_id = con.execute("SELECT ingest_id FROM ingest_log WHERE file_name = 'people.csv'").fetchall()[0][0]
     unload.unload_file(con, directory_id, "test")
     assert set(kept_rows(con)["rater_id"]) == {"c13", "annotator_13"}
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
 
 
-def test_the_demo_store_keeps_the_rows_the_ratings_give(demo):
+def test_the_demo_store_keeps_the_rows_the_ratings_give(demo, demo_done):
     assert len(kept_rows(demo)) > 1000
-    assert_kept_tasks_are_the_ratings(demo)
+    with computed_once(demo_done):
+        assert_kept_tasks_are_the_ratings(demo)
 
 
-def test_a_store_from_before_the_table_gains_it_when_opened(tmp_path):
+def test_a_store_from_before_the_table_gains_it_when_opened(all_loaded, tmp_path):
     path = tmp_path / "old.duckdb"
-    con = store.open_store(path)
-    for name in ALL:
-        ingest_bytes(con, ALL[name], name)
+    con = connect_copy(all_loaded, path)
     want, want_rubric = expected_rows(con), expected_rubric_rows(con)
     assert len(want) and want_rubric["items"].gt(0).any()
     roll_back(con, 10)
@@ -115,7 +174,8 @@ def test_a_store_from_before_the_table_gains_it_when_opened(tmp_path):
     assert store.schema_version(con) >= 11
     pd.testing.assert_frame_equal(kept_rows(con), want, check_dtype=False, rtol=1e-9)
     pd.testing.assert_frame_equal(kept_rubric_rows(con), want_rubric, check_dtype=False, rtol=1e-9)
-    assert_contractor_days_are_the_tasks(con)  # migration 15 fills the days from the migrated tasks
+    with computed_once():
+        assert_contractor_days_are_the_tasks(con)  # migration 15 fills the days from the migrated tasks
     con.close()
 
 
@@ -164,20 +224,18 @@ def test_central_tendency_variances_from_the_kept_sums_equal_pandas(demo):
         assert row.team_variance == pytest.approx(team[(row.rubric, row.dimension)], rel=1e-9)
 
 
-def test_the_packed_and_the_exact_form_keep_the_same_rows(tmp_path, monkeypatch):
+def test_the_packed_and_the_exact_form_keep_the_same_rows(all_loaded, tmp_path, monkeypatch):
     """Level counts packed in one integer per unit, or counted per unit level (wide scales, many raters)."""
     from analytics.store.derived import contractor_tasks
 
-    con = store.open_store(tmp_path / "s.duckdb")
-    for name in ALL:
-        ingest_bytes(con, ALL[name], name)
+    con = connect_copy(all_loaded, tmp_path / "s.duckdb")
     assert contractor_tasks.packing(con) > 0
     packed = kept_rows(con)
     monkeypatch.setattr(contractor_tasks, "packing", lambda con: 0)
     con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_rubric_tasks")
     contractor_tasks.fill(con)
     pd.testing.assert_frame_equal(kept_rows(con), packed, check_dtype=False, rtol=1e-12)
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
     con.close()
 
 
@@ -197,10 +255,10 @@ def test_a_fill_in_many_task_ranges_keeps_the_same_rows(con, monkeypatch):
     monkeypatch.setattr(contractor_tasks, "CHUNK_RATINGS", 7)
     for name in ALL:
         ingest_bytes(con, ALL[name], name)
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
     con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_rubric_tasks")
     contractor_tasks.fill(con)
-    assert_kept_tasks_are_the_ratings(con)
+    assert_kept(con)
 
 
 def test_halo_reads_every_ordered_dimension_of_the_rubric_whatever_the_dimension_filter(con):
@@ -224,7 +282,7 @@ def test_halo_reads_every_ordered_dimension_of_the_rubric_whatever_the_dimension
     ],
     ids=["all", "dates", "rubric and dates", "raters and dates", "one dimension"],
 )
-def test_the_days_answer_a_filter_as_the_tasks_would(demo, filters):
+def test_the_days_answer_a_filter_as_the_tasks_would(demo, demo_tasks, filters):
     """Central tendency, the consensus shift and the shift from researchers summed per day
     (analytics/store/derived/contractor_days.py) equal pandas' task means and standard errors over the kept contractor tasks the
     filter selects (the sidebar's dates select whole days, so a day's sums are kept or dropped whole, as its tasks)."""
@@ -235,7 +293,7 @@ def test_the_days_answer_a_filter_as_the_tasks_would(demo, filters):
         "SELECT rubric, dimension FROM dimensions WHERE NOT is_comparison AND measure <> 'nominal' "
         "AND kind <> 'ranking' AND len(levels) >= 3"
     ).df()
-    tasks = expected_tasks_with_researchers(demo).merge(ordered, on=["rubric", "dimension"])
+    tasks = demo_tasks.merge(ordered, on=["rubric", "dimension"])
     when = tasks["submitted_at"]
     keep = pd.Series(True, tasks.index)
     if filters.date_from:
