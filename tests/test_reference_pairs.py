@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections.abc import Iterator
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -27,6 +29,7 @@ from analytics.core.queries import Query
 from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
 from analytics.store import keys
+from tests.conftest import connect_copy
 from tests.kept_tasks import assert_reference_tasks_are_the_ratings
 from tests.old_store import roll_back
 from tests.signatures import assert_same_signatures
@@ -61,6 +64,25 @@ FILES = {
     "contractors_2.csv": csv(ratings("contractor", ["c3"], range(10, 40), 9)),
     "researcher_late.csv": csv(ratings("researcher", ["r3"], range(15, 35), 20)),
 }
+
+
+@pytest.fixture(scope="module")
+def all_files(tmp_path_factory) -> Path:
+    """A store file with every file of FILES loaded in order, built once per module: copy it to write."""
+    path = tmp_path_factory.mktemp("all-files") / "all.duckdb"
+    con = store.open_store(path)
+    for name in FILES:
+        assert ingest_bytes(con, FILES[name], name).status == "loaded"
+    con.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def loaded(all_files) -> Iterator:
+    """A read-only connection to `all_files`, for the tests that only read it."""
+    con = store.open_store(all_files, read_only=True)
+    yield con
+    con.close()
 
 
 def kept_equals_listed(con) -> None:
@@ -112,8 +134,7 @@ def kept_equals_listed(con) -> None:
     ],
     ids=["researchers first", "researchers last"],
 )
-def test_kept_pairs_follow_loads_and_unloads_in_any_order(order):
-    con = store.open_store(":memory:")
+def test_kept_pairs_follow_loads_and_unloads_in_any_order(con, order):
     for name in order:
         assert ingest_bytes(con, FILES[name], name).status == "loaded"
         kept_equals_listed(con)
@@ -126,8 +147,7 @@ def test_kept_pairs_follow_loads_and_unloads_in_any_order(order):
     kept_equals_listed(con)
 
 
-def test_quarantined_ratings_make_no_pairs():
-    con = store.open_store(":memory:")
+def test_quarantined_ratings_make_no_pairs(con):
     ingest_bytes(con, FILES["researchers.csv"], "researchers.csv")
     twice = [("t0", "", "c9", "contractor", "clarity", "1", "2026-03-04")] * 2  # a duplicate: both copies quarantined
     result = ingest_bytes(con, csv(ratings("contractor", ["c8"], range(0, 4), 3) + twice), "contractors_dup.csv")
@@ -137,11 +157,10 @@ def test_quarantined_ratings_make_no_pairs():
     assert raters == {"c8"}
 
 
-def test_a_contractor_task_rated_at_two_times_is_kept_in_two_rows_and_merged_when_both_are_read():
+def test_a_contractor_task_rated_at_two_times_is_kept_in_two_rows_and_merged_when_both_are_read(con):
     """c1 rates target A of tasks 0-5 on 3 March and target B on 12 March: reference_tasks keeps two rows of each
     task (one_row false); with no date filter both are merged into the task's signature, from 10 March only B's
     row counts, and both give the self-join's signatures (kept_equals_listed)."""
-    con = store.open_store(":memory:")
     ingest_bytes(con, FILES["researchers.csv"], "researchers.csv")
     rows = [
         (f"t{t}", target, "c1", "contractor", "quality", str(1 + (t + k) % 4), f"2026-03-{day:02d}")
@@ -165,11 +184,9 @@ def pairs_queries(sides: sd.Sides, con) -> list[Query]:
     return [pg.unit_pairs_query(sides), pg.shared_tasks_query(sides, keys.task_key_bound(con)), carried]
 
 
-def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_join():
+def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_join(loaded):
     """pair_ctes, unit_pairs_query and shared_tasks_query read the kept pairs; their rows are the self-join's."""
-    con = store.open_store(":memory:")
-    for name in FILES:
-        ingest_bytes(con, FILES[name], name)
+    con = loaded
     for filters in (Filters(), Filters(raters=("c2",), date_to=pd.Timestamp("2026-03-12").date())):
         sides = sd.comparison_sides(filters, "contractor_vs_researcher")
         with mock.patch.object(sd, "reads_reference_pairs", return_value=False):
@@ -179,12 +196,10 @@ def test_every_pairs_query_of_contractors_against_researchers_equals_the_self_jo
             pd.testing.assert_frame_equal(kept.df(con), self_join.df(con), check_dtype=False)
 
 
-def test_pairs_on_their_keys_alone_are_the_named_pairs():
+def test_pairs_on_their_keys_alone_are_the_named_pairs(loaded):
     """pair_ctes(named=False) skips naming the kept pairs (no join of the key tables); every key column, carried
     column and level is the named pairing's, under each filter."""
-    con = store.open_store(":memory:")
-    for name in FILES:
-        ingest_bytes(con, FILES[name], name)
+    con = loaded
     cols = "rubric, dimension, task_key, dim_key, target_key, key_a, key_b, index_a, index_b, submitted_at_a"
     for filters in (Filters(), Filters(raters=("c2",), date_to=pd.Timestamp("2026-03-12").date())):
         sides = sd.comparison_sides(filters, "contractor_vs_researcher")
@@ -197,10 +212,8 @@ def test_pairs_on_their_keys_alone_are_the_named_pairs():
         pd.testing.assert_frame_equal(frames[1], frames[0])
 
 
-def test_the_report_reads_kept_pairs_and_shows_that_sql():
-    con = store.open_store(":memory:")
-    for name in FILES:
-        ingest_bytes(con, FILES[name], name)
+def test_the_report_reads_kept_pairs_and_shows_that_sql(loaded):
+    con = loaded
     report = agreement.agreement_report(
         con, agreement.AgreementSpec(comparison="contractor_vs_researcher", n_boot=0, filters=Filters())
     )
@@ -279,10 +292,9 @@ def kept_values_equal_joined(con) -> None:
     assert kept == joined
 
 
-def test_a_later_load_that_widens_an_inferred_scale_moves_the_kept_pairs_positions():
+def test_a_later_load_that_widens_an_inferred_scale_moves_the_kept_pairs_positions(con):
     """Levels 1 and 3 are positions 0 and 1 until a load brings 2: then 3 is position 2, in the pairs too (they
     kept 1 against 3 as one step apart, and an ordinal or interval coefficient read a smaller disagreement)."""
-    con = store.open_store(":memory:")
     first = [(t, "", r, role, "clarity", v, "2026-03-02") for t, r, role, v in [
         ("t1", "c1", "contractor", "1"), ("t1", "r1", "researcher", "3"),
         ("t2", "c1", "contractor", "3"), ("t2", "r1", "researcher", "3")]]  # fmt: skip
@@ -302,12 +314,10 @@ def test_a_later_load_that_widens_an_inferred_scale_moves_the_kept_pairs_positio
     kept_equals_listed(con)
 
 
-def test_a_declared_scale_rereads_the_kept_pairs_positions_and_drops_pairs_of_missing_values():
+def test_a_declared_scale_rereads_the_kept_pairs_positions_and_drops_pairs_of_missing_values(all_files, tmp_path):
     from analytics.ingest.scales_file import declare_scales, parse_scales
 
-    con = store.open_store(":memory:")
-    for name in FILES:
-        ingest_bytes(con, FILES[name], name)
+    con = connect_copy(all_files, tmp_path / "store.duckdb")
     entry = {"rubric": "study", "dimension": "quality", "level": "ordinal", "levels": ["2", "3", "4"], "missing": ["1"]}
     scales = parse_scales(json.dumps({"scales": [entry]}).encode(), "s.json")
     assert declare_scales(con, scales).ratings_reindexed > 0
@@ -317,12 +327,10 @@ def test_a_declared_scale_rereads_the_kept_pairs_positions_and_drops_pairs_of_mi
     assert con.execute("SELECT count(*) FROM reference_pairs WHERE dimension = 'quality'").fetchall()[0][0] > 0
 
 
-def test_a_store_whose_pairs_kept_old_positions_is_mended_when_opened(tmp_path):
+def test_a_store_whose_pairs_kept_old_positions_is_mended_when_opened(all_files, tmp_path):
     """Migration 10 recomputes the kept pairs of a store written before redo_dimension."""
     path = tmp_path / "old.duckdb"
-    con = store.open_store(path)
-    for name in FILES:
-        ingest_bytes(con, FILES[name], name)
+    con = connect_copy(all_files, path)
     con.execute("UPDATE reference_pairs SET reference_index = 3 - reference_index WHERE dimension = 'clarity'")
     roll_back(con, 9)
     con.close()
@@ -358,11 +366,10 @@ def test_pooled_pairs_summed_per_unit_equal_the_pairs_per_researcher_label(demo,
     assert_same_signatures(got, want)
 
 
-def test_a_unit_whose_pair_sums_overflow_a_level_is_paired_from_lists():
+def test_a_unit_whose_pair_sums_overflow_a_level_is_paired_from_lists(con):
     """16 contractors and 16 researchers all giving one level to a unit make 256 pairs there, one more than a
     level of 8 bits holds: the packed sums carry into the next level, the decoding finds their total wrong, and
     the list form pairs the store (the same tables as pairing the ratings themselves)."""
-    con = store.open_store(":memory:")
     rows = [("t0", "", f"c{i:02d}", "contractor", "clarity", "1", "2026-03-02") for i in range(16)]
     rows += [("t0", "", f"r{i:02d}", "researcher", "clarity", "1", "2026-03-02") for i in range(16)]
     rows += [("t1", "", "c00", "contractor", "clarity", "2", "2026-03-02")]
