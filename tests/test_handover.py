@@ -44,6 +44,16 @@ def demo_inputs(demo_inputs) -> list[Path]:
     return demo_written(demo_inputs)["files"]
 
 
+@pytest.fixture(scope="module")
+def small_demo(tmp_path_factory) -> list[Path]:
+    """A tenth of the demo's tasks (write_demo's scale), written once per module: its files in load order. What
+    the hand-over tests assert does not depend on the files' size, and every format, the rater directory and the
+    deliberately broken file are still there; the whole demo took a load four times over (about 20 s each)."""
+    from demo import write_demo
+
+    return write_demo(tmp_path_factory.mktemp("small-demo"), seed=7, scale=0.1)["files"]
+
+
 @pytest.fixture
 def held(tmp_path, monkeypatch):
     """A store held read-write by this process (as the dashboard holds it) with its inbox served."""
@@ -57,10 +67,10 @@ def held(tmp_path, monkeypatch):
     con.close()
 
 
-def test_cli_load_into_a_store_the_dashboard_holds_is_handed_over(held, demo_inputs, tmp_path):
+def test_cli_load_into_a_store_the_dashboard_holds_is_handed_over(held, small_demo, tmp_path):
     """Fails before: exit 2 "in use by another program". Now the dashboard loads it; same JSON as direct."""
     db, con = held
-    files = [str(f) for f in demo_inputs if f.suffix in (".csv", ".jsonl")]
+    files = [str(f) for f in small_demo if f.suffix in (".csv", ".jsonl")]
     out = cli("ingest", *files, "--json", db=db)
     assert out.returncode == 0, out.stderr
     assert "handing the files to it" in out.stderr
@@ -141,14 +151,14 @@ def test_the_command_line_stops_waiting_when_the_dashboard_stops_answering(tmp_p
     assert not list(inbox.requests.glob("*.json"))  # its request is withdrawn
 
 
-def test_handed_over_loads_queue_with_note_saves(held, demo_inputs):
+def test_handed_over_loads_queue_with_note_saves(held, small_demo):
     """The dashboard's writer takes the one write lock: notes saved while a handed-over load runs all succeed."""
     from analytics.review.disagreements import CaseKey, save_note
 
     db, con = held
     env = {**os.environ, "CONCORD_DB": str(db)}
     load = subprocess.Popen(
-        [sys.executable, "-m", "analytics", "ingest", *[str(f) for f in demo_inputs], "--json", "--db", str(db)],
+        [sys.executable, "-m", "analytics", "ingest", *[str(f) for f in small_demo], "--json", "--db", str(db)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
