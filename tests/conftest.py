@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import io
 import json
 import os
@@ -274,14 +275,13 @@ class TerminalStderr(io.StringIO):
         return True
 
 
-def app_test(page: str | None = None):
-    """An AppTest of app.py that has run once (and switched to `page`, a path like 'app_pages/data.py')."""
+def app_test(page: str | None = None, timeout: float = 90):
+    """An AppTest of app.py that has run once, opened on `page` (a path like 'app_pages/data.py') as a link to it
+    opens it; on the Overview without one."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
-    if page:
-        at.switch_page(page).run()
-    return at
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    return (at.switch_page(page) if page else at).run()
 
 
 @pytest.fixture
@@ -317,15 +317,14 @@ def click_downloads(at, managers: dict, key: str | None = None) -> list[str]:
     return urls
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session", autouse=True)
 def components_scanned_once() -> Iterator[None]:
     """Streamlit's scan of every installed package for components (manifest_scanner.scan_component_manifests),
-    which each new AppTest runs (about 0.25 s of CPU reading package metadata), done once for the module: the
-    installed packages do not change during a run. Page test modules opt in with
-    `pytestmark = pytest.mark.usefixtures("components_scanned_once")`."""
+    which each new AppTest runs (about 0.25 s of CPU reading package metadata), done once per worker, when first
+    asked: the installed packages do not change during a run."""
     from streamlit.components.v2 import manifest_scanner
 
-    found = manifest_scanner.scan_component_manifests()
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(manifest_scanner, "scan_component_manifests", lambda *args, **kwargs: list(found))
+        patch.setattr(manifest_scanner, "scan_component_manifests", lambda *args, **kwargs: list(scan(*args, **kwargs)))
         yield

@@ -12,13 +12,11 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import TESTING_KEY
 
 from tests import hostile
-from tests.conftest import ROOT
+from tests.conftest import ROOT, app_test
 
-pytestmark = pytest.mark.usefixtures("components_scanned_once")
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
 MARKDOWN_TYPES = {"markdown", "caption", "latex", "title", "header", "subheader", "error", "warning", "info"}
 MARKDOWN_TYPES |= {"success", "toast", "exception"}
@@ -33,12 +31,6 @@ LIVE = re.compile(
 # GFM links bare URLs and e-mail addresses even when their characters are backslash-escaped (the browser
 # test saw "http\://127\.0\.0\.2" become a link), so these are looked for in the unescaped text.
 AUTOLINK = re.compile(r"(?i)https?://|www\.|[\w.+-]@[\w-]+\.")
-
-
-def open_page(page: str) -> AppTest:
-    """A new session opened on `page`, as a link to it opens it (tests/conftest.py's app_test runs the Overview
-    first, which these tests do not look at)."""
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).switch_page(page).run()
 
 
 def live_markup(text: str) -> bool:
@@ -102,7 +94,7 @@ def choose(box, i: int):
 
 def test_the_payload_reaches_the_pages_as_plain_text(app_store):
     """The test means something: the hostile text is on screen, verbatim, in st.text (never parsed)."""
-    at = open_page("app_pages/disagreements.py")
+    at = app_test("app_pages/disagreements.py")
     assert_safe(at, "disagreements")
     texts = [t.value for t in at.text]
     assert any(hostile.HTML in t and hostile.MD_IMAGE in t and hostile.LONG in t for t in texts)
@@ -112,7 +104,7 @@ def test_the_payload_reaches_the_pages_as_plain_text(app_store):
 def test_every_page_and_choice_keeps_hostile_text_inert(app_store, page):
     """Protection: pages escape submission text (ui.text.md_escape) or show it as plain text, on every
     choice of every select box (rubrics with hostile names, every disagreement case's detail view)."""
-    at = open_page(page)
+    at = app_test(page)
     assert_safe(at, page)
     for key in [b.key for b in at.main.selectbox if b.key]:
         i = 1
@@ -124,7 +116,7 @@ def test_every_page_and_choice_keeps_hostile_text_inert(app_store, page):
 
 def test_disagreement_review_note_with_hostile_text(app_store):
     """Protection: a saved note and reviewer name are shown escaped or as plain text."""
-    at = open_page("app_pages/disagreements.py")
+    at = app_test("app_pages/disagreements.py")
     at.text_area(key="note_text").input(hostile.HOSTILE)
     at.text_input(key="note_reviewer").input(hostile.HTML)
     at.button(key="note_save").click().run()
@@ -134,7 +126,7 @@ def test_disagreement_review_note_with_hostile_text(app_store):
 
 def test_explore_results_and_errors_with_hostile_text(app_store):
     """Protection: query results are a dataframe and a query error (which quotes the query) is escaped."""
-    at = open_page("app_pages/explore.py")
+    at = app_test("app_pages/explore.py")
     at.text_area(key="explore_sql").set_value("SELECT prompt, context FROM tasks").run()
     at.button(key="explore_run").click().run()
     assert_safe(at, "explore result")
@@ -150,7 +142,7 @@ def test_explore_results_and_errors_with_hostile_text(app_store):
 def test_uploads_with_hostile_names_and_headers(app_store):
     """Protection: the Data page's per-file messages escape the file name and the rejection reason (which
     quotes the file's header)."""
-    at = open_page("app_pages/data.py")
+    at = app_test("app_pages/data.py")
     uploader = at.file_uploader(key="upload_files")
     uploader.upload(f"{hostile.FILE_STEM} more.csv", hostile.canonical_file().replace(b"k1", b"k7"), "text/csv")
     uploader.upload(f"{hostile.FILE_STEM} rejected.csv", hostile.rejected_file(), "text/csv")

@@ -17,13 +17,11 @@ from analytics.core import rubrics
 from analytics.ingest.load import ingest_bytes
 from analytics.review import disagreements as dis
 from analytics.review.case_view import case_view
-from tests.conftest import built_once
+from tests.conftest import app_test, built_once
 from ui.text import md_escape
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app_pages/disagreements.py"
 CASE = "dis_case"  # the case picker's key prefix (app_pages/disagreements.py)
-pytestmark = pytest.mark.usefixtures("components_scanned_once")
 HOSTILE = "Cheaper <script>alert(1)</script> [click](http://evil.example) ![img](http://evil.example/x.png)"
 
 
@@ -98,8 +96,8 @@ def app_store(cases_store, tmp_path, monkeypatch):
 
 
 def _app() -> AppTest:
-    """A new session opened on the page (as a link to it opens it: no run of the Overview first)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).switch_page(PAGE).run()
+    """A new session opened on the page."""
+    at = app_test(PAGE, timeout=60)
     assert not at.exception, at.exception
     return at
 
@@ -202,7 +200,7 @@ def test_choosing_another_case_loads_its_note(app_store):
 
 
 def test_no_case_explains(app_store):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).switch_page(PAGE).run()
+    at = app_test(PAGE, timeout=60)
     at.multiselect(key="dis_severities").select(dis.CATEGORY).run()  # no nominal scale in this store
     assert not at.exception
     assert [i.value for i in at.info] == ["No disagreements match these filters."]
@@ -349,8 +347,6 @@ def test_a_rerun_reads_the_dataset_version_a_few_times_not_once_per_named_rater(
     """Case labels and rater pickers name every rater: the names are read once a run (sidebar.render), so a
     click on the page does not query the store's version once per name (2.3 s a rerun at 1M tasks before)."""
     from unittest import mock
-
-    from conftest import app_test
 
     at = app_test(PAGE)
     assert not at.exception

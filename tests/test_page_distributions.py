@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -12,8 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from analytics import store
 from analytics.ingest.load import ingest_bytes
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import app_test
 
 PAGE = "app_pages/distributions.py"
 
@@ -58,8 +56,8 @@ def app_store(tmp_path, monkeypatch):
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page(PAGE).run()
+    """A new session opened on the page."""
+    at = app_test(PAGE, timeout=60)
     assert not at.exception, at.exception
     return at
 

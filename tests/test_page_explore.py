@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -11,8 +9,8 @@ from streamlit.testing.v1 import AppTest
 from analytics import store
 from analytics.explore import sql
 from analytics.ingest.load import ingest_bytes
+from tests.conftest import app_test
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGE = "app_pages/explore.py"
 RATINGS = b"""\
 task_id,rater_id,role,rubric,dimension,target,value,submitted_at
@@ -37,8 +35,8 @@ def app_store(tmp_path, monkeypatch):
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page(PAGE).run()
+    """A new session opened on the page."""
+    at = app_test(PAGE, timeout=60)
     assert not at.exception, at.exception
     return at
 

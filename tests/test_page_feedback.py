@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from streamlit.testing.v1 import AppTest
 
 from analytics import store
 from analytics.feedback import card as fcard
@@ -19,16 +18,9 @@ from analytics.feedback import report as fr
 from analytics.feedback import review_first
 from analytics.feedback import team as fteam
 from analytics.review import disagreements as dis
-from tests.conftest import ROOT, click_downloads
+from tests.conftest import app_test, click_downloads
 
 PAGE = "app_pages/feedback.py"
-pytestmark = pytest.mark.usefixtures("components_scanned_once")
-
-
-def open_page(page: str) -> AppTest:
-    """A new session opened on `page`, as a link to it opens it (tests/conftest.py's app_test runs the Overview
-    first, which these tests do not look at)."""
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).switch_page(page).run()
 
 
 @pytest.fixture
@@ -53,7 +45,7 @@ def _download(at, key: str, files: dict[str, bytes], buttons: dict) -> str:
 
 
 def test_page_shows_the_report_of_the_chosen_contractor(shared_app_store, downloads, download_buttons):
-    at = open_page(PAGE)
+    at = app_test(PAGE)
     assert not at.exception, at.exception
     picker = at.selectbox(key="fb_contractor")
     at = picker.select("c06").run()
@@ -104,7 +96,7 @@ def test_opens_on_the_contractor_most_in_need_with_real_dates(shared_app_store, 
         "SELECT min(submitted_at)::DATE, max(submitted_at)::DATE FROM ratings WHERE rater_id = ?", [expected]
     ).fetchall()[0]
     con.close()
-    at = open_page(PAGE)
+    at = app_test(PAGE)
     assert not at.exception, at.exception
     assert at.selectbox(key="fb_contractor").value == expected
     caption = _unescaped(at.caption[0].value)
@@ -113,7 +105,7 @@ def test_opens_on_the_contractor_most_in_need_with_real_dates(shared_app_store, 
 
 def test_what_to_change_names_position_bias_for_a_planted_contractor_only(shared_app_store, demo_store):
     planted = _planted(demo_store)
-    at = open_page(PAGE)
+    at = app_test(PAGE)
     assert not at.exception, at.exception
     assert "What to change" in [s.value for s in at.subheader]
     at.selectbox(key="fb_contractor").select(planted["first_position"][0]).run()
@@ -130,7 +122,7 @@ def test_what_to_change_names_position_bias_for_a_planted_contractor_only(shared
 def test_statistic_and_rubric_pickers_rerun_cleanly(shared_app_store, demo_store):
     truth = json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
     team = truth["volume"]["projects"]["preference_ranking"]["contractors"]  # they rate answer comparisons too
-    at = open_page(PAGE)
+    at = app_test(PAGE)
     at.selectbox(key="fb_contractor").select(team[0]).run()
     at.selectbox(key="fb_statistic").select("kappa").run()
     assert not at.exception, at.exception
@@ -140,7 +132,7 @@ def test_statistic_and_rubric_pickers_rerun_cleanly(shared_app_store, demo_store
 
 
 def test_sidebar_single_rater_is_the_default(shared_app_store):
-    at = open_page(PAGE)
+    at = app_test(PAGE)
     at.sidebar.multiselect(key="f_raters").select("c17").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="fb_contractor").value == "c17"
@@ -152,7 +144,7 @@ def test_disagreement_text_and_notes_show_as_plain_text(app_store):
     note = "Look at [the guide](http://evil.example) <b>first</b>"
     dis.save_note(con, dis.CaseKey.from_row(case), "feedback given", note, "lead")
     con.close()
-    at = open_page(PAGE)
+    at = app_test(PAGE)
     at.selectbox(key="fb_contractor").select("c06").run()
     assert not at.exception, at.exception
     assert note in [t.value for t in at.text]  # st.text: shown literally
@@ -160,7 +152,7 @@ def test_disagreement_text_and_notes_show_as_plain_text(app_store):
 
 
 def test_disagreements_page_hands_the_contractor_over(shared_app_store):
-    at = open_page("app_pages/disagreements.py")
+    at = app_test("app_pages/disagreements.py")
     assert not at.exception, at.exception
     button = at.button(key="dis_to_feedback")
     contractor = re.match(r"Open (\S+)'s feedback report", button.label).group(1)
@@ -173,7 +165,7 @@ def test_disagreements_page_hands_the_contractor_over(shared_app_store):
 def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store, monkeypatch):
     """After a date change the chosen contractor's own figures are computed in the prefetch thread while the
     team's are computed in the page's (ui/prefetch.py), each once, and the card shown is the API's report card."""
-    at = open_page(PAGE)
+    at = app_test(PAGE)
     at.selectbox(key="fb_contractor").select("c06").run()
     calls: list[tuple[str, object, str]] = []
 

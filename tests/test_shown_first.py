@@ -10,13 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import streamlit as st
-from streamlit.testing.v1 import AppTest
 
 from analytics import store
 from analytics.core import rubrics
 from analytics.describe import distributions as dist
 from analytics.ingest import canonical
 from analytics.ingest.load import ingest_bytes
+from tests.conftest import app_test
 
 ROOT = Path(__file__).resolve().parent.parent
 AC = "answer_comparison"
@@ -303,8 +303,7 @@ def test_distributions_page_says_why_position_bias_is_missing(tmp_path, monkeypa
     monkeypatch.setenv("CONCORD_DB", str(path))
     st.cache_data.clear()
     st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page("app_pages/distributions.py").run()
+    at = app_test("app_pages/distributions.py", timeout=60)
     assert not at.exception, at.exception
     assert "Position bias" in [s.value for s in at.main.subheader]
     assert dist.NO_SHOWN_FIRST in [i.value for i in at.info]
