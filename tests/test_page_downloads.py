@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +22,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from analytics import store
 from analytics.core.csv_out import FORMULA_START, PLAIN_NUMBER
 from analytics.ingest.load import ingest_bytes
-from tests.conftest import ROOT, app_test, click_downloads
+from tests.conftest import ROOT, _contents, app_test, click_downloads
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
 LINK = '=HYPERLINK("http://127.0.0.2:9/x","y")'
@@ -51,10 +53,14 @@ def _planted_csv(con) -> bytes:
     return out.getvalue().encode()
 
 
-@pytest.fixture
-def planted_store(app_store) -> Path:
-    """The demo store (a private copy) with the planted ratings loaded."""
-    con = store.open_store(app_store)
+@pytest.fixture(scope="module")
+def _planted_file(demo_store, tmp_path_factory) -> Path:
+    """The demo store (a copy) with the planted ratings loaded, built once for this module: its tests only read it,
+    and sharing one file lets the pages' caches (keyed by the store's path and dataset version) hit from one test
+    to the next, as they do for `shared_app_store`."""
+    path = tmp_path_factory.mktemp("planted") / "app.duckdb"
+    shutil.copy(demo_store, path)
+    con = store.open_store(path)
     try:
         result = ingest_bytes(con, _planted_csv(con), FILE_NAME)
     finally:
@@ -62,7 +68,18 @@ def planted_store(app_store) -> Path:
     assert result.status == "loaded" and result.rows_loaded == 24 and result.rows_quarantined == 1, result.errors
     st.cache_data.clear()
     st.cache_resource.clear()
-    return app_store
+    return path
+
+
+@pytest.fixture
+def planted_store(_planted_file, tmp_path, monkeypatch) -> Iterator[Path]:
+    """The planted demo store, selected for the app through CONCORD_DB; shared read-only by this module's tests,
+    so a test that writes to it fails (as `shared_app_store` does)."""
+    monkeypatch.setenv("CONCORD_DB", str(_planted_file))
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))
+    before = _contents(_planted_file)
+    yield _planted_file
+    assert _contents(_planted_file) == before, "the test wrote to the shared planted store"
 
 
 @pytest.fixture
