@@ -127,13 +127,25 @@ def weekly_rows(report: FeedbackReport) -> pd.DataFrame:
     )
 
 
+def first_shares(g: pd.DataFrame) -> dict[tuple, dict]:
+    """Per (level_index, level) in sorted order, each role's first non-missing share (a level with none is left
+    out): what g.pivot_table(index=["level_index", "level"], columns="role", values="share", aggfunc="first")
+    holds, without its cost (one pivot per dimension of every report made the exports slow)."""
+    shares: dict[tuple, dict] = {}
+    for key in zip(g["level_index"], g["level"], g["role"], g["share"], strict=True):
+        if not any(pd.isna(k) for k in key):
+            shares.setdefault(key[:2], {}).setdefault(key[2], key[3])
+    return dict(sorted(shares.items()))
+
+
 def level_summary(levels: pd.DataFrame) -> pd.DataFrame:
     """Per dimension, "level you% / researchers%" for every level in scale order."""
     rows = []
     for (rubric, _, label), g in levels.groupby(["rubric", "dimension", "dimension_label"], sort=False):
-        wide = g.pivot_table(index=["level_index", "level"], columns="role", values="share", aggfunc="first")
-        wide = wide.reindex(columns=["contractor", "researcher"]).fillna(0.0)
-        cells = [f"{lvl} {you:.0%} / {res:.0%}" for (_, lvl), (you, res) in zip(wide.index, wide.values, strict=True)]
+        cells = [
+            f"{lvl} {float(s.get('contractor', 0.0)):.0%} / {float(s.get('researcher', 0.0)):.0%}"
+            for (_, lvl), s in first_shares(g).items()
+        ]
         n = int(g.loc[g["role"] == "contractor", "n"].sum())
         rows.append(
             {"rubric": rubric, "Dimension": label, "Pairs": str(n), "Levels (you / researchers)": " · ".join(cells)}
