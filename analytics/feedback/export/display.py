@@ -127,10 +127,9 @@ def weekly_rows(report: FeedbackReport) -> pd.DataFrame:
     )
 
 
-def first_shares(g: pd.DataFrame) -> dict[tuple, dict]:
-    """Per (level_index, level) in sorted order, each role's first non-missing share (a level with none is left
-    out): what g.pivot_table(index=["level_index", "level"], columns="role", values="share", aggfunc="first")
-    holds, without its cost (one pivot per dimension of every report made the exports slow)."""
+def level_shares(g: pd.DataFrame) -> dict[tuple, dict]:
+    """Per (level_index, level) in scale order, each role's share of that level (a role without one is left out:
+    read it as 0), for both exports' level sections."""
     shares: dict[tuple, dict] = {}
     for key in zip(g["level_index"], g["level"], g["role"], g["share"], strict=True):
         if not any(pd.isna(k) for k in key):
@@ -144,7 +143,7 @@ def level_summary(levels: pd.DataFrame) -> pd.DataFrame:
     for (rubric, _, label), g in levels.groupby(["rubric", "dimension", "dimension_label"], sort=False):
         cells = [
             f"{lvl} {float(s.get('contractor', 0.0)):.0%} / {float(s.get('researcher', 0.0)):.0%}"
-            for (_, lvl), s in first_shares(g).items()
+            for (_, lvl), s in level_shares(g).items()
         ]
         n = int(g.loc[g["role"] == "contractor", "n"].sum())
         rows.append(

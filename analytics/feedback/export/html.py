@@ -178,16 +178,6 @@ def _weekly_html(report: FeedbackReport) -> str:
     return "".join(out)
 
 
-def _last_shares(g: pd.DataFrame) -> dict[tuple, dict]:
-    """Per (level_index, level) in sorted order, each role's last share (a missing one as 0): what grouping g by
-    level and zipping each group's roles and shares gives, without a pandas group per level."""
-    shares: dict[tuple, dict] = {}
-    for index, level, role, share in zip(g["level_index"], g["level"], g["role"], g["share"], strict=True):
-        if not (pd.isna(index) or pd.isna(level)):
-            shares.setdefault((index, level), {})[role] = 0.0 if pd.isna(share) else share
-    return dict(sorted(shares.items()))
-
-
 def _levels_html(levels: pd.DataFrame) -> str:
     """Per dimension, paired bars of the contractor's and the researchers' share of each level."""
     if levels.empty:
@@ -207,7 +197,7 @@ def _levels_html(levels: pd.DataFrame) -> str:
             current = rubric
         n = int(g.loc[g["role"] == "contractor", "n"].sum())
         cells = []
-        for (_, lvl), share in _last_shares(g).items():
+        for (_, lvl), share in display.level_shares(g).items():
             you, res = share.get("contractor", 0.0), share.get("researcher", 0.0)
             cells.append(
                 f'<div class="lvl"><div class="pair" title="you {you:.0%}, researchers {res:.0%}">'
