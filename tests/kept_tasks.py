@@ -17,16 +17,12 @@ def expected_rows(con) -> pd.DataFrame:
            FROM ratings WHERE role = 'contractor' AND value_index IS NOT NULL AND rater_id NOT LIKE 'anon:%'"""
     ).df()
     dims = con.execute("SELECT rubric, dimension, levels, level_values FROM dimensions").df()
-    scale = {(d.rubric, d.dimension): (_list(d.levels), _list(d.level_values)) for d in dims.itertuples()}
-
-    def value(row) -> float:
-        levels, values = scale[(row.rubric, row.dimension)]
-        v = values[row.value_index] if row.value_index < len(values) else None
-        unnumbered = v is None or np.ma.is_masked(v) or pd.isna(v)  # a level without a number: its position
-        return float(row.value_index) if unnumbered else float(v)
-
-    r["v"] = [value(row) for row in r.itertuples()]
-    r["q"] = [len(scale[(a, b)][0]) for a, b in zip(r["rubric"], r["dimension"], strict=True)]
+    keys = [r["rubric"], r["dimension"]]
+    r["v"] = _values(r["value_index"], _scale_numbers(dims["rubric"], dims["dimension"], dims["level_values"]), keys)
+    q = pd.Series(
+        [len(_list(x)) for x in dims["levels"]], index=pd.MultiIndex.from_arrays([dims["rubric"], dims["dimension"]])
+    )
+    r["q"] = q.reindex(pd.MultiIndex.from_arrays(keys)).to_numpy()
     unit = ["dim_key", "task_key", "target_key"]
     r["n_unit"] = r.groupby(unit)["v"].transform("size")
     r["total"] = r.groupby(unit)["v"].transform("sum")
@@ -55,6 +51,27 @@ def expected_rows(con) -> pd.DataFrame:
 
 def _list(x) -> list:
     return [] if x is None else list(x)
+
+
+def _number(v) -> float:
+    """A level's number, NaN for a level without one."""
+    return np.nan if v is None or np.ma.is_masked(v) or pd.isna(v) else float(v)
+
+
+def _scale_numbers(*keys_and_values: pd.Series) -> pd.Series:
+    """The levels' numbers (NaN: none) indexed by the scale's keys and the level's position."""
+    *keys, values = keys_and_values
+    rows = [(*k, i, _number(v)) for *k, vs in zip(*keys, values, strict=True) for i, v in enumerate(_list(vs))]
+    frame = pd.DataFrame(rows, columns=[*range(len(keys)), "i", "v"]).astype({"i": np.int64, "v": float})
+    return frame.set_index([*range(len(keys)), "i"])["v"]
+
+
+def _values(index: pd.Series, numbers: pd.Series, keys: list) -> np.ndarray:
+    """Each rating's value: its level's number on its scale (`keys`), else its position (a level without a number,
+    or past the scale's numbers)."""
+    position = np.asarray(index, dtype=np.int64)
+    v = numbers.reindex(pd.MultiIndex.from_arrays([*keys, position])).to_numpy(dtype=float)
+    return np.where(np.isnan(v), position.astype(float), v)
 
 
 def kept_rows(con) -> pd.DataFrame:
@@ -138,11 +155,25 @@ def expected_reference_tasks(con) -> pd.DataFrame:
     pairs["cell"] = pairs["value_index"].astype(np.int64) * CELL + pairs["value_index_ref"].astype(np.int64)
     keys = ["task_key", "dim_key", "rater_key", "rater_id", "role", "rubric", "dimension", "submitted_at"]
     g = pairs.groupby(keys, dropna=False)
-    out = pd.DataFrame(
-        {"cells": g["cell"].agg(lambda c: sorted(c)), "targets": g["target_key"].agg(lambda t: sorted(set(t)))}
-    ).reset_index()
+    out = g.size().reset_index()[keys]
+    group = g.ngroup().to_numpy()
+    out["cells"] = _sorted_lists(group, pairs["cell"].to_numpy(), len(out), unique=False)
+    out["targets"] = _sorted_lists(group, pairs["target_key"].to_numpy(), len(out), unique=True)
     out["one_row"] = out.groupby(["task_key", "dim_key", "rater_key"])["cells"].transform("size") == 1
     return _reference_sorted(out)
+
+
+def _sorted_lists(group: np.ndarray, x: np.ndarray, groups: int, unique: bool) -> list:
+    """Per group number (0 .. groups - 1), the sorted values of `x` in it (without repeats if `unique`)."""
+    if groups == 0:
+        return []
+    order = np.lexsort((x, group))
+    group, x = group[order], x[order]
+    if unique:
+        new = np.ones(len(x), dtype=bool)
+        new[1:] = (group[1:] != group[:-1]) | (x[1:] != x[:-1])
+        group, x = group[new], x[new]
+    return [list(part) for part in np.split(x, np.cumsum(np.bincount(group, minlength=groups))[:-1])]
 
 
 def kept_reference_tasks(con) -> pd.DataFrame:
@@ -243,18 +274,11 @@ def expected_tasks_with_researchers(con) -> pd.DataFrame:
 
     dims = con.execute(
         "SELECT k.dim_key, d.level_values FROM dimensions d JOIN dimension_keys k USING (rubric, dimension)"
-    )
-    values = {int(k): _list(v) for k, v in dims.fetchall()}
-
-    def value(dim: int, i: int) -> float:
-        v = values[dim][i] if i < len(values[dim]) else None
-        return float(i) if v is None or pd.isna(v) else float(v)
-
+    ).df()
+    numbers = _scale_numbers(dims["dim_key"].astype(np.int64), dims["level_values"])
     cells = expected_reference_tasks(con)[["task_key", "dim_key", "rater_key", "cells"]].explode("cells")
-    cells["difference"] = [
-        value(d, int(c) // CELL) - value(d, int(c) % CELL)
-        for d, c in zip(cells["dim_key"], cells["cells"], strict=True)
-    ]
+    cell, dim = cells["cells"].to_numpy(dtype=np.int64), [cells["dim_key"].to_numpy(dtype=np.int64)]
+    cells["difference"] = _values(cell // CELL, numbers, dim) - _values(cell % CELL, numbers, dim)
     keys = ["task_key", "dim_key", "rater_key"]
     mean = cells.groupby(keys)["difference"].mean().rename("researcher").reset_index()
     return expected_rows(con).merge(mean, on=keys, how="left")
@@ -267,18 +291,26 @@ def expected_contractor_days(con) -> pd.DataFrame:
     t["submitted_at"] = t["submitted_at"].dt.floor("D")
     t["inner"] = t["inner_n"] / t["n_ratings"]
     t["shift"] = (t["diff_sum"] / t["agree_n"]).where(t["agree_n"] > 0)
+    _add_squares(t, "inner", "shift", "researcher")
     g = t.groupby(["dim_key", "rater_key", "rater_id", "rubric", "dimension", "submitted_at"], dropna=False)
     sums = {"tasks": g.size(), "n_ratings": g["n_ratings"].sum(), "v_sum": g["v_sum"].sum(), "v_sq": g["v_sq"].sum()}
-    sums |= {"inner_s1": g["inner"].sum(), "inner_s2": g["inner"].apply(lambda x: (x * x).sum())}
+    sums |= {"inner_s1": g["inner"].sum(), "inner_s2": g["inner_sq"].sum()}
     sums |= _count_sums(g, "shift", "shift_tasks", "shift_s1", "shift_s2")
     sums |= _count_sums(g, "researcher", "researcher_tasks", "researcher_s1", "researcher_s2")
     return _days_sorted(pd.DataFrame(sums).reset_index())
 
 
+def _add_squares(t: pd.DataFrame, *columns: str) -> None:
+    """Adds each column's square as `{column}_sq` (NaN where it is missing), for _count_sums' s2."""
+    for c in columns:
+        t[f"{c}_sq"] = t[c] * t[c]
+
+
 def _count_sums(g, column: str, n: str, s1: str, s2: str | None) -> dict:
-    """Per group, the number of non-missing values of `column`, their sum and (s2) sum of squares (NaN: none)."""
+    """Per group, the number of non-missing values of `column`, their sum and (s2) sum of squares (NaN: none; the
+    squares are the frame's `{column}_sq`, see _add_squares)."""
     out = {n: g[column].count(), s1: g[column].sum(min_count=1)}
-    return out | ({s2: g[column].apply(lambda x: (x * x).sum(min_count=1))} if s2 else {})
+    return out | ({s2: g[f"{column}_sq"].sum(min_count=1)} if s2 else {})
 
 
 def _sorted_rows(df: pd.DataFrame, columns: list[str], order: list[str], counts: tuple[str, ...]) -> pd.DataFrame:
@@ -305,12 +337,14 @@ def expected_contractor_rubric_days(con) -> pd.DataFrame:
 
     t = expected_rubric_rows(con)
     cells = expected_reference_tasks(con)[["task_key", "rater_key", "rubric", "cells"]].explode("cells")
-    cells["agree"] = [int(c) // CELL == int(c) % CELL for c in cells["cells"]]
+    cell = cells["cells"].to_numpy(dtype=np.int64)
+    cells["agree"] = cell // CELL == cell % CELL
     share = cells.groupby(["task_key", "rater_key", "rubric"])["agree"].mean().rename("researchers").reset_index()
     t = t.merge(share, on=["task_key", "rater_key", "rubric"], how="left")
     t["submitted_at"] = t["submitted_at"].dt.floor("D")
     t["consensus"] = (t["agree_sum"] / t["agree_n"]).where(t["agree_n"] > 0)
     t["halo"] = (t["spread_sum"] / t["items"]).where(t["items"] > 0)
+    _add_squares(t, "consensus", "halo")
     g = t.groupby(["rater_key", "rater_id", "rubric", "submitted_at"], dropna=False)
     sums = {"tasks": g.size()} | _count_sums(g, "consensus", "consensus_n", "consensus_s1", "consensus_s2")
     sums |= _count_sums(g, "researchers", "researchers_n", "researchers_s1", None)
