@@ -3,13 +3,51 @@ ratings (loads, unloads, directories, scales) to check the kept table against.""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+
 import numpy as np
 import pandas as pd
+
+# Within computed_once: (function name, connection id) -> (connection, result). The assertions below read
+# expected_rows and expected_reference_tasks three or four times over; the store does not change meanwhile.
+_memo: dict | None = None
+
+
+@contextlib.contextmanager
+def computed_once(done: dict | None = None) -> Iterator[None]:
+    """Within the block, expected_rows and expected_reference_tasks are computed once per connection (each caller
+    gets its own copy); pass `done` to keep the results longer, only for a store nobody writes."""
+    global _memo
+    outer = _memo
+    _memo = (outer if outer is not None else {}) if done is None else done
+    try:
+        yield
+    finally:
+        _memo = outer
+
+
+def _once(compute: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+    """`compute(con)`, remembered per connection inside computed_once."""
+
+    @functools.wraps(compute)
+    def cached(con) -> pd.DataFrame:
+        if _memo is None:
+            return compute(con)
+        key = (compute.__name__, id(con))
+        if key not in _memo:
+            _memo[key] = (con, compute(con))  # the connection kept, so that its id stays its own
+        return _memo[key][1].copy()
+
+    return cached
+
 
 COLUMNS = ["task_key", "dim_key", "rater_key", "rater_id", "rubric", "dimension", "submitted_at", "n_ratings",
            "agree_sum", "agree_n", "diff_sum", "inner_n", "v_sum", "v_sq"]  # fmt: skip
 
 
+@_once
 def expected_rows(con) -> pd.DataFrame:
     """contractor_tasks' rows computed in pandas from the ratings and the dimensions' scales as stored now."""
     r = con.execute(
@@ -126,18 +164,20 @@ def kept_rubric_rows(con) -> pd.DataFrame:
 def assert_kept_tasks_are_the_ratings(con) -> None:
     """The kept contractor task and rubric rows, and the confusion cells per contractor task, equal the pandas
     computation from the ratings as they now are."""
-    pd.testing.assert_frame_equal(kept_rows(con), expected_rows(con), check_dtype=False, rtol=1e-9)
-    pd.testing.assert_frame_equal(kept_rubric_rows(con), expected_rubric_rows(con), check_dtype=False, rtol=1e-9)
-    assert_contractor_days_are_the_tasks(con)
-    assert_reference_tasks_are_the_ratings(con)
-    assert_rater_tasks_are_the_ratings(con)
-    assert_level_counts_are_the_ratings(con)
+    with computed_once():
+        pd.testing.assert_frame_equal(kept_rows(con), expected_rows(con), check_dtype=False, rtol=1e-9)
+        pd.testing.assert_frame_equal(kept_rubric_rows(con), expected_rubric_rows(con), check_dtype=False, rtol=1e-9)
+        assert_contractor_days_are_the_tasks(con)
+        assert_reference_tasks_are_the_ratings(con)
+        assert_rater_tasks_are_the_ratings(con)
+        assert_level_counts_are_the_ratings(con)
 
 
 REFERENCE_COLUMNS = ["task_key", "dim_key", "rater_key", "rater_id", "role", "rubric", "dimension", "submitted_at",
                      "cells", "targets", "one_row"]  # fmt: skip
 
 
+@_once
 def expected_reference_tasks(con) -> pd.DataFrame:
     """reference_tasks' rows in pandas: every contractor rating with every researcher rating of its unit (both with
     a level), grouped per contractor, task, dimension and submission time into the sorted cells (subject position *
@@ -361,8 +401,9 @@ def assert_contractor_days_are_the_tasks(con) -> None:
     """The kept contractor days (per dimension and per rubric) equal the pandas sums of the contractor tasks and
     their pairs computed from the ratings."""
     kept = _days_sorted(con.execute(f"SELECT {', '.join(DAY_COLUMNS)} FROM contractor_days").df())
-    pd.testing.assert_frame_equal(kept, expected_contractor_days(con), check_dtype=False, rtol=1e-9)
     rubric = con.execute(f"SELECT {', '.join(RUBRIC_DAY_COLUMNS)} FROM contractor_rubric_days").df()
-    pd.testing.assert_frame_equal(
-        _rubric_days_sorted(rubric), expected_contractor_rubric_days(con), check_dtype=False, rtol=1e-9
-    )
+    with computed_once():
+        pd.testing.assert_frame_equal(kept, expected_contractor_days(con), check_dtype=False, rtol=1e-9)
+        pd.testing.assert_frame_equal(
+            _rubric_days_sorted(rubric), expected_contractor_rubric_days(con), check_dtype=False, rtol=1e-9
+        )

@@ -4,12 +4,9 @@ drift read them; the other contractors on a unit count whatever their date."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from unittest import mock
 
 import pandas as pd
 import pytest
@@ -45,32 +42,6 @@ THREE = csv(
     ]
 )
 ALL = {**FILES, "three.csv": THREE}
-# kept_tasks' assertions compute these from the ratings three or four times over (the days, the rubric rows...).
-COMPUTED_ONCE = ("expected_rows", "expected_reference_tasks")
-
-
-@contextlib.contextmanager
-def computed_once(done: dict | None = None) -> Iterator[None]:
-    """kept_tasks' expected_rows and expected_reference_tasks computed once per connection within the block (or
-    for as long as `done` is kept: only for a store nobody writes), each caller given its own copy."""
-    done = {} if done is None else done
-
-    def once(name: str, compute: Callable) -> Callable:
-        def cached(con):
-            if (name, id(con)) not in done:
-                done[name, id(con)] = (con, compute(con))  # the connection kept: its id stays its own
-            return done[name, id(con)][1].copy()
-
-        return cached
-
-    with mock.patch.multiple(kept_tasks, **{n: once(n, getattr(kept_tasks, n)) for n in COMPUTED_ONCE}):
-        yield
-
-
-def assert_kept(con) -> None:
-    """assert_kept_tasks_are_the_ratings, its pandas computations done once (the store is unchanged meanwhile)."""
-    with computed_once():
-        assert_kept_tasks_are_the_ratings(con)
 
 
 def _load_all(folder: Path) -> None:
@@ -90,14 +61,14 @@ def all_loaded(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def demo_done(demo) -> dict:
-    """computed_once's results on the read-only demo store, kept for the module."""
+    """kept_tasks.computed_once's results on the read-only demo store, kept for the module."""
     return {}
 
 
 @pytest.fixture(scope="module")
 def demo_tasks(demo, demo_done):
     """expected_tasks_with_researchers of the demo store, computed once per module (each test merges a copy)."""
-    with computed_once(demo_done):
+    with kept_tasks.computed_once(demo_done):
         return expected_tasks_with_researchers(demo)
 
 
@@ -105,17 +76,17 @@ def test_the_kept_rows_follow_loads_and_unloads_in_any_order(con):
     names = list(ALL)
     for name in [names[1], names[4], names[3], names[2], names[0]]:
         assert ingest_bytes(con, ALL[name], name).status == "loaded"
-        assert_kept(con)
+        assert_kept_tasks_are_the_ratings(con)
     assert len(kept_rows(con)) > 0 and kept_rubric_rows(con)["items"].gt(0).any()
     ids = dict(con.execute("SELECT file_name, ingest_id FROM ingest_log").fetchall())
     unload.unload_file(con, ids["contractors_2.csv"], "test")  # c3 shared tasks 10-19 with c1 and c2
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
     unload.unload_file(con, ids["contractors_1.csv"], "test")
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
     unload.unload_file(con, ids["three.csv"], "test")
     assert kept_rows(con).empty and kept_rubric_rows(con).empty
     assert ingest_bytes(con, FILES["contractors_2.csv"], "contractors_2.csv").status == "loaded"
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
 
 
 def test_anonymous_raters_are_neither_kept_nor_counted_as_others(con):
@@ -124,7 +95,7 @@ def test_anonymous_raters_are_neither_kept_nor_counted_as_others(con):
     kept = kept_rows(con)
     assert set(kept["rater_id"]) == {"c1", "c2"}
     assert kept["agree_n"].tolist() == [1, 1]  # each has one other contractor, not two
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
 
 
 def test_a_scale_widened_by_a_later_load_or_declared_moves_the_kept_values(con):
@@ -132,12 +103,12 @@ def test_a_scale_widened_by_a_later_load_or_declared_moves_the_kept_values(con):
     ingest_bytes(con, csv(first), "first.csv")
     assert kept_rows(con)["v_sum"].tolist() == [1.0, 3.0]  # numeric levels are their own values
     ingest_bytes(con, csv([("t2", "", "c1", "contractor", "clarity", "2", "2026-03-03")]), "later.csv")
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
     assert kept_rows(con)["inner_n"].tolist() == [0, 0, 1]  # 1 and 3 are the ends of 1..3, 2 is inside
     entry = {"rubric": "study", "dimension": "clarity", "level": "interval",
              "levels": [{"label": "1", "value": 10}, {"label": "2", "value": 20}, {"label": "3", "value": 40}]}  # fmt: skip
     declare_scales(con, parse_scales(json.dumps({"scales": [entry]}).encode(), "s.json"))
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
     assert kept_rows(con)["v_sum"].tolist() == [10.0, 40.0, 20.0]
 
 
@@ -150,16 +121,16 @@ def test_a_rater_directory_merging_and_unmerging_ids_redoes_the_kept_rows(con):
     result = ingest_bytes(con, DIRECTORY, "people.csv")
     assert result.status == "loaded", result.errors
     assert set(kept_rows(con)["rater_id"]) == {"c13"}
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
     directory_id = con.execute("SELECT ingest_id FROM ingest_log WHERE file_name = 'people.csv'").fetchall()[0][0]
     unload.unload_file(con, directory_id, "test")
     assert set(kept_rows(con)["rater_id"]) == {"c13", "annotator_13"}
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
 
 
 def test_the_demo_store_keeps_the_rows_the_ratings_give(demo, demo_done):
     assert len(kept_rows(demo)) > 1000
-    with computed_once(demo_done):
+    with kept_tasks.computed_once(demo_done):
         assert_kept_tasks_are_the_ratings(demo)
 
 
@@ -174,8 +145,7 @@ def test_a_store_from_before_the_table_gains_it_when_opened(all_loaded, tmp_path
     assert store.schema_version(con) >= 11
     pd.testing.assert_frame_equal(kept_rows(con), want, check_dtype=False, rtol=1e-9)
     pd.testing.assert_frame_equal(kept_rubric_rows(con), want_rubric, check_dtype=False, rtol=1e-9)
-    with computed_once():
-        assert_contractor_days_are_the_tasks(con)  # migration 15 fills the days from the migrated tasks
+    assert_contractor_days_are_the_tasks(con)  # migration 15 fills the days from the migrated tasks
     con.close()
 
 
@@ -235,7 +205,7 @@ def test_the_packed_and_the_exact_form_keep_the_same_rows(all_loaded, tmp_path, 
     con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_rubric_tasks")
     contractor_tasks.fill(con)
     pd.testing.assert_frame_equal(kept_rows(con), packed, check_dtype=False, rtol=1e-12)
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
     con.close()
 
 
@@ -255,10 +225,10 @@ def test_a_fill_in_many_task_ranges_keeps_the_same_rows(con, monkeypatch):
     monkeypatch.setattr(contractor_tasks, "CHUNK_RATINGS", 7)
     for name in ALL:
         ingest_bytes(con, ALL[name], name)
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
     con.execute("DELETE FROM contractor_tasks; DELETE FROM contractor_rubric_tasks")
     contractor_tasks.fill(con)
-    assert_kept(con)
+    assert_kept_tasks_are_the_ratings(con)
 
 
 def test_halo_reads_every_ordered_dimension_of_the_rubric_whatever_the_dimension_filter(con):
