@@ -261,11 +261,19 @@ def shared_app_store(_worker_app_store, tmp_path, monkeypatch) -> Iterator[Path]
     so the pages' caches (keyed by the store's path and dataset version) hit from one test to the next. A test
     that writes to the store, or patches what a cached loader computes, takes `app_store` (a private copy); one
     that writes here fails. Read expected figures from `demo_store` (the same data, opened read-only)."""
-    monkeypatch.setenv("CONCORD_DB", str(_worker_app_store))
+    with served_read_only(_worker_app_store, tmp_path, monkeypatch, "give it app_store") as path:
+        yield path
+
+
+@contextlib.contextmanager
+def served_read_only(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, advice: str) -> Iterator[Path]:
+    """The store `path` selected for the app through CONCORD_DB (and no demo folder), shared by tests that only
+    read it: a test that wrote to it fails, with `advice`."""
+    monkeypatch.setenv("CONCORD_DB", str(path))
     monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))
-    before = _contents(_worker_app_store)
-    yield _worker_app_store
-    assert _contents(_worker_app_store) == before, "the test wrote to shared_app_store: give it app_store"
+    before = _contents(path)
+    yield path
+    assert _contents(path) == before, f"the test wrote to the shared store {path.name}: {advice}"
 
 
 class TerminalStderr(io.StringIO):

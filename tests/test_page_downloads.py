@@ -22,7 +22,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from analytics import store
 from analytics.core.csv_out import FORMULA_START, PLAIN_NUMBER
 from analytics.ingest.load import ingest_bytes
-from tests.conftest import ROOT, _contents, app_test, click_downloads
+from tests.conftest import ROOT, app_test, click_downloads, served_read_only
 
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app_pages").glob("*.py"))
 LINK = '=HYPERLINK("http://127.0.0.2:9/x","y")'
@@ -75,11 +75,8 @@ def _planted_file(demo_store, tmp_path_factory) -> Path:
 def planted_store(_planted_file, tmp_path, monkeypatch) -> Iterator[Path]:
     """The planted demo store, selected for the app through CONCORD_DB; shared read-only by this module's tests,
     so a test that writes to it fails (as `shared_app_store` does)."""
-    monkeypatch.setenv("CONCORD_DB", str(_planted_file))
-    monkeypatch.setenv("CONCORD_DEMO_DIR", str(tmp_path / "no-demo"))
-    before = _contents(_planted_file)
-    yield _planted_file
-    assert _contents(_planted_file) == before, "the test wrote to the shared planted store"
+    with served_read_only(_planted_file, tmp_path, monkeypatch, "give it a copy of its own") as path:
+        yield path
 
 
 @pytest.fixture
