@@ -22,6 +22,7 @@ SHARED = ROOT.parent / "shared"
 sys.path.insert(0, str(ROOT))
 
 from analytics import store  # noqa: E402
+from analytics.ingest.load import ingest_bytes  # noqa: E402
 
 try:
     from xdist.scheduler import LoadGroupScheduling
@@ -142,6 +143,18 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
             build(folder)
             done.touch()
     return folder
+
+
+def loaded_store(path: Path, files: dict[str, bytes]) -> Path:
+    """A new store at `path` with `files` (name -> contents) loaded in order, each whole; returns `path`."""
+    con = store.open_store(path)
+    try:
+        for name, data in files.items():
+            result = ingest_bytes(con, data, name)
+            assert result.status == "loaded", (name, result.errors)
+    finally:
+        con.close()
+    return path
 
 
 def _empty_store(folder: Path) -> None:

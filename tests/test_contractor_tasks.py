@@ -18,7 +18,7 @@ from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
 from analytics.ingest.scales_file import declare_scales, parse_scales
 from tests import kept_tasks
-from tests.conftest import connect_copy
+from tests.conftest import connect_copy, loaded_store
 from tests.kept_tasks import (
     assert_contractor_days_are_the_tasks,
     assert_kept_tasks_are_the_ratings,
@@ -44,19 +44,10 @@ THREE = csv(
 ALL = {**FILES, "three.csv": THREE}
 
 
-def _load_all(folder: Path) -> None:
-    con = store.open_store(folder / "all.duckdb")
-    for name in ALL:
-        assert ingest_bytes(con, ALL[name], name).status == "loaded"
-    con.close()
-
-
 @pytest.fixture(scope="module")
 def all_loaded(tmp_path_factory) -> Path:
     """A store file with every file of ALL loaded in order, built once per module: copy it to write."""
-    folder = tmp_path_factory.mktemp("all-loaded")
-    _load_all(folder)
-    return folder / "all.duckdb"
+    return loaded_store(tmp_path_factory.mktemp("all-loaded") / "all.duckdb", ALL)
 
 
 @pytest.fixture(scope="module")

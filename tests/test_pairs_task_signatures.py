@@ -8,7 +8,6 @@ import io
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from unittest import mock
 
 import duckdb
@@ -26,7 +25,7 @@ from analytics.agreement import task_lists as tl
 from analytics.core import packing as pk
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.ingest.load import ingest_bytes
+from tests.conftest import loaded_store
 from tests.signatures import assert_same_signatures
 
 LEVELS = ["1", "2", "3"]
@@ -58,14 +57,12 @@ def _rows(seed: int, most: int = 4) -> list[tuple]:
     return rows
 
 
-def _build_store(path: Path, seed: int, most: int) -> None:
-    """A store file at `path` of `_rows(seed, most)` on rubric 'study'."""
+def _study_csv(seed: int, most: int) -> bytes:
+    """`_rows(seed, most)` on rubric 'study', as a canonical CSV."""
     cols = ["task_id", "target", "rater_id", "role", "dimension", "value", "submitted_at"]
     buf = io.StringIO()
     pd.DataFrame(_rows(seed, most), columns=cols).assign(rubric="study").to_csv(buf, index=False)
-    con = store.open_store(path)
-    assert ingest_bytes(con, buf.getvalue().encode(), "study.csv").status == "loaded"
-    con.close()
+    return buf.getvalue().encode()
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +74,7 @@ def stores(tmp_path_factory) -> Iterator[Callable[..., duckdb.DuckDBPyConnection
 
     def _store(seed: int, most: int = 4) -> duckdb.DuckDBPyConnection:
         if (seed, most) not in opened:
-            path = folder / f"{seed}-{most}.duckdb"
-            _build_store(path, seed, most)
+            path = loaded_store(folder / f"{seed}-{most}.duckdb", {"study.csv": _study_csv(seed, most)})
             opened[seed, most] = store.open_store(path, read_only=True)
         return opened[seed, most]
 

@@ -29,7 +29,7 @@ from analytics.core.queries import Query
 from analytics.ingest import unload
 from analytics.ingest.load import ingest_bytes
 from analytics.store import keys
-from tests.conftest import connect_copy
+from tests.conftest import connect_copy, loaded_store
 from tests.kept_tasks import assert_reference_tasks_are_the_ratings
 from tests.old_store import roll_back
 from tests.signatures import assert_same_signatures
@@ -69,12 +69,7 @@ FILES = {
 @pytest.fixture(scope="module")
 def all_files(tmp_path_factory) -> Path:
     """A store file with every file of FILES loaded in order, built once per module: copy it to write."""
-    path = tmp_path_factory.mktemp("all-files") / "all.duckdb"
-    con = store.open_store(path)
-    for name in FILES:
-        assert ingest_bytes(con, FILES[name], name).status == "loaded"
-    con.close()
-    return path
+    return loaded_store(tmp_path_factory.mktemp("all-files") / "all.duckdb", FILES)
 
 
 @pytest.fixture(scope="module")
