@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analytics.agreement import MIN_TASKS
+from analytics.alarms import budget
+from analytics.alarms.review import reviewed_rules
 from analytics.consistency import rates, results
 from analytics.core import rubrics
 from analytics.core.filters import Filters
@@ -28,7 +29,7 @@ RATES = ("rate", "rate_ci_low", "rate_ci_high", "team_rate", "difference_ci_low"
 @query_log.loader(max_entries=8, show_spinner="Checking the rubric rules...")
 def load(version: tuple, filters: Filters) -> rates.Consistency:
     """Every rule figure for one filter and dataset version."""
-    return rates.consistency(state.cursor(), filters)
+    return reviewed_rules(state.cursor(), filters)
 
 
 @query_log.loader(max_entries=32)
@@ -54,10 +55,13 @@ filters = sidebar.current()
 st.title("Consistency")
 st.caption(
     "Rules the rubric documents state that one submission can break on its own, checked on every submission, "
-    "whether or not a researcher labelled it. A contractor is flagged on a rule only with at least "
-    f"{MIN_TASKS} checked submissions and a 95% interval of their rate minus the rest of the team's wholly above "
-    "zero (Newcombe's interval); rules marked as reported only are there to read, never to flag. The sidebar's "
-    "rubric, role, rater and date filters apply (dimensions do not: a rule reads a whole submission)."
+    "whether or not a researcher labelled it. A contractor is flagged on a rule when Fisher's exact test finds "
+    "them breaking it more often than the rest of the team, within the review's one false-alarm budget (at most "
+    f"{budget.FALSE_ALARMS_PER_REVIEW:g} false alarms expected per review, all kinds and contractors together; "
+    "the Overview lists every alarm and what each kind can find). The test needs no minimum of submissions: "
+    "23 breaks in 23 is credible, 2 in 2 is not. Rules marked as reported only are there to read, never to flag. "
+    "The sidebar's rubric, role, rater and date filters apply (dimensions do not: a rule reads a whole "
+    "submission); contractors are tested against the whole team under the rubric and dates."
 )
 data = load(state.version(), filters)
 if "rules_checked" in st.session_state:

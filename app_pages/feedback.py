@@ -22,7 +22,7 @@ from analytics.feedback.export import csv as csv_export
 from analytics.feedback.export import display
 from analytics.feedback.export import html as html_export
 from analytics.feedback.export import markdown as md_export
-from ui import charts, prefetch, query_log, sidebar, state
+from ui import alarm_panel, charts, prefetch, query_log, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import number_columns, table
 from ui.text import md_escape, show_text, text_block
@@ -180,12 +180,9 @@ for line in display.effects_summary(rep):
 with st.expander("Every effect checked, with its figures"):
     table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=number_columns(rep.effects))
 
-st.subheader("Drift alerts")
-if rep.alerts.empty:
-    st.markdown("No drift alert: agreement with the other contractors held against the first weeks.")
-else:
-    st.markdown("\n".join(f"- {md_escape(line)}" for line in display.alert_lines(rep)))
-    table(rep.alerts, f"drift alerts {contractor}", key="fb_dl_alerts")
+st.subheader("Alarms")
+st.caption(alarm_panel.BUDGET_NOTE)
+alarm_panel.show_alarms(rep.alerts, "fb_alarms", sidebar.rater_name, display.NO_ALARM)
 
 st.subheader("Rubric rules broken")
 st.caption(md_escape(display.RULES_EXPLAIN))

@@ -6,11 +6,12 @@ import datetime as dt
 
 import streamlit as st
 
+from analytics.alarms.review import review
 from analytics.consistency import rates
 from analytics.core.filters import Filters
 from analytics.describe import overview
 from analytics.effects import drift, markers
-from ui import charts, query_log, sidebar, state
+from ui import alarm_panel, charts, query_log, sidebar, state
 from ui import consistency_charts as cc
 from ui import drift_charts as dc
 from ui.tables import table
@@ -32,22 +33,18 @@ def load(version: tuple, filters: Filters) -> dict:
     }
 
 
-@query_log.loader(max_entries=16, show_spinner="Checking each contractor's agreement week by week...")
-def load_drift(version: tuple, filters: Filters) -> dict:
-    """Drift alerts, the alerted contractors' weeks and the guideline-change markers."""
+@query_log.loader(max_entries=16, show_spinner="Testing every contractor for alarms...")
+def load_alarms(version: tuple, filters: Filters) -> dict:
+    """The review's alarms and power, the drift-alarmed contractors' weeks and the guideline-change markers."""
     con = state.cursor()
-    alerts, weekly = drift.alerts_with_weeks(con, filters)
+    found = review(con, filters)
+    drifting = found.alerts[found.alerts["kind"] == "drift"]
     return {
-        "alerts": alerts,
-        "weekly": weekly,
+        "alerts": found.alerts,
+        "power": found.power,
+        "weekly": drift.contractor_weeks(con, drifting, filters),
         "markers": markers.markers(con, filters.rubric),
     }
-
-
-@query_log.loader()
-def false_alarm_rate() -> float:
-    """The drift CUSUM's simulated false-alarm rate (no data: the same for every store and filter)."""
-    return drift.drift_false_alarm_rate()
 
 
 def add_marker() -> None:
@@ -123,27 +120,22 @@ if not data["rules_weekly"].empty:
         "rules, who breaks them and each case), with 95% Wilson intervals."
     )
 
-st.subheader("Drift alerts")
-found = load_drift(state.version(), filters)
+st.subheader("Alarms")
+found = load_alarms(state.version(), filters)
 alerts = found["alerts"]
-st.caption(
-    f"A contractor is alerted when their agreement with the other contractors, measured against the team's that "
-    f"week, falls below their own first {drift.BASELINE_WEEKS} weeks by more than chance allows (a CUSUM with "
-    f"k = {drift.K}, h = {drift.H}: about {false_alarm_rate():.0%} of simulated steady contractors are "
-    "alerted at least once in nine weeks; docs/effects.md). Mark guideline changes below to read a fall against them."
+st.caption(alarm_panel.BUDGET_NOTE)
+alarm_panel.show_alarms(
+    alerts, "ov_alarms", sidebar.rater_name, "No alarm: no contractor is credibly beyond the rest of the team."
 )
-if alerts.empty:
-    st.markdown("No contractor's agreement fell below their first weeks under these filters.")
-else:
+if (alerts["kind"] == "drift").any():
     names = {r: sidebar.rater_name(r) for r in alerts["rater_id"]}
-    st.markdown(
-        "\n".join(
-            f"- **{md_escape(names[r])}** ({md_escape(b)}): {md_escape(e)}"
-            for r, b, e in zip(alerts["rater_id"], alerts["rubric"], alerts["evidence"], strict=True)
-        )
-    )
     charts.show(st, dc.alert_panels(found["weekly"], alerts, found["markers"], names), width="stretch")
-    table(alerts, "drift alerts", key="ov_dl_drift")
+    st.caption(
+        f"Drift: agreement with the other contractors (relative to the team's that week) in the project's last "
+        f"{drift.RECENT_WEEKS} weeks against the {drift.BASELINE_WEEKS} before them; the window moves with the "
+        "project, so a long project does not pile up alarms. Mark guideline changes below to read a fall against them."
+    )
+alarm_panel.show_power(found["power"], "ov_alarms")
 with st.expander("Guideline changes"):
     if "mk_done" in st.session_state:
         st.info(md_escape(st.session_state.pop("mk_done")))

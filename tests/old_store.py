@@ -10,6 +10,7 @@ CREATED_BY = {
     13: ("rater_tasks",),
     14: ("level_counts",),
     15: ("contractor_days", "contractor_rubric_days"),
+    16: ("alarm_acks",),
 }
 
 

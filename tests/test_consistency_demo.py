@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from analytics.alarms.review import reviewed_rules
 from analytics.consistency import catalogue, rates
 
 # Rules the demo can flag: those that flag, but article Likert's (ten topics per annotator, under MIN_TASKS).
@@ -16,8 +17,8 @@ RUBRICS = sorted({r.rubric for r in RULES})
 
 @pytest.fixture(scope="module")
 def rated(demo):
-    """rater_rates on the demo (the flag rule of analytics/consistency/rates.py)."""
-    return rates.rater_rates(demo)
+    """The contractors' rule rates on the demo, flagged by the review's one alarm rule (analytics/alarms)."""
+    return reviewed_rules(demo).raters
 
 
 def planted(truth: dict, rule_id: str) -> set[str]:

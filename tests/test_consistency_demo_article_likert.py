@@ -9,18 +9,18 @@ import json
 import pytest
 
 from analytics import store
+from analytics.alarms.review import reviewed_rules
 from analytics.consistency import article_likert as rules
-from analytics.consistency import rates
 
 RULE_IDS = tuple(r.rule_id for r in rules.RULES)
 
 
 @pytest.fixture(scope="module")
 def rated(demo_store):
-    """rater_rates of the article Likert rules on the demo."""
+    """The article Likert rules' contractor rates on the demo, flagged by the review's one alarm rule."""
     con = store.open_store(demo_store, read_only=True)
     try:
-        df = rates.rater_rates(con)
+        df = reviewed_rules(con).raters
     finally:
         con.close()
     return df[df["rule_id"].isin(RULE_IDS)]

@@ -7,9 +7,11 @@ import datetime as dt
 
 import pandas as pd
 import pytest
+from scipy.stats import fisher_exact
 
 from analytics import store
 from analytics.agreement import intervals as iv
+from analytics.alarms import budget
 from analytics.consistency import catalogue, rates, results
 from analytics.core import stats
 from analytics.core.filters import Filters
@@ -85,11 +87,19 @@ def test_rates_counts_and_the_flag_rule(con):
     # The team of c01 is the other contractors pooled: 9 broken of 130.
     assert (c01["team_rate"], c01["team_checked"]) == (pytest.approx(9 / 130), 130)
     assert (c01["difference_ci_low"], c01["difference_ci_high"]) == pytest.approx(iv.newcombe(9 / 130, 130, 0.5, 40))
-    # Flagged: c01 only. c05's 8 of 10 is small n (under MIN_TASKS checked), c04's one slip is within the team.
-    assert raters.index[raters["flagged"]].tolist() == ["c01"]
-    assert bool(raters.loc["c05", "small_n"]) and not raters.loc["c05", "flagged"]
-    # A rule that only reports never flags anyone, whatever the rate.
-    assert not found.raters[found.raters["rule_id"] == "test_reported"]["flagged"].any()
+    # The alarm test is Fisher's exact one-sided test against the rest of the team (scipy's fisher_exact, an
+    # independent implementation); `flagged` waits for the review's one rule over every test.
+    others_n, others_v = 130, 9
+    expected = fisher_exact([[20, 20], [others_v, others_n - others_v]], alternative="greater").pvalue
+    assert c01["p_value"] == pytest.approx(expected)
+    assert not found.raters["flagged"].any()
+    # Under the review's rule (here over these tests alone): c01 and c05, whose 8 of 10 is small n (under
+    # MIN_TASKS checked, said beside it) but credible: the test needs no floor. c04's one slip is within the team.
+    threshold = budget.discovery_threshold(found.raters["p_value"].to_numpy(dtype=float))
+    alarmed = raters.index[raters["p_value"] <= threshold].tolist()
+    assert alarmed == ["c01", "c05"] and bool(raters.loc["c05", "small_n"])
+    # A rule that only reports is never tested, whatever the rate.
+    assert found.raters[found.raters["rule_id"] == "test_reported"]["p_value"].isna().all()
 
 
 def test_violations_and_the_payload(con):

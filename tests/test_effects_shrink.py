@@ -1,4 +1,5 @@
-"""Empirical-Bayes shrinkage and the flag rule of rater effects (analytics/effects/shrink.py)."""
+"""Empirical-Bayes shrinkage and the alarm test of rater effects (analytics/effects/shrink.py); a row alarms when
+the review's one rule (analytics/alarms/budget.py) over the rows' p-values says so (`_flagged`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ import pandas as pd
 import pytest
 from statsmodels.stats.meta_analysis import combine_effects
 
+from analytics.alarms import budget
 from analytics.effects import shrink
+
+
+def _flagged(out: pd.DataFrame) -> list[bool]:
+    """Whether each row alarms under the review's one rule applied to these rows' p-values."""
+    threshold = budget.discovery_threshold(out["p_value"].to_numpy(dtype=float))
+    return (out["p_value"] <= threshold).tolist()
 
 
 def _team_mean(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[float, float]:
@@ -75,7 +83,7 @@ def test_noisier_estimates_are_pulled_further_toward_the_team():
     out = shrink.shrink_effects(margins={}, rows=_rows(raw, se))
     precise, noisy = out.iloc[5], out.iloc[6]
     assert abs(noisy["estimate"] - noisy["team_value"]) < abs(precise["estimate"] - precise["team_value"])
-    assert precise["flagged"] and not noisy["flagged"]
+    assert _flagged(out)[5] and not _flagged(out)[6]
 
 
 def test_team_value_leaves_the_contractor_out():
@@ -87,7 +95,8 @@ def test_team_value_leaves_the_contractor_out():
     tau2 = shrink.dersimonian_laird(np.array(raw), np.array(se))[2]
     mu, _ = _team_mean(np.array(raw[:3]), np.array(se[:3]), tau2)
     assert out.iloc[3]["team_value"] == pytest.approx(mu)
-    assert out.iloc[3]["flagged"]
+    assert out.iloc[3]["team_pooled"] == pytest.approx(0.0)  # the others pooled over their (equal) tasks
+    assert _flagged(out)[3]
 
 
 @pytest.mark.parametrize(
@@ -115,8 +124,8 @@ def test_sums_over_the_others_in_blocks_are_the_sums():
     """However small the block budget, each position's sum leaves out that position only."""
     rows = np.random.default_rng(3).normal(size=(3, 37))
     want = rows.sum(axis=1, keepdims=True) - rows
-    for budget in (1, 40, 100, 10_000):
-        assert np.allclose(shrink._sums_over_others(rows, budget), want, rtol=1e-12, atol=1e-12)
+    for limit in (1, 40, 100, 10_000):
+        assert np.allclose(shrink._sums_over_others(rows, limit), want, rtol=1e-12, atol=1e-12)
 
 
 def test_one_outlier_in_a_homogeneous_team_is_not_shrunk_away():
@@ -124,17 +133,24 @@ def test_one_outlier_in_a_homogeneous_team_is_not_shrunk_away():
     variance counts every contractor, the subject included (else it would be 0 and shrink them to the team)."""
     out = shrink.shrink_effects(margins={}, rows=_rows([0.0] * 10 + [1.0], [0.1] * 11))
     assert out.iloc[10]["estimate"] > 0.8
-    assert out.iloc[10]["flagged"]
-    assert not out.iloc[:10]["flagged"].any()
+    assert _flagged(out) == [False] * 10 + [True]
 
 
-def test_flag_needs_enough_tasks():
-    """The same clear effect on 29 tasks is not flagged (small-n rule, MIN_TASKS = 30); on 30 it is."""
+def test_the_test_is_continuous_in_tasks():
+    """No floor of tasks: the same clear effect on 29 and on 30 tasks gets nearly the same z (both alarm), and the
+    standard error never falls below the team's task-level spread at the contractor's n (se^2 * n median 0.25:
+    sqrt(0.25 / 29) = 0.093 > 0.05), so fewer tasks need a larger difference."""
     raw, se = [0.0, 0.05, -0.05, 0.0, 1.0], [0.05] * 5
-    few = shrink.shrink_effects(margins={}, rows=_rows(raw, se, n_tasks=[100, 100, 100, 100, shrink.MIN_TASKS - 1]))
-    enough = shrink.shrink_effects(margins={}, rows=_rows(raw, se, n_tasks=[100, 100, 100, 100, shrink.MIN_TASKS]))
-    assert not few.iloc[4]["flagged"]
-    assert enough.iloc[4]["flagged"]
+    z = {
+        n: shrink.shrink_effects(margins={}, rows=_rows(raw, se, n_tasks=[100, 100, 100, 100, n])).iloc[4]["z"]
+        for n in (3, 29, 30)
+    }
+    assert z[29] == pytest.approx(z[30], rel=0.03)
+    assert z[3] < z[29]
+    others = 4 * 100
+    assert z[29] == pytest.approx(1.0 / math.sqrt(0.25 / 29 + 0.25 / others))
+    flagged = shrink.shrink_effects(margins={}, rows=_rows(raw, se, n_tasks=[100, 100, 100, 100, 29]))
+    assert _flagged(flagged)[4]
 
 
 def test_flag_only_on_the_bad_side():
@@ -142,9 +158,8 @@ def test_flag_only_on_the_bad_side():
     raw, se = [0.0, 0.05, -0.05, 0.0, -1.0], [0.05] * 5
     high = shrink.shrink_effects(margins={}, rows=_rows(raw, se, bad_side="high"))
     low = shrink.shrink_effects(margins={}, rows=_rows(raw, se, bad_side="low"))
-    assert not high.iloc[4]["flagged"]
-    assert low.iloc[4]["flagged"]
-    assert not low.iloc[:4]["flagged"].any()
+    assert not _flagged(high)[4]
+    assert _flagged(low) == [False] * 4 + [True]
 
 
 def test_groups_are_shrunk_separately():
@@ -161,15 +176,15 @@ def test_unusable_standard_error_is_never_flagged():
     out = shrink.shrink_effects(margins={}, rows=_rows([0.0, 0.1, 3.0], [0.1, 0.1, math.nan]))
     assert out.iloc[2]["estimate"] == 3.0
     assert math.isnan(out.iloc[2]["estimate_ci_low"])
-    assert not out.iloc[2]["flagged"]
+    assert math.isnan(out.iloc[2]["p_value"]) and not _flagged(out)[2]
 
 
 def test_zero_standard_error_counts_as_exact():
     """Every task alike (the same 10 s each) gives a standard error of 0: read as SE_FLOOR, the estimate stays
-    where it is and is flagged against a team that is far away."""
+    where it is and alarms against a team that is far away."""
     out = shrink.shrink_effects(margins={}, rows=_rows([0.0, 0.0, 0.0, -3.0], [0.0] * 4, bad_side="low"))
     assert out.iloc[3]["estimate"] == pytest.approx(-3.0)
-    assert out.iloc[3]["flagged"]
+    assert _flagged(out)[3]
 
 
 def test_a_lone_contractor_has_no_team():
@@ -177,7 +192,7 @@ def test_a_lone_contractor_has_no_team():
     out = shrink.shrink_effects(margins={}, rows=_rows([2.0], [0.1]))
     assert math.isnan(out.iloc[0]["team_value"])
     assert out.iloc[0]["estimate_ci_low"] == pytest.approx(2.0 - shrink.Z95 * 0.1)
-    assert not out.iloc[0]["flagged"]
+    assert math.isnan(out.iloc[0]["p_value"]) and not _flagged(out)[0]
 
 
 def test_bad_input_is_refused():
@@ -194,5 +209,5 @@ def test_margin_keeps_slight_real_differences_unflagged():
     slight = shrink.shrink_effects(_rows([0.0] * 10 + [0.2], [0.02] * 11))
     clear = shrink.shrink_effects(_rows([0.0] * 10 + [0.6], [0.02] * 11))
     assert shrink.MARGIN["leniency"] == 0.25
-    assert not slight.iloc[10]["flagged"]
-    assert clear.iloc[10]["flagged"]
+    assert not _flagged(slight)[10]
+    assert _flagged(clear)[10]

@@ -68,12 +68,12 @@ def test_feedback_report_has_the_broken_rule_with_the_same_rate_as_the_consisten
     """The contractor's broken rule appears in the Feedback page and its Markdown export with the rule's words,
     and the rate there is the Consistency page's (one figure, two pages)."""
     from analytics import store
-    from analytics.consistency import rates
+    from analytics.alarms.review import reviewed_rules
     from analytics.feedback import report
     from analytics.feedback.export import markdown
 
     con = store.open_store(planted)
-    expected = rates.consistency(con).raters.set_index(["rater_id", "rule_id"]).loc[(BREAKER, "test_planted")]
+    expected = reviewed_rules(con).raters.set_index(["rater_id", "rule_id"]).loc[(BREAKER, "test_planted")]
     rep = report.feedback_report(con, BREAKER, n_boot=0)
     con.close()
     row = rep.rules.set_index("rule_id").loc["test_planted"]

@@ -1,11 +1,12 @@
-"""AppTest of the Overview's drift alerts on the demo: the drifting contractors are named with their evidence,
-and a guideline change added from the form is kept, named in the alerts it precedes, and can be removed."""
+"""AppTest of the Overview's alarms on the demo: the drifting contractors are named with their evidence, and a
+guideline change added from the form is kept, named in the drift alarms whose weeks hold it, and can be removed."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from analytics import store
+from analytics.alarms.review import review
 from analytics.effects import drift, markers
 from tests.conftest import app_test
 from tests.old_store import roll_back
@@ -15,15 +16,15 @@ def _text(at) -> str:
     return " ".join(m.value for m in at.markdown).replace("\\", "")
 
 
-def test_drift_alerts_name_the_drifting_contractors(shared_app_store, truth):
+def test_drift_alarms_name_the_drifting_contractors(shared_app_store, truth):
     at = app_test()
     assert not at.exception, at.exception
     text = _text(at)
     for rater in truth["behaviours"]["drifting"]["raters"]:
-        assert f"({rater})" in text  # "Name (id)" through the demo's rater directory
-    assert "fell from" in text
+        assert "Drift: " in text and f"({rater})" in text  # "Name (id)" through the demo's rater directory
+    assert f"in the last {drift.RECENT_WEEKS} from" in text
     headers = [t.value.columns.tolist() for t in at.dataframe]
-    assert any("alert_week" in h for h in headers)
+    assert any({"kind", "since", "detail", "acknowledged"} <= set(h) for h in headers)
 
 
 def test_a_guideline_change_is_added_named_and_removed(app_store):
@@ -50,7 +51,7 @@ def test_empty_note_is_refused(con):
     with pytest.raises(ValueError, match="needs a note"):
         markers.add_marker(con, dt.date(2026, 3, 1), "   ")
     assert markers.markers(con).empty
-    assert drift.drift_alerts(con).empty
+    assert review(con).alerts.empty
 
 
 def test_a_store_from_before_markers_gains_them(tmp_path):

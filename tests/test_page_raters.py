@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analytics import effects, store
+from analytics import store
+from analytics.alarms.review import review
 from analytics.core.filters import Filters
 from analytics.model import rater_model, raters
 from tests.conftest import app_test
@@ -56,10 +57,12 @@ def test_the_grid_has_every_contractor_and_effect_and_says_which_were_not_measur
 
 
 def test_page_figures_equal_the_command_lines(demo_store):
-    """The effects the page shows are estimate_effects' (the same table `effects --json` prints)."""
+    """The effects the page shows are the review's under the sidebar's filters (the table `effects --json` prints
+    under the same filters, flagged by the one alarm rule), the rubric's rows."""
     con = store.open_store(demo_store, read_only=True)
     view = raters.raters_view(con, Filters(), "preference_ranking", n_boot=0)
-    table = effects.estimate_effects(con, Filters(rubric="preference_ranking"))
+    table = review(con, Filters()).effects
+    table = table[table["rubric"] == "preference_ranking"].reset_index(drop=True)
     con.close()
     pd.testing.assert_frame_equal(view.effects.drop(columns=["standing"]), table)
 
@@ -81,7 +84,7 @@ def test_the_view_reports_its_progress_in_order(demo_store):
     con.close()
     shares = [s for s, _ in heard]
     assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == raters.VIEW_STARTS["drift"]
-    assert heard[0][1] == "Estimating rater effects"
+    assert heard[0][1] == "Estimating rater effects and deciding alarms"
     fitting = [(s, what) for s, what in heard if what.startswith("Fitting the rater model")]
     assert (
         fitting[1][1].startswith("Fitting the rater model: 1 of") and fitting[-1][0] == raters.VIEW_STARTS["agreement"]

@@ -8,12 +8,9 @@ import pandas as pd
 import pytest
 
 from analytics import agreement as ag
-from analytics.consistency import rates as cons
+from analytics.alarms.review import review
 from analytics.core.concurrent import side_by_side
 from analytics.core.filters import Filters
-from analytics.core.queries import QueryLog
-from analytics.effects import estimate_effects
-from analytics.effects.drift import drift_alerts
 from analytics.feedback import durations, scope, weekly
 from analytics.feedback import team as fteam
 
@@ -52,7 +49,7 @@ def test_a_failing_job_raises_its_own_error(demo):
 def test_team_figures_equal_the_parts_computed_one_after_the_other(demo, filters):
     team = fteam.team_figures(demo, filters)
     f = scope.team_filter(filters)
-    log = QueryLog()
+    alarms = review(demo, f)
     contractors = ag.rater_agreement(demo, ag.AgreementSpec(comparison="contractor_vs_researcher", n_boot=0, filters=f))
     expected = {
         "contractors": fteam.with_kappa(contractors[contractors["role"] == "contractor"]),
@@ -60,12 +57,13 @@ def test_team_figures_equal_the_parts_computed_one_after_the_other(demo, filters
         "weekly": weekly.weekly_by_contractor(demo, f),
         "durations": durations.contractor_durations(demo, f)[["rater_id", "rubric", "submissions", "median_s"]],
         "positions": fteam.position_rows(demo, f),
-        "effects": estimate_effects(demo, f, log),
-        "alerts": drift_alerts(demo, f, queries=log),
+        "effects": alarms.effects,
+        "alerts": alarms.alerts,
+        "power": alarms.power,
     }
     assert len(team.contractors) > 0 and len(team.effects) > 0
     for name, frame in expected.items():
         pd.testing.assert_frame_equal(getattr(team, name), frame, obj=name)
-    rules = cons.consistency(demo, f)
+    rules = alarms.rules
     pd.testing.assert_frame_equal(team.rules.raters, rules.raters, obj="rules")
     pd.testing.assert_frame_equal(team.rules.rules, rules.rules, obj="rule rates")

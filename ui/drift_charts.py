@@ -1,5 +1,5 @@
-"""Charts of drift alerts: each alerted contractor's agreement week by week beside the team's, with the week the
-alert rose and the guideline changes marked."""
+"""Charts of drift alarms: each contractor's agreement week by week beside the team's, with the start of the recent
+weeks a drift alarm tested and the guideline changes marked."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ def alert_panels(
     alerts: pd.DataFrame,
     marks: pd.DataFrame,
     names: dict[str, str],
-    title: str = "Drift alerts: agreement week by week (red rule: the alert; grey: guideline changes)",
+    title: str = "Drift alarms: agreement week by week (red rule: the recent weeks tested begin; grey: guideline changes)",
 ) -> alt.TopLevelMixin:
     """One small multiple per contractor and rubric of `weekly`: the contractor's weekly agreement with the other
-    contractors and the team's mean, the alert week if any (red rule) and the guideline changes marked for the
-    rubric (grey dashed rules)."""
+    contractors and the team's mean, where a drift alarm's recent weeks begin (red rule; `alerts`: the review's
+    alarms, any kind) and the guideline changes marked for the rubric (grey dashed rules)."""
 
     def panel(r: str, rubric: str) -> str:
         return f"{names.get(r, r)}: {rubric}"
@@ -32,7 +32,8 @@ def alert_panels(
         ]
     )
     long = long.assign(panel=[panel(r, b) for r, b in zip(long["rater_id"], long["rubric"], strict=True)])
-    rules = alerts.assign(panel=[panel(r, b) for r, b in zip(alerts["rater_id"], alerts["rubric"], strict=True)])
+    drifted = alerts[alerts["kind"] == "drift"]
+    rules = drifted.assign(panel=[panel(r, b) for r, b in zip(drifted["rater_id"], drifted["rubric"], strict=True)])
     panels = long[["panel", "rubric"]].drop_duplicates()
     rows = [
         {"panel": p, "marked_on": m.marked_on, "note": m.note}
@@ -44,7 +45,7 @@ def alert_panels(
     data = pd.concat(
         [
             long[["panel", "week", "value", "line", "n_tasks"]].assign(kind="line"),
-            rules[["panel", "alert_week", "evidence"]].rename(columns={"alert_week": "week"}).assign(kind="alert"),
+            rules[["panel", "since", "detail"]].rename(columns={"since": "week"}).assign(kind="alert"),
             pd.DataFrame(rows, columns=["panel", "marked_on", "note"])
             .rename(columns={"marked_on": "week"})
             .assign(kind="mark"),
@@ -66,7 +67,7 @@ def alert_panels(
     alert = (
         base.transform_filter(alt.datum.kind == "alert")
         .mark_rule(color="#d62728", strokeWidth=2)
-        .encode(x=alt.X("week:T"), tooltip=[tip("evidence")])
+        .encode(x=alt.X("week:T"), tooltip=[tip("detail")])
     )
     marked = (
         base.transform_filter(alt.datum.kind == "mark")

@@ -31,7 +31,11 @@ CONTRACT_CI = "cohen_kappa"  # the raters[] entry's `ci95` is the interval of Co
 
 
 def plain(v: Any) -> Any:
-    """A JSON-ready Python value: NaN -> None, numpy scalars -> Python numbers."""
+    """A JSON-ready Python value: NaN and NaT -> None, numpy scalars -> Python numbers, timestamps -> ISO text."""
+    if v is pd.NaT:
+        return None
+    if isinstance(v, pd.Timestamp):
+        return v.isoformat()
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and math.isnan(v):

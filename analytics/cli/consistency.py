@@ -16,11 +16,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """The rubric documents' rules checked on every submission: per rule, per contractor and every violation."""
+    from analytics.alarms.review import reviewed_rules
     from analytics.consistency import rates
     from analytics.consistency.text import consistency_text
 
     def show(con: Any, filters: Filters) -> int:
-        """The rules' rates under the filter, printed."""
-        return print_payload(args, rates.contract_payload(rates.consistency(con, filters)), consistency_text)
+        """The rules' rates under the filter, contractors flagged by the review's one alarm rule, printed."""
+        return print_payload(args, rates.contract_payload(reviewed_rules(con, filters)), consistency_text)
 
     return on_files_or_store(args, show)

@@ -18,11 +18,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Rater effects per contractor, rubric and dimension, shrunk toward the team, with the flag of each."""
-    from analytics import effects
+    from analytics.alarms.review import review
     from analytics.effects import contract
 
     def show(con: Any, filters: Filters) -> int:
-        """The effects under the filter, printed."""
-        return print_payload(args, contract.payload(effects.estimate_effects(con, filters)), contract.text)
+        """The effects under the filter, flagged by the review's one alarm rule (the rater filter chooses the rows
+        printed), printed."""
+        table = review(con, filters).effects
+        if filters.raters:
+            table = table[table["rater_id"].isin(filters.raters)].reset_index(drop=True)
+        return print_payload(args, contract.payload(table), contract.text)
 
     return on_files_or_store(args, show)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import sys
 from collections.abc import Callable
@@ -97,3 +98,13 @@ def print_payload(args: argparse.Namespace, payload: dict, as_text: Callable[[di
     """The payload on stdout, as JSON with --json else as text; exit 0."""
     print(json.dumps(payload, indent=2) if args.json else as_text(payload))
     return 0
+
+
+def date_option(flag: str, text: str | None) -> dt.date | None:
+    """A date option's value (None when not given); ValueError names the option and the expected form."""
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{flag} {text!r} is not a date: give it as YYYY-MM-DD") from None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from analytics.cli import agreement, consistency, datasets, demo, effects, ingest, model, report
+from analytics.cli import agreement, alerts, consistency, datasets, demo, effects, ingest, model, report
 from analytics.cli.terminal import fail
 
 # In the order `python -m analytics -h` lists them.
-COMMANDS = (ingest, demo, agreement, consistency, effects, model, report, datasets)
+COMMANDS = (ingest, demo, agreement, alerts, consistency, effects, model, report, datasets)
 
 
 def build_parser() -> argparse.ArgumentParser:

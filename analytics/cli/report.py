@@ -12,6 +12,7 @@ from typing import Any
 
 from analytics import store
 from analytics.cli.flags import add_engine
+from analytics.cli.inputs import date_option
 from analytics.cli.terminal import fail
 
 REPORT_SUFFIX = {"html": ".html", "md": ".md", "csv": ".csv"}
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json and not args.out:
         return fail("--json lists the files written: give --out DIR")
     try:
-        dates = [_date(flag, text) for flag, text in (("--from", args.date_from), ("--to", args.date_to))]
+        dates = [date_option(flag, text) for flag, text in (("--from", args.date_from), ("--to", args.date_to))]
     except ValueError as e:
         return fail(str(e))
     if dates[0] and dates[1] and dates[0] > dates[1]:
@@ -81,16 +82,6 @@ def _reports_out(con: Any, filters: Any, args: argparse.Namespace) -> int:
         for w in written:
             print(f"{w['rater_id']}: {w['file']}")
     return 0
-
-
-def _date(flag: str, text: str | None) -> dt.date | None:
-    """A date option's value (None when not given); ValueError names the option and the expected form."""
-    if text is None:
-        return None
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"{flag} {text!r} is not a date: give it as YYYY-MM-DD") from None
 
 
 def _report_raters(con: Any, rater: str | None, filters: Any) -> list[str]:

@@ -1,10 +1,11 @@
 """Violation rates of the rubric rules: per rule, per contractor and rule (with intervals and the flag), per week.
 
-Flag rule (one for every rule that flags): a contractor is flagged on a rule when they have at least MIN_TASKS
-checked submissions (the small-n rule of the agreement report, analytics/agreement/report.py) and the 95%
-interval of their rate minus the team's rate lies wholly above zero (Newcombe's hybrid score interval of a
-difference of proportions, Newcombe 1998 method 10). The team is every other contractor under the same filters,
-pooled. A rate's own interval is Wilson's. Label positions of files without rater ids are nobody and left out.
+The alarm test (for every rule that flags): the one-sided p-value of Fisher's exact test that a contractor breaks
+the rule more often than the rest of the team (every other contractor under the same filters, pooled), exact at any
+number of submissions, so 23 breaks in 23 is credible and 2 in 2 is not. `flagged` is decided by the alarm layer
+from every test of the review under one false-alarm budget (analytics/alarms/budget.py); it is False until then.
+Shown beside it: the rate's Wilson interval and the 95% interval of the difference from the team's (Newcombe's hybrid
+score interval, Newcombe 1998 method 10). Label positions of files without rater ids are nobody and left out.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pandas as pd
 from analytics.agreement import intervals as iv
 from analytics.agreement.contract import records
 from analytics.agreement.rows import MIN_TASKS
+from analytics.alarms import budget
 from analytics.consistency import catalogue, results
 from analytics.core import rater_ids as an
 from analytics.core import stats
@@ -40,6 +42,7 @@ RATER_COLUMNS = (
     "difference_ci_low",
     "difference_ci_high",
     "small_n",
+    "p_value",
     "flagged",
 )
 VIOLATION_COLUMNS = ("rule_id", "rater_id", "task_id", "detail")
@@ -180,7 +183,7 @@ def _rate_row(rater: str, rule_id: str, n: int, v: int, team_n: int, team_v: int
     team = team_v / team_n if team_n else math.nan
     low, high = stats.wilson(rate, n)
     d_low, d_high = iv.newcombe(team, team_n, rate, n) if n and team_n else (math.nan, math.nan)
-    small = n < MIN_TASKS
+    small = n < MIN_TASKS  # shown as a caution; the test needs no floor
     return {
         "rater_id": rater,
         "rule_id": rule_id,
@@ -194,7 +197,8 @@ def _rate_row(rater: str, rule_id: str, n: int, v: int, team_n: int, team_v: int
         "difference_ci_low": d_low,
         "difference_ci_high": d_high,
         "small_n": small,
-        "flagged": bool(flags and not small and not math.isnan(d_low) and d_low > 0),
+        "p_value": budget.fisher_p_value(v, n, team_v, team_n) if flags else math.nan,
+        "flagged": False,
     }
 
 

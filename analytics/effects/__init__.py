@@ -66,4 +66,4 @@ def estimate_effects(
     out = out.sort_values(
         ["rubric", "effect", "dimension", "rater_id"], key=lambda s: s.map(order) if s.name == "effect" else s
     )
-    return out[list(EFFECT_COLUMNS)].reset_index(drop=True)
+    return out.reindex(columns=list(EFFECT_COLUMNS)).reset_index(drop=True)

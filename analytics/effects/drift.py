@@ -1,5 +1,8 @@
 """Drift: a contractor's agreement week by week, with researchers on shared units and with the other contractors
-on every unit, a CUSUM alert when it falls below their own first weeks, and the fall as a rater effect."""
+on every unit, and the drift effect: their agreement with the other contractors (relative to the team's that week) in
+the project's last RECENT_WEEKS weeks against the BASELINE_WEEKS weeks before them. The window moves with the
+project, so a review tests each contractor once whatever the project's length (a CUSUM from a fixed start alerted
+20% of steady contractors at 13 weeks and 40% at 52); the alarm layer decides the flag (analytics/alarms)."""
 
 from __future__ import annotations
 
@@ -11,28 +14,13 @@ import numpy as np
 import pandas as pd
 
 from analytics.core.filters import NO_FILTERS, Filters
-from analytics.core.queries import Query, QueryLog, run
-from analytics.effects import markers
+from analytics.core.queries import Query, run
 from analytics.effects.rows import finish
 from analytics.store.derived import reference_pairs as rp
 
-BASELINE_WEEKS = 2  # a contractor's first active weeks: the level later weeks are held to
-EARLY_WEEKS = LATE_WEEKS = 3  # the drift effect: first and last active weeks compared (enough tasks for MIN_TASKS)
-# CUSUM (Page 1954) on standardised weekly falls: reference value K and decision threshold H in standard errors.
-# drift_false_alarm_rate() simulates stable contractors to give the rate these imply (docs/effects.md).
-K, H = 0.5, 2.5
-ALERT_COLUMNS = (
-    "rater_id",
-    "rubric",
-    "basis",
-    "alert_week",
-    "baseline",
-    "recent",
-    "cusum",
-    "threshold",
-    "n_tasks",
-    "evidence",
-)
+RECENT_WEEKS = 3  # the project's latest weeks, where a fall is looked for
+BASELINE_WEEKS = 6  # the weeks just before them, the level recent weeks are held to
+DAYS = 7
 
 
 def task_agreement_query(filters: Filters) -> Query:
@@ -110,7 +98,11 @@ def week_sums(
     consensus that week, and the sum and sum of squares of the tasks' consensus relative to it (r1, r2): a fall
     everyone shares (new guidelines, harder tasks, newcomers in the pool) is not one contractor's drift. With a
     QueryLog as `queries`, the functions below given the same log and filter run the query once."""
-    df = run(con, weekly_query(filters), queries)
+    return with_team(run(con, weekly_query(filters), queries))
+
+
+def with_team(df: pd.DataFrame) -> pd.DataFrame:
+    """weekly_query's rows with week_no, the team's mean that week and the sums relative to it (week_sums)."""
     if df.empty:
         return df.assign(week_no=pd.Series(dtype=int), team=[], r1=[], r2=[])
     first = df.groupby(["rater_id", "rubric"])["week"].transform("min")
@@ -155,20 +147,6 @@ def weekly_agreement(
     )
 
 
-def cusum(
-    values: list[float], counts: list[int], baseline: float, n_baseline: int, sd: float, k: float = K
-) -> list[float]:
-    """The lower CUSUM path of weekly means against a baseline: S_w = max(0, S_(w-1) + z_w - k), where z_w is the
-    week's fall below the baseline in standard errors of the difference (sd * sqrt(1/tasks + 1/baseline tasks):
-    the baseline is itself estimated)."""
-    s, path = 0.0, []
-    for v, n in zip(values, counts, strict=True):
-        z = (baseline - v) / (sd * math.sqrt(1 / n + 1 / n_baseline)) if n > 0 and sd > 0 else 0.0
-        s = max(0.0, s + z - k)
-        path.append(s)
-    return path
-
-
 @dataclass(frozen=True)
 class Weeks:
     """One contractor's week sums on one rubric, weeks with tasks only, in week order (numpy columns of
@@ -180,38 +158,6 @@ class Weeks:
     s1: np.ndarray
     r1: np.ndarray
     r2: np.ndarray
-
-
-def _alert(g: Weeks, sd: float, h: float) -> dict | None:
-    """The first week a contractor's CUSUM of agreement relative to the team crosses h (None when it never does);
-    g is the contractor's week sums, sd the task-level standard deviation of the rubric's relative agreement."""
-    base, later = g.week_no < BASELINE_WEEKS, g.week_no >= BASELINE_WEEKS
-    n_base = int(g.n[base].sum())
-    if n_base < 10 or not later.any():
-        return None
-    mu = float(g.r1[base].sum()) / n_base
-    n_later = g.n[later]
-    path = cusum((g.r1[later] / n_later).tolist(), n_later.astype(int).tolist(), mu, n_base, sd)
-    crossed = [i for i, s in enumerate(path) if s > h]
-    if not crossed:
-        return None
-    i = crossed[0]
-    alert_week_no, alert_week = g.week_no[later][i], g.week[later][i]
-    since = later & (g.week_no <= alert_week_no)
-    n_since = float(g.n[since].sum())
-    before, recent = float(g.s1[base].sum()) / n_base, float(g.s1[since].sum()) / n_since
-    return {
-        "basis": "consensus",
-        "alert_week": alert_week,
-        "baseline": before,
-        "recent": recent,
-        "cusum": path[i],
-        "threshold": h,
-        "n_tasks": int(g.n.sum()),
-        "evidence": f"Agreement with the other contractors fell from {before:.0%} in their first {BASELINE_WEEKS} "
-        f"weeks to {recent:.0%} since, {mu - float(g.r1[since].sum()) / n_since:.0%} more than the team's; the "
-        f"CUSUM crossed {h:g} in the week of {pd.Timestamp(alert_week).date()}.",
-    }
 
 
 def _groups(df: pd.DataFrame) -> list[tuple[str, str, Weeks]]:
@@ -236,43 +182,20 @@ def _rubric_sd(df: pd.DataFrame) -> pd.Series:
     return df.groupby("rubric")[["n", "r1", "r2"]].apply(lambda g: math.sqrt(_variance(g)))
 
 
-def drift_alerts(
-    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, h: float = H, queries: list | None = None
-) -> pd.DataFrame:
-    """Per contractor and rubric, the first week their agreement with the other contractors fell below their own
-    first weeks by more than chance allows (CUSUM over h), with evidence."""
-    df = week_sums(con, filters, queries)
-    sd = _rubric_sd(df)
-    rows = [
-        {"rater_id": rater, "rubric": rubric, **a}
-        for rater, rubric, g in _groups(df)
-        if (a := _alert(g, float(sd.get(rubric, math.nan)), h))
-    ]
-    out = pd.DataFrame(rows, columns=list(ALERT_COLUMNS))
-    marks = markers.markers(con)
-    if len(out) and len(marks):
-        first = df.groupby(["rater_id", "rubric"])["week"].min()
-        out["evidence"] = [
-            e + _marked(marks, rubric, first[(r, rubric)], week)
-            for e, r, rubric, week in zip(
-                out["evidence"], out["rater_id"], out["rubric"], out["alert_week"], strict=True
-            )
-        ]
-    return out
+def project_weeks(df: pd.DataFrame) -> pd.DataFrame:
+    """Per rubric, the first week of the recent window and of the baseline (`recent_from`, `baseline_from`), counted
+    back from the rubric's latest week in week_sums' rows."""
+    if df.empty:
+        return pd.DataFrame(columns=["rubric", "recent_from", "baseline_from"])
+    last = df.groupby("rubric")["week"].max()
+    recent = last - pd.Timedelta(days=DAYS * (RECENT_WEEKS - 1))
+    return pd.DataFrame(
+        {"recent_from": recent, "baseline_from": recent - pd.Timedelta(days=DAYS * BASELINE_WEEKS)}
+    ).reset_index()
 
 
-def alerts_with_weeks(
-    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """drift_alerts and the alerted contractors' contractor_weeks, from one run of the weekly query."""
-    log = QueryLog()
-    alerts = drift_alerts(con, filters, queries=log)
-    return alerts, contractor_weeks(con, alerts, filters, log)
-
-
-def _marked(marks: pd.DataFrame, rubric: str, since: pd.Timestamp, week: pd.Timestamp) -> str:
-    """A sentence naming the guideline changes marked between a contractor's first week and the end of their
-    alert week, or ''."""
+def marked_changes(marks: pd.DataFrame, rubric: str, since: pd.Timestamp, week: pd.Timestamp) -> str:
+    """A sentence naming the guideline changes marked from `since` to the end of `week`, or ''."""
     on = pd.to_datetime(marks["marked_on"])
     hit = marks[
         (marks["rubric"].isna() | (marks["rubric"] == rubric)) & (on >= since) & (on < week + pd.Timedelta(days=7))
@@ -299,21 +222,28 @@ def contractor_weeks(
 def drift_rows(
     con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, queries: list | None = None
 ) -> pd.DataFrame:
-    """Drift effect rows (dimension ''): agreement with the other contractors (relative to the team's that week) in
-    the first EARLY_WEEKS active weeks minus the last LATE_WEEKS (positive = worse now), with its task-level
-    standard error."""
-    df = week_sums(con, filters, queries)
+    """Drift effect rows (dimension ''), one per contractor and rubric with tasks in both windows: agreement with
+    the other contractors relative to the team's that week, in the baseline minus the recent window (positive =
+    worse now), its standard error from the rubric's task-level spread, and `since` (the recent window's start)."""
+    return window_rows(week_sums(con, filters, queries))
+
+
+def window_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """drift_rows from week_sums' rows (a benchmark feeds simulated ones)."""
+    sd, w = _rubric_sd(df), project_weeks(df)
+    windows = {
+        r: (pd.Timestamp(a), pd.Timestamp(b))
+        for r, a, b in zip(w["rubric"], w["recent_from"], w["baseline_from"], strict=True)
+    }
     rows = []
     for rater, rubric, g in _groups(df):
-        last = g.week_no.max()
-        early, late = g.week_no < EARLY_WEEKS, g.week_no > last - LATE_WEEKS
-        n_early, n_late = int(g.n[early].sum()), int(g.n[late].sum())
-        if last < EARLY_WEEKS + LATE_WEEKS - 1 or n_early < 2 or n_late < 2:
+        recent_from, baseline_from = windows[rubric]
+        recent, base = g.week >= recent_from, (g.week >= baseline_from) & (g.week < recent_from)
+        n_recent, n_base = int(g.n[recent].sum()), int(g.n[base].sum())
+        if n_recent == 0 or n_base == 0:
             continue
-        var_early = _variance_of(n_early, float(g.r1[early].sum()), float(g.r2[early].sum()))
-        var_late = _variance_of(n_late, float(g.r1[late].sum()), float(g.r2[late].sum()))
-        se = math.sqrt(var_early / n_early + var_late / n_late)
-        before, after = float(g.r1[early].sum()) / n_early, float(g.r1[late].sum()) / n_late
+        before, after = float(g.r1[base].sum()) / n_base, float(g.r1[recent].sum()) / n_recent
+        se = float(sd.get(rubric, math.nan)) * math.sqrt(1 / n_base + 1 / n_recent)
         rows.append(
             {
                 "rater_id": rater,
@@ -321,38 +251,13 @@ def drift_rows(
                 "dimension": "",
                 "raw": before - after,
                 "se": se,
-                "n_tasks": n_early + n_late,
+                "n_tasks": n_base + n_recent,
+                "since": recent_from,
                 "evidence": f"Agreement with the other contractors, relative to the team's that week: {before:+.0%} "
-                f"in the first {EARLY_WEEKS} weeks ({n_early} tasks), {after:+.0%} in the last {LATE_WEEKS} "
-                f"({n_late} tasks).",
+                f"in the {BASELINE_WEEKS} weeks before the last {RECENT_WEEKS} ({n_base} tasks), {after:+.0%} in "
+                f"the last {RECENT_WEEKS} from {recent_from.date()} ({n_recent} tasks).",
             }
         )
     if not rows:
         return pd.DataFrame()
     return finish(pd.DataFrame(rows), "drift", "high", "agreement", "consensus")
-
-
-def drift_false_alarm_rate(
-    weeks: int = 8,
-    tasks_per_week: int = 15,
-    sd: float = 0.25,
-    h: float = H,
-    k: float = K,
-    n: int = 20000,
-    seed: int = 0,
-) -> float:
-    """Share of simulated stable contractors (per-task agreement normal with a constant mean) alerted within
-    `weeks` weeks: the baseline is estimated from their first BASELINE_WEEKS weeks, as drift_alerts does."""
-    rng = np.random.default_rng(seed)
-    x = rng.normal(0.5, sd, size=(n, weeks, tasks_per_week))
-    base = x[:, :BASELINE_WEEKS].reshape(n, -1)
-    mu, s = base.mean(axis=1), x.reshape(n, -1).std(axis=1, ddof=1)
-    z = (mu[:, None] - x[:, BASELINE_WEEKS:].mean(axis=2)) / (
-        s[:, None] * math.sqrt(1 / tasks_per_week + 1 / (BASELINE_WEEKS * tasks_per_week))
-    )
-    path = np.zeros(n)
-    alerted = np.zeros(n, dtype=bool)
-    for w in range(z.shape[1]):
-        path = np.maximum(0.0, path + z[:, w] - k)
-        alerted |= path > h
-    return float(alerted.mean())

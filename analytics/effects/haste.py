@@ -80,12 +80,21 @@ def _evidence(g: pd.DataFrame) -> str:
     return text + "."
 
 
-RATIO_COLUMNS = ("estimate", "estimate_ci_low", "estimate_ci_high", "team_value", "raw", "raw_ci_low", "raw_ci_high")
+RATIO_COLUMNS = (
+    "estimate",
+    "estimate_ci_low",
+    "estimate_ci_high",
+    "team_value",
+    "team_pooled",
+    "raw",
+    "raw_ci_low",
+    "raw_ci_high",
+)
 
 
 def as_ratio(rows: pd.DataFrame) -> pd.DataFrame:
     """Haste rows moved from the log scale to duration ratios (exp keeps order, so flags are unchanged)."""
     out = rows.copy()
-    for c in RATIO_COLUMNS:
+    for c in (c for c in RATIO_COLUMNS if c in out.columns):
         out[c] = [math.exp(x) if pd.notna(x) else math.nan for x in out[c]]
     return out

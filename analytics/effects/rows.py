@@ -29,6 +29,10 @@ EFFECT_COLUMNS = (
     "unit",
     "basis",
     "evidence",
+    "team_pooled",  # the rest of the team's estimates pooled over their tasks: what the alarm test compares with
+    "z",  # the alarm test (analytics/effects/shrink.py): standard errors beyond the team value and the margin
+    "p_value",
+    "since",  # drift: the first day of the recent window it tests; empty for the other effects
 )
 KEYS = ["rater_id", "rubric", "dimension"]
 

@@ -15,11 +15,15 @@ method of moments): estimated without the contractor, one outlier in a homogeneo
 be shrunk all the way to the team. mu, the team value a report shows, is the random-effects mean of the OTHER
 contractors only, so a contractor is never compared with a team that contains them.
 
-The flag rule (the only one for rater effects): a contractor is flagged on an effect when they have at least
-MIN_TASKS tasks behind it (the small-n rule of analytics.agreement) and the 95% interval of the shrunk estimate
-lies wholly on the effect's bad side of the team value, beyond the effect's MARGIN: the smallest difference worth
-a conversation with a contractor (a quarter of a scale step, ten points of share). Without it, with hundreds of
-tasks the slight, real quirks every typical rater has would be flagged as confidently as a planted habit.
+The alarm test: how far (z, and its one-sided p-value) a contractor's RAW estimate lies beyond the rest of the team
+pooled (`team_pooled`: the others' estimates weighted by their tasks, as the rules pool the others' submissions) on
+the effect's bad side, beyond the effect's MARGIN, in standard errors of the difference. `flagged` is left False here: the alarm layer decides it from the p-values of every test in the review
+under one false-alarm budget (analytics/alarms/budget.py). The standard error is the contractor's own, never below
+the team's typical task-level spread at their n (a contractor whose few tasks all gave the same value would
+otherwise look exact). There is no floor on tasks: the test's level holds at
+any n (bench/bench_alarms.py), and fewer tasks just need a larger difference. The margin is the smallest difference worth a conversation
+with a contractor (a quarter of a scale step, ten points of share): without it, with hundreds of tasks the slight,
+real quirks every typical rater has would be flagged as confidently as a planted habit.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from analytics.agreement.rows import MIN_TASKS
+from analytics.alarms import budget
 from analytics.core.stats import Z95
 
 # A standard error of 0 (every task exactly alike: the same duration on each) is read as this small one, so the
@@ -38,7 +42,16 @@ SE_FLOOR = 1e-6
 GROUP = ("rubric", "dimension", "effect")
 SIDES = ("high", "low")
 INPUT_COLUMNS = ("rater_id", "rubric", "dimension", "effect", "raw", "se", "n_tasks", "bad_side")
-OUTPUT_COLUMNS = ("estimate", "estimate_ci_low", "estimate_ci_high", "team_value", "flagged")
+OUTPUT_COLUMNS = (
+    "estimate",
+    "estimate_ci_low",
+    "estimate_ci_high",
+    "team_value",
+    "flagged",
+    "team_pooled",
+    "z",
+    "p_value",
+)
 MARGIN = {  # effect -> smallest difference from the team worth flagging, in the raw estimate's unit
     "leniency": 0.25,  # scale points
     "severity": 0.25,
@@ -112,21 +125,38 @@ def shrink_one(raw: float, se: float, mu: float, var_mu: float, tau2: float) -> 
     return estimate, estimate - Z95 * sd, estimate + Z95 * sd
 
 
-def is_flagged(
-    n_tasks: int, ci_low: float, ci_high: float, team_value: float, bad_side: str, margin: float = 0.0
-) -> bool:
-    """The flag rule: enough tasks, and the shrunk estimate's 95% interval wholly on the bad side of the team,
-    beyond the margin."""
+def alarm_z(raw: float, se: float, team_value: float, var_team: float, bad_side: str, margin: float = 0.0) -> float:
+    """How many standard errors of the difference the raw estimate lies beyond the team value plus the margin, on
+    the effect's bad side (NaN without a team or an estimate)."""
     if bad_side not in SIDES:
         raise ValueError(f"bad_side must be one of {SIDES}, not {bad_side!r}")
-    if n_tasks < MIN_TASKS or not all(math.isfinite(x) for x in (ci_low, ci_high, team_value)):
-        return False
-    return ci_low > team_value + margin if bad_side == "high" else ci_high < team_value - margin
+    if not all(math.isfinite(x) for x in (raw, se, team_value)):
+        return math.nan
+    sd = math.sqrt(se**2 + (var_team if math.isfinite(var_team) else 0.0))
+    beyond = raw - team_value - margin if bad_side == "high" else team_value - margin - raw
+    return beyond / sd if sd > 0 else math.nan
+
+
+def task_variance(se: np.ndarray, n_tasks: np.ndarray) -> float:
+    """The group's typical task-level variance: the median of se^2 * n over its rows with a standard error."""
+    ok = np.isfinite(se) & (se > SE_FLOOR) & (n_tasks > 0)
+    return float(np.median(se[ok] ** 2 * n_tasks[ok])) if ok.any() else math.nan
+
+
+def rest_of_team(raw: np.ndarray, n_tasks: np.ndarray, variance: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each row, the other rows' estimates pooled over their tasks (weighted by tasks, as the rules pool the
+    rest of the team's submissions) and that mean's variance at the typical task-level variance."""
+    ok = np.isfinite(raw) & (n_tasks > 0)
+    n = np.where(ok, n_tasks, 0).astype(float)
+    n_others = n.sum() - n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = ((n * np.where(ok, raw, 0.0)).sum() - n * np.where(ok, raw, 0.0)) / n_others
+        return np.where(n_others > 0, mean, np.nan), np.where(n_others > 0, variance / n_others, np.nan)
 
 
 def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) -> pd.DataFrame:
     """The rows (INPUT_COLUMNS) with their shrunk estimate, its interval, the team value without the contractor
-    and the flag (OUTPUT_COLUMNS), each against the other contractors of the same rubric, dimension and effect;
+    and the alarm test (OUTPUT_COLUMNS; `flagged` False until the alarm layer decides it), each against the other contractors of the same rubric, dimension and effect;
     `margins` per effect default to MARGIN (0 for an effect it does not name)."""
     margins = MARGIN if margins is None else margins
     missing = [c for c in INPUT_COLUMNS if c not in rows.columns]
@@ -141,6 +171,8 @@ def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) 
         se = group["se"].to_numpy(dtype=float)
         se = np.where(se == 0.0, SE_FLOOR, se)
         n_tasks = group["n_tasks"].to_numpy(dtype=int)
+        variance = task_variance(se, n_tasks)
+        rest, var_rest = rest_of_team(raw, n_tasks, variance)
         sides = group["bad_side"].astype(str).tolist()
         tau2 = dersimonian_laird(raw, se)[2] if len(group) > 1 else math.nan
         mus, var_mus = team_means_without_each(raw, se, tau2)
@@ -149,7 +181,10 @@ def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) 
             estimate, low, high = shrink_one(float(raw[pos]), float(se[pos]), mu, float(var_mus[pos]), tau2)
             values["estimate"][i], values["estimate_ci_low"][i], values["estimate_ci_high"][i] = estimate, low, high
             values["team_value"][i] = mu
-            values["flagged"][i] = is_flagged(int(n_tasks[pos]), low, high, mu, sides[pos], margin)
+            tested_se = max(float(se[pos]), math.sqrt(variance / n_tasks[pos]) if n_tasks[pos] > 0 else math.nan)
+            z = alarm_z(float(raw[pos]), tested_se, float(rest[pos]), float(var_rest[pos]), sides[pos], margin)
+            values["team_pooled"][i] = rest[pos]
+            values["z"][i], values["p_value"][i] = z, budget.z_p_value(z)
     for c in OUTPUT_COLUMNS:
         out[c] = values[c]
     out["flagged"] = out["flagged"].astype(bool)

@@ -1,8 +1,9 @@
 """How a rater effect is told to a contractor: whether it applies (the verdict, read from the effects table's one
-flag rule, shrink.is_flagged), under which status, and the advice that goes with it.
+flag, analytics/effects/shrink.py under analytics/alarms/budget.py), under which status, and the advice that goes with it.
 
-A report tells a contractor of an effect exactly when the effects table flags them on it in the rubric: enough
-tasks, and the shrunk estimate's interval beyond the rest of the team by the effect's margin (shrink.MARGIN).
+A report tells a contractor of an effect exactly when the effects table flags them on it in the rubric: their
+estimate beyond the rest of the team by the effect's margin (shrink.MARGIN), credibly within the review's
+false-alarm budget.
 Nothing else decides it, so a page, a report and its exports cannot disagree on whether an effect applies.
 """
 

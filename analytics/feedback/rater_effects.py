@@ -85,12 +85,29 @@ def rater_effects(
 
 
 def _decided(row: dict, mine: pd.DataFrame) -> dict:
-    """A judged effect row with its status set to the verdict on the contractor's effects table rows (`mine`), its
-    advice kept only where the effect is shown; rows with too few or nothing measured stay as they are."""
-    if row["status"] != JUDGED:
-        return row
+    """An effect row with its status set to the verdict on the contractor's effects table rows (`mine`), its advice
+    kept only where the effect is shown. A row the report's own evidence finds too thin (too few, not measured)
+    stays so unless the alarm layer flags the effect: then it is shown with the alarm's own figures, so a card
+    never says "too few to judge" beside an alarm."""
     status = verdict(mine, row["effect"], row["rubric"])
-    return row | {"status": status, "advice": row["advice"] if status == SHOWN else ""}
+    if row["status"] == JUDGED:
+        return row | {"status": status, "advice": row["advice"] if status == SHOWN else ""}
+    if status != SHOWN:
+        return row
+    alarm = _strongest_alarm(mine, row["effect"], row["rubric"])
+    values = dict(value=alarm["raw"], ci_low=alarm["raw_ci_low"], ci_high=alarm["raw_ci_high"])
+    values |= dict(reference=alarm["team_pooled"], n=int(alarm["n_tasks"]), n_of="tasks")
+    return (
+        row
+        | values
+        | {"status": SHOWN, "advice": row["advice"] or advice(str(alarm["effect"])), "evidence": alarm["evidence"]}
+    )
+
+
+def _strongest_alarm(mine: pd.DataFrame, effect: str, rubric: str) -> pd.Series:
+    """The contractor's flagged effects-table row of a report effect in a rubric with the largest z."""
+    rows = mine[mine["effect"].isin(TABLE_EFFECTS[effect]) & (mine["rubric"] == rubric) & mine["flagged"]]
+    return rows.sort_values("z", ascending=False).iloc[0]
 
 
 def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFrame) -> list[dict]:

@@ -46,7 +46,7 @@ class FeedbackReport:
     durations: pd.DataFrame  # per rubric: submissions, median seconds, team median, ratio
     highlights: tuple[str, ...]  # a few plain sentences a lead can start the conversation with
     rules: pd.DataFrame  # RULE_COLUMNS: the rubric rules this contractor broke (analytics/consistency)
-    alerts: pd.DataFrame  # drift alerts of this contractor (analytics.effects.drift.ALERT_COLUMNS)
+    alerts: pd.DataFrame  # this contractor's alarms (analytics.alarms.review.ALERT_COLUMNS)
     stamp: dict  # what the figures were computed on (analytics.stamp)
     name: str = ""  # how the contractor is named to people ("Dana K. (c13)" with a rater directory, else the id)
 

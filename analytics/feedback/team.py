@@ -11,14 +11,12 @@ import numpy as np
 import pandas as pd
 
 from analytics import agreement as ag
+from analytics.alarms.review import review
 from analytics.consistency import rates as cons
 from analytics.core.concurrent import side_by_side
 from analytics.core.filters import Filters
-from analytics.core.queries import QueryLog
 from analytics.describe import distributions as dist
 from analytics.describe.overview import rated_rubrics
-from analytics.effects import estimate_effects
-from analytics.effects.drift import drift_alerts
 from analytics.feedback.durations import contractor_durations
 from analytics.feedback.scope import NO_FILTERS, against_researchers, team_filter
 from analytics.feedback.weekly import weekly_by_contractor
@@ -38,9 +36,10 @@ class TeamFigures:
     weekly: pd.DataFrame  # rater_id, rubric, week, n_pairs, agree
     durations: pd.DataFrame  # rater_id, rubric, submissions, median_s
     positions: pd.DataFrame  # distributions.position_bias rows of every rubric (with `rubric`), raters and roles
-    rules: cons.Consistency  # the rubric rules' rates of every contractor and their violations
-    effects: pd.DataFrame  # analytics.effects.estimate_effects: every contractor's effects, shrunk, with flags
-    alerts: pd.DataFrame  # analytics.effects.drift.drift_alerts of every contractor
+    rules: cons.Consistency  # the rubric rules' rates of every contractor, their violations and alarms
+    effects: pd.DataFrame  # analytics.effects.estimate_effects: every contractor's effects, shrunk, with alarms
+    alerts: pd.DataFrame  # analytics.alarms.review's alarms of every contractor (ALERT_COLUMNS)
+    power: pd.DataFrame  # what each alarm kind finds at the team's n (analytics.alarms.power)
 
 
 def researcher_figures(con: duckdb.DuckDBPyConnection, rubric: str | None = None) -> pd.DataFrame:
@@ -57,27 +56,24 @@ def team_figures(
     Pass `researchers` (researcher_figures of the filter's rubric) to reuse them."""
     f = team_filter(filters)
 
-    def effects(c: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, pd.DataFrame]:
-        log = QueryLog()  # drift's weekly query runs once for the effects and the alerts
-        return estimate_effects(c, f, log), drift_alerts(c, f, queries=log)
-
     def rest(c: duckdb.DuckDBPyConnection) -> dict:
         return {
             "researchers": researcher_figures(c, f.rubric) if researchers is None else researchers,
             "weekly": weekly_by_contractor(c, f),
             "durations": contractor_durations(c, f)[["rater_id", "rubric", "submissions", "median_s"]],
             "positions": position_rows(c, f),
-            "rules": cons.consistency(c, f),
         }
 
-    contractors, (effect_rows, alerts), others = side_by_side(
-        con, lambda c: ag.rater_agreement(c, against_researchers(f)), effects, rest
+    contractors, alarms, others = side_by_side(
+        con, lambda c: ag.rater_agreement(c, against_researchers(f)), lambda c: review(c, f), rest
     )
     return TeamFigures(
         filters=f,
         contractors=with_kappa(contractors[contractors["role"] == "contractor"]),
-        effects=effect_rows,
-        alerts=alerts,
+        effects=alarms.effects,
+        rules=alarms.rules,
+        alerts=alarms.alerts,
+        power=alarms.power,
         **others,
     )
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from analytics import agreement, effects
+from analytics import agreement
 from analytics.agreement import MIN_TASKS
+from analytics.alarms.review import review
 from analytics.core.filters import Filters
 from analytics.core.queries import QueryLog
 from analytics.describe.distributions import dimensions
@@ -22,9 +23,8 @@ from analytics.model import rater_model
 VIEW_STARTS = {"effects": 0.0, "model": 0.1, "agreement": 0.85, "drift": 0.95}
 NOT_MEASURED = "not measured"  # the grid's standing where a contractor has no estimate of an effect
 NOT_MEASURED_WHY = (
-    "Pale: not measured. An effect is estimated only from the ratings it reads; drift needs a contractor's tasks "
-    f"to span at least {drift.EARLY_WEEKS + drift.LATE_WEEKS} weeks, with two or more tasks in the first "
-    f"{drift.EARLY_WEEKS} and in the last {drift.LATE_WEEKS}."
+    "Pale: not measured. An effect is estimated only from the ratings it reads; drift needs tasks in the project's "
+    f"last {drift.RECENT_WEEKS} weeks and in the {drift.BASELINE_WEEKS} before them."
 )
 GRID_COLUMNS = ("rater_id", "effect", "effect_title", "n_measured", "n_flagged", "standing")
 BESIDE_COLUMNS = (
@@ -53,7 +53,8 @@ class RatersView:
     beside: pd.DataFrame  # model accuracy beside exact agreement with researchers (BESIDE_COLUMNS)
     model: rater_model.RaterModel
     weekly: pd.DataFrame  # every contractor's weekly agreement beside the team's (drift.contractor_weeks columns)
-    alerts: pd.DataFrame  # drift alerts (drift.ALERT_COLUMNS)
+    alerts: pd.DataFrame  # the review's alarms of this rubric (analytics.alarms.review.ALERT_COLUMNS)
+    power: pd.DataFrame  # what each alarm kind finds at the team's n (analytics.alarms.power)
     markers: pd.DataFrame  # guideline-change markers of the rubric
 
 
@@ -111,8 +112,10 @@ def raters_view(
     say = progress or (lambda share, what: None)
     scoped = filters.but(rubric=rubric, raters=(), roles=())
     log = QueryLog()  # drift's weekly query runs once for the effects, the alerts and the weeks
-    say(VIEW_STARTS["effects"], "Estimating rater effects")
-    table = effects.estimate_effects(con, scoped, log)
+    say(VIEW_STARTS["effects"], "Estimating rater effects and deciding alarms")
+    # The review of the sidebar's filters, whichever rubric is shown: its alarms are those of Overview and alerts.
+    alarms = review(con, filters)
+    table = alarms.effects[alarms.effects["rubric"] == rubric].reset_index(drop=True)
     if filters.raters:
         table = table[table["rater_id"].isin(filters.raters)].reset_index(drop=True)
     table = table.assign(
@@ -143,11 +146,21 @@ def raters_view(
     if filters.raters:
         beside = beside[beside["rater_id"].isin(filters.raters)].reset_index(drop=True)
     say(VIEW_STARTS["drift"], "Drift week by week")
-    alerts = drift.drift_alerts(con, scoped, queries=log)
+    alerts = alarms.alerts[alarms.alerts["rubric"] == rubric].reset_index(drop=True)
     everyone = table[["rater_id", "rubric"]].drop_duplicates()
     weekly = drift.contractor_weeks(con, everyone, scoped, log)
     return RatersView(
-        rubric, labels, primary, table, effect_grid(table), beside, model, weekly, alerts, markers.markers(con, rubric)
+        rubric,
+        labels,
+        primary,
+        table,
+        effect_grid(table),
+        beside,
+        model,
+        weekly,
+        alerts,
+        alarms.power,
+        markers.markers(con, rubric),
     )
 
 

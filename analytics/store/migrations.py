@@ -146,6 +146,18 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
     # Per contractor, dimension and day, the sums over tasks that central tendency and the consensus shift read
     # (analytics/store/derived/contractor_days.py), from the contractor tasks of migration 11.
     (15, contractor_days.migration_steps()),
+    # Alarms a lead acknowledged (analytics/alarms/acks.py): who, when and why; an acknowledged alarm leaves the
+    # headline and stays listed.
+    (
+        16,
+        [
+            """CREATE TABLE alarm_acks (
+                kind VARCHAR NOT NULL, rater_id VARCHAR NOT NULL, rubric VARCHAR NOT NULL, dimension VARCHAR NOT NULL,
+                acknowledged_by VARCHAR NOT NULL, reason VARCHAR NOT NULL,
+                acknowledged_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+                PRIMARY KEY (kind, rater_id, rubric, dimension))"""
+        ],
+    ),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from analytics.alarms.review import KIND_TITLES
 from analytics.core.formatting import fmt, fmt_ci, is_missing
 from analytics.effects.verdicts import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
 from analytics.feedback.report import FeedbackReport
@@ -187,8 +188,8 @@ def trend_rows(report: FeedbackReport) -> pd.DataFrame:
 
 RULES_EXPLAIN = (
     "Rules the rubric documents state that one submission can break on its own, checked on every submission "
-    "whether or not a researcher labelled it. Flagged: your rate is credibly above the rest of the team's (at "
-    "least 30 checked submissions and the 95% interval of the difference above zero)."
+    "whether or not a researcher labelled it. Flagged: your rate is credibly above the rest of the team's "
+    "(Fisher's exact test, within the review's one false-alarm budget for every alarm)."
 )
 
 
@@ -209,12 +210,21 @@ def rule_rows(report: FeedbackReport) -> pd.DataFrame:
     )
 
 
+NO_ALARM = "No alarm: nothing credibly beyond the rest of the team under the review's false-alarm budget."
+
+
 def alert_lines(report: FeedbackReport) -> list[str]:
-    """Each drift alert of the contractor as a plain sentence: rubric, week and evidence."""
-    return [
-        f"{rubric_title(r)}, week of {pd.Timestamp(w).date()}: {e}"
-        for r, w, e in zip(report.alerts["rubric"], report.alerts["alert_week"], report.alerts["evidence"], strict=True)
-    ]
+    """Each alarm of the contractor as a plain sentence: kind, rubric and dimension or rule, since when, the
+    evidence, and who acknowledged it."""
+    return [alert_line(a) for a in report.alerts.itertuples(index=False)]
+
+
+def alert_line(a: Any) -> str:
+    """One alarm (an ALERT_COLUMNS row) as a plain sentence."""
+    where = f" ({a.dimension})" if a.dimension else ""
+    since = f" since {pd.Timestamp(a.since).date()}" if pd.notna(a.since) else ""
+    acked = f" Acknowledged by {a.acknowledged_by}: {a.reason}" if a.acknowledged else ""
+    return f"{KIND_TITLES.get(a.kind, a.kind)} on {rubric_title(a.rubric)}{where}{since}: {a.detail}{acked}"
 
 
 def case_heading(case: pd.Series) -> str:
@@ -248,8 +258,9 @@ CASE_TEXTS = (
     ("note", "Reviewer's note"),
 )
 EFFECTS_EXPLAIN = (
-    "Each rater effect is checked on every rubric where your ratings can show it. One is listed here only with "
-    "at least 30 of the things it counts and when its whole 95% interval lies clearly past no effect."
+    "Each rater effect is checked on every rubric where your ratings can show it. One is listed here only when "
+    "the review raises an alarm on it: your own figure credibly beyond the rest of the team's by more than the "
+    "effect's margin, within one false-alarm budget for every alarm of the review."
 )
 
 

@@ -258,11 +258,11 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
         f'<p class="muted">{computed_on}</p>',
         f"<h2>Highlights</h2><ul>{highlights}</ul>",
         f"<h2>What to change</h2>{_effects_html(report)}",
-        "<h2>Drift alerts</h2>"
+        "<h2>Alarms</h2>"
         + (
             "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in display.alert_lines(report)) + "</ul>"
             if len(report.alerts)
-            else "<p>No drift alert: your agreement held.</p>"
+            else f"<p>{_e(display.NO_ALARM)}</p>"
         ),
         f'<h2>Rubric rules you broke</h2><p class="muted">{_e(display.RULES_EXPLAIN)}</p>'
         + (_html_table(display.rule_rows(report)) if not report.rules.empty else "<p>No rubric rule broken.</p>"),

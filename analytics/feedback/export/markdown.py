@@ -39,8 +39,8 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     if display.shown_effects(report).empty:
         out += ["", "No rater effect shows clearly in your ratings."]
     out += ["", *[f"- {md_escape(line)}" for line in display.effects_summary(report)]]
-    out += ["", "## Drift alerts", ""]
-    out += [f"- {md_escape(line)}" for line in display.alert_lines(report)] or ["No drift alert: your agreement held."]
+    out += ["", "## Alarms", ""]
+    out += [f"- {md_escape(line)}" for line in display.alert_lines(report)] or [md_escape(display.NO_ALARM)]
     out += ["", "## Rubric rules you broke", "", md_escape(display.RULES_EXPLAIN), ""]
     out += _md_table(display.rule_rows(report)) if not report.rules.empty else ["No rubric rule broken."]
     out += ["", "## Agreement with researchers, per dimension", "", md_escape(display.EXPLAIN)]

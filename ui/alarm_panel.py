@@ -1,0 +1,94 @@
+"""The alarms of a review on a page (Overview, Feedback): the headline (alarms not yet acknowledged), the
+acknowledged ones still listed, every alarm's figures, what each kind can find, and the form a lead acknowledges
+an alarm with. Every text from the data is escaped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from analytics.alarms import acks, budget
+from analytics.alarms.review import KIND_TITLES
+from ui import state
+from ui.tables import number_columns, table
+from ui.text import md_escape
+
+BUDGET_NOTE = (
+    f"Every alarm (drift, rubric rules, rater effects) is decided by one rule over every test of the review, all "
+    f"kinds and contractors together: on a steady team at most {budget.FALSE_ALARMS_PER_REVIEW:g} false alarms "
+    "are expected per review, whatever the team's size, the number of rules or the project's length "
+    "(docs/alarms.md; measured in bench/RESULTS.md)."
+)
+
+
+def _label(a: pd.Series, names: Callable[[str], str]) -> str:
+    """How an alarm reads in a list or picker: kind, contractor, rubric and dimension or rule."""
+    where = f", {a['dimension']}" if a["dimension"] else ""
+    return f"{KIND_TITLES.get(a['kind'], a['kind'])}: {names(str(a['rater_id']))} ({a['rubric']}{where})"
+
+
+def _acknowledge(key: str, alerts: pd.DataFrame) -> None:
+    """Form callback: record or withdraw the chosen alarm's acknowledgement from the form's fields."""
+    ss = st.session_state
+    a = alerts.iloc[int(ss[f"{key}_pick"])]
+    ids = (str(a["kind"]), str(a["rater_id"]), str(a["rubric"]), str(a["dimension"]))
+    try:
+        if bool(a["acknowledged"]):
+            acks.withdraw(state.cursor(), *ids)
+            ss[f"{key}_done"] = "Acknowledgement withdrawn: the alarm is back in the headline."
+        else:
+            acks.acknowledge(state.cursor(), *ids, by=ss[f"{key}_by"], reason=ss[f"{key}_why"])
+            ss[f"{key}_done"] = "Acknowledged: the alarm left the headline and stays listed."
+    except ValueError as e:
+        ss[f"{key}_done"] = f"Not recorded: {e}"
+
+
+def show_alarms(alerts: pd.DataFrame, key: str, names: Callable[[str], str], empty: str) -> None:
+    """The headline, the acknowledged alarms, the table of every alarm and the acknowledgement form."""
+    if f"{key}_done" in st.session_state:
+        st.info(md_escape(st.session_state.pop(f"{key}_done")))
+    if alerts.empty:
+        st.markdown(md_escape(empty))
+        return
+    open_, acked = alerts[~alerts["acknowledged"].astype(bool)], alerts[alerts["acknowledged"].astype(bool)]
+    if len(open_):
+        st.markdown(
+            "\n".join(f"- **{md_escape(_label(a, names))}**: {md_escape(a['detail'])}" for _, a in open_.iterrows())
+        )
+    else:
+        st.markdown("Every alarm is acknowledged.")
+    if len(acked):
+        st.caption(
+            "Acknowledged (out of the headline): "
+            + "; ".join(
+                md_escape(f"{_label(a, names)}, by {a['acknowledged_by']}: {a['reason']}") for _, a in acked.iterrows()
+            )
+        )
+    table(alerts, "alarms", key=f"{key}_dl", column_config=number_columns(alerts))
+    with st.expander("Acknowledge an alarm"):
+        labels = [_label(a, names) + (" (acknowledged)" if a["acknowledged"] else "") for _, a in alerts.iterrows()]
+        st.selectbox("Alarm", range(len(alerts)), key=f"{key}_pick", format_func=lambda i: md_escape(labels[i]))
+        f = st.columns([1, 2])
+        f[0].text_input("By", key=f"{key}_by", max_chars=acks.MAX_TEXT)
+        f[1].text_input("Why (talked to them, a known cause, ...)", key=f"{key}_why", max_chars=acks.MAX_TEXT)
+        st.button(
+            "Acknowledge, or withdraw an acknowledgement", key=f"{key}_ack", on_click=_acknowledge, args=(key, alerts)
+        )
+
+
+def show_power(power: pd.DataFrame, key: str) -> None:
+    """What silence means: the effect each kind finds 80% of the time at the team's n."""
+    st.markdown(
+        "**What silence means.** "
+        + " ".join(
+            md_escape(f"{KIND_TITLES.get(k, k)}: {s}") for k, s in zip(power["kind"], power["sentence"], strict=True)
+        )
+    )
+    st.caption(
+        f"Each at {budget.POWER:.0%} detection, at the team's median tasks (or submissions) under these filters, and "
+        "at the level a test is held to when nothing else alarms: with other alarms found the rule loosens, so these "
+        "are found at least as often."
+    )
+    table(power, "alarm power", key=f"{key}_dl_power", column_config=number_columns(power))
