@@ -3,6 +3,8 @@ gold was hidden, with the share of gold given to each method.
 
     .venv/bin/python bench/bench_model.py [--crowdkit-python /work/ckenv/bin/python] [--seeds 5]
 
+The coverage of the accuracy intervals against the same gold: bench/bench_model_coverage.py.
+
 Data:
 - Snow et al. 2008 RTE and temp (../shared/real-data/snow2008): 10 workers per item, expert gold for every item.
   A fifth of the items (a seed's random draw) give their gold as researcher labels; the other four fifths are

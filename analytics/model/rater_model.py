@@ -33,7 +33,7 @@ from analytics.agreement.counts import rater_level_counts
 from analytics.core.filters import NO_FILTERS, Filters
 from analytics.core.queries import Query
 from analytics.core.rater_ids import is_anonymous
-from analytics.core.stats import wilson_interval
+from analytics.model import calibration
 from analytics.store import keys
 
 PRIOR_WEIGHT = 4.0  # pseudo-labels per true level pulling a rater's confusion row toward the pooled one
@@ -302,12 +302,11 @@ def _dimension(
             "n_ratings": np.bincount(unit, minlength=len(first)),
         }
     )
-    # Per rater over their observed labels, in one pass each: labels, expected correct ones (the posterior of
-    # the label given), the expected signed distance label - true level, and labels on anchored units.
+    # Per rater over their observed labels, in one pass each: labels, the expected signed distance label - true
+    # level, and labels on anchored units.
     who, post = rater[observe], fit.posterior[unit[observe]]
     given = labels[observe]
     n_labels = np.bincount(who, minlength=len(rater_ids))
-    correct = np.bincount(who, post[np.arange(len(post)), given], len(rater_ids))
     bias = np.bincount(who, given - post @ np.arange(q), len(rater_ids))
     n_anchored = np.bincount(who, truth[unit[observe]] >= 0, len(rater_ids))
     # A rater's role is that of their first rating here; their tasks are their distinct task keys (hashed, not
@@ -318,23 +317,24 @@ def _dimension(
     task = g["task_key"].to_numpy().astype(np.int64)
     span = int(task.max()) + 1
     tasks = np.bincount(pd.unique(rater * span + task) // span, minlength=len(rater_ids))
+    # The expected share correct under calibrated posteriors, with a Wilson interval whose n counts the rater's
+    # tasks (labels of one task are not independent) and the uncertainty of the truth (analytics/model/calibration).
+    accuracy, low, high = calibration.rater_accuracy(
+        fit.posterior, fit.confusion, fit.prior, unit[observe], who, given, truth, tasks
+    )
     rows = []
     for r, rid in enumerate(rater_ids):
         if not n_labels[r] or is_anonymous(rid):
             continue
         n, n_tasks = int(n_labels[r]), int(tasks[r])
-        # Wilson interval of the expected share correct, with the rater's tasks (not labels) as the sample size:
-        # labels of one task are not independent (conditional on the fitted model; docs/rater-model.md).
-        share = float(correct[r]) / n
-        low, high = wilson_interval(np.array([share * n_tasks]), np.array([n_tasks]))
         rows.append(
             {
                 "rater_id": rid,
                 "rubric": rubric,
                 "dimension": dimension,
-                "accuracy": share,
-                "accuracy_ci_low": float(low[0]),
-                "accuracy_ci_high": float(high[0]),
+                "accuracy": float(accuracy[r]),
+                "accuracy_ci_low": float(low[r]),
+                "accuracy_ci_high": float(high[r]),
                 "n_tasks": n_tasks,
                 "role": str(roles[r]),
                 "bias": float(bias[r]) / n,
