@@ -135,6 +135,8 @@ else:
             f"The rater model did not converge on this dimension within {rater_model.MAX_ITERATIONS} steps: "
             "its accuracies and consensus labels here are approximate."
         )
+    if dimension in rater_model.uncalibrated(view.model):
+        st.info(f"This dimension has {rater_model.uncalibration_text()}.")
     one = beside[beside["dimension"] == dimension].assign(rater_name=lambda d: d["rater_id"].map(sidebar.rater_name))
     show(st, rc.model_vs_agreement(one, f"{view.labels.get(dimension, dimension)}: model accuracy and agreement"))
     st.caption(

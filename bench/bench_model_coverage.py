@@ -90,7 +90,7 @@ def intervals(data: Snow, given: np.ndarray) -> dict[str, tuple[np.ndarray, np.n
     fit = rm.fit_labels(data.units, data.raters, data.labels, data.q, ordinal=False, truth=truth)
     k = int(data.raters.max()) + 1
     n = np.bincount(data.raters, minlength=k)  # one label per item and worker: tasks = labels
-    _, low, high = calibration.rater_accuracy(
+    _, low, high, _ = calibration.rater_accuracy(
         fit.posterior, fit.confusion, fit.prior, data.units, data.raters, data.labels, truth, n
     )
     right = fit.posterior[data.units, data.labels]

@@ -8,7 +8,7 @@ import pandas as pd
 from analytics import store
 from analytics.alarms.review import review
 from analytics.core.filters import Filters
-from analytics.model import rater_model, raters
+from analytics.model import calibration, rater_model, raters
 from tests.conftest import app_test
 
 PAGE = "app_pages/raters.py"
@@ -36,6 +36,7 @@ def test_effects_model_and_consensus_on_the_demo(shared_app_store):
     assert at.selectbox(key="raters_model_dim").value == "usefulness_comparison"  # the rubric's primary dimension
     assert not any("Error" in e.value for e in at.error)
     assert not any("did not converge" in w.value for w in at.warning)
+    assert not any("not calibrated" in i.value for i in at.info)
 
 
 def test_the_grid_has_every_contractor_and_effect_and_says_which_were_not_measured(shared_app_store, demo_store):
@@ -74,6 +75,15 @@ def test_an_unconverged_fit_is_flagged_on_the_page(app_store, monkeypatch):
     at = app_test(PAGE)
     assert not at.exception, at.exception
     assert any("did not converge on this dimension within 2 steps" in w.value for w in at.warning)
+
+
+def test_an_uncalibrated_dimension_is_labelled_on_the_page(app_store, monkeypatch):
+    """When the dimension shown has too few researcher-labelled units to calibrate its accuracy intervals on, the
+    page says so with the coverage such intervals were measured to have."""
+    monkeypatch.setattr(calibration, "MIN_CALIBRATION_UNITS", 10**9)
+    at = app_test(PAGE)
+    assert not at.exception, at.exception
+    assert any(f"covered {calibration.UNCALIBRATED_COVERAGE}" in i.value for i in at.info)
 
 
 def test_the_view_reports_its_progress_in_order(demo_store):

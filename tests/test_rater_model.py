@@ -12,6 +12,7 @@ from conftest import shared_path
 from scipy.stats import spearmanr
 
 from analytics.core.filters import Filters
+from analytics.model import calibration
 from analytics.model import rater_model as rm
 from analytics.store import keys
 
@@ -225,6 +226,24 @@ def test_a_fit_stopped_by_the_step_limit_is_named(demo, monkeypatch):
     model = rm.fit_model(demo, Filters(rubric="answer_comparison", dimensions=("usefulness_comparison",)))
     assert rm.unconverged(model) == ["usefulness_comparison"]
     assert "not converged after 2 steps" in rm.model_text(rm.contract_payload(model))
+
+
+def test_an_uncalibrated_dimension_is_named_with_its_measured_coverage(demo, monkeypatch):
+    """With too few researcher-labelled units to calibrate on, the rows' temperature is null, uncalibrated() names
+    the dimension and the text gives the coverage such intervals were measured to have."""
+    monkeypatch.setattr(calibration, "MIN_CALIBRATION_UNITS", 10**9)
+    model = rm.fit_model(demo, Filters(rubric="answer_comparison", dimensions=("usefulness_comparison",)))
+    assert model.raters["temperature"].isna().all()
+    assert rm.uncalibrated(model) == ["usefulness_comparison"]
+    assert f"covered {calibration.UNCALIBRATED_COVERAGE}" in rm.model_text(rm.contract_payload(model))
+
+
+def test_a_calibrated_dimension_says_nothing_of_it(demo_model):
+    """A dimension calibrated on enough researcher-labelled units has a temperature in (0, 1] and no note."""
+    r = demo_model.raters
+    calibrated = r[r["dimension"] == "usefulness_comparison"]
+    assert ((calibrated["temperature"] > 0) & (calibrated["temperature"] <= 1)).all()
+    assert "usefulness_comparison" not in rm.uncalibrated(demo_model)
 
 
 def test_contract_payload_keys(demo_model):

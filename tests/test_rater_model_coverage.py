@@ -110,6 +110,23 @@ def test_calibration_keeps_anchors_and_the_consensus():
     assert 0.7 < t <= 1.0
 
 
+def test_too_few_anchored_units_leave_the_posteriors_uncalibrated():
+    """Under MIN_CALIBRATION_UNITS anchored units with a contractor label: the fit's posteriors unchanged and the
+    temperature NaN (not calibrated), which rater_accuracy passes on."""
+    units, raters, labels, truth = _labels(3)
+    known = np.full(len(truth), -1)
+    known[: calibration.MIN_CALIBRATION_UNITS - 1] = truth[: calibration.MIN_CALIBRATION_UNITS - 1]
+    fit = rm.fit_labels(units, raters, labels, 3, ordinal=False, truth=known)
+    post, t = calibration.calibrated(fit.posterior, fit.confusion, fit.prior, units, raters, labels, known)
+    assert np.isnan(t) and (post == fit.posterior).all()
+    n = np.bincount(raters)
+    accuracy, _, _, t = calibration.rater_accuracy(
+        fit.posterior, fit.confusion, fit.prior, units, raters, labels, known, n
+    )
+    assert np.isnan(t)
+    assert np.allclose(accuracy, np.bincount(raters, fit.posterior[units, labels]) / n)
+
+
 def test_the_interval_covers_worker_accuracy_on_snow_temp():
     """Snow 2008 temp, a fifth of the gold given, seeds 0-4: the intervals cover the workers' accuracy (the
     bench's `covers p`) 93-97% of the time on average, within three Monte Carlo errors (the seeds' standard

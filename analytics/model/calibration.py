@@ -15,6 +15,8 @@ the gold given, a Wilson interval treating it as known covered the workers' accu
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import optimize, sparse
 
@@ -23,6 +25,9 @@ from analytics.core.stats import wilson_bounds
 MIN_CALIBRATION_UNITS = 20  # anchored units with a contractor label needed to estimate a temperature (else T = 1)
 MAX_CALIBRATION_UNITS = 20_000  # evenly spaced anchored units a temperature is learnt from (standard error ~0.01)
 MIN_TEMPERATURE = 0.05  # the smallest temperature searched (T -> 0 flattens every posterior)
+# What the interval was measured to cover where it cannot be calibrated (no temperature learnt): on Snow 2008 with
+# no gold given, 92.8% (RTE) and 89.9% (temp) (bench/RESULTS.md, bench/bench_model_coverage.py --share 0).
+UNCALIBRATED_COVERAGE = "90-93%"
 
 
 def log_posterior(
@@ -68,13 +73,14 @@ def calibrated(
 ) -> tuple[np.ndarray, float]:
     """The fit's posteriors with the unanchored units' ones tempered (anchored units keep their level), and the
     temperature, learnt on the anchored units that have a contractor label (at most MAX_CALIBRATION_UNITS of
-    them: `units`, `raters`, `labels` are the observed ratings, `truth` each unit's known level or -1)."""
+    them: `units`, `raters`, `labels` are the observed ratings, `truth` each unit's known level or -1). With fewer
+    than MIN_CALIBRATION_UNITS such units, the fit's posteriors and NaN (not calibrated)."""
     anchored = truth >= 0
     seen = np.zeros(len(truth), dtype=bool)
     seen[units] = True
     known = np.flatnonzero(anchored & seen)
     if len(known) < MIN_CALIBRATION_UNITS:
-        return posterior, 1.0
+        return posterior, math.nan
     log_post = log_posterior(units, raters, labels, confusion, prior, len(truth))
     known = known[np.linspace(0, len(known) - 1, min(len(known), MAX_CALIBRATION_UNITS)).astype(int)]
     t = temperature(log_post[known], truth[known])
@@ -108,14 +114,15 @@ def rater_accuracy(
     labels: np.ndarray,
     truth: np.ndarray,
     n_tasks: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Per rater (index of `n_tasks`): accuracy (expected share of their observed labels equal to the true level,
-    under the calibrated posteriors) and its 95% interval (accuracy_bounds; `n_tasks` per rater)."""
-    sure, _ = calibrated(posterior, confusion, prior, units, raters, labels, truth)
+    under the calibrated posteriors) and its 95% interval (accuracy_bounds; `n_tasks` per rater); and the
+    temperature (NaN: not calibrated)."""
+    sure, t = calibrated(posterior, confusion, prior, units, raters, labels, truth)
     right = sure[units, labels]
     k = len(n_tasks)
     n_labels = np.bincount(raters, minlength=k)
     correct = np.bincount(raters, right, k)
     with np.errstate(divide="ignore", invalid="ignore"):
         low, high = accuracy_bounds(correct, np.bincount(raters, right * (1 - right), k), n_labels, n_tasks)
-        return correct / n_labels, low, high
+        return correct / n_labels, low, high, t

@@ -54,6 +54,7 @@ RATER_COLUMNS = (
     "n_labels",
     "n_anchored",
     "converged",  # the dimension's fit stopped by TOLERANCE, not after MAX_ITERATIONS steps
+    "temperature",  # the dimension's calibration of the accuracies (analytics/model/calibration), NaN: not calibrated
 )
 CONSENSUS_COLUMNS = ("task_id", "rubric", "dimension", "target", "label", "confidence", "anchored", "n_ratings")
 CONSENSUS_TEXT = ("task_id", "rubric", "dimension", "target", "label")
@@ -319,7 +320,7 @@ def _dimension(
     tasks = np.bincount(pd.unique(rater * span + task) // span, minlength=len(rater_ids))
     # The expected share correct under calibrated posteriors, with a Wilson interval whose n counts the rater's
     # tasks (labels of one task are not independent) and the uncertainty of the truth (analytics/model/calibration).
-    accuracy, low, high = calibration.rater_accuracy(
+    accuracy, low, high, temperature = calibration.rater_accuracy(
         fit.posterior, fit.confusion, fit.prior, unit[observe], who, given, truth, tasks
     )
     rows = []
@@ -341,6 +342,7 @@ def _dimension(
                 "n_labels": n,
                 "n_anchored": int(n_anchored[r]),
                 "converged": fit.converged,
+                "temperature": temperature,
             }
         )
     return rows, consensus
@@ -444,8 +446,28 @@ def model_text(payload: dict, shown: int = 3) -> str:
             for r in low.itertuples()
         )
         stopped = "" if g["converged"].all() else f" (not converged after {MAX_ITERATIONS} steps: approximate)"
-        lines.append(f"  {rubric}/{dimension}: {who}{stopped}")
+        lines.append(f"  {rubric}/{dimension}: {who}{stopped}{_uncalibrated_note(g)}")
     return "\n".join(lines)
+
+
+def uncalibration_text() -> str:
+    """Why a dimension's accuracy intervals are not calibrated, and the coverage they were measured to have."""
+    return (
+        f"fewer than {calibration.MIN_CALIBRATION_UNITS} researcher-labelled units with contractor labels, so its "
+        f"accuracy intervals are not calibrated: such intervals covered {calibration.UNCALIBRATED_COVERAGE} of "
+        "workers' accuracies on Snow 2008 gold, not 95%"
+    )
+
+
+def _uncalibrated_note(g: pd.DataFrame) -> str:
+    """The text's note on a dimension whose rows (`g`) have no temperature, else nothing."""
+    return f" ({uncalibration_text()})" if g["temperature"].isna().all() else ""
+
+
+def uncalibrated(model: RaterModel) -> list[str]:
+    """The dimensions whose accuracy intervals are not calibrated (too few researcher-labelled units)."""
+    r = model.raters
+    return sorted(set(r.loc[r["temperature"].isna(), "dimension"]))
 
 
 def unconverged(model: RaterModel) -> list[str]:
