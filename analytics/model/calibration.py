@@ -22,7 +22,7 @@ from scipy import optimize, sparse
 
 from analytics.core.stats import wilson_bounds
 
-MIN_CALIBRATION_UNITS = 20  # anchored units with a contractor label needed to estimate a temperature (else T = 1)
+MIN_CALIBRATION_UNITS = 20  # anchored units with a contractor label needed to learn a temperature (else not calibrated)
 MAX_CALIBRATION_UNITS = 20_000  # evenly spaced anchored units a temperature is learnt from (standard error ~0.01)
 MIN_TEMPERATURE = 0.05  # the smallest temperature searched (T -> 0 flattens every posterior)
 # What the interval was measured to cover where it cannot be calibrated (no temperature learnt): on Snow 2008 with
