@@ -198,8 +198,10 @@ primary = [d for d in dims.loc[dims["is_primary"], "dimension"] if d in used]
 # --- per dimension -----------------------------------------------------------------------------------------
 st.subheader("Agreement per dimension")
 st.caption(
-    "Each coefficient with its 95% interval over tasks in brackets (task bootstrap; the delta method from "
-    f"{agreement.DELTA_MIN_TASKS} tasks on). — means undefined (the notes say why), "
+    "Each coefficient with its 95% interval over tasks in brackets (proportions: Wilson at the effective number of "
+    "tasks; kappa-type coefficients between two raters: the delta method on Fisher's z, none below "
+    f"{agreement.MIN_INTERVAL_TASKS} tasks; coefficients of three or more raters: the task bootstrap). — means "
+    "undefined (the notes say why), "
     "n/a that the coefficient does not exist for the dimension's scale (e.g. weighted kappa at nominal level)."
 )
 small = report.dimensions[report.dimensions["small_n"]]

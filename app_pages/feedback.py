@@ -108,7 +108,7 @@ def pick_contractor(contractors: list[str], filters: Filters) -> str:
         default = load_default(state.version(), filters.but(roles=(), dimensions=()))
         if default in contractors:
             st.session_state["fb_contractor"] = default
-    help_text = review_first.DEFAULT_RULE.format(min_tasks=MIN_TASKS)
+    help_text = review_first.DEFAULT_RULE
     return st.selectbox("Contractor", contractors, key="fb_contractor", help=help_text, format_func=sidebar.rater_name)
 
 

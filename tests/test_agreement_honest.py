@@ -116,9 +116,10 @@ def _signatures(cells: np.ndarray) -> sg.Signatures:
     return sg.Signatures(distinct, counts.astype(float), int(len(cells) * 2))
 
 
-def test_task_bootstrap_covers_95_percent_with_several_targets_and_two_researcher_labels():
+def test_task_intervals_cover_95_percent_with_several_targets_and_two_researcher_labels():
     """Several targets per task and two researcher labels per unit: the 95% interval of Cohen's kappa and of
-    exact agreement covers the model's true value 93-97% of the time (resampling units covered 86-90%)."""
+    exact agreement (over tasks: Fisher's z and Wilson at the effective tasks) covers the model's true value 93-97%
+    of the time (resampling units as if independent covered 86-90%)."""
     truth = co.pair_arrays(_population_table(), np.arange(1, Q + 1), "nominal")
     want = {"cohen_kappa": float(truth["cohen_kappa"][0]), "exact_agreement": float(truth["agreement"][0])}
     s = nominal_scale(Q)
@@ -142,10 +143,11 @@ def test_task_bootstrap_covers_95_percent_with_several_targets_and_two_researche
     assert unit_hits / runs < 0.92  # the defect this replaces: too narrow when pairs share a task
 
 
-def test_delta_method_covers_95_percent_from_delta_min_tasks():
-    """Groups of DELTA_MIN_TASKS tasks or more get the delta method's interval over tasks (no resampling): with
-    several targets per task and two researcher labels per unit it covers the model's true kappa and exact
-    agreement 93-97% of the time, like the bootstrap at 120 tasks above, and its width is the bootstrap's."""
+def test_task_intervals_cover_95_percent_at_500_tasks_and_match_the_bootstrap():
+    """At 500 tasks the reported intervals (the delta method over tasks: Fisher's z for kappa, Wilson at the
+    effective tasks for exact agreement) cover the model's true kappa and exact agreement 93-97% of the time with
+    several targets per task and two researcher labels per unit, and every coefficient's ends are the task
+    bootstrap's percentile interval's (2,000 resamples) within 0.015: at this size both are the normal law's."""
     truth = co.pair_arrays(_population_table(), np.arange(1, Q + 1), "nominal")
     want = {"cohen_kappa": float(truth["cohen_kappa"][0]), "exact_agreement": float(truth["agreement"][0])}
     s = nominal_scale(Q)
@@ -153,14 +155,15 @@ def test_delta_method_covers_95_percent_from_delta_min_tasks():
     hits = {k: 0 for k in want}
     runs = 600
     for i in range(runs):
-        sig = _signatures(_simulate(iv.DELTA_MIN_TASKS, rng))
+        sig = _signatures(_simulate(500, rng))
         got = prw.pair_coefficients(s, sig, n_boot=1000, seed=i).set_index("statistic")
-        assert set(got.loc[list(want), "ci_method"]) == {iv.DELTA}
+        assert got.loc["cohen_kappa", "ci_method"] == iv.FISHER_Z
+        assert got.loc["exact_agreement", "ci_method"] == iv.WILSON_EFFECTIVE
         for k in want:
             hits[k] += got.loc[k, "ci_low"] <= want[k] <= got.loc[k, "ci_high"]
         if i < 5:  # every coefficient: the percentile interval of 2,000 task resamples has about the same ends
             boot = prw.pair_coefficients(s, sig, n_boot=2000, seed=i, force_bootstrap=True).set_index("statistic")
-            assert set(boot["ci_method"].dropna()) <= {iv.BOOTSTRAP, ""}
+            assert set(boot.loc[got.index[~got.index.isin(iv.PROPORTIONS)], "ci_method"].dropna()) <= {iv.BOOTSTRAP, ""}
             for name in got.index[got["ci_low"].notna()]:
                 assert got.loc[name, "value"] == pytest.approx(boot.loc[name, "value"]), name
                 assert got.loc[name, "ci_low"] == pytest.approx(boot.loc[name, "ci_low"], abs=0.015), name
@@ -272,7 +275,7 @@ def test_a_constant_kappa_of_many_tasks_gets_no_interval_of_rounding_width():
     """A contractor who used one level on 600 tasks has kappa 0 on every resample: no interval, with the reason.
     The delta method's numerical gradient can give such a kappa a width of rounding size (a pair of raters at 300k
     tasks of bench/generate.py: [-7.1e-13, 7.1e-13] over 1,385 tasks), which is no interval either."""
-    rounding = iv.interval_of("cohen_kappa", 0.0, -7.1e-13, 7.1e-13, 0, 1385, rw.MIN_TASKS, 1000, iv.DELTA)
+    rounding = iv.interval_of("cohen_kappa", 0.0, -7.1e-13, 7.1e-13, 0, 1385, 1000, iv.DELTA)
     assert math.isnan(rounding.low) and "too little variation" in (rounding.reason or "")
     rng = np.random.default_rng(11)
     rows = []
@@ -288,16 +291,23 @@ def test_a_constant_kappa_of_many_tasks_gets_no_interval_of_rounding_width():
 
 
 def test_undefined_resamples_are_counted_and_reported():
-    """Resamples where kappa is 0/0 are left out of the interval, counted, and said in the notes."""
-    rows = []
-    for i in range(8):
-        value = "no" if i == 0 else "yes"  # only one task uses a second level: most resamples have one level
-        rows += [(f"t{i}", "", "c1", "contractor", "d", value), (f"t{i}", "", "r1", "researcher", "d", value)]
-    con = store_of(("rare.csv", canonical(rows)))
-    report = agreement.agreement_report(con, agreement.AgreementSpec(n_boot=500, seed=0, filters=Filters()))
-    kappa = report.coefficients.query("scope == 'rater' and statistic == 'cohen_kappa'").iloc[0]
+    """Resamples where kappa is 0/0 are left out of the task bootstrap's interval, counted, and said in the notes
+    (the bootstrap of multi-rater coefficients and of `force_bootstrap`; pair groups report analytic intervals)."""
+    cells = np.zeros((8, 4))
+    cells[0, 0] = 1  # only one task uses a second level: most resamples have one level
+    cells[1:, 3] = 1
+    sig = _signatures_of(cells)
+    base, coefs = prw.pair_rows(nominal_scale(2), [("c1",)], [sig], [None], [500], 0, "r1", rw.RATER_STATS, False)[0]
+    kappa = next(c for c in coefs if c["statistic"] == "cohen_kappa")
     assert 0 < kappa["boot_undefined"] < 500
-    assert f"{kappa['boot_undefined']} of 500 resamples undefined" in report.raters.iloc[0]["notes"]
+    row = rw.wide_row(base, coefs, rw.RATER_STATS, 500)
+    assert f"{kappa['boot_undefined']} of 500 resamples undefined" in row["notes"]
+
+
+def _signatures_of(cells: np.ndarray) -> sg.Signatures:
+    """Signatures of per-task cells with one unit per task."""
+    distinct, counts = np.unique(cells, axis=0, return_counts=True)
+    return sg.Signatures(distinct, counts.astype(float), len(cells))
 
 
 def test_small_n_counts_tasks_not_pairs():
@@ -315,14 +325,37 @@ def test_small_n_counts_tasks_not_pairs():
     assert row["small_n"]
 
 
-def test_review_order_never_puts_a_contractor_with_few_tasks_first():
-    """A contractor with 2 tasks and a low value ranks after every contractor with enough tasks."""
+def test_review_order_ranks_by_the_upper_bound_with_no_cut_at_a_number_of_tasks():
+    """Issue 48's example: exact agreement about 0.29 on 29 tasks was listed 9th, after six ordinary contractors,
+    and the same habit on 30 tasks 2nd, because a 30-task cut decided the order. Ranked by the upper end of the
+    Wilson interval (which widens smoothly as tasks fall), the two sit next to each other, both ahead of the
+    ordinary contractors; a newcomer with 2 of 3 tasks agreeing ranks after them (their bound reaches 0.94)."""
+    plan = {f"o{i}": (60, 42 + i) for i in range(6)} | {"c29": (29, 8), "c30": (30, 9), "n3": (3, 2)}
+    rows = [(f"t{i}", "", "r1", "researcher", "d", "yes") for i in range(60)]
+    for rater, (tasks, agreeing) in plan.items():
+        rows += [(f"t{i}", "", rater, "contractor", "d", "yes" if i < agreeing else "no") for i in range(tasks)]
+    con = store_of(("ranks.csv", canonical(rows)))
+    got = agreement.rater_agreement(con, agreement.AgreementSpec(filters=Filters()))
+    by = got.set_index("rater_id")
+    assert by.loc["c29", "small_n"] and not by.loc["c30", "small_n"]  # the flag stays; it no longer ranks
+    order = team.review_order(got, "exact_agreement")["rater_id"].tolist()
+    assert abs(order.index("c29") - order.index("c30")) == 1
+    assert max(order.index("c29"), order.index("c30")) < min(order.index(f"o{i}") for i in range(6))
+    assert order[-1] == "n3"
+    # the ranking key is the interval's upper end: nondecreasing down the list
+    uppers = by.loc[order, "exact_agreement_ci_high"].to_numpy()
+    assert (np.diff(uppers) >= 0).all()
+
+
+def test_review_order_puts_values_without_an_interval_last():
+    """A value with no interval (Cohen's kappa below MIN_INTERVAL_TASKS tasks) has nothing bounding it: after
+    every rater with an interval, then by value."""
     rows = pd.DataFrame(
         {
             "rater_id": ["few", "many_low", "many_high"],
             "cohen_kappa": [-0.5, 0.2, 0.7],
-            "cohen_kappa_ci_low": [-1.0, 0.1, 0.6],
-            "cohen_kappa_ci_high": [0.6, 0.3, 0.8],
+            "cohen_kappa_ci_low": [math.nan, 0.1, 0.6],
+            "cohen_kappa_ci_high": [math.nan, 0.3, 0.8],
             "n_tasks": [2, 80, 90],
             "small_n": [True, False, False],
         }

@@ -338,30 +338,25 @@ def _cvr_rows(n_units: int, seed: int) -> list[tuple]:
     return rows
 
 
-def test_bootstrap_is_seeded_and_narrows_with_more_units():
-    """Same seed, same interval; a different seed moves it a little; four times the units, a narrower one."""
+def test_intervals_are_seeded_where_resampled_and_narrow_with_more_units():
+    """A rater's interval is analytic (the delta method over tasks): the same whatever the seed. The multi-rater
+    bootstrap's is seeded: same seed, same interval; a different seed moves it a little. Four times the units, a
+    narrower one."""
     con = load(_cvr_rows(60, 1), 5)
-    a = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=1000, seed=3, filters=Filters())).set_index(
-        "rater_id"
+    spec = lambda seed, comparison="contractor_vs_researcher": agreement.AgreementSpec(  # noqa: E731
+        comparison=comparison, n_boot=1000, seed=seed, filters=Filters()
     )
-    b = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=1000, seed=3, filters=Filters())).set_index(
-        "rater_id"
-    )
-    c = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=1000, seed=4, filters=Filters())).set_index(
-        "rater_id"
-    )
-    assert a.loc["c1", "cohen_kappa_ci_low"] == b.loc["c1", "cohen_kappa_ci_low"]
-    assert a.loc["c1", "cohen_kappa_ci_low"] != c.loc["c1", "cohen_kappa_ci_low"]
+    a = agreement.rater_agreement(con, spec(3)).set_index("rater_id")
+    c = agreement.rater_agreement(con, spec(4)).set_index("rater_id")
+    assert a.loc["c1", "cohen_kappa_ci_low"] == c.loc["c1", "cohen_kappa_ci_low"]
     assert a.loc["c1", "cohen_kappa_ci_low"] < a.loc["c1", "cohen_kappa"] < a.loc["c1", "cohen_kappa_ci_high"]
-    dims = agreement.dimension_agreement(
-        con, agreement.AgreementSpec(comparison="among_contractors", n_boot=1000, seed=3, filters=Filters())
-    ).iloc[0]
-    assert dims["krippendorff_alpha_ci_low"] < dims["krippendorff_alpha"] < dims["krippendorff_alpha_ci_high"]
+    dims = [agreement.dimension_agreement(con, spec(seed, "all_raters")).iloc[0] for seed in (3, 3, 4)]
+    alpha = [d["krippendorff_alpha_ci_low"] for d in dims]
+    assert alpha[0] == alpha[1] != alpha[2]
+    assert dims[0]["krippendorff_alpha_ci_low"] < dims[0]["krippendorff_alpha"] < dims[0]["krippendorff_alpha_ci_high"]
     wide = a.loc["c1", "cohen_kappa_ci_high"] - a.loc["c1", "cohen_kappa_ci_low"]
     con = load(_cvr_rows(240, 1), 5)
-    big = agreement.rater_agreement(con, agreement.AgreementSpec(n_boot=1000, seed=3, filters=Filters())).set_index(
-        "rater_id"
-    )
+    big = agreement.rater_agreement(con, spec(3)).set_index("rater_id")
     assert big.loc["c1", "cohen_kappa_ci_high"] - big.loc["c1", "cohen_kappa_ci_low"] < wide
     assert not big.loc["c1", "small_n"]
 

@@ -128,8 +128,7 @@ def test_pair_bootstrap_and_delta_on_used_levels_equal_dense(level, coarse):
     stats = (*rw.RATER_STATS, "scott_pi")
     run = lambda delta: prw.pair_rows(s, keys, sigs, [None] * 6, [300] * 6, 7, "ref", stats, delta=delta)  # noqa: E731
     for delta in (False, True):
-        with mock.patch.object(iv, "DELTA_MIN_TASKS", 30):  # the larger groups take the delta method
-            got, want = run(delta), _dense(lambda: run(delta))  # noqa: B023
+        got, want = run(delta), _dense(lambda: run(delta))  # noqa: B023
         for (gb, gc), (wb, wc) in zip(got, want, strict=True):
             assert gb == wb
             g, w = pd.DataFrame(gc).drop(columns="_ci_reason"), pd.DataFrame(wc).drop(columns="_ci_reason")
@@ -137,7 +136,7 @@ def test_pair_bootstrap_and_delta_on_used_levels_equal_dense(level, coarse):
             pd.testing.assert_frame_equal(g, w, rtol=tol, atol=tol)
         assert sum(c["ci_low"] == c["ci_low"] for _, coefs in got for c in coefs) > 20  # intervals were made
         if delta:
-            assert any(c["ci_method"] == iv.DELTA for _, coefs in got for c in coefs)
+            assert any(c["ci_method"] == iv.FISHER_Z for _, coefs in got for c in coefs)
 
 
 @pytest.mark.parametrize("level", co.LEVELS)
@@ -188,7 +187,9 @@ def _numbers(x, path=""):
 @pytest.mark.parametrize("level", [None, "nominal", "ordinal", "ratio"])
 def test_report_on_a_wide_scale_equals_dense(con, tmp_path, level):
     """The agreement JSON (dimensions, raters, pooled, ceiling, rater pairs, every interval) of raters on a
-    declared 0..100 scale is the same when every group is computed on the whole scale."""
+    declared 0..100 scale is the same when every group is computed on the whole scale: to 1e-12, and interval ends
+    to 1e-8 (pair intervals come from the delta method, whose forward differences amplify rounding: see
+    test_pair_bootstrap_and_delta_on_used_levels_equal_dense)."""
     rng = np.random.default_rng(9)
     lines = ["task_id,rater_id,role,rubric,dimension,target,value"]
     for t in range(40):
@@ -208,7 +209,8 @@ def test_report_on_a_wide_scale_equals_dense(con, tmp_path, level):
     intervals = 0
     for k, w in want.items():
         if isinstance(w, float) and isinstance(got[k], float):
-            assert math.isclose(got[k], w, rel_tol=TOL, abs_tol=TOL), k
+            tol = 1e-8 if "_ci_" in k else TOL
+            assert math.isclose(got[k], w, rel_tol=tol, abs_tol=tol), k
             intervals += "_ci_" in k
         elif "code_version" not in k:
             assert got[k] == w, k

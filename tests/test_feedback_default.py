@@ -1,5 +1,5 @@
-"""Which contractor the Feedback page opens on (analytics.feedback.review_first.default_contractor: enough shared tasks
-first, then the lowest upper bound of primary-dimension agreement) and how it shows a report without dates."""
+"""Which contractor the Feedback page opens on (analytics.feedback.review_first.default_contractor: the lowest upper
+bound of primary-dimension agreement, with no cut at a number of tasks) and how it shows a report without dates."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def _csv(agree: dict[str, tuple[int, int]]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-# a_first sorts first and agrees most; b_few agrees never but on 3 tasks only; c_low agrees on half of 40.
-RATERS = {"a_first": (40, 36), "b_few": (3, 0), "c_low": (40, 20), "c_mid": (40, 28)}
+# a_first sorts first and agrees most; b_few agrees on 1 of 3 tasks; c_low agrees on half of 40.
+RATERS = {"a_first": (40, 36), "b_few": (3, 1), "c_low": (40, 20), "c_mid": (40, 28)}
 
 
 def _load(con, agree: dict[str, tuple[int, int]]) -> None:
@@ -38,9 +38,10 @@ def _load(con, agree: dict[str, tuple[int, int]]) -> None:
     assert result.status == "loaded" and result.rows_quarantined == 0, result.errors
 
 
-def test_default_is_confidently_lowest_among_contractors_with_enough_tasks(con):
+def test_default_is_confidently_lowest(con):
     _load(con, RATERS)
-    # b_few's interval from 3 tasks reaches lower than c_low's, but fewer than MIN_TASKS tasks never come first.
+    # b_few's value (0.33) is lower than c_low's (0.50), but 3 tasks bound it only below 0.79 (Wilson): c_low's
+    # upper bound is lower.
     assert review_first.default_contractor(con) == "c_low"
     assert review_first.default_contractor(con, Filters(rubric=AC)) == "c_low"
     # The rater filter narrows the choice; the role and dimension filters do not matter.
@@ -49,9 +50,11 @@ def test_default_is_confidently_lowest_among_contractors_with_enough_tasks(con):
     assert review_first.default_contractor(con, Filters(raters=("r1",))) is None
 
 
-def test_default_falls_back_to_most_tasks(con):
+def test_few_tasks_rank_by_what_they_show_with_no_cut(con):
+    """0 of 5 tasks agreeing bounds agreement below 0.44 (Wilson), lower than 12 of 12's: it opens first, where
+    the 30-task cut used to fall back to the contractor with the most tasks."""
     _load(con, {"x_many": (12, 12), "x_few": (5, 0)})
-    assert review_first.default_contractor(con) == "x_many"
+    assert review_first.default_contractor(con) == "x_few"
 
 
 @pytest.fixture

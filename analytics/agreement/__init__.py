@@ -40,7 +40,7 @@ from analytics.agreement.coefficients import (
     percent_agreement,
 )
 from analytics.agreement.contract import contract_payload, contract_text
-from analytics.agreement.intervals import DELTA_MIN_TASKS
+from analytics.agreement.intervals import DELTA_MIN_TASKS, MIN_INTERVAL_TASKS
 from analytics.agreement.report import (
     AgreementReport,
     Ceiling,
@@ -80,6 +80,7 @@ __all__ = [
     "LONG_COLUMNS",
     "MIN_TASKS",
     "DELTA_MIN_TASKS",
+    "MIN_INTERVAL_TASKS",
     "MIN_UNITS",
     "PAIR_SET_COLUMNS",
     "RATER_COLUMNS",

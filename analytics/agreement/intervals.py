@@ -10,11 +10,25 @@ are held as distinct "signatures" with a task count each, and resampling T tasks
 multinomial draw of T over the signatures (Efron & Tibshirani 1993, ch. 6; performance notes: "resample
 counts, not rows"). A resample's vector is then `draws @ signatures`.
 
-Proportions (percent, exact, coarse agreement) from few tasks: a percentile interval can have zero width (three
-agreeing tasks give [1, 1]). Where the bootstrap interval of a proportion is degenerate, or the group has
-fewer than the minimum tasks, the Wilson score interval at n = tasks is used (its union with the bootstrap's
-when both exist): never a zero-width interval. Other coefficients with a degenerate bootstrap get no interval
-and a reason. Resamples where a coefficient is undefined (0/0) are left out and counted.
+Proportions (percent, exact, coarse agreement) get the Wilson score interval at the effective number of tasks,
+n_eff = p(1 - p) / Var(p) with Var(p) over tasks (Kish's design effect; Dean & Pagano 2015 found this Wilson
+interval the one that holds its coverage in clustered samples): one formula at every n, never a zero-width
+interval, and no switch of method at a number of tasks. n_eff is at most the number of pairs, and is the number
+of pairs where the variance is 0 (every pair agrees, or none does: no design effect can be estimated), as survey
+practice truncates the design effect at 1 (Korn & Graubard 1998; NCHS data presentation standards for proportions,
+Parker et al. 2017). Where the pairs are not known (a bootstrap caller) it is the number of tasks there instead.
+
+Pair coefficients (a rater against researchers, a pair of raters: `analytic_interval`) take their variance from
+the delta method over tasks at every n. Kappa-type coefficients (Cohen's and weighted kappa, Scott's pi,
+Krippendorff's alpha, Gwet's AC1/AC2, Brennan-Prediger) are skewed near their bound 1 at small n, so their normal
+interval is built on Fisher's z = atanh(kappa) and mapped back (a transformed delta-method interval): the plain
+normal interval covered 85-92% at 10-30 tasks, with the misses below the truth (bench/bench_coverage.py,
+bench/RESULTS.md). Below MIN_INTERVAL_TASKS tasks no interval held 93-97% in the benchmark's scenarios: they get
+none (NaN with a reason), the point estimate, n and small_n kept (DESIGN.md principle 6).
+
+Other coefficients resample tasks (multi-rater coefficients, Kendall's tau-b): their percentile interval, or no
+interval and a reason where every resample gives the same value. Resamples where a coefficient is undefined
+(0/0) are left out and counted.
 """
 
 from __future__ import annotations
@@ -25,11 +39,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats as sst
 
 from analytics.core.stats import PERCENTILES_95, Z95, wilson
 
 BOOT_BUDGET = 4_000_000  # most numbers held at once by one bootstrap batch (32 MB of float64)
 BOOTSTRAP, DELTA = "task bootstrap", "task delta method"  # how an interval was made
+WILSON_EFFECTIVE = "Wilson (effective tasks)"  # a proportion's score interval at n_eff (module docstring)
+FISHER_Z = "task delta method, Fisher z"  # a kappa-type coefficient's transformed interval
+DELTA_T = "task delta method, t"  # the mean difference: a normal interval with the t quantile
 # From DELTA_MIN_TASKS tasks, a statistic that is not smooth in the sums (a total variation distance, whose basic
 # interval corrects the bias of |.|) is resampled by the Gaussian multiplier bootstrap (Wu 1986; Chernozhukov,
 # Chetverikov & Kato 2013): the summed vectors are drawn from their normal law over tasks, which the multinomial
@@ -48,7 +66,7 @@ class Interval:
 
     low: float
     high: float
-    method: str  # "task bootstrap", "Wilson (tasks)", "task bootstrap + Wilson (tasks)" or "" (none)
+    method: str  # WILSON_EFFECTIVE, FISHER_Z, DELTA_T, "task bootstrap", "task delta method" or "" (none)
     undefined: int = 0  # resamples where the coefficient was 0/0 (left out)
     reason: str | None = None  # why there is no interval
 
@@ -225,12 +243,10 @@ def percentiles(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return bounds[0], bounds[1], np.where(drawn, s.shape[1] - k, 0)
 
 
-def interval(
-    name: str, value: float, samples: np.ndarray | None, n_tasks: int, min_tasks: int, n_boot: int
-) -> Interval:
+def interval(name: str, value: float, samples: np.ndarray | None, n_tasks: int, n_boot: int) -> Interval:
     """The reported interval of one coefficient from its bootstrap samples (see the module docstring)."""
     lo, hi, undefined = percentile(samples) if samples is not None else (math.nan, math.nan, 0)
-    return interval_of(name, value, lo, hi, undefined, n_tasks, min_tasks, n_boot)
+    return interval_of(name, value, lo, hi, undefined, n_tasks, n_boot)
 
 
 def interval_of(
@@ -240,45 +256,108 @@ def interval_of(
     hi: float,
     undefined: int,
     n_tasks: int,
-    min_tasks: int,
     n_boot: int,
     method: str = BOOTSTRAP,
 ) -> Interval:
     """The reported interval of one coefficient from its bootstrap percentile interval, or the delta method's
-    with `method` DELTA (NaN: none)."""
+    with `method` DELTA (NaN: none). A proportion gets the Wilson interval at the effective number of tasks, its
+    variance read from the percentile interval's width (a normal one's: width / 2z)."""
     if math.isnan(value) or n_boot == 0:
         return NO_INTERVAL
     boot_ok = not math.isnan(lo)
     degenerate = boot_ok and hi - lo <= FLOAT_NOISE
-    if name in PROPORTIONS and (degenerate or not boot_ok or n_tasks < min_tasks):
-        wlo, whi = wilson(value, n_tasks)
-        if boot_ok and not degenerate:
-            return Interval(min(lo, wlo), max(hi, whi), f"{method} + Wilson (tasks)", undefined)
-        return Interval(wlo, whi, "Wilson (tasks)", undefined)
+    if name in PROPORTIONS:
+        se = (hi - lo) / (2 * Z95) if boot_ok and not degenerate else math.nan
+        wlo, whi = wilson_effective(value, se, n_tasks)
+        return Interval(wlo, whi, WILSON_EFFECTIVE, undefined)
     if not boot_ok:
         return Interval(math.nan, math.nan, "", undefined, "too few defined resamples for an interval")
     if degenerate:
-        why = f"every resample of the {n_tasks} task(s) gives the same value: too little variation for an interval"
-        return Interval(math.nan, math.nan, "", undefined, why)
+        return Interval(math.nan, math.nan, "", undefined, _constant(n_tasks))
     return Interval(lo, hi, method, undefined)
+
+
+def _constant(n_tasks: int) -> str:
+    """Why a coefficient with no spread over its tasks gets no interval."""
+    return f"the value does not vary over the {n_tasks} task(s): too little variation for an interval"
+
+
+def effective_tasks(p: float, se: float, n_tasks: float, n_pairs: float = math.inf) -> float:
+    """Kish's effective sample size p(1 - p) / se^2 of a proportion over tasks, at most `n_pairs`; `n_pairs` where
+    the variance is 0 (no design effect to estimate), or `n_tasks` where the pairs are not known either."""
+    if not (math.isfinite(se) and se > 0) or p <= 0 or p >= 1:
+        return float(n_pairs if math.isfinite(n_pairs) else n_tasks)
+    return float(min(p * (1 - p) / se**2, n_pairs))
+
+
+def wilson_effective(p: float, se: float, n_tasks: float, n_pairs: float = math.inf) -> tuple[float, float]:
+    """The Wilson score interval of a proportion at its effective number of tasks (`effective_tasks`)."""
+    return wilson(p, effective_tasks(p, se, n_tasks, n_pairs))
+
+
+# Chance-corrected coefficients whose interval is built on Fisher's z (module docstring); FISHER_T of them use the
+# t quantile with tasks - 1 degrees of freedom, the others the normal one. Chosen by measurement
+# (bench/bench_coverage.py): with the normal quantile Cohen's kappa and alpha covered 92.7-92.9% on average at 10
+# tasks, with t's 95.1-95.3%; AC1 and weighted kappa covered 97.4-98.0% with t's and 94.7-96.0% with the normal one.
+KAPPA_TYPES = (
+    "cohen_kappa",
+    "weighted_kappa",
+    "scott_pi",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "gwet_ac1",
+    "gwet_ac2",
+    "brennan_prediger",
+)
+FISHER_T = ("cohen_kappa", "scott_pi", "fleiss_kappa", "krippendorff_alpha")
+# Below this many tasks no interval of a kappa-type coefficient or the mean difference held 93-97% coverage in the
+# benchmark's scenarios (the nominal scenario with one level on 88% of units: 81-88% at 6-8 tasks): none is shown.
+# Proportions keep their Wilson interval at every n (it covers at least 95% there: conservative, never too narrow).
+MIN_INTERVAL_TASKS = 10
+
+
+def fisher_z(value: float, se: float, q: float) -> tuple[float, float]:
+    """tanh(atanh(value) -/+ q se_z), se_z = se / (1 - value^2) (the delta method on the z scale)."""
+    z, h = math.atanh(value), q * se / (1 - value**2)
+    return math.tanh(z - h), math.tanh(z + h)
+
+
+def analytic_interval(name: str, value: float, se: float, n_tasks: int, n_pairs: float) -> Interval:
+    """A pair coefficient's 95% interval from its delta-method standard error over tasks (module docstring):
+    Wilson at the effective tasks for proportions, Fisher's z for kappa types, value -/+ t se for the mean
+    difference; none below MIN_INTERVAL_TASKS tasks for the latter two."""
+    if math.isnan(value):
+        return NO_INTERVAL
+    if name in PROPORTIONS:
+        return Interval(*wilson_effective(value, se, n_tasks, n_pairs), WILSON_EFFECTIVE)
+    if n_tasks < MIN_INTERVAL_TASKS:
+        why = f"fewer than {MIN_INTERVAL_TASKS} tasks: no interval holds 95% coverage at this n"
+        return Interval(math.nan, math.nan, "", 0, why)
+    if not (math.isfinite(se) and se > FLOAT_NOISE) or (name in KAPPA_TYPES and abs(value) >= 1):
+        return Interval(math.nan, math.nan, "", 0, _constant(n_tasks))
+    t = float(sst.t.ppf(0.975, n_tasks - 1))
+    if name in KAPPA_TYPES:
+        lo, hi = fisher_z(value, se, t if name in FISHER_T else Z95)
+        return Interval(lo, hi, FISHER_Z)
+    return Interval(value - t * se, value + t * se, DELTA_T)
 
 
 MIN_BOOT_TASKS = 2  # below two tasks every resample is the same task: no bootstrap
 
-# From this many tasks a group of pairs gets the delta-method interval instead of resampling: at this size the
-# bootstrap's percentile interval and the normal one agree (coverage tested in tests/test_agreement_honest.py),
-# and 1,000 resamples of every rater cost seconds that the linearisation does not.
+# From this many tasks the Distributions page's shift intervals take the Gaussian multiplier bootstrap (MULTIPLIER)
+# instead of resampling tasks: at this size the two agree, and the multiplier draws cost a few numbers a resample.
 DELTA_MIN_TASKS = 500
 
 
-def delta_bounds(
+def delta_se(
     compute: Callable[[np.ndarray], dict[str, np.ndarray]],
     cells: list[np.ndarray],
     n_tasks: list[np.ndarray],
     shape: tuple[int, ...],
     names: list[str],
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per group, the 95% normal interval of each coefficient in `names` by the delta method over tasks.
+) -> dict[str, np.ndarray]:
+    """Per group, the standard error of each coefficient in `names` by the delta method over tasks (NaN below
+    two tasks or where the coefficient is undefined).
 
     A coefficient is a smooth function f of the summed per-task vectors C (confusion cells; not always of their
     mean: Krippendorff's alpha has n - 1 in it). With tasks as the independent clusters, Var f(C) ~ g' Var(C) g,
@@ -306,15 +385,14 @@ def delta_bounds(
     for name in names:
         f = np.concatenate(parts[name]).reshape(len(cells), width)
         grad = (f[:, 1:] - f[:, :1]) / steps[:, None]
-        lo, hi = np.full(len(cells), np.nan), np.full(len(cells), np.nan)
+        se = np.full(len(cells), np.nan)
         for g, (c, n) in enumerate(zip(cells, n_tasks, strict=True)):
             t = n.sum()
             if t < 2 or not np.isfinite(f[g, 0]) or not np.isfinite(grad[g]).all():
                 continue
             dev = (c[:, active] - totals[g, active] / t) @ grad[g]  # each signature's linearised deviation
-            se = math.sqrt(float(n @ dev**2) * t / (t - 1))
-            lo[g], hi[g] = f[g, 0] - Z95 * se, f[g, 0] + Z95 * se
-        out[name] = (lo, hi)
+            se[g] = math.sqrt(float(n @ dev**2) * t / (t - 1))
+        out[name] = se
     return out
 
 

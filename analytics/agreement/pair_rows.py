@@ -1,7 +1,8 @@
 """Pair coefficients (exact and coarse agreement, Cohen's and weighted kappa, Scott's pi, Gwet's AC1 and AC2,
 Krippendorff's alpha, mean difference; Kendall's tau-b on rankings) of groups of pairs (a rater, a dimension, a
-pair of raters) from their task signatures (analytics/agreement/signatures.py), with task-level intervals: the
-delta method on many tasks, the task bootstrap on fewer.
+pair of raters) from their task signatures (analytics/agreement/signatures.py), with task-level intervals from the
+delta method's standard error over tasks at every n (intervals.analytic_interval); the task bootstrap's percentile
+interval only where asked for (`pair_coefficients(force_bootstrap=True)`, for comparisons).
 """
 
 from __future__ import annotations
@@ -35,10 +36,6 @@ PAIR_CHECKS = (
     ("brennan_prediger", "the scale has a single level"),
     ("mean_difference", None),
 )
-
-
-# Where a coefficient's values lie (a normal interval is clipped to it); the others are at most 1.
-RANGES = {name: (0.0, 1.0) for name in iv.PROPORTIONS} | {"mean_difference": (-np.inf, np.inf)}
 
 
 class PairCompute(Protocol):
@@ -194,20 +191,23 @@ def _distinct_resamples(
     return draws[first] @ cells, inverse
 
 
-def _delta_pairs(s: Scale, gs: _Groups, groups: list[int], wanted: list[str]) -> dict:
-    """Per coefficient in `wanted`, the delta method's (low, high) of each of `groups` (NaN elsewhere)."""
-    out = {name: (np.full(len(gs.sigs), np.nan), np.full(len(gs.sigs), np.nan)) for name in wanted}
+def _delta_pairs(s: Scale, gs: _Groups, groups: list[int], wanted: list[str]) -> dict[str, np.ndarray]:
+    """Per coefficient in `wanted`, the delta method's standard error of each of `groups` (NaN elsewhere)."""
+    out = {name: np.full(len(gs.sigs), np.nan) for name in wanted}
     compute = pair_compute(s)
-    for idx, lv in _blocks(groups, gs.levels, len(s.levels), 1):
-        normal = iv.delta_bounds(
+    # A group's probes (delta_se): one table per cell its tasks use, plus one. Blocks sized by that keep each
+    # block's tables on the levels its groups use (on a 0-100 scale, blocks of every group grew to 101 x 101).
+    probes = max((int(gs.tables[g].reshape(len(gs.tables[g]), -1).any(axis=0).sum()) + 1 for g in groups), default=1)
+    for idx, lv in _blocks(groups, gs.levels, len(s.levels), probes):
+        se = iv.delta_se(
             lambda tables, lv=lv: compute(tables, lv),  # type: ignore[misc]  # mypy infers no lambda with a default
             [_on(gs.tables[g], lv) for g in idx],
             [gs.n_tasks[g] for g in idx],
             (len(lv), len(lv)),
             wanted,
         )
-        for name, (lo, hi) in normal.items():
-            out[name][0][idx], out[name][1][idx] = lo, hi
+        for name, v in se.items():
+            out[name][idx] = v
     return out
 
 
@@ -223,28 +223,22 @@ def pair_rows(
     delta: bool = True,
 ) -> list[tuple[dict, list]]:
     """Base cells and coefficients of groups of pairs sharing one scale (vectorised over the groups); with
-    `delta`, groups of DELTA_MIN_TASKS or more get the delta method's interval."""
+    `delta` every group's intervals are intervals.analytic_interval's, else the task bootstrap's percentiles."""
     if any(b and sig is not None and sig.summed for b, sig in zip(boots, sigs, strict=True)):
         raise ValueError("an interval needs the tasks apart: pair this group without `summed`")
     gs = _Groups.of(s, sigs)
     point, marginals = _points(s, gs)
     wanted = [name for name, _ in PAIR_CHECKS if name in stats]
-    # Groups of many tasks get the delta method's interval, the others task-bootstrap percentiles.
-    delta_groups = [
-        g for g, sig in enumerate(sigs) if delta and boots[g] and sig is not None and sig.tasks >= iv.DELTA_MIN_TASKS
-    ]
-    by_delta = set(delta_groups)
-    resampled = [0 if g in by_delta else b for g, b in enumerate(boots)]
-    boot = _boot_pairs(s, keys, gs, resampled, seed, wanted)
-    bounds = {name: iv.percentiles(v) for name, v in boot.items()}
-    if delta_groups:
-        for name, (lo, hi) in _delta_pairs(s, gs, delta_groups, wanted).items():
-            low, high = (np.clip(x[delta_groups], *RANGES.get(name, (-np.inf, 1.0))) for x in (lo, hi))
-            bounds[name][0][delta_groups], bounds[name][1][delta_groups], bounds[name][2][delta_groups] = low, high, 0
+    drawn = [g for g, sig in enumerate(sigs) if boots[g] and sig is not None and sig.tasks]
+    if delta:
+        se = {name: v.tolist() for name, v in _delta_pairs(s, gs, drawn, wanted).items()}
+    else:
+        boot = _boot_pairs(s, keys, gs, boots, seed, wanted)
+        bounds = {name: iv.percentiles(v) for name, v in boot.items()}
+        ends = {name: tuple(b.tolist() for b in bs) for name, bs in bounds.items()}
     out = []
     # Python lists read per group: indexing numpy arrays element by element is slow.
     values = {name: v.tolist() for name, v in point.items()}
-    ends = {name: tuple(b.tolist() for b in bs) for name, bs in bounds.items()}
     ones = one_levels(marginals, s.levels)
     for g, (key, sig, tau, n_boot) in enumerate(zip(keys, sigs, taus, boots, strict=True)):
         n = int(round(values["n"][g]))
@@ -262,9 +256,13 @@ def pair_rows(
                 value, reason, applies = math.nan, "not applicable: nominal level, no weights", False
             if name == "mean_difference" and not s.ordered:
                 value, reason, applies = math.nan, "not applicable: nominal levels have no direction", False
-            lo, hi, undefined = (b[g] for b in ends[name])
-            method = iv.DELTA if g in by_delta else iv.BOOTSTRAP
-            ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, MIN_TASKS, n_boot, method)
+            if not n_boot or not n_tasks:
+                ci = iv.NO_INTERVAL
+            elif delta:
+                ci = iv.analytic_interval(name, value, float(se[name][g]), n_tasks, n)
+            else:
+                lo, hi, undefined = (b[g] for b in ends[name])
+                ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, n_boot)
             coefs.append(coefficient_row(name, value, n, n_tasks, ci, reason, applies))
         n_item_pairs = 0
         if tau is not None:
@@ -300,7 +298,7 @@ def _tau_coefs(tau: tuple[np.ndarray, np.ndarray], n_boot: int, seed: int, key: 
         ("kendall_tau_b", tau_b.value, "tau_b", tau_b.reason),
         ("preference_agreement", pref, "preference_agreement", None if n else "no item pairs to compare"),
     ):
-        ci = iv.interval(name, value, boot.get(sample), tasks, MIN_TASKS, n_boot)
+        ci = iv.interval(name, value, boot.get(sample), tasks, n_boot)
         coefs.append(coefficient_row(name, value, n, tasks, ci, reason))
     return n, coefs
 
@@ -314,7 +312,7 @@ def pair_coefficients(
     force_bootstrap: bool = False,
 ) -> pd.DataFrame:
     """Every pair coefficient of one group's task signatures in long form (for notebooks and simulations);
-    `force_bootstrap` resamples even where the delta method would be used."""
+    `force_bootstrap` gives the task bootstrap's percentile intervals instead of the reported ones."""
     stats = (*RATER_STATS, "scott_pi")
     if force_bootstrap:
         _, coefs = pair_rows(s, [key], [sig], [None], [n_boot], seed, "the reference", stats, delta=False)[0]

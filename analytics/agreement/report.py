@@ -14,7 +14,8 @@ labels; per dimension all contractor-researcher pairs pooled), among_contractors
 all_raters (per dimension: multi-rater coefficients from per-unit value counts). Who is paired with whom under
 which filter is analytics/agreement/sides.py; the pairing's SQL analytics/agreement/pairing.py and pair_plans.py;
 scales analytics/agreement/scales.py; the rows' columns analytics/agreement/rows.py; pair and multi-rater
-coefficients with their intervals (tasks resampled) analytics/agreement/pair_rows.py and multi_rater.py.
+coefficients with their task-level intervals (analytic for pairs, tasks resampled for multi-rater coefficients;
+analytics/agreement/intervals.py) analytics/agreement/pair_rows.py and multi_rater.py.
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ REFERENCE_NAME = {
     "ceiling": "another researcher",
     "rater_pairs": "the other rater",
 }
-# Below this many tasks (the independent clusters) a figure is flagged small_n, and ranked views never put it
-# first: indicative only, read its interval.
+# Below this many tasks (the independent clusters) a figure is flagged small_n: indicative only, read its interval.
+# The flag is a warning, not a rule: intervals (intervals.py) and rankings (team.review_order) change smoothly with
+# the number of tasks, with no switch here.
 MIN_TASKS = 30
 MIN_UNITS = MIN_TASKS  # the earlier name, kept for callers
 LABELS = {

@@ -112,14 +112,16 @@ def yardsticks(
     return pd.DataFrame(rows, columns=list(YARDSTICK_COLUMNS))
 
 
-def review_order(rows: pd.DataFrame, statistic: str, min_tasks: int | None = None) -> pd.DataFrame:
-    """Rows in the order a reviewer reads them: raters with enough tasks first, then the upper end of the
-    interval lowest first (confidently low agreement on top; a wide interval from few tasks does not rank a
-    rater as worst), then the value, then the id."""
+def review_order(rows: pd.DataFrame, statistic: str) -> pd.DataFrame:
+    """Rows in the order a reviewer reads them: the upper end of the statistic's 95% interval, lowest first
+    (confidently low agreement on top), then the value, then the id. The interval widens smoothly as tasks fall, so
+    a rater with few tasks ranks by what their tasks can show (0 of 3 agreeing can be at most 0.56) and one more
+    task moves a rater a little, never past a cut (issue 48). A value without an interval (none holds its coverage
+    at that n, or none was asked for) ranks after those with one: nothing bounds it."""
     if rows.empty:
         return rows
-    enough = ~rows["small_n"].astype(bool) if min_tasks is None else rows["n_tasks"] >= min_tasks
-    upper = rows[f"{statistic}_ci_high"].fillna(rows[statistic]) if f"{statistic}_ci_high" in rows else rows[statistic]
-    key = pd.DataFrame({"small": ~enough, "upper": upper, "value": rows[statistic], "id": rows["rater_id"]})
-    order = key.sort_values(["small", "upper", "value", "id"], na_position="last").index
+    high = f"{statistic}_ci_high"
+    upper = rows[high] if high in rows else pd.Series(math.nan, index=rows.index)
+    key = pd.DataFrame({"upper": upper.fillna(math.inf), "value": rows[statistic], "id": rows["rater_id"]})
+    order = key.sort_values(["upper", "value", "id"], na_position="last").index
     return rows.loc[order]

@@ -14,10 +14,10 @@ from analytics.review import disagreements as dis
 
 DEFAULT_STATISTIC = "exact_agreement"
 DEFAULT_RULE = (
-    "Opens on the contractor to review first: among contractors with at least {min_tasks} tasks shared with "
-    "researchers on a rubric's primary dimension, the one whose exact agreement there has the lowest upper 95% "
-    "bound (confidently lowest, not lowest by chance on few tasks); when nobody has that many tasks, the one with "
-    "the most. The sidebar's rater filter narrows the choice."
+    "Opens on the contractor to review first: among contractors who share tasks with researchers on a rubric's "
+    "primary dimension, the one whose exact agreement there has the lowest upper 95% bound (confidently lowest, not "
+    "lowest by chance on few tasks: the bound widens smoothly as tasks fall, with no cut at a number of tasks). "
+    "The sidebar's rater filter narrows the choice."
 )
 
 
@@ -25,28 +25,18 @@ def default_contractor(
     con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, n_boot: int = 1000, seed: int = 0
 ) -> str | None:
     """The contractor a feedback page opens on (DEFAULT_RULE): agreement.rater_agreement rows of each rubric's
-    primary dimension in team.review_order (MIN_TASKS shared tasks first, then the upper end of the exact
-    agreement interval, lowest first); the first row's contractor if it has MIN_TASKS tasks, else the
-    contractor with the most primary-dimension tasks (summed over rubrics). None when no contractor shares a
-    unit with a researcher under the filter (rubric, dates, raters). Intervals are computed only for
-    contractors with MIN_TASKS tasks (the same intervals as the Agreement page's: same seed, same rows)."""
+    primary dimension in team.review_order (the upper end of the exact agreement interval, lowest first), the
+    first row's contractor (the same intervals as the Agreement page's: same seed, same rows). None when no
+    contractor shares a unit with a researcher under the filter (rubric, dates, raters)."""
     f = filters.but(roles=(), dimensions=())
     primary = {(r, dis.primary_dimension(con, r)) for r in rated_rubrics(con, f.but(raters=()))}
     dims = tuple(sorted({d for _, d in primary if d}))
     if not dims:
         return None
-    f = f.but(dimensions=dims)
-    counts = _primary_rows(ag.rater_agreement(con, against_researchers(f)), primary)
-    if counts.empty:
+    rows = _primary_rows(ag.rater_agreement(con, against_researchers(f.but(dimensions=dims), n_boot, seed)), primary)
+    if rows.empty:
         return None
-    enough = counts[counts["n_tasks"] >= ag.MIN_TASKS]
-    if enough.empty:
-        return str(counts.groupby("rater_id")["n_tasks"].sum().sort_index().idxmax())
-    raters = tuple(sorted(set(enough["rater_id"])))
-    rows = ag.rater_agreement(con, against_researchers(f.but(raters=raters), n_boot, seed))
-    rows = _primary_rows(rows, primary)
-    rows = rows[rows["n_tasks"] >= ag.MIN_TASKS]
-    return str(tm.review_order(rows, DEFAULT_STATISTIC, ag.MIN_TASKS).iloc[0]["rater_id"])
+    return str(tm.review_order(rows, DEFAULT_STATISTIC).iloc[0]["rater_id"])
 
 
 def _primary_rows(rows: pd.DataFrame, primary: set[tuple[str, str | None]]) -> pd.DataFrame:

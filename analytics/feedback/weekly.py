@@ -88,7 +88,7 @@ def own_weeks(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
         agree, pairs = g["agree"].to_numpy(float), g["n_pairs"].to_numpy(float)
         value = agree.sum() / pairs.sum()
         samples = iv.ratio_samples(agree, pairs, n_boot, np.random.default_rng([seed, i]))
-        ci = iv.interval("exact_agreement", value, samples, len(g), ag.MIN_TASKS, n_boot)
+        ci = iv.interval("exact_agreement", value, samples, len(g), n_boot)
         rows.append(
             {
                 "rubric": rubric,
