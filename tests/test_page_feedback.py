@@ -88,7 +88,7 @@ def _planted(demo_store: Path) -> dict[str, list[str]]:
 
 
 def test_opens_on_the_contractor_most_in_need_with_real_dates(shared_app_store, demo_store):
-    """The page opens on analytics.feedback.review_first.default_contractor's choice (small-n rule first, then the lowest upper
+    """The page opens on analytics.feedback.review_first.default_contractor's choice (the lowest upper
     bound of primary agreement) and its caption gives that contractor's first and last rating dates."""
     con = store.open_store(demo_store, read_only=True)
     expected = review_first.default_contractor(con)

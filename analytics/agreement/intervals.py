@@ -39,9 +39,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sst
 
-from analytics.core.stats import PERCENTILES_95, Z95, wilson
+from analytics.core.stats import PERCENTILES_95, Z95, t95, wilson
 
 BOOT_BUDGET = 4_000_000  # most numbers held at once by one bootstrap batch (32 MB of float64)
 BOOTSTRAP, DELTA = "task bootstrap", "task delta method"  # how an interval was made
@@ -335,7 +334,7 @@ def analytic_interval(name: str, value: float, se: float, n_tasks: int, n_pairs:
         return Interval(math.nan, math.nan, "", 0, why)
     if not (math.isfinite(se) and se > FLOAT_NOISE) or (name in KAPPA_TYPES and abs(value) >= 1):
         return Interval(math.nan, math.nan, "", 0, _constant(n_tasks))
-    t = float(sst.t.ppf(0.975, n_tasks - 1))
+    t = t95(n_tasks - 1)
     if name in KAPPA_TYPES:
         lo, hi = fisher_z(value, se, t if name in FISHER_T else Z95)
         return Interval(lo, hi, FISHER_Z)

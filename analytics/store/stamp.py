@@ -74,7 +74,11 @@ def stamp(
         "scales": scales,
         "n_boot": n_boot,
         "seed": seed,
-        "intervals": "95% percentile bootstrap resampling tasks; Wilson (tasks) for proportions from few tasks",
+        "intervals": (
+            "95% over tasks: Wilson at the effective number of tasks for proportions; the delta method on Fisher's z "
+            "for kappa-type coefficients of two raters (none below 10 tasks); percentile bootstrap resampling tasks "
+            "for multi-rater coefficients"
+        ),
         "code_version": code_version(),
     }
 
