@@ -242,10 +242,13 @@ def percentiles(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return bounds[0], bounds[1], np.where(drawn, s.shape[1] - k, 0)
 
 
-def interval(name: str, value: float, samples: np.ndarray | None, n_tasks: int, n_boot: int) -> Interval:
-    """The reported interval of one coefficient from its bootstrap samples (see the module docstring)."""
+def interval(
+    name: str, value: float, samples: np.ndarray | None, n_tasks: int, n_boot: int, n_pairs: float = math.inf
+) -> Interval:
+    """The reported interval of one coefficient from its bootstrap samples (see the module docstring); `n_pairs`
+    bounds a proportion's effective sample size."""
     lo, hi, undefined = percentile(samples) if samples is not None else (math.nan, math.nan, 0)
-    return interval_of(name, value, lo, hi, undefined, n_tasks, n_boot)
+    return interval_of(name, value, lo, hi, undefined, n_tasks, n_boot, n_pairs=n_pairs)
 
 
 def interval_of(
@@ -257,17 +260,20 @@ def interval_of(
     n_tasks: int,
     n_boot: int,
     method: str = BOOTSTRAP,
+    n_pairs: float = math.inf,
 ) -> Interval:
     """The reported interval of one coefficient from its bootstrap percentile interval, or the delta method's
-    with `method` DELTA (NaN: none). A proportion gets the Wilson interval at the effective number of tasks, its
-    variance read from the percentile interval's width (a normal one's: width / 2z)."""
+    with `method` DELTA (NaN: none). A proportion gets the Wilson interval at the effective number of tasks (at
+    most `n_pairs`), its standard error read from the percentile interval's width (a normal one's: width / 2z)
+    times sqrt(T / (T - 1)), the delta method's small-sample factor (the bootstrap's variance lacks it)."""
     if math.isnan(value) or n_boot == 0:
         return NO_INTERVAL
     boot_ok = not math.isnan(lo)
     degenerate = boot_ok and hi - lo <= FLOAT_NOISE
     if name in PROPORTIONS:
-        se = (hi - lo) / (2 * Z95) if boot_ok and not degenerate else math.nan
-        wlo, whi = wilson_effective(value, se, n_tasks)
+        ok = boot_ok and not degenerate and n_tasks >= 2
+        se = (hi - lo) / (2 * Z95) * math.sqrt(n_tasks / (n_tasks - 1)) if ok else math.nan
+        wlo, whi = wilson_effective(value, se, n_tasks, n_pairs)
         return Interval(wlo, whi, WILSON_EFFECTIVE, undefined)
     if not boot_ok:
         return Interval(math.nan, math.nan, "", undefined, "too few defined resamples for an interval")

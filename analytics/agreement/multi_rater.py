@@ -83,7 +83,7 @@ def multi_rater_row(
         if not applies:
             value, reason = math.nan, "not applicable: nominal level, AC2 with no weights is AC1"
         samples = np.concatenate(boot[name]) if name in boot else None
-        ci = iv.interval(name, value, samples, n_tasks, n_boot)
+        ci = iv.interval(name, value, samples, n_tasks, n_boot, n_pairs=n_units)
         coefs.append(coefficient_row(name, value, n_units, n_tasks, ci, reason, applies))
     two_only = bool(pairable.any()) and bool((m[pairable] == 2).all())
     base = {

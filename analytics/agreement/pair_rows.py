@@ -262,7 +262,7 @@ def pair_rows(
                 ci = iv.analytic_interval(name, value, float(se[name][g]), n_tasks, n)
             else:
                 lo, hi, undefined = (b[g] for b in ends[name])
-                ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, n_boot)
+                ci = iv.interval_of(name, value, float(lo), float(hi), int(undefined), n_tasks, n_boot, n_pairs=n)
             coefs.append(coefficient_row(name, value, n, n_tasks, ci, reason, applies))
         n_item_pairs = 0
         if tau is not None:
@@ -298,7 +298,7 @@ def _tau_coefs(tau: tuple[np.ndarray, np.ndarray], n_boot: int, seed: int, key: 
         ("kendall_tau_b", tau_b.value, "tau_b", tau_b.reason),
         ("preference_agreement", pref, "preference_agreement", None if n else "no item pairs to compare"),
     ):
-        ci = iv.interval(name, value, boot.get(sample), tasks, n_boot)
+        ci = iv.interval(name, value, boot.get(sample), tasks, n_boot, n_pairs=n)
         coefs.append(coefficient_row(name, value, n, tasks, ci, reason))
     return n, coefs
 

@@ -81,14 +81,14 @@ def weekly_by_task(con: duckdb.DuckDBPyConnection, contractor: str, filters: Fil
 
 def own_weeks(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     """Per rubric and week: the contractor's exact agreement with researchers over every dimension, its 95%
-    task-bootstrap interval and coarse agreement, from their per-task pair counts (weekly_by_task); without the
+    interval (Wilson at the effective tasks, their variance from the task bootstrap) and coarse agreement, from their per-task pair counts (weekly_by_task); without the
     team's columns (with_team_weeks adds them), so the Feedback page computes them alongside the team's."""
     rows = []
     for i, ((rubric, week), g) in enumerate(by_task.groupby(["rubric", "week"], sort=True)):
         agree, pairs = g["agree"].to_numpy(float), g["n_pairs"].to_numpy(float)
         value = agree.sum() / pairs.sum()
         samples = iv.ratio_samples(agree, pairs, n_boot, np.random.default_rng([seed, i]))
-        ci = iv.interval("exact_agreement", value, samples, len(g), n_boot)
+        ci = iv.interval("exact_agreement", value, samples, len(g), n_boot, n_pairs=float(pairs.sum()))
         rows.append(
             {
                 "rubric": rubric,
