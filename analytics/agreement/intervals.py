@@ -21,9 +21,9 @@ Parker et al. 2017). Where the pairs are not known (a bootstrap caller) it is th
 Pair coefficients (a rater against researchers, a pair of raters: `analytic_interval`) take their variance from
 the delta method over tasks at every n. Kappa-type coefficients (Cohen's and weighted kappa, Scott's pi,
 Krippendorff's alpha, Gwet's AC1/AC2, Brennan-Prediger) are skewed near their bound 1 at small n, so their normal
-interval is built on Fisher's z = atanh(kappa) and mapped back (a transformed delta-method interval): the plain
-normal interval covered 85-92% at 10-30 tasks, with the misses below the truth (bench/bench_coverage.py,
-bench/RESULTS.md). Below MIN_INTERVAL_TASKS tasks no interval held 93-97% in the benchmark's scenarios: they get
+interval is built on Fisher's z = atanh(kappa) and mapped back (a transformed delta-method interval): the task
+bootstrap's percentile interval covered 84-93% at 10 tasks and the plain normal one 85-93% at 10-30 tasks in most
+of bench/bench_coverage.py's scenarios (bench/RESULTS.md). Below MIN_INTERVAL_TASKS tasks no interval held 93-97% in the benchmark's scenarios: they get
 none (NaN with a reason), the point estimate, n and small_n kept (DESIGN.md principle 6).
 
 Other coefficients resample tasks (multi-rater coefficients, Kendall's tau-b): their percentile interval, or no
@@ -302,8 +302,9 @@ def wilson_effective(p: float, se: float, n_tasks: float, n_pairs: float = math.
 
 # Chance-corrected coefficients whose interval is built on Fisher's z (module docstring); FISHER_T of them use the
 # t quantile with tasks - 1 degrees of freedom, the others the normal one. Chosen by measurement
-# (bench/bench_coverage.py): with the normal quantile Cohen's kappa and alpha covered 92.7-92.9% on average at 10
-# tasks, with t's 95.1-95.3%; AC1 and weighted kappa covered 97.4-98.0% with t's and 94.7-96.0% with the normal one.
+# (bench/bench_coverage.py's scenarios, a trial of both quantiles at 1,500 runs a cell): with the normal quantile
+# Cohen's kappa and alpha covered 92.7-92.9% on average at 10 tasks, with t's 95.1-95.3%; AC1 and weighted kappa
+# covered 97.4-98.0% with t's and 94.7-96.0% with the normal one (bench/RESULTS.md has the chosen rule's figures).
 KAPPA_TYPES = (
     "cohen_kappa",
     "weighted_kappa",
