@@ -15,8 +15,8 @@ import streamlit as st
 
 from analytics.agreement import MIN_TASKS
 from analytics.core.filters import Filters
+from analytics.feedback import rater_effects, review_first, scope
 from analytics.feedback import report as fb_report
-from analytics.feedback import review_first, scope
 from analytics.feedback import team as fb_team
 from analytics.feedback.export import csv as csv_export
 from analytics.feedback.export import display
@@ -178,7 +178,8 @@ for _, effect in applies.iterrows():
 for line in display.effects_summary(rep):
     st.caption(md_escape(line))
 with st.expander("Every effect checked, with its figures"):
-    table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=number_columns(rep.effects))
+    heads = number_columns(rep.effects, labels=rater_effects.EFFECT_HEADERS)
+    table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=heads)
 
 st.subheader("Alarms")
 st.caption(alarm_panel.BUDGET_NOTE)

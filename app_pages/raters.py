@@ -10,6 +10,7 @@ import streamlit as st
 
 from analytics.agreement import MIN_TASKS
 from analytics.core.filters import Filters
+from analytics.effects import EFFECT_HEADERS
 from analytics.model import rater_model, raters
 from ui import drift_charts as rc_drift
 from ui import query_log, sidebar, state
@@ -22,12 +23,12 @@ from ui.text import md_escape
 EFFECT_TABLE = [
     "effect",
     "dimension",
+    "n_tasks",
+    "raw",
     "estimate",
     "estimate_ci_low",
     "estimate_ci_high",
     "team_value",
-    "raw",
-    "n_tasks",
     "flagged",
     "basis",
     "evidence",
@@ -39,6 +40,12 @@ def load(version: tuple, filters: Filters, rubric: str, _progress: Report | None
     """Every figure of the page for one rubric, filter and dataset version (`_progress` hears how far it is)."""
     return raters.raters_view(state.cursor(), filters, rubric, progress=_progress)
 
+
+SHRUNK_AND_OWN = (
+    "Own estimate: the contractor's figure from their tasks alone, with the tasks behind it. Shrunk toward the "
+    "team: that figure pulled toward the rest of the team in proportion to its noise, the one flags are read on; "
+    "with few tasks it sits near the team's value, which is the team's and not evidence about the contractor."
+)
 
 filters = sidebar.current()
 st.title("Raters")
@@ -81,11 +88,12 @@ else:
     show(st, rc.effect_grid(grid))
     if (view.grid["standing"] == raters.NOT_MEASURED).any():
         st.caption(raters.NOT_MEASURED_WHY)
+    st.caption(SHRUNK_AND_OWN)
     table(
         view.effects.drop(columns=["standing"]),
         f"rater effects {rubric}",
         key="raters_dl_effects",
-        column_config=number_columns(view.effects),
+        column_config=number_columns(view.effects, labels=EFFECT_HEADERS),
     )
 
     st.subheader("One contractor's effects")
@@ -96,9 +104,9 @@ else:
     panels = raters.contractor_panels(view, contractor)
     show(st, rc.contractor_effects(panels, f"{sidebar.rater_name(contractor)}: each effect against the team"))
     st.caption(
-        "Point: the contractor's estimate after shrinkage; bar: its 95% interval; black tick: the rest of the "
-        "team. Red: flagged; grey: fewer than "
-        f"{MIN_TASKS} tasks behind it."
+        "Filled point: the contractor's estimate after shrinkage toward the team; bar: its 95% interval; hollow "
+        "ring: their own raw estimate from their tasks alone (n beside each row); black tick: the rest of the "
+        f"team. Red: flagged; grey: fewer than {MIN_TASKS} tasks behind it."
     )
     evidence = [
         f"- {md_escape(f'{r.effect_title} ({r.where}): {r.evidence}')}" for r in panels[panels["flagged"]].itertuples()
@@ -118,7 +126,12 @@ else:
             ),
         )
     shown = panels[EFFECT_TABLE]
-    table(shown, f"effects of {contractor} {rubric}", key="raters_dl_one", column_config=number_columns(shown))
+    table(
+        shown,
+        f"effects of {contractor} {rubric}",
+        key="raters_dl_one",
+        column_config=number_columns(shown, labels=EFFECT_HEADERS),
+    )
 
 st.subheader("Rater model: accuracy on every task")
 beside = view.beside

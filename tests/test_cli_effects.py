@@ -9,6 +9,7 @@ import sys
 from conftest import TerminalStderr
 
 from analytics.cli.main import main
+from analytics.core.formatting import fmt_ci
 from analytics.effects import contract
 
 EFFECT_KEYS = list(contract.CONTRACT_KEYS)
@@ -70,3 +71,17 @@ def test_model_shows_its_progress_on_a_terminal_only(demo_store, capsys, monkeyp
     monkeypatch.undo()
     assert main(["model", "--db", str(demo_store), "--rubric", "instruction_following", "--json"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_effects_text_gives_the_own_estimate_and_its_tasks_beside_the_shrunk_one(demo_store, capsys):
+    """Each flagged line names the contractor's own estimate with its tasks, then the shrunk one with its interval
+    (issue 48: the team's value is never read as the contractor's own), each figure the JSON row's."""
+    assert main(["effects", "--db", str(demo_store), "--rubric", "answer_comparison", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    lines = contract.text(found).splitlines()[1:-1]
+    flagged = [r for r in found["effects"] if r["flagged"]]
+    assert flagged and len(lines) == len(flagged)
+    for line, r in zip(lines, flagged, strict=True):
+        assert f"own estimate {fmt_ci(r['raw'], None, None)} over {r['n_tasks']} tasks" in line
+        shrunk = fmt_ci(r["estimate"], r["estimate_ci_low"], r["estimate_ci_high"])
+        assert f"shrunk toward the team {shrunk}" in line

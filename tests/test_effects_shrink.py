@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import optimize, stats
 from statsmodels.stats.meta_analysis import combine_effects
 
 from analytics.alarms import budget
@@ -22,7 +23,7 @@ def _flagged(out: pd.DataFrame) -> list[bool]:
 
 def _team_mean(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[float, float]:
     """The oracle: the random-effects mean of estimates with their standard errors given tau^2, and its variance,
-    computed directly (DerSimonian & Laird 1986, eq. 7)."""
+    computed directly (the weighted mean of DerSimonian & Laird 1986, eq. 7)."""
     ok = np.isfinite(raw) & np.isfinite(se) & (se > 0)
     if not ok.any() or not math.isfinite(tau2):
         return math.nan, math.nan
@@ -47,24 +48,73 @@ def _rows(raw, se, n_tasks=100, bad_side="high") -> pd.DataFrame:
     )
 
 
-def test_dersimonian_laird_matches_statsmodels():
-    """tau^2, the random-effects mean and its variance equal statsmodels' combine_effects(method_re='dl'),
-    an independent implementation of DerSimonian & Laird (1986)."""
-    rng = np.random.default_rng(3)
-    raw = rng.normal(0.2, 0.3, 12)
-    se = rng.uniform(0.05, 0.4, 12)
-    mu, var_mu, tau2 = shrink.dersimonian_laird(raw, se)
-    ref = combine_effects(raw, se**2, method_re="dl")
-    assert tau2 == pytest.approx(ref.tau2, rel=1e-12)
-    assert mu == pytest.approx(ref.mean_effect_re, rel=1e-12)
-    assert var_mu == pytest.approx(1.0 / ref.w_total_re, rel=1e-12)
+def _posterior_mode(raw: np.ndarray, se: np.ndarray) -> tuple[float, float]:
+    """The oracle: the joint mode of (mu, tau) under a flat prior on mu and a gamma(2, rate 1e-9) prior on tau
+    (Chung, Rabe-Hesketh & Choi 2013), found by Nelder-Mead on the two parameters together with scipy's normal
+    and gamma densities (no profiling, no grid): (mu, tau^2)."""
+
+    def minus_log_posterior(p: np.ndarray) -> float:
+        mu, tau = p[0], math.exp(p[1])  # the same density, evaluated at tau = e^u: its maximiser is unchanged
+        spread = np.sqrt(se**2 + tau**2)
+        return -float(np.sum(stats.norm.logpdf(raw, mu, spread)) + stats.gamma.logpdf(tau, a=2, scale=1e9))
+
+    start = np.array([float(np.mean(raw)), math.log(float(np.std(raw)) + float(np.mean(se)))])
+    found = optimize.minimize(
+        minus_log_posterior, start, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-14}
+    )
+    return float(found.x[0]), math.exp(2 * float(found.x[1]))
 
 
-def test_homogeneous_team_has_no_between_rater_variance():
-    """Estimates that differ less than their own noise give tau^2 = 0 (Q below its degrees of freedom)."""
-    mu, _, tau2 = shrink.dersimonian_laird(np.array([0.10, 0.11, 0.09]), np.array([0.2, 0.2, 0.2]))
-    assert tau2 == 0.0
-    assert mu == pytest.approx(0.10)
+@pytest.mark.parametrize(
+    "raw, se",
+    [
+        (np.random.default_rng(3).normal(0.2, 0.3, 12), np.random.default_rng(4).uniform(0.05, 0.4, 12)),
+        (np.array([0.10, 0.11, 0.09]), np.array([0.2, 0.2, 0.2])),  # DerSimonian-Laird's tau^2 is 0 here
+        (np.array([0.71, 0.70, 0.72, 0.71, 0.50]), np.array([0.03, 0.03, 0.03, 0.03, 0.29])),
+        (np.array([0.0, 1.0]), np.array([0.1, 0.5])),
+    ],
+)
+def test_bayes_modal_tau2_matches_direct_optimisation(raw, se):
+    """tau^2 equals the joint posterior mode of (mu, tau) found by a general optimiser on the unprofiled
+    posterior, including where the method of moments gives 0."""
+    _, want = _posterior_mode(raw, se)
+    assert shrink.bayes_modal_tau2(raw, se) == pytest.approx(want, rel=1e-5)
+
+
+def test_bayes_modal_tau2_by_hand():
+    """With equal standard errors s, setting the derivative of the penalised log-likelihood in tau to 0 gives
+    (k - 1) t^2 - (S + (2 - k) s^2) t - s^4 = 0 for t = tau^2, S the sum of squared deviations: its positive root."""
+    raw = np.array([0.3, 0.1, 0.25, 0.2, 0.18, 0.22])
+    s, k = 0.15, len(raw)
+    big_s = float(np.sum((raw - raw.mean()) ** 2))
+    b = big_s + (2 - k) * s**2
+    want = (b + math.sqrt(b * b + 4 * (k - 1) * s**4)) / (2 * (k - 1))
+    assert shrink.bayes_modal_tau2(raw, np.full(k, s)) == pytest.approx(want, rel=1e-7)
+
+
+def test_homogeneous_team_keeps_a_positive_between_rater_variance():
+    """Estimates that differ less than their own noise: DerSimonian & Laird's tau^2 (statsmodels) is 0, the Bayes
+    modal one is not, and one or two usable estimates give 0 and none nan."""
+    raw, se = np.array([0.10, 0.11, 0.09]), np.array([0.2, 0.2, 0.2])
+    assert combine_effects(raw, se**2, method_re="dl").tau2 <= 0.0  # statsmodels does not truncate at 0
+    assert shrink.bayes_modal_tau2(raw, se) > 0.0
+    assert shrink.bayes_modal_tau2(np.array([0.1, np.nan]), np.array([0.2, 0.2])) == 0.0
+    assert math.isnan(shrink.bayes_modal_tau2(np.array([np.nan]), np.array([0.2])))
+
+
+def test_a_few_tasks_are_not_shown_as_the_team_value():
+    """Issue 48's case: a 3-task contractor with raw 0.50 among contractors at about 0.71, where the moment
+    estimate of tau^2 is 0 (so they were shown exactly the team's value): tau^2 stays positive, so the shrunk
+    estimate keeps its share B = tau^2 / (tau^2 + se^2) of the distance from the team, strictly between the two."""
+    raw = [0.71, 0.70, 0.72, 0.71, 0.69, 0.73, 0.71, 0.70, 0.72, 0.71, 0.50]
+    se = [0.03] * 10 + [0.29]
+    assert combine_effects(np.array(raw), np.array(se) ** 2, method_re="dl").tau2 <= 0.0  # statsmodels: no truncation
+    one = shrink.shrink_effects(margins={}, rows=_rows(raw, se, n_tasks=[100] * 10 + [3])).iloc[10]
+    tau2 = shrink.bayes_modal_tau2(np.array(raw), np.array(se))
+    b = tau2 / (tau2 + 0.29**2)
+    assert b > 0.0
+    assert one["raw"] < one["estimate"] < one["team_value"]
+    assert one["estimate"] == pytest.approx(one["team_value"] + b * (0.50 - one["team_value"]), rel=1e-12)
 
 
 def test_shrink_one_by_hand():
@@ -92,7 +142,7 @@ def test_team_value_leaves_the_contractor_out():
     raw = [0.0, 0.1, -0.1, 1.5]
     se = [0.1, 0.1, 0.1, 0.1]
     out = shrink.shrink_effects(margins={}, rows=_rows(raw, se))
-    tau2 = shrink.dersimonian_laird(np.array(raw), np.array(se))[2]
+    tau2 = shrink.bayes_modal_tau2(np.array(raw), np.array(se))
     mu, _ = _team_mean(np.array(raw[:3]), np.array(se[:3]), tau2)
     assert out.iloc[3]["team_value"] == pytest.approx(mu)
     assert out.iloc[3]["team_pooled"] == pytest.approx(0.0)  # the others pooled over their (equal) tasks

@@ -15,9 +15,11 @@ import pytest
 
 from analytics import store
 from analytics.agreement import MIN_TASKS
+from analytics.effects import estimate_effects
 from analytics.effects import verdicts as vd
 from analytics.effects.shrink import MARGIN
 from analytics.feedback import report as fr
+from analytics.feedback import scope
 from analytics.feedback import team as fteam
 from analytics.feedback.export import csv as csv_export
 from analytics.feedback.export import html as html_export
@@ -247,3 +249,29 @@ def test_no_export_of_any_demo_contractor_holds_an_unfilled_placeholder(demo_rep
         assert (ties["advice"] == TIES_ADVICE).all(), (rater, ties)
         told_of_ties += len(ties)
     assert told_of_ties  # the demo's tie-prone contractors are told, with the advice filled
+
+
+def test_a_shrunk_value_is_told_beside_the_contractors_own_and_its_n(truth, demo_reports, demo):
+    """Issue 48: a report never gives the team's pull as the contractor's own figure. A lenient contractor's
+    leniency row carries the shrunk value, their own raw value and its tasks as the effects table has them, and
+    the evidence the exports print says which is which; rows nothing shrinks carry their own value as raw."""
+    effects_table = estimate_effects(demo, scope.team_filter(scope.NO_FILTERS))  # the table the reports read
+    told = 0
+    for rater in truth["behaviours"]["lenient"]["raters"]:
+        rep = demo_reports[rater]
+        rows = rep.effects[(rep.effects["effect"] == "leniency_or_severity") & (rep.effects["status"] == vd.SHOWN)]
+        for r in rows.itertuples():
+            mine = effects_table[
+                (effects_table["rater_id"] == rater)
+                & (effects_table["rubric"] == r.rubric)
+                & (effects_table["dimension"] == r.dimension)
+                & (effects_table["effect"].isin(["leniency", "severity"]))
+                & (effects_table["estimate"] == r.value)
+            ].iloc[0]
+            assert r.shrunk and (r.raw, r.n) == (mine["raw"], mine["n_tasks"])
+            assert f"{r.raw:+.2f} on your {r.n} tasks alone, {r.value:+.2f} once pulled toward the team's" in r.evidence
+            assert r.evidence in csv_export.to_csv(rep)
+            told += 1
+        unshrunk = rep.effects[~rep.effects["shrunk"].astype(bool)]
+        assert unshrunk["raw"].equals(unshrunk["value"])
+    assert told

@@ -10,6 +10,7 @@ from analytics.alarms.review import review
 from analytics.core.filters import Filters
 from analytics.model import calibration, rater_model, raters
 from tests.conftest import app_test
+from ui import raters_charts as rc
 
 PAGE = "app_pages/raters.py"
 
@@ -120,3 +121,23 @@ def test_rater_filter_picks_rows_never_the_team(demo_store):
     mine = everyone.effects[everyone.effects["rater_id"].isin(["c06", "c27"])].reset_index(drop=True)
     pd.testing.assert_frame_equal(two.effects, mine)
     assert set(two.beside["rater_id"]) == {"c06", "c27"}
+
+
+def test_one_contractors_effects_show_the_own_estimate_and_n_beside_the_shrunk_one(shared_app_store, demo_store):
+    """The contractor's panel rows carry their tasks in the row label, the chart draws the own (raw) estimate as
+    a hollow ring beside the shrunk point, and the tables head the two with words that say which is which."""
+    con = store.open_store(demo_store, read_only=True)
+    view = raters.raters_view(con, Filters(), "answer_comparison", n_boot=0)
+    con.close()
+    panels = raters.contractor_panels(view, "c03")
+    assert [f"{w} (n = {n} tasks)" for w, n in zip(panels["where"], panels["n_tasks"], strict=True)] == list(
+        panels["where_n"]
+    )
+    spec = rc.contractor_effects(panels, "c03").to_dict()
+    marks = [(layer["mark"], layer["encoding"]["x"]["field"]) for layer in spec["spec"]["layer"]]
+    assert ({"type": "point", "filled": False, "size": 90, "strokeWidth": 1.5, "opacity": 1}, "raw") in marks
+    assert spec["spec"]["layer"][0]["encoding"]["y"]["field"] == "where_n"
+    at = app_test(PAGE)
+    assert any(c.value.startswith("Own estimate: the contractor's figure from their tasks alone") for c in at.caption)
+    assert effects.EFFECT_HEADERS["raw"] == "own estimate (their tasks alone)"
+    assert effects.EFFECT_HEADERS["estimate"] == "shrunk toward the team"

@@ -49,11 +49,24 @@ def effect_grid(grid: pd.DataFrame) -> alt.TopLevelMixin:
 
 
 def contractor_effects(rows: pd.DataFrame, title: str) -> alt.TopLevelMixin:
-    """One panel per effect: the contractor's shrunk estimate (point) and its 95% interval (bar) on each
-    dimension the effect is measured on, and the team's value without them (black tick)."""
+    """One panel per effect: on each dimension the effect is measured on (labelled with the tasks behind it), the
+    contractor's shrunk estimate (filled point) and its 95% interval (bar), their own raw estimate (hollow ring)
+    and the team's value without them (black tick)."""
     base = alt.Chart(rows)
-    y = alt.Y("where:N", title=None, sort=None, axis=alt.Axis(labelLimit=200, labelOverlap=False))
+    y = alt.Y("where_n:N", title=None, sort=None, axis=alt.Axis(labelLimit=220, labelOverlap=False))
     x_title = "estimate (the panel title gives its unit)"
+    details = [
+        tip("effect_title", "effect"),
+        tip("where", "dimension"),
+        alt.Tooltip("n_tasks:Q", title="tasks behind it"),
+        alt.Tooltip("raw:Q", format=".3f", title="own estimate (their tasks alone)"),
+        alt.Tooltip("estimate:Q", format=".3f", title="shrunk toward the team"),
+        alt.Tooltip("estimate_ci_low:Q", format=".3f", title="shrunk 95% interval from"),
+        alt.Tooltip("estimate_ci_high:Q", format=".3f", title="shrunk 95% interval to"),
+        alt.Tooltip("team_value:Q", format=".3f", title="team (without them)"),
+        tip("basis"),
+        tip("evidence"),
+    ]
     bars = base.mark_rule(strokeWidth=2).encode(
         y=y,
         x=alt.X("estimate_ci_low:Q", title=x_title, scale=alt.Scale(zero=False)),
@@ -64,24 +77,16 @@ def contractor_effects(rows: pd.DataFrame, title: str) -> alt.TopLevelMixin:
         y=y,
         x=alt.X("estimate:Q"),
         color=alt.Color("standing:N", scale=STANDING, title="Standing", legend=legend(3)),
-        tooltip=[
-            tip("effect_title", "effect"),
-            tip("where", "dimension"),
-            alt.Tooltip("estimate:Q", format=".3f", title="estimate (shrunk)"),
-            alt.Tooltip("estimate_ci_low:Q", format=".3f", title="95% interval from"),
-            alt.Tooltip("estimate_ci_high:Q", format=".3f", title="95% interval to"),
-            alt.Tooltip("raw:Q", format=".3f", title="own estimate"),
-            alt.Tooltip("team_value:Q", format=".3f", title="team (without them)"),
-            tip("n_tasks"),
-            tip("basis"),
-            tip("evidence"),
-        ],
+        tooltip=details,
+    )
+    own = base.mark_point(filled=False, size=90, strokeWidth=1.5, opacity=1).encode(
+        y=y, x=alt.X("raw:Q"), color=alt.Color("standing:N", scale=STANDING, legend=None), tooltip=details
     )
     team = base.mark_tick(color="black", thickness=2, size=14).encode(
         y=y, x=alt.X("team_value:Q"), tooltip=[alt.Tooltip("team_value:Q", format=".3f", title="team (without them)")]
     )
     return (
-        layer(bars, points, team)
+        layer(bars, own, points, team)
         .properties(width=PANEL_WIDTH, height=alt.Step(18))
         .facet(
             facet=alt.Facet(

@@ -131,11 +131,13 @@ def csv_data(frame: pd.DataFrame) -> Callable[[], bytes]:
     return lambda: csv_out.to_csv_bytes(held)
 
 
-def number_columns(df: pd.DataFrame, percent: tuple[str, ...] = ()) -> dict:
+def number_columns(df: pd.DataFrame, percent: tuple[str, ...] = (), labels: dict[str, str] | None = None) -> dict:
     """Two decimals for every float column of a table, the `percent` ones as percentages (the CSV download
-    keeps full precision)."""
-    return {
-        c: st.column_config.NumberColumn(format="percent" if c in percent else "%.2f")
+    keeps full precision); `labels` head the columns they name (float or not), in place of column_label."""
+    heads = labels or {}
+    floats = {
+        c: st.column_config.NumberColumn(heads.get(c), format="percent" if c in percent else "%.2f")
         for c in df.columns
         if pd.api.types.is_float_dtype(df[c])
     }
+    return {c: h for c, h in heads.items() if c in df.columns} | floats

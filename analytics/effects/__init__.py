@@ -23,6 +23,16 @@ EFFECT_TITLES = {  # effect -> how pages and reports name it, in the order they 
     "drift": "Drift",
 }
 EFFECTS = tuple(EFFECT_TITLES)
+EFFECT_HEADERS = {  # effects-table column -> a table's header: which figure is the contractor's own, which is shrunk
+    "n_tasks": "tasks behind it",
+    "raw": "own estimate (their tasks alone)",
+    "raw_ci_low": "own estimate 95% low",
+    "raw_ci_high": "own estimate 95% high",
+    "estimate": "shrunk toward the team",
+    "estimate_ci_low": "shrunk 95% low",
+    "estimate_ci_high": "shrunk 95% high",
+    "team_value": "team (without them)",
+}
 
 
 def raw_effects(

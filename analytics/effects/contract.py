@@ -29,9 +29,10 @@ def text(found: dict) -> str:
     for r in flagged:
         where = f"{r['rubric']}/{r['dimension']}" if r["dimension"] else r["rubric"]
         lines.append(
-            f"  {r['rater_id']} {r['effect']} on {where}: "
-            f"{fmt_ci(r['estimate'], r['estimate_ci_low'], r['estimate_ci_high'])} against the team's "
-            f"{fmt_ci(r['team_value'], None, None)}, {r['n_tasks']} tasks"
+            f"  {r['rater_id']} {r['effect']} on {where}: own estimate {fmt_ci(r['raw'], None, None)} over "
+            f"{r['n_tasks']} tasks, shrunk toward the team "
+            f"{fmt_ci(r['estimate'], r['estimate_ci_low'], r['estimate_ci_high'])}, team's "
+            f"{fmt_ci(r['team_value'], None, None)}"
         )
     lines.append("--json lists every estimate.")
     return "\n".join(lines)

@@ -10,10 +10,16 @@ its noise (normal-normal model, Morris 1983, "Parametric empirical Bayes inferen
     var_i = B_i se_i^2 + (1 - B_i)^2 var(mu)
 
 tau^2, how much contractors truly differ, is estimated over every contractor of the same (rubric, dimension,
-effect) (DerSimonian & Laird 1986, "Meta-analysis in clinical trials", Controlled Clinical Trials 7:177-188,
-method of moments): estimated without the contractor, one outlier in a homogeneous team would get tau^2 = 0 and
-be shrunk all the way to the team. mu, the team value a report shows, is the random-effects mean of the OTHER
-contractors only, so a contractor is never compared with a team that contains them.
+effect): estimated without the contractor, one outlier in a homogeneous team would get a tau^2 near 0 and be
+shrunk all the way to the team. The estimate is the Bayes modal one of Chung, Rabe-Hesketh & Choi (2013,
+"Avoiding zero between-study variance estimates in random-effects meta-analysis", Statistics in Medicine
+32:4071-4089; the penalty of Chung et al. 2013, Psychometrika 78:685-709): the joint posterior mode of (mu, tau)
+under a flat prior on mu and a gamma(2, lambda -> 0) prior on tau, that is the maximum of the log-likelihood
+plus log(tau). The penalty is -infinity at tau = 0, so the estimate is never 0: a moment estimator such as
+DerSimonian & Laird's (1986) gives tau^2 = 0 whenever the estimates differ less than their noise, which on a
+handful of contractors is common, and every contractor is then shown the team's value as their own. mu, the
+team value a report shows, is the random-effects mean of the OTHER contractors only, so a contractor is never
+compared with a team that contains them.
 
 The alarm test: how far (z, and its one-sided p-value) a contractor's RAW estimate lies beyond the rest of the team
 pooled (`team_pooled`: the others' estimates weighted by their tasks, as the rules pool the others' submissions) on
@@ -32,6 +38,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy import optimize
 
 from analytics.alarms import budget
 from analytics.core.stats import Z95
@@ -39,6 +46,7 @@ from analytics.core.stats import Z95
 # A standard error of 0 (every task exactly alike: the same duration on each) is read as this small one, so the
 # estimate counts as exact instead of unusable.
 SE_FLOOR = 1e-6
+GRID_POINTS = 81  # bayes_modal_tau2's starting grid: about 8 points per factor of 10 in tau
 GROUP = ("rubric", "dimension", "effect")
 SIDES = ("high", "low")
 INPUT_COLUMNS = ("rater_id", "rubric", "dimension", "effect", "raw", "se", "n_tasks", "bad_side")
@@ -64,22 +72,35 @@ MARGIN = {  # effect -> smallest difference from the team worth flagging, in the
 }
 
 
-def dersimonian_laird(raw: np.ndarray, se: np.ndarray) -> tuple[float, float, float]:
-    """The random-effects mean, its variance and the between-rater variance tau^2 of estimates with their
-    standard errors (DerSimonian & Laird 1986); (nan, nan, nan) without any estimate."""
+def penalised_loglik(tau: np.ndarray, y: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """At each tau, the profile log-likelihood (mu at its weighted mean given tau) plus log(tau), the log of a
+    gamma(2, lambda -> 0) prior on tau (Chung, Rabe-Hesketh & Choi 2013), up to a constant."""
+    t = v[None, :] + (tau * tau)[:, None]
+    w = 1.0 / t
+    mu = np.sum(w * y, axis=1) / np.sum(w, axis=1)
+    return -0.5 * np.sum(np.log(t), axis=1) - 0.5 * np.sum(w * (y - mu[:, None]) ** 2, axis=1) + np.log(tau)
+
+
+def bayes_modal_tau2(raw: np.ndarray, se: np.ndarray) -> float:
+    """tau^2 at the maximum of penalised_loglik over the usable estimates (finite, with a positive standard
+    error): always positive with two or more; 0 with one (nobody has another to be shrunk toward), nan with none."""
     ok = np.isfinite(raw) & np.isfinite(se) & (se > 0)
-    y, v = raw[ok], se[ok] ** 2
-    if len(y) == 0:
-        return math.nan, math.nan, math.nan
-    w = 1.0 / v
-    tau2 = 0.0
-    if len(y) > 1:
-        mean_fixed = float(np.sum(w * y) / np.sum(w))
-        q = float(np.sum(w * (y - mean_fixed) ** 2))
-        c = float(np.sum(w) - np.sum(w**2) / np.sum(w))
-        tau2 = max(0.0, (q - (len(y) - 1)) / c) if c > 0 else 0.0
-    w_star = 1.0 / (v + tau2)
-    return float(np.sum(w_star * y) / np.sum(w_star)), float(1.0 / np.sum(w_star)), tau2
+    y, v = raw[ok].astype(float), se[ok].astype(float) ** 2
+    if len(y) < 2:
+        return 0.0 if len(y) else math.nan
+    scale = max(float(np.sqrt(np.max(v))), float(np.ptp(y)))
+    # The maximum lies below the spread of the estimates plus their noise: a log grid from far below the smallest
+    # standard error finds its neighbourhood (the function can have a second, lower bump), Brent refines it.
+    grid = np.geomspace(min(float(np.sqrt(np.min(v))), scale) * 1e-4, scale * 10.0, GRID_POINTS)
+    best = int(np.argmax(penalised_loglik(grid, y, v)))
+    lo, hi = math.log(grid[max(best - 1, 0)]), math.log(grid[min(best + 1, len(grid) - 1)])
+    found = optimize.minimize_scalar(
+        lambda u: -float(penalised_loglik(np.array([math.exp(u)]), y, v)[0]),
+        bounds=(lo, hi),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
+    return math.exp(2.0 * float(found.x))
 
 
 def team_means_without_each(raw: np.ndarray, se: np.ndarray, tau2: float) -> tuple[np.ndarray, np.ndarray]:
@@ -174,7 +195,7 @@ def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) 
         variance = task_variance(se, n_tasks)
         rest, var_rest = rest_of_team(raw, n_tasks, variance)
         sides = group["bad_side"].astype(str).tolist()
-        tau2 = dersimonian_laird(raw, se)[2] if len(group) > 1 else math.nan
+        tau2 = bayes_modal_tau2(raw, se)
         mus, var_mus = team_means_without_each(raw, se, tau2)
         for pos, i in enumerate(group.index):
             mu = float(mus[pos])

@@ -29,6 +29,15 @@ from analytics.effects.verdicts import (
 )
 from analytics.feedback.team import TeamFigures
 
+EFFECT_HEADERS = {  # a report effect column -> a table's header: which value is shrunk, which is the contractor's own
+    "value": "value shown",
+    "ci_low": "value shown 95% low",
+    "ci_high": "value shown 95% high",
+    "raw": "own value (their ratings alone)",
+    "shrunk": "value shown is shrunk toward the team",
+    "reference": "team or reference value",
+    "n": "n behind the own value",
+}
 JUDGED = "judged"  # a row measured well enough to judge: its status is the verdict (analytics.effects.verdicts)
 EFFECT_COLUMNS = (
     "effect",
@@ -40,6 +49,8 @@ EFFECT_COLUMNS = (
     "value",
     "ci_low",
     "ci_high",
+    "raw",
+    "shrunk",
     "reference",
     "n",
     "n_of",
@@ -136,8 +147,16 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
     name = EFFECT_TITLES.get(str(top["effect"]), REPORT_EFFECTS[effect])
     where = labels.get(top["dimension"], top["dimension"]) if top["dimension"] else "the whole rubric"
     listed = "; ".join(
-        f"{labels.get(d, d) if d else 'the whole rubric'} ({e:+.2f} against the team's {t:+.2f})"
-        for d, e, t in zip(flagged["dimension"], flagged["estimate"], flagged["team_value"], strict=True)
+        f"{labels.get(d, d) if d else 'the whole rubric'} ({r:+.2f} on your {n} tasks alone, {e:+.2f} once pulled "
+        f"toward the team's {t:+.2f})"
+        for d, r, n, e, t in zip(
+            flagged["dimension"],
+            flagged["raw"],
+            flagged["n_tasks"],
+            flagged["estimate"],
+            flagged["team_value"],
+            strict=True,
+        )
     )
     evidence = (
         f"{name} on {len(flagged)} of {len(enough)} dimension(s) with at least {ag.MIN_TASKS} tasks: {listed}. "
@@ -159,6 +178,8 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
             value=top["estimate"],
             ci_low=top["estimate_ci_low"],
             ci_high=top["estimate_ci_high"],
+            raw=top["raw"],
+            shrunk=True,
             reference=top["team_value"],
             n=int(top["n_tasks"]),
             n_of="tasks",
@@ -178,6 +199,8 @@ def _effect(effect: str, rubric: str, status: str, evidence: str, **values: Any)
         "value": math.nan,
         "ci_low": math.nan,
         "ci_high": math.nan,
+        "raw": values.get("value", math.nan),  # a value nothing shrinks is the contractor's own
+        "shrunk": False,
         "reference": math.nan,
         "n": 0,
         "n_of": "",

@@ -169,15 +169,18 @@ UNITS = {"levels": "scale levels", "share": "share", "correlation": "correlation
 
 
 def contractor_panels(view: RatersView, rater_id: str) -> pd.DataFrame:
-    """One contractor's effect rows, each with its small-multiple panel (the effect and its unit) and where it
-    was measured (the dimension's label, or the whole rubric), in EFFECT_TITLES order."""
+    """One contractor's effect rows, each with its small-multiple panel (the effect and its unit), where it was
+    measured (the dimension's label, or the whole rubric) and that with the tasks behind it (`where_n`, a chart's
+    row label), in EFFECT_TITLES order."""
     rows = view.effects[view.effects["rater_id"] == rater_id]
     order = {e: i for i, e in enumerate(EFFECT_TITLES)}
     rows = rows.sort_values("effect", key=lambda s: s.map(order), kind="stable")
     titles = rows["effect"].map(EFFECT_TITLES).fillna(rows["effect"])
     units = rows["unit"].map(lambda u: UNITS.get(u, u))
+    where = [view.labels.get(d, d) if d else WHOLE_RUBRIC for d in rows["dimension"]]
     return rows.assign(
         effect_title=titles,
         panel=[f"{t} ({u})" for t, u in zip(titles, units, strict=True)],
-        where=[view.labels.get(d, d) if d else WHOLE_RUBRIC for d in rows["dimension"]],
+        where=where,
+        where_n=[f"{w} (n = {int(n)} tasks)" for w, n in zip(where, rows["n_tasks"], strict=True)],
     ).reset_index(drop=True)
