@@ -26,14 +26,14 @@ ALL = "all"
 
 @query_log.loader(max_entries=12)
 def load_ceiling(version: tuple, spec: AgreementSpec) -> agreement.Ceiling:
-    """The researcher ceiling of `spec.ceiling_spec()` (it spans all dates and raters, so it is kept across
+    """Researcher-researcher agreement of `spec.ceiling_spec()` (it spans all dates and raters, so it is kept across
     changes of those filters)."""
     return agreement.researcher_ceiling(state.cursor(), spec)
 
 
 @query_log.loader(max_entries=12)
 def load(version: tuple, spec: AgreementSpec, raters: bool = False) -> dict:
-    """The agreement report of `spec` (with the researcher ceiling; with `raters`, every rater's rows on every
+    """The agreement report of `spec` (with researcher-researcher agreement; with `raters`, every rater's rows on every
     dimension, without intervals)."""
     con = state.cursor()
     ceiling = load_ceiling(version, spec.ceiling_spec())
@@ -273,8 +273,8 @@ else:
     charts.show(st, charts.rater_intervals(points, yard, title, view.label(statistic)), width="stretch")
     st.caption(
         "Point: the rater's value; bar: its 95% interval over tasks. Dashed rules: the team median (of "
-        "the other raters' own figures) and, for contractors, the researcher ceiling (researcher pairs on the "
-        "same units, all dates). Raters are ordered by the upper end of their interval (lowest first: confidently "
+        "the other raters' own figures) and, for contractors, researcher-researcher agreement (pooled over "
+        "researcher pairs on the same units, all dates): a reference for how hard the rubric is, not a bound. Raters are ordered by the upper end of their interval (lowest first: confidently "
         "low agreement on top), with fewer than the minimum tasks last. Click a column header to sort."
     )
     raters_shown = view.rater_table(rated, rubric, dimension, statistic)

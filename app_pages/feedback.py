@@ -63,7 +63,7 @@ CARD_TABLE = [
 
 @query_log.loader(max_entries=8, show_spinner="Computing the researchers' agreement with each other...")
 def load_ceiling(version: tuple, rubric: str | None) -> pd.DataFrame:
-    """The researcher ceiling per dimension (all dates: it does not change with the date filter)."""
+    """Researcher-researcher agreement per dimension (all dates: it does not change with the date filter)."""
     return fb_team.researcher_figures(state.cursor(), rubric)
 
 
@@ -148,8 +148,9 @@ st.caption(
     + " The sidebar's role and rater filters do not apply here: the report is about the contractor chosen above, "
     "on every dimension they rated."
     + " Other contractors appear only as the team median (the median of the other contractors' own figures); "
-    "the researcher ceiling is how well researchers agree with each other: every pair of researchers on the same "
-    "units, all dates."
+    "researcher-researcher agreement is how well researchers agree with each other, pooled over every pair of "
+    "researchers on the same units, all dates: a reference for how hard the rubric is, not a bound a contractor "
+    "cannot pass."
 )
 stem = display.file_stem(rep)
 # Each file is written when its button is clicked (Streamlit calls the function on its own thread), not on every
@@ -209,7 +210,7 @@ else:
     )
     st.caption(
         "Dot and line: this contractor's value and 95% interval (n_tasks = tasks shared with a researcher, "
-        "n = rating pairs). Grey tick: team median. Orange tick: researchers with each other. "
+        "n = rating pairs). Grey tick: team median. Orange tick: researcher-researcher agreement (a reference). "
         f"Small n (under {MIN_TASKS} tasks): read the interval."
     )
     charts.show(st, fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")

@@ -487,7 +487,7 @@ def test_every_view_shows_the_same_ceiling_and_team_median(demo_store):
     yard = team.yardsticks(report.team, report.ceiling, rubric, dim, "exact_agreement", ("c03",))
     yard = dict(zip(yard["reference"], yard["value"], strict=True))
     assert yard["Team median"] == pytest.approx(card["team_exact_agreement"])
-    assert yard["Researcher ceiling"] == pytest.approx(ceiling["exact_agreement"])
+    assert yard["Researcher-researcher agreement"] == pytest.approx(ceiling["exact_agreement"])
     own = report.raters.set_index("dimension").loc[dim]
     assert own["rater_id"] == "c03" and card["exact_agreement"] == pytest.approx(own["exact_agreement"])
     con.close()

@@ -158,7 +158,7 @@ def test_progress_on_a_terminal_only_names_each_table(paired, capsys, monkeypatc
         "agreement: agreement among all raters per dimension",
         "agreement: each contractor against researchers",
         "agreement: all contractors against researchers",
-        "agreement: researcher ceiling",
+        "agreement: researcher-researcher agreement",
         "agreement: each pair of raters",
         "agreement: done",
     ]

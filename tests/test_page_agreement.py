@@ -141,12 +141,12 @@ def test_ceiling_and_team_median_are_the_api_figures(app_store):
     median = mine["weighted_kappa"].median()
 
     m = metrics(at)
-    assert float(m["Researcher ceiling"]) == pytest.approx(ceiling, abs=5e-4)
+    assert float(m["Researcher-researcher agreement"]) == pytest.approx(ceiling, abs=5e-4)
     assert float(m["Team median"]) == pytest.approx(median, abs=5e-4)
     spec, data = next((s, d) for s, d in charts(at) if "Weighted kappa on" in str(s.get("title")))
     rules = next(d for d in data if "reference" in d.columns)
     by_name = dict(zip(rules["reference"], rules["value"], strict=True))
-    assert by_name["Researcher ceiling"] == pytest.approx(ceiling)
+    assert by_name["Researcher-researcher agreement"] == pytest.approx(ceiling)
     assert by_name["Team median"] == pytest.approx(median)
     points = next(d for d in data if "rater_id" in d.columns)
     assert len(points) == contractors.loc[contractors["dimension"] == PRIMARY, "weighted_kappa"].notna().sum()
@@ -221,14 +221,14 @@ def test_comparisons_among_contractors_and_among_researchers(app_store):
     assert "pairs" not in table.columns and "Cohen's kappa" not in table.columns  # multi-rater coefficients only
     pairs = frame(at, "role_a")
     assert set(pairs["role_a"]) == {"contractor"} and set(pairs["role_b"]) == {"contractor"}
-    assert "Researcher ceiling" in metrics(at)
+    assert "Researcher-researcher agreement" in metrics(at)
 
     at.selectbox(key="agr_comparison").select("researcher_vs_researcher").run()
     assert not at.exception
     raters = frame(at, "exact_agreement")
     assert len(raters) >= 3 and all(r.startswith("r") for r in raters["rater_id"])
     m = metrics(at)
-    assert "Researcher ceiling" not in m  # the researchers are the ones plotted
+    assert "Researcher-researcher agreement" not in m  # the researchers are the ones plotted
     con = api(app_store)
     rr = agreement.rater_agreement(
         con, agreement.AgreementSpec(comparison="researcher_vs_researcher", filters=Filters(rubric=RUBRIC))
@@ -315,7 +315,7 @@ def test_sidebar_filters_and_the_sql_behind_the_figures(app_store):
     assert frame(at, "Krippendorff's alpha").set_index("dimension").loc[PRIMARY, "pairs"] == pooled_before
     assert pooled_before == pooled.loc[PRIMARY, "n"]
     m = metrics(at)
-    assert m["Researcher ceiling"] == before["Researcher ceiling"]
+    assert m["Researcher-researcher agreement"] == before["Researcher-researcher agreement"]
     others = everyone[(everyone["dimension"] == PRIMARY) & (everyone["rater_id"] != "c14") & (everyone["n_tasks"] > 0)]
     assert float(m["Team median"]) == pytest.approx(others["weighted_kappa"].median(), abs=5e-4)
     assert float(m["Team median"]) != pytest.approx(float(raters["weighted_kappa"].iloc[0]), abs=1e-6)
@@ -360,7 +360,7 @@ def test_agreement_and_feedback_pages_show_one_ceiling_and_one_team_median(app_s
     assert not fb.exception
     card = frame(fb, "ceiling_kappa")
     primary = card[card["is_primary"].astype(bool)].iloc[0]
-    assert float(m["Researcher ceiling"]) == pytest.approx(primary["ceiling_kappa"], abs=5e-4)
+    assert float(m["Researcher-researcher agreement"]) == pytest.approx(primary["ceiling_kappa"], abs=5e-4)
     assert float(m["Team median"]) == pytest.approx(primary["team_kappa"], abs=5e-4)
 
 

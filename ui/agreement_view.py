@@ -17,6 +17,8 @@ from analytics.agreement import (
     RATER_STATS,
     AgreementReport,
     ParadoxDiagnostic,
+    headline,
+    not_headline_note,
     team,
 )
 from analytics.core.formatting import fmt_ci
@@ -41,6 +43,7 @@ RANKING_STATS = ("preference_agreement", "kendall_tau_b")
 SMALL, ENOUGH = f"fewer than {MIN_TASKS} tasks", f"{MIN_TASKS} tasks or more"
 NOT_SHOWN = "—"  # undefined here (0/0, no pairs): the notes say why
 NOT_APPLICABLE = "n/a"  # the coefficient does not exist for this scale (e.g. weighted kappa at nominal level)
+NOT_HEADLINE = "not shown"  # unweighted on a fine interval or ratio scale (analytics.agreement.headline); notes say
 
 
 NO_IDS_HERE = "None to show: this dimension's raters have no ids (see the note at the top of the page)."
@@ -60,7 +63,7 @@ def needs_ids_note(entries: list[dict], labels: dict[str, str]) -> str:
         f"(anon:crowd_1, anon:crowd_2, ..., up to {positions}), not by a person. Agreement per dimension "
         "(percent agreement, Krippendorff's alpha, Fleiss' kappa, Gwet's AC1/AC2, all contractors against "
         "researchers) and the confusion matrix of all raters use only each unit's labels and are shown. Each rater "
-        "against the reference, rater pairs, the rater x rater grid and the researcher ceiling need real rater ids "
+        "against the reference, rater pairs, the rater x rater grid and researcher-researcher agreement need real rater ids "
         "and are left out for these raters."
     )
 
@@ -117,7 +120,21 @@ def notes_in_words(row: dict) -> str:
         notes.append("high agreement but low kappa: see the kappa paradox below")
     if isinstance(row.get("notes"), str) and row["notes"]:
         notes.append(row["notes"])
+    if (scale := _scale_of(row)) and (why := not_headline_note(*scale)):
+        notes.append(why)
     return "; ".join(notes)
+
+
+def _scale_of(row: pd.Series | dict) -> tuple[str, int] | None:
+    """A report row's level and number of levels (None where the row does not say)."""
+    level, n_levels = row.get("level"), row.get("n_levels")
+    return None if level is None or n_levels is None or pd.isna(n_levels) else (str(level), int(n_levels))
+
+
+def shown(row: pd.Series | dict, statistic: str) -> bool:
+    """Whether a statistic is a headline figure of a report row's scale (every one where the row does not say)."""
+    scale = _scale_of(row)
+    return scale is None or headline(statistic, *scale)
 
 
 def _dimension_rows(report: AgreementReport, dims: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -149,13 +166,18 @@ def dimension_table(report: AgreementReport, dims: pd.DataFrame) -> pd.DataFrame
         return pd.DataFrame()
     d, out, stats = _dimension_rows(report, dims)
     absent = not_applicable(report.coefficients, "dimension")
+    rows = d.to_dict("records")
     for s in stats:
         name = label(s)
         if s == "fleiss_kappa" and (d["fleiss_kappa_name"] == "Scott's pi").all():
             name = "Scott's pi (Fleiss' kappa of two raters)"
         out[name] = [
-            NOT_APPLICABLE if (dim, s) in absent else with_interval(v, lo, hi)
-            for dim, v, lo, hi in zip(d["dimension"], d[s], d[f"{s}_ci_low"], d[f"{s}_ci_high"], strict=True)
+            NOT_APPLICABLE
+            if (r["dimension"], s) in absent
+            else NOT_HEADLINE
+            if not shown(r, s)
+            else with_interval(r[s], r[f"{s}_ci_low"], r[f"{s}_ci_high"])
+            for r in rows
         ]
     out["notes"] = [notes_in_words(r) for r in d.to_dict("records")]
     return out.reset_index(drop=True)
@@ -199,7 +221,7 @@ def rater_table(raters: pd.DataFrame, rubric: str, dimension: str, statistic: st
     """Each rater on one dimension: n, every statistic defined for someone, the chosen one's interval, notes;
     in review order on the chosen statistic (analytics.agreement.team.review_order)."""
     r = raters[(raters["rubric"] == rubric) & (raters["dimension"] == dimension)]
-    stats = [s for s in RATER_STATS if r[s].notna().any()]
+    stats = [s for s in RATER_STATS if r[s].notna().any() and (r.empty or shown(r.iloc[0], s))]
     cols = [c for c in ("rater_id", "n_tasks", "n_units", "n") if c in r.columns]
     if "n_item_pairs" in r.columns and r["n_item_pairs"].fillna(0).gt(0).any():
         cols.append("n_item_pairs")
@@ -234,7 +256,7 @@ def column_config(df: pd.DataFrame, n_label: str = "pairs") -> dict:
 def rater_statistics(raters: pd.DataFrame, rubric: str, dimension: str) -> list[str]:
     """The per-rater statistics with a value for at least one rater on this dimension."""
     r = raters[(raters["rubric"] == rubric) & (raters["dimension"] == dimension)]
-    return [s for s in RATER_STATS if s in r.columns and r[s].notna().any()]
+    return [s for s in RATER_STATS if s in r.columns and r[s].notna().any() and shown(r.iloc[0], s)]
 
 
 def default_statistic(choices: list[str]) -> int:

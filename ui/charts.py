@@ -9,6 +9,7 @@ import altair as alt
 import pandas as pd
 from streamlit.delta_generator import DeltaGenerator
 
+from analytics.agreement.team import CEILING, TEAM
 from ui.sidebar import rubric_title
 from ui.tables import column_label
 from ui.text import visible
@@ -272,13 +273,13 @@ def severity_counts(df: pd.DataFrame) -> alt.Chart:
     )
 
 
-YARDSTICK_COLORS = alt.Scale(domain=["Researcher ceiling", "Team median"], range=["#f58518", "#595959"])
+YARDSTICK_COLORS = alt.Scale(domain=[CEILING, TEAM], range=["#f58518", "#595959"])
 SAMPLE_COLORS = alt.Scale(domain=["30 tasks or more", "fewer than 30 tasks"], range=["#4c78a8", "#9ecae9"])
 
 
 def rater_intervals(df: pd.DataFrame, yardsticks: pd.DataFrame, title: str, x_title: str) -> alt.LayerChart:
     """One row per rater in the frame's order (review order: analytics.agreement.team.review_order): the
-    coefficient (point) with its 95% interval (bar), and the yardsticks (researcher ceiling, team median) as
+    coefficient (point) with its 95% interval (bar), and the yardsticks (researcher-researcher agreement, team median) as
     labelled vertical rules."""
     order = df["rater_id"].tolist()
     y = alt.Y("rater_id:N", title=None, sort=order, axis=alt.Axis(labelOverlap=False))

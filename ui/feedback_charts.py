@@ -7,15 +7,16 @@ import pandas as pd
 
 from ui.charts import LABEL_LIMIT, layer, legend, tip
 
+RESEARCHERS = "Researchers with each other (pooled; a reference, not a bound)"
 WHO_COLORS = alt.Scale(
-    domain=["This contractor", "Team median", "Researchers with each other"],
+    domain=["This contractor", "Team median", RESEARCHERS],
     range=["#4c78a8", "#888888", "#f58518"],
 )
 
 
 def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.LayerChart:
     """Per dimension: the contractor's value of `statistic` with its 95% interval, the team median and the
-    researcher ceiling as ticks (rows in the card's order)."""
+    researcher-researcher agreement as ticks (rows in the card's order)."""
     order = card["dimension_label"].tolist()
     has_ceiling = f"ceiling_{statistic}" in card
     long = pd.concat(
@@ -44,7 +45,7 @@ def agreement_vs_team(card: pd.DataFrame, statistic: str, label: str) -> alt.Lay
                     pd.DataFrame(
                         {
                             "dimension_label": card["dimension_label"],
-                            "who": "Researchers with each other",
+                            "who": RESEARCHERS,
                             "value": card[f"ceiling_{statistic}"],
                             "n": card["ceiling_tasks"],
                         }

@@ -57,6 +57,8 @@ def column_label(name: object) -> str:
     suffix = " 95% low" if name.endswith("_ci_low") else " 95% high" if name.endswith("_ci_high") else ""
     if base in LABELS:
         return SHORT.get(base, LABELS[base]) + suffix
+    if base.startswith("ceiling_"):  # the card's researcher-researcher figures (a reference, not a bound)
+        return "researcher-researcher " + column_label(base.removeprefix("ceiling_")) + suffix
     if base.startswith("n_"):
         base = base[2:]
     return base.replace("_", " ") + suffix

@@ -65,7 +65,7 @@ from analytics.agreement.rows import (
     RATER_COLUMNS,
     RATER_STATS,
 )
-from analytics.agreement.scales import Scale, ScaleError
+from analytics.agreement.scales import Scale, ScaleError, headline, not_headline_note
 from analytics.agreement.sides import COMPARISON_ROLES, ceiling_scope, narrows_team, team_filters
 from analytics.agreement.spec import AgreementSpec
 from analytics.agreement.views import confusion_matrix, confusion_table, pairwise_matrix, paradox_diagnostic
@@ -107,11 +107,13 @@ __all__ = [
     "fleiss_kappa",
     "gwet_ac",
     "gwet_ac_se",
+    "headline",
     "kappa_paradox",
     "kendall_tau_b",
     "krippendorff_alpha",
     "narrows_team",
     "needs_rater_ids",
+    "not_headline_note",
     "pair_gwet_ac",
     "pairwise_matrix",
     "paradox_diagnostic",

@@ -19,6 +19,7 @@ import pandas as pd
 
 from analytics.agreement import report
 from analytics.agreement.rows import MIN_TASKS
+from analytics.agreement.scales import headline, not_headline_note
 from analytics.agreement.spec import AgreementSpec
 from analytics.core import rater_ids as an
 from analytics.core.formatting import fmt, fmt_ci
@@ -27,7 +28,8 @@ from analytics.store.stamp import stamp
 
 # Statistics that do not apply to multi-rater value counts (they need a subject and a reference side).
 PAIR_ONLY = ("n_pairs", "cohen_kappa", "weighted_kappa", "mean_difference", "kendall_tau_b", "preference_agreement")
-CONTRACT_CI = "cohen_kappa"  # the raters[] entry's `ci95` is the interval of Cohen's kappa
+CONTRACT_CI = "cohen_kappa"  # the raters[] entry's `ci95` is the interval of Cohen's kappa (docs/agreement.md)
+NOT_HEADLINE = "not shown"  # a text cell of an unweighted coefficient on a fine interval or ratio scale
 
 
 def plain(v: Any) -> Any:
@@ -71,7 +73,7 @@ def contract_payload(
     raters = report.rater_agreement(con, spec.but(comparison="contractor_vs_researcher"), queries=log)
     say(TABLE_STARTS["pooled"], "all contractors against researchers")
     pooled = report.pooled_table(con, spec, log)
-    say(TABLE_STARTS["ceiling"], "researcher ceiling")
+    say(TABLE_STARTS["ceiling"], "researcher-researcher agreement")
     ceiling = report.ceiling_table(con, spec, queries=log)
     say(TABLE_STARTS["rater pairs"], "each pair of raters")
     pairs = report.rater_pairs_table(con, spec, log)
@@ -133,13 +135,17 @@ def contract_text(payload: dict) -> str:
     """The readable tables the command line prints without --json."""
     lines = ["Agreement among all raters, per dimension"]
     dcols: tuple[str, ...] = ("rubric", "dimension", "level", "n_units", "n_tasks", "n_raters", "percent_agreement")
-    dcols += ("krippendorff_alpha", "fleiss_kappa", "fleiss_kappa_name", "gwet_ac1")
+    dcols += ("krippendorff_alpha", "fleiss_kappa", "fleiss_kappa_name", "gwet_ac1", "gwet_ac2")
     lines += _text_table(payload["dimensions"], dcols, ("krippendorff_alpha",), payload["min_tasks"])
     pair_cols = ("n", "n_units", "n_tasks", "exact_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa")
     sections = (
         ("Each contractor against researcher labels", "raters", ("rater_id", "rubric", "dimension")),
         ("All contractors against researchers (pooled)", "pooled", ("rubric", "dimension")),
-        ("Researcher ceiling (researcher pairs on the same units)", "ceiling", ("rubric", "dimension")),
+        (
+            "Researcher-researcher agreement (pooled researcher pairs; a reference, not a bound)",
+            "ceiling",
+            ("rubric", "dimension"),
+        ),
         ("Each pair of raters", "rater_pairs", ("rater_a", "rater_b", "rubric", "dimension")),
     )
     for title, key, lead in sections:
@@ -166,11 +172,16 @@ def _anonymous_side(key: str, entry: dict) -> bool:
     return role is None or role in entry["roles"]
 
 
+def _cell(r: dict, c: str, with_ci: tuple[str, ...]) -> str:
+    """One cell of a text table: the value (with its own interval where asked), or NOT_HEADLINE for an unweighted
+    coefficient on a fine interval or ratio scale (scales.headline)."""
+    if r.get("level") is not None and r.get("n_levels") is not None and not headline(c, r["level"], r["n_levels"]):
+        return NOT_HEADLINE
+    return _fmt(r.get(c), (r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")) if c in with_ci else None)
+
+
 def _text_table(rows: list[dict], cols: tuple[str, ...], with_ci: tuple[str, ...], min_tasks: int) -> list[str]:
-    cells = [
-        [_fmt(r.get(c), (r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")) if c in with_ci else None) for c in cols]
-        for r in rows
-    ]
+    cells = [[_cell(r, c, with_ci) for c in cols] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
     out = ["  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))]
     out += ["  " + "  ".join(x.ljust(w) for x, w in zip(row, widths, strict=True)) for row in cells]
@@ -179,6 +190,12 @@ def _text_table(rows: list[dict], cols: tuple[str, ...], with_ci: tuple[str, ...
         for r in rows
         if r.get("notes")
     ]
+    fine = {
+        (r["rubric"], r["dimension"]): not_headline_note(r["level"], r["n_levels"])
+        for r in rows
+        if r.get("level") is not None and r.get("n_levels") is not None
+    }
+    out += [f"  note: {rb}/{d}: {why}; --json has them" for (rb, d), why in fine.items() if why]
     if any(r.get("small_n") for r in rows):
         out.append(f"  small n (< {min_tasks} tasks): indicative only, read the interval")
     return out

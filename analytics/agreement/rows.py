@@ -83,7 +83,7 @@ PAIR_SET_STATS = (
     "krippendorff_alpha",
     "mean_difference",
 )
-SCALE_COLUMNS = ("rubric", "dimension", "kind", "level", "weights", "scale")
+SCALE_COLUMNS = ("rubric", "dimension", "kind", "level", "weights", "scale", "n_levels")
 DIMENSION_COLUMNS = (
     *SCALE_COLUMNS,
     "n_units",

@@ -7,6 +7,10 @@ loaded. The level of measurement is the declared one unless a report asks for an
 - interval: values; Krippendorff's interval metric, quadratic weights;
 - ratio: values with a true zero; Krippendorff's ratio metric, Gwet's ratio weights; negative values refused.
 Weights use each level's value where every level has one, else its position in the declared order.
+Headline figures (the one rule, `headline`): on an interval or ratio scale with more than FINE_LEVELS levels the
+unweighted coefficients, which count only exact matches, are not shown as headline figures. On Snow et al.'s
+0-100 anger ratings Fleiss' kappa is 0.15 and Gwet's AC1 0.53 beside Gwet's AC2 of 0.81 and an interval alpha of
+0.36: ratings of 71 and 72 count as a disagreement as much as 0 and 100. They stay in the data (JSON, downloads).
 An ordinal (or interval, ratio) analysis of text labels nobody declared an order for is refused: the labels'
 order would otherwise be alphabetical, which is no order at all.
 """
@@ -28,6 +32,38 @@ DECLARE_HINT = (
     'declare its order in a scales file, e.g. {"scales": [{"dimension": "%s", "level": "ordinal", '
     '"levels": ["low", "medium", "high"]}]}, and pass it with --scales PATH (or on the Data page)'
 )
+
+
+FINE_LEVELS = 10
+UNWEIGHTED = (  # coefficients that count exact matches only, whatever the scale's distances
+    "percent_agreement",
+    "exact_agreement",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "brennan_prediger",
+    "cohen_kappa",
+)
+
+
+def fine_grained(level: str, n_levels: int) -> bool:
+    """Whether a scale is interval or ratio with more than FINE_LEVELS levels (exact matches rare by design)."""
+    return level in ("interval", "ratio") and n_levels > FINE_LEVELS
+
+
+def headline(statistic: str, level: str, n_levels: int) -> bool:
+    """Whether a coefficient is shown as a headline figure of a dimension on this scale: every one but the
+    unweighted ones on a fine-grained interval or ratio scale."""
+    return not (statistic in UNWEIGHTED and fine_grained(level, n_levels))
+
+
+def not_headline_note(level: str, n_levels: int) -> str:
+    """Why a dimension's unweighted coefficients are not shown ("" when they are)."""
+    if not fine_grained(level, n_levels):
+        return ""
+    return (
+        f"unweighted coefficients (exact matches only) are not shown on this {level} scale of {n_levels} levels, "
+        "where near ratings count as disagreements; the weighted ones (Krippendorff's alpha, weighted kappa, AC2) are"
+    )
 
 
 class ScaleError(ValueError):
@@ -184,4 +220,5 @@ def scale_cells(s: Scale) -> dict:
         "level": s.level,
         "weights": s.weights,
         "scale": s.text,
+        "n_levels": len(s.levels),
     }

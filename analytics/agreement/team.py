@@ -1,12 +1,13 @@
-"""Yardsticks for reading one rater's agreement: the team median and the researcher ceiling.
+"""Yardsticks for reading one rater's agreement: the team median and researcher-researcher agreement.
 
 One definition each, used by the Agreement page, the Feedback report, its exports and the command line:
 - team median: per dimension and statistic, the median over the other raters of the subject role (never the
   one being viewed) of their own figure, among raters with at least one shared task. The team is every rater
   of the role under the rubric, dimension and date filters; the rater filter never changes it.
-- researcher ceiling: researcher against researcher on the same units, every pair of researchers on a shared
-  unit counted once, over all dates (report.ceiling_table): a contractor cannot be expected to agree with
-  researchers more than researchers agree with each other.
+- researcher-researcher agreement: researcher against researcher on the same units, pooled over every pair of
+  researchers on a shared unit (each counted once), over all dates (report.ceiling_table; the contract's key
+  `ceiling`, a name kept for the command line). A reference for how hard the rubric is, not a bound: a contractor
+  who agrees with researchers more often than researchers agree with each other exceeds it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pandas as pd
 
 YARDSTICK_COLUMNS = ("reference", "value", "ci_low", "ci_high", "raters", "n_tasks", "basis")
 TEAM = "Team median"
-CEILING = "Researcher ceiling"
+CEILING = "Researcher-researcher agreement"
 
 
 def team_medians(
@@ -79,7 +80,7 @@ def yardsticks(
     viewed: tuple[str, ...] = (),
     team_label: str = TEAM,
 ) -> pd.DataFrame:
-    """The team median and the researcher ceiling of one dimension and statistic (YARDSTICK_COLUMNS); a
+    """The team median and researcher-researcher agreement of one dimension and statistic (YARDSTICK_COLUMNS); a
     yardstick nothing supports is left out."""
     rows = []
     value, n = team_median(team, rubric, dimension, statistic, viewed)
@@ -106,7 +107,8 @@ def yardsticks(
                 "ci_high": c["ci_high"],
                 "raters": math.nan,
                 "n_tasks": c["n_tasks"],
-                "basis": f"researcher pairs on the same units, {int(c['n'])} pairs over {int(c['n_tasks'])} tasks",
+                "basis": f"pooled over researcher pairs on the same units, {int(c['n'])} pairs over {int(c['n_tasks'])} "
+                "tasks; a reference, not a bound",
             }
         )
     return pd.DataFrame(rows, columns=list(YARDSTICK_COLUMNS))

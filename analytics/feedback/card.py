@@ -1,5 +1,5 @@
 """A contractor's report card: per rubric dimension they rated, their agreement with researchers (exact, coarse,
-kappa and mean difference, with 95% intervals and n) beside the team median and the researcher ceiling."""
+kappa and mean difference, with 95% intervals and n) beside the team median and researcher-researcher agreement."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ CARD_COLUMNS = (
     "dimension_label",
     "is_primary",
     "level",
+    "n_levels",
     "n",
     "n_units",
     "n_tasks",
@@ -42,7 +43,7 @@ def report_card(
     seed: int = 0,
 ) -> pd.DataFrame:
     """Per rubric dimension the contractor rated: exact, coarse agreement, kappa and mean difference with
-    researchers (95% intervals, n), beside the team median and the researcher ceiling (CARD_COLUMNS)."""
+    researchers (95% intervals, n), beside the team median and researcher-researcher agreement (CARD_COLUMNS)."""
     own = own_agreement(con, contractor, filters, n_boot, seed)
     return card_vs_team(con, own, contractor, team or team_figures(con, filters)) if len(own) else card_of_nothing()
 

@@ -1,5 +1,5 @@
 """A few plain sentences a lead can start the conversation with: agreement on each primary dimension against the
-team and the ceiling, scale shifts, falls in weekly agreement, and time per submission."""
+team and researcher-researcher agreement, scale shifts, falls in weekly agreement, and time per submission."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from analytics.agreement import headline
 from analytics.feedback.scope import rubric_title
 
 
@@ -16,20 +17,24 @@ def _num(x: float, digits: int = 2) -> str:
 
 
 def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> tuple[str, ...]:
-    """Plain sentences: agreement on each primary dimension against team and ceiling, scale shifts and falls in
-    weekly agreement whose 95% interval excludes zero, and time per submission against the team."""
+    """Plain sentences: agreement on each primary dimension against team and researcher-researcher agreement
+    (exact agreement, or on a fine interval or ratio scale, where it is no headline figure, the card's weighted
+    kappa), scale shifts and falls in weekly agreement whose 95% interval excludes zero, and time per submission
+    against the team."""
     out = []
     for _, r in card[card["is_primary"]].iterrows():
         where = f"{rubric_title(r['rubric'])}, {r['dimension_label']}"
         if r["n"] == 0:
             out.append(f"{where}: no unit shared with a researcher yet.")
             continue
+        s = "exact_agreement" if headline("exact_agreement", str(r["level"]), int(r["n_levels"])) else "kappa"
+        name = "exact agreement" if s == "exact_agreement" else str(r["kappa_statistic"])
         out.append(
-            f"{where}: exact agreement with researchers {_num(r['exact_agreement'])} (95% interval "
-            f"{_num(r['exact_agreement_ci_low'])} to {_num(r['exact_agreement_ci_high'])}, "
+            f"{where}: {name} with researchers {_num(r[s])} (95% interval "
+            f"{_num(r[f'{s}_ci_low'])} to {_num(r[f'{s}_ci_high'])}, "
             f"{int(r['n_tasks'])} tasks, {int(r['n'])} pairs); "
-            f"team median {_num(r['team_exact_agreement'])}; researchers with each other "
-            f"{_num(r['ceiling_exact_agreement'])}."
+            f"team median {_num(r[f'team_{s}'])}; researchers with each other (pooled) "
+            f"{_num(r[f'ceiling_{s}'])}."
         )
     shifted = card[(card["mean_difference_ci_low"] > 0) | (card["mean_difference_ci_high"] < 0)]
     for rubric, g in shifted.groupby("rubric", sort=True):

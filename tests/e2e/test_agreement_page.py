@@ -26,7 +26,7 @@ def test_agreement_page_draws_its_charts(app_page, external_requests):
     paradox = main.get_by_role("heading", name="Kappa paradox").count()
     assert charts.count() >= 3 + paradox
     intervals = charts.filter(has_text="each contractor against researchers").first
-    expect(intervals).to_contain_text("Researcher ceiling")  # the yardstick labels are SVG text
+    expect(intervals).to_contain_text("Researcher-researcher agreement")  # the yardstick labels are SVG text
     expect(intervals).to_contain_text("Team median")
     expect(charts.filter(has_text="contractor level vs researcher level").first).to_be_visible()
     expect(main.get_by_test_id("stDataFrame").first).to_be_visible()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from analytics.agreement import headline
 from analytics.alarms.review import KIND_TITLES
 from analytics.core.formatting import fmt, fmt_ci, is_missing
 from analytics.effects.verdicts import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
@@ -19,11 +20,13 @@ from analytics.store.stamp import stamp_line
 
 EXPLAIN = (
     "Agreement is measured on the units (task, dimension and answer) that you and a researcher both rated. "
-    "Team median: the median of the other contractors' own figures. Researchers: the median of each "
-    "researcher's agreement with the other researchers over all dates, the most one can expect. Brackets hold 95% "
-    "intervals; n is the number of rating pairs. Mean difference is in scale steps, positive when your "
+    "Team median: the median of the other contractors' own figures. Researchers with each other: agreement "
+    "pooled over every pair of researchers on the same units, all dates; a reference for how hard the rubric is, "
+    "not a bound (a contractor can agree with researchers more than they agree with each other). Brackets hold "
+    "95% intervals; n is the number of rating pairs. Mean difference is in scale steps, positive when your "
     "rating is later on the scale than the researcher's."
 )
+NOT_HEADLINE = "not shown (exact matches on a fine scale)"  # analytics.agreement.headline: the card's words
 KAPPA_WEIGHTS = {
     "Cohen's kappa": "none (Cohen's)",
     "weighted kappa (linear)": "linear",
@@ -97,13 +100,18 @@ def card_rows(report: FeedbackReport) -> pd.DataFrame:
         ("kappa", "Kappa"),
         ("mean_difference", "Mean difference"),
     ):
-        out[name] = [fmt_ci(v, lo, hi) for v, lo, hi in zip(c[s], c[f"{s}_ci_low"], c[f"{s}_ci_high"], strict=True)]
+        out[name] = [
+            fmt_ci(v, lo, hi) if headline(s, str(lvl), int(k)) else NOT_HEADLINE
+            for v, lo, hi, lvl, k in zip(
+                c[s], c[f"{s}_ci_low"], c[f"{s}_ci_high"], c["level"], c["n_levels"], strict=True
+            )
+        ]
     out["Kappa weights"] = c["kappa_statistic"].map(KAPPA_WEIGHTS).fillna(c["kappa_statistic"])
     out["Team exact / coarse / kappa"] = [
         " / ".join(fmt(v) for v in vals)
         for vals in zip(c["team_exact_agreement"], c["team_coarse_agreement"], c["team_kappa"], strict=True)
     ]
-    out["Researchers exact / coarse / kappa"] = [
+    out["Researchers with each other (pooled) exact / coarse / kappa"] = [
         " / ".join(fmt(v) for v in vals)
         for vals in zip(c["ceiling_exact_agreement"], c["ceiling_coarse_agreement"], c["ceiling_kappa"], strict=True)
     ]

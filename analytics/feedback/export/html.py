@@ -9,6 +9,7 @@ import html
 
 import pandas as pd
 
+from analytics.agreement import headline
 from analytics.core.formatting import is_missing
 from analytics.feedback.export import display
 from analytics.feedback.report import FeedbackReport
@@ -62,7 +63,10 @@ def _x(v: float, width: float, pad: float = 6) -> float:
 
 def agreement_strip(row: pd.Series, width: int = 200, height: int = 20) -> str:
     """Inline SVG: the contractor's exact agreement (dot and 95% interval), team median (grey tick) and the
-    researcher ceiling (orange tick) on a 0..1 strip."""
+    researcher-researcher agreement (orange tick) on a 0..1 strip; the card's words instead where exact agreement
+    is no headline figure (a fine interval or ratio scale, analytics.agreement.headline)."""
+    if not headline("exact_agreement", str(row["level"]), int(row["n_levels"])):
+        return _e(display.NOT_HEADLINE)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">',
         f'<line x1="{_x(0, width)}" y1="{height / 2}" x2="{_x(1, width)}" y2="{height / 2}" stroke="#e3e3e3" '
