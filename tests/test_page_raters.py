@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analytics import store
+from analytics import effects, store
 from analytics.alarms.review import review
 from analytics.core.filters import Filters
 from analytics.model import calibration, rater_model, raters
