@@ -185,6 +185,7 @@ with st.expander("Every effect checked, with its figures"):
 st.subheader("Alarms")
 st.caption(alarm_panel.BUDGET_NOTE)
 alarm_panel.show_alarms(rep.alerts, "fb_alarms", sidebar.rater_name, display.NO_ALARM)
+alarm_panel.show_power(load_team(state.version(), scope.team_filter(filters)).power, "fb_alarms")
 
 st.subheader("Rubric rules broken")
 st.caption(md_escape(display.RULES_EXPLAIN))

@@ -12,8 +12,8 @@ from analytics.agreement import MIN_TASKS
 from analytics.core.filters import Filters
 from analytics.effects import EFFECT_HEADERS
 from analytics.model import rater_model, raters
+from ui import alarm_panel, query_log, sidebar, state
 from ui import drift_charts as rc_drift
-from ui import query_log, sidebar, state
 from ui import raters_charts as rc
 from ui.charts import show
 from ui.progress import Report, with_progress
@@ -89,6 +89,8 @@ else:
     if (view.grid["standing"] == raters.NOT_MEASURED).any():
         st.caption(raters.NOT_MEASURED_WHY)
     st.caption(SHRUNK_AND_OWN)
+    with st.expander("What silence means: what each alarm finds at this team's n"):
+        alarm_panel.show_power(view.power, "raters_alarms")
     table(
         view.effects.drop(columns=["standing"]),
         f"rater effects {rubric}",

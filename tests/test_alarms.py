@@ -18,6 +18,7 @@ from statsmodels.stats.multitest import multipletests
 from analytics import store
 from analytics.alarms import acks, budget
 from analytics.alarms.review import ALERT_COLUMNS, review
+from analytics.core import significance
 from analytics.core.filters import Filters
 from tests.cli_helpers import run_cli
 from tests.conftest import app_test
@@ -51,11 +52,11 @@ def test_step_up_rule_equals_statsmodels():
 
 def test_rule_test_is_fishers_exact_and_needs_no_floor():
     """scipy's one-sided Fisher test; 23 breaks in 23 against the team's 11.4% is credible, 2 in 2 is not."""
-    assert budget.fisher_p_value(7, 20, 30, 400) == pytest.approx(
+    assert significance.fisher_p_value(7, 20, 30, 400) == pytest.approx(
         fisher_exact([[7, 13], [30, 370]], alternative="greater").pvalue
     )
-    assert budget.fisher_p_value(23, 23, 46, 404) < 1e-15
-    assert budget.fisher_p_value(2, 2, 46, 404) > 0.01
+    assert significance.fisher_p_value(23, 23, 46, 404) < 1e-15
+    assert significance.fisher_p_value(2, 2, 46, 404) > 0.01
 
 
 def test_steady_teams_see_almost_no_alarm_and_planted_habits_are_found():
@@ -140,3 +141,30 @@ def test_an_acknowledged_alarm_leaves_the_headline_and_stays_listed(demo_store, 
     con.close()
     out = review(store.open_store(path, read_only=True), Filters(raters=("c06",))).alerts
     assert isinstance(out, pd.DataFrame) and not out["acknowledged"].any()
+
+
+def test_a_lead_acknowledges_an_alarm_on_the_overview(app_store):
+    """Through the Overview's form: the chosen alarm leaves the headline, is listed as acknowledged with who and
+    why, and the same form withdraws it; without a reason nothing is recorded."""
+    at = app_test()
+    table = next(t.value for t in at.dataframe if {"kind", "detail", "acknowledged"} <= set(t.value.columns))
+    first = table.iloc[0]
+    at.selectbox(key="ov_alarms_pick").set_value(0)
+    at.text_input(key="ov_alarms_by").input("Lee")
+    at.button(key="ov_alarms_ack").click().run()
+    assert any("Not recorded: an acknowledgement needs a reason" in i.value.replace("\\", "") for i in at.info)
+    at.text_input(key="ov_alarms_why").input("talked to them on Monday")
+    at.button(key="ov_alarms_ack").click().run()
+    assert not at.exception, at.exception
+    assert any("Acknowledged" in i.value for i in at.info)
+    assert any(
+        "Acknowledged (out of the headline)" in c.value and "talked to them on Monday" in c.value.replace("\\", "")
+        for c in at.caption
+    )
+    listed = next(t.value for t in at.dataframe if {"kind", "detail", "acknowledged"} <= set(t.value.columns))
+    row = listed[(listed["kind"] == first["kind"]) & (listed["rater_id"] == first["rater_id"])]
+    row = row[row["dimension"] == first["dimension"]].iloc[0]
+    assert (bool(row["acknowledged"]), row["acknowledged_by"]) == (True, "Lee")
+    at.selectbox(key="ov_alarms_pick").set_value(0)
+    at.button(key="ov_alarms_ack").click().run()
+    assert any("withdrawn" in i.value for i in at.info)

@@ -25,6 +25,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("analytics.ingest",),
     ("analytics.engines",),
     ("analytics.effects",),
+    ("analytics.alarms",),
     ("analytics.model",),
     ("analytics.feedback",),
     ("analytics.cli", "analytics.__main__"),

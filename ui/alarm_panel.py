@@ -11,6 +11,7 @@ import streamlit as st
 
 from analytics.alarms import acks, budget
 from analytics.alarms.review import KIND_TITLES
+from analytics.core import significance
 from ui import state
 from ui.tables import number_columns, table
 from ui.text import md_escape
@@ -87,7 +88,7 @@ def show_power(power: pd.DataFrame, key: str) -> None:
         )
     )
     st.caption(
-        f"Each at {budget.POWER:.0%} detection, at the team's median tasks (or submissions) under these filters, and "
+        f"Each at {significance.POWER:.0%} detection, at the team's median tasks (or submissions) under these filters, and "
         "at the level a test is held to when nothing else alarms: with other alarms found the rule loosens, so these "
         "are found at least as often."
     )

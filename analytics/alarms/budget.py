@@ -10,16 +10,12 @@ rules, dimensions, weeks), and the expected number of false alarms per review st
 FALSE_ALARMS_PER_REVIEW (measured by bench/bench_alarms.py over steady teams of 9 to 52 weeks: bench/RESULTS.md).
 Where contractors really differ, the rule loosens in proportion to what it finds, and at most a DISCOVERY_RATE share
 of the alarms is expected to be false. Each test must hold its level at small n: rules use Fisher's exact test,
-effects and drift a z-test whose standard error cannot fall below the team's.
+effects and drift a z-test whose standard error cannot fall below the team's (analytics/core/significance.py).
 """
 
 from __future__ import annotations
 
-import math
-from statistics import NormalDist
-
 import numpy as np
-from scipy import stats as sps
 
 FALSE_ALARMS_PER_REVIEW = 0.1
 # Below the budget: on a steady team the step-up rule alarms with this probability, and a review that alarms
@@ -37,8 +33,6 @@ KINDS = (
     "central_tendency",
     "halo",
 )
-POWER = 0.8  # the detection rate power statements are given at
-_NORMAL = NormalDist()
 
 
 def discovery_threshold(p_values: np.ndarray, rate: float = DISCOVERY_RATE) -> float:
@@ -53,27 +47,3 @@ def steady_level(n_tests: int, rate: float = DISCOVERY_RATE) -> float:
     """The level each test is held to when nothing else alarms (the step-up rule's first step): the level a
     power statement assumes, so the power found is at least the one stated."""
     return rate / max(1, n_tests)
-
-
-def z_critical(level: float) -> float:
-    """The one-sided standard normal quantile a z statistic must exceed at this level."""
-    return _NORMAL.inv_cdf(1.0 - level)
-
-
-def z_power(level: float, power: float = POWER) -> float:
-    """How many standard errors an effect must be to be found with this power by a one-sided z-test at level."""
-    return z_critical(level) + _NORMAL.inv_cdf(power)
-
-
-def z_p_value(z: float) -> float:
-    """The one-sided p-value of a z statistic (NaN stays NaN)."""
-    return 1.0 - _NORMAL.cdf(z) if math.isfinite(z) else math.nan
-
-
-def fisher_p_value(v: int, n: int, others_v: int, others_n: int) -> float:
-    """One-sided p-value of Fisher's exact test that a contractor's rate v/n is above the others' (conditional on
-    the margins: hypergeometric upper tail). Exact at any n, so a 23-of-23 rate against a team's 11% is credible
-    and 2 of 2 is not."""
-    if n <= 0 or others_n <= 0:
-        return math.nan
-    return float(sps.hypergeom.sf(v - 1, n + others_n, v + others_v, n))

@@ -13,6 +13,7 @@ import pandas as pd
 
 from analytics.alarms import budget
 from analytics.consistency import rates as cons
+from analytics.core import significance
 from analytics.effects import EFFECTS
 from analytics.effects.drift import BASELINE_WEEKS, RECENT_WEEKS
 from analytics.effects.shrink import MARGIN
@@ -47,7 +48,7 @@ def _row(kind: str, effect_size: float, n: float, sentence: str) -> dict:
         "effect_size": effect_size,
         "unit": UNITS[kind],
         "n": n,
-        "detection_rate": budget.POWER,
+        "detection_rate": significance.POWER,
         "sentence": sentence,
     }
 
@@ -67,7 +68,7 @@ def _effect_power(effects: pd.DataFrame, effect: str, level: float) -> dict:
     n, var = _spread(rows) if len(rows) else (math.nan, math.nan)
     if not math.isfinite(n):
         return _row(effect, math.nan, math.nan, "Not measured under these filters.")
-    size = MARGIN.get(effect, 0.0) + budget.z_power(level) * math.sqrt(var / n)
+    size = MARGIN.get(effect, 0.0) + significance.z_power(level) * math.sqrt(var / n)
     if effect == "haste":  # tested on the log of the duration ratio
         ratio = math.exp(-size)
         return _row(effect, ratio, n, f"Finds a contractor taking {ratio:.2f} times the team's time at {n:.0f} tasks.")
@@ -83,7 +84,7 @@ def _drift_power(effects: pd.DataFrame, weeks: pd.DataFrame, level: float) -> di
     per_week = float(weeks.loc[weeks["n"] > 0, "n"].median())
     # se = sd * sqrt(1/n_base + 1/n_recent): back to sd at the median week's tasks in both windows
     sd = float((ok["se"] / np.sqrt(1 / (BASELINE_WEEKS * per_week) + 1 / (RECENT_WEEKS * per_week))).median())
-    size = budget.z_power(level) * sd * math.sqrt(1 / (BASELINE_WEEKS * per_week) + 1 / (RECENT_WEEKS * per_week))
+    size = significance.z_power(level) * sd * math.sqrt(1 / (BASELINE_WEEKS * per_week) + 1 / (RECENT_WEEKS * per_week))
     return _row(
         "drift",
         size,
@@ -101,7 +102,7 @@ def _rule_power(rules: cons.Consistency, level: float) -> dict:
         return _row("rule", math.nan, math.nan, "Not measured under these filters.")
     n = float(r["n_checked"].median())
     p0 = float(max(r["team_rate"].median(), 0.5 / max(float(r["team_checked"].median()), 1.0)))
-    za, zb = budget.z_critical(level), NormalDist().inv_cdf(budget.POWER)
+    za, zb = significance.z_critical(level), NormalDist().inv_cdf(significance.POWER)
     p1 = p0
     for _ in range(50):  # fixed point of (p1 - p0) sqrt(n) = za sqrt(p0 q0) + zb sqrt(p1 q1)
         p1 = min(1.0, p0 + (za * math.sqrt(p0 * (1 - p0)) + zb * math.sqrt(p1 * (1 - p1))) / math.sqrt(n))

@@ -19,10 +19,9 @@ import pandas as pd
 from analytics.agreement import intervals as iv
 from analytics.agreement.contract import records
 from analytics.agreement.rows import MIN_TASKS
-from analytics.alarms import budget
 from analytics.consistency import catalogue, results
 from analytics.core import rater_ids as an
-from analytics.core import stats
+from analytics.core import significance, stats
 from analytics.core.filters import NO_FILTERS, Filters
 from analytics.core.queries import Query, run
 from analytics.review.disagreements import CaseKey
@@ -197,7 +196,7 @@ def _rate_row(rater: str, rule_id: str, n: int, v: int, team_n: int, team_v: int
         "difference_ci_low": d_low,
         "difference_ci_high": d_high,
         "small_n": small,
-        "p_value": budget.fisher_p_value(v, n, team_v, team_n) if flags else math.nan,
+        "p_value": significance.fisher_p_value(v, n, team_v, team_n) if flags else math.nan,
         "flagged": False,
     }
 

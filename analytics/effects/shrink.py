@@ -1,4 +1,4 @@
-"""Empirical-Bayes shrinkage of each contractor's rater effect toward the rest of the team, and the one flag rule.
+"""Empirical-Bayes shrinkage of each contractor's rater effect toward the rest of the team, and the alarm test.
 
 Every effect (leniency, ties, position bias, ...) arrives as a raw estimate per contractor with a standard error
 from task-level variation. A contractor with few tasks has a noisy raw estimate; taken at face value, the most
@@ -21,15 +21,16 @@ handful of contractors is common, and every contractor is then shown the team's 
 team value a report shows, is the random-effects mean of the OTHER contractors only, so a contractor is never
 compared with a team that contains them.
 
-The alarm test: how far (z, and its one-sided p-value) a contractor's RAW estimate lies beyond the rest of the team
-pooled (`team_pooled`: the others' estimates weighted by their tasks, as the rules pool the others' submissions) on
-the effect's bad side, beyond the effect's MARGIN, in standard errors of the difference. `flagged` is left False here: the alarm layer decides it from the p-values of every test in the review
-under one false-alarm budget (analytics/alarms/budget.py). The standard error is the contractor's own, never below
-the team's typical task-level spread at their n (a contractor whose few tasks all gave the same value would
-otherwise look exact). There is no floor on tasks: the test's level holds at
-any n (bench/bench_alarms.py), and fewer tasks just need a larger difference. The margin is the smallest difference worth a conversation
-with a contractor (a quarter of a scale step, ten points of share): without it, with hundreds of tasks the slight,
-real quirks every typical rater has would be flagged as confidently as a planted habit.
+The alarm test: how far (z, and its one-sided p-value) a contractor's RAW estimate lies beyond the rest of the
+team pooled (`team_pooled`: the others' estimates weighted by their tasks, as the rules pool the others'
+submissions) on the effect's bad side, beyond the effect's MARGIN, in standard errors of the difference. `flagged`
+is left False here: the alarm layer decides it from the p-values of every test in the review under one
+false-alarm budget (analytics/alarms/budget.py). The standard error is the contractor's own, never below the
+team's typical task-level spread at their n (a contractor whose few tasks all gave the same value would otherwise
+look exact). There is no floor on tasks: the test's level holds at any n (bench/bench_alarms.py), and fewer tasks
+just need a larger difference. The margin is the smallest difference worth a conversation with a contractor (a
+quarter of a scale step, ten points of share): without it, with hundreds of tasks the slight, real quirks every
+typical rater has would be flagged as confidently as a planted habit.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from analytics.alarms import budget
+from analytics.core import significance
 from analytics.core.stats import Z95
 
 # A standard error of 0 (every task exactly alike: the same duration on each) is read as this small one, so the
@@ -205,7 +206,7 @@ def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) 
             tested_se = max(float(se[pos]), math.sqrt(variance / n_tasks[pos]) if n_tasks[pos] > 0 else math.nan)
             z = alarm_z(float(raw[pos]), tested_se, float(rest[pos]), float(var_rest[pos]), sides[pos], margin)
             values["team_pooled"][i] = rest[pos]
-            values["z"][i], values["p_value"][i] = z, budget.z_p_value(z)
+            values["z"][i], values["p_value"][i] = z, significance.z_p_value(z)
     for c in OUTPUT_COLUMNS:
         out[c] = values[c]
     out["flagged"] = out["flagged"].astype(bool)

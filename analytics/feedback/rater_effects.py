@@ -106,8 +106,8 @@ def _decided(row: dict, mine: pd.DataFrame) -> dict:
     if status != SHOWN:
         return row
     alarm = _strongest_alarm(mine, row["effect"], row["rubric"])
-    values = dict(value=alarm["raw"], ci_low=alarm["raw_ci_low"], ci_high=alarm["raw_ci_high"])
-    values |= dict(reference=alarm["team_pooled"], n=int(alarm["n_tasks"]), n_of="tasks")
+    values = dict(value=alarm["estimate"], ci_low=alarm["estimate_ci_low"], ci_high=alarm["estimate_ci_high"])
+    values |= dict(raw=alarm["raw"], shrunk=True, reference=alarm["team_value"], n=int(alarm["n_tasks"]), n_of="tasks")
     return (
         row
         | values
@@ -128,7 +128,7 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
     if rows.empty:
         return []
     labels = dict(zip(dims["dimension"], dims["label"], strict=True))
-    enough = rows[rows["n_tasks"] >= ag.MIN_TASKS]
+    enough = rows[(rows["n_tasks"] >= ag.MIN_TASKS) | rows["flagged"].astype(bool)]  # an alarm needs no floor
     if enough.empty:
         most = int(rows["n_tasks"].max())
         return [
