@@ -30,6 +30,25 @@ def _label(a: pd.Series, names: Callable[[str], str]) -> str:
     return f"{KIND_TITLES.get(a['kind'], a['kind'])}: {names(str(a['rater_id']))} ({a['rubric']}{where})"
 
 
+def _where(kind_rows: pd.DataFrame) -> str:
+    """The rubrics of one contractor's alarms of one kind, each with its dimensions or rules when they have any."""
+    parts = []
+    for rubric, r in kind_rows.groupby("rubric", sort=False):
+        dims = [str(d) for d in r["dimension"] if d]
+        parts.append(f"{rubric} ({', '.join(dims)})" if dims else str(rubric))
+    return "; ".join(parts)
+
+
+def _headline(open_: pd.DataFrame, names: Callable[[str], str]) -> str:
+    """One line per contractor with alarms not yet acknowledged: each kind and where (the evidence is listed
+    below, each alarm's figures in the table)."""
+    lines = []
+    for rater, g in open_.groupby("rater_id", sort=False):
+        kinds = [f"{KIND_TITLES.get(str(k), str(k))} on {_where(rows)}" for k, rows in g.groupby("kind", sort=False)]
+        lines.append(f"- **{md_escape(names(str(rater)))}**: {md_escape('; '.join(kinds))}")
+    return f"{len(open_)} alarm(s) on {open_['rater_id'].nunique()} contractor(s):\n\n" + "\n".join(lines)
+
+
 def _acknowledge(key: str, alerts: pd.DataFrame) -> None:
     """Form callback: record or withdraw the chosen alarm's acknowledgement from the form's fields."""
     ss = st.session_state
@@ -54,12 +73,11 @@ def show_alarms(alerts: pd.DataFrame, key: str, names: Callable[[str], str], emp
         st.markdown(md_escape(empty))
         return
     open_, acked = alerts[~alerts["acknowledged"].astype(bool)], alerts[alerts["acknowledged"].astype(bool)]
-    if len(open_):
+    st.markdown(_headline(open_, names) if len(open_) else "Every alarm is acknowledged.")
+    with st.expander(f"Every alarm's evidence ({len(alerts)})"):
         st.markdown(
-            "\n".join(f"- **{md_escape(_label(a, names))}**: {md_escape(a['detail'])}" for _, a in open_.iterrows())
+            "\n".join(f"- **{md_escape(_label(a, names))}**: {md_escape(a['detail'])}" for _, a in alerts.iterrows())
         )
-    else:
-        st.markdown("Every alarm is acknowledged.")
     if len(acked):
         st.caption(
             "Acknowledged (out of the headline): "

@@ -159,7 +159,8 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
         )
     )
     evidence = (
-        f"{name} on {len(flagged)} of {len(enough)} dimension(s) with at least {ag.MIN_TASKS} tasks: {listed}. "
+        f"{name} on {len(flagged)} of {len(enough)} dimension(s) judged (an alarm, or at least {ag.MIN_TASKS} tasks): "
+        f"{listed}. "
         f"{top['evidence']}"
         if len(flagged)
         else f"Within the team on every dimension with at least {ag.MIN_TASKS} tasks; the furthest is {where}: "
