@@ -8,19 +8,9 @@ import pandas as pd
 
 from analytics.agreement.contract import records
 from analytics.alarms import budget
-from analytics.alarms.review import KIND_TITLES, Review
+from analytics.alarms.review import ALERT_COLUMNS, KIND_TITLES, Review
 
-CONTRACT_KEYS = (
-    "kind",
-    "rater_id",
-    "rubric",
-    "dimension",
-    "since",
-    "estimate",
-    "estimate_ci_low",
-    "estimate_ci_high",
-    "detail",
-)
+CONTRACT_KEYS = ALERT_COLUMNS[:9]  # the keys DESIGN.md names, first; the rest of the alarm follows
 POWER_KEYS = ("kind", "effect_size", "unit", "n", "detection_rate")
 
 
