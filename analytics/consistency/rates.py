@@ -230,11 +230,6 @@ def case_key(con: duckdb.DuckDBPyConnection, rubric: str, task_id: str, rater_id
     return CaseKey(task_id, rubric, "", "", rater_id, str(researchers[0][0]) if researchers else "")
 
 
-def rater_rates(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> pd.DataFrame:
-    """Per contractor and rule: rates, intervals, n and the flag (RATER_COLUMNS)."""
-    return consistency(con, filters).raters
-
-
 def contract_payload(c: Consistency) -> dict:
     """The `consistency --json` document: rules, raters and violations (issue #14's contract)."""
     raters = ["rater_id", "rule_id", "n_checked", "n_violations", "rate", "rate_ci_low", "rate_ci_high", "flagged"]

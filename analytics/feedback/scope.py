@@ -6,8 +6,8 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from analytics.agreement.sides import team_filters
 from analytics.agreement.spec import AgreementSpec
+from analytics.alarms.review import scope as review_scope
 from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
@@ -29,9 +29,9 @@ def subject_filter(filters: Filters, contractor: str) -> Filters:
 
 
 def team_filter(filters: Filters) -> Filters:
-    """The filter over every rater (rubric and dates kept): the team's (agreement.sides.team_filters) over every
-    role and dimension."""
-    return team_filters(filters).but(roles=(), dimensions=())
+    """The filter over every rater (rubric and dates kept): the team's over every role and dimension, the team an
+    alarm review tests (analytics.alarms.review.scope)."""
+    return review_scope(filters)
 
 
 def contractor_rubrics(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple[str, ...]:
