@@ -2,24 +2,30 @@
 
 DuckDB lets one process open a store read-write, or many read-only, never both (docs/limits.md). While the
 dashboard runs it holds the store read-write, so `python -m analytics ingest` cannot open it. Instead the
-dashboard keeps an inbox folder beside the store (`<store>.inbox/`): it writes a heartbeat there every second,
-and its writer thread loads each request it finds through the same path as an upload (under tx.WRITE_LOCK,
-so loads, uploads and note saves queue, never fail each other). The command line writes a request naming the
-files by absolute path, waits for the result file and prints it exactly as if it had loaded the files itself.
+dashboard keeps an inbox folder beside the store (`<store>.inbox/`, private to its user: analytics/cli/inbox.py):
+it writes a heartbeat there every second (its pid and a random token), and its writer thread loads each request
+it finds through the same path as an upload (under tx.WRITE_LOCK, so loads, uploads and note saves queue, never
+fail each other). The command line believes a heartbeat only from a process of its own user that holds the
+store, writes a request naming the files by absolute path, waits (with a time limit) for the result carrying
+the heartbeat's token and prints it as if it had loaded the files itself.
 
-Whoever can write the store's folder can already replace the store, so the inbox adds no new power; the
-dashboard reads the named files with its own permissions.
+The hand-over gives no one more than their own rights: only requests written by the dashboard's own user are
+served, only regular files are loaded, and no byte of a file goes into a result (errors and notes are passed
+back as their place in the file, the reasons stay in the store: content_free).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-import json
+import logging
 import os
+import re
+import secrets
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +33,19 @@ from typing import Any
 import duckdb
 
 from analytics import store
+from analytics.cli.inbox import (
+    REQUEST_ID,
+    InboxRefused,
+    NotOwnFile,
+    check_private_folder,
+    ensure_private_folder,
+    holds_open,
+    is_own_process,
+    loadable_problem,
+    read_private,
+    remove_entry,
+    write_private,
+)
 from analytics.ingest.base import FormatOptions
 from analytics.ingest.load import Progress, ingest_file, quiet
 from analytics.ingest.scales_file import ScalesError, declare_scales, read_scales_file
@@ -36,14 +55,20 @@ STALE_S = 10.0  # a heartbeat older than this means no dashboard is serving the 
 POLL_S = 0.25  # how often the writer looks for requests, and the command line for its result
 KEEP_RESULTS_S = 24 * 3600  # results nobody collected (the command line was stopped) are removed after a day
 
+log = logging.getLogger(__name__)
+
 
 class HandoverError(RuntimeError):
     """A hand-over could not be made or finished; the message says why and what to do."""
 
 
+class HandoverRefused(HandoverError, InboxRefused):
+    """The store's hand-over folder is not the user's private folder: nothing is handed over through it."""
+
+
 @dataclass(frozen=True)
 class Inbox:
-    """The inbox folder of one store: heartbeat, requests and results."""
+    """The inbox folder of one store: heartbeat, requests, results and the command line's running loads."""
 
     root: Path
 
@@ -65,22 +90,33 @@ class Inbox:
     def results(self) -> Path:
         return self.root / "results"
 
+    @property
+    def loads(self) -> Path:
+        return self.root / "loads"
 
-def _write_json(path: Path, payload: dict[str, Any]) -> None:
-    """Write JSON so that a reader sees the whole file or none (a temp file renamed into place)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(payload), encoding="utf-8")
-    os.replace(tmp, path)
+    def folders(self) -> tuple[Path, ...]:
+        """The inbox and its subfolders, outermost first."""
+        return (self.root, self.requests, self.results, self.loads)
 
+    def make(self) -> None:
+        """Create the private folders (0700); HandoverRefused when one exists and is not this user's alone."""
+        try:
+            for folder in self.folders():
+                ensure_private_folder(folder)
+        except InboxRefused as e:
+            raise HandoverRefused(str(e)) from None
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    """The JSON object at `path`, or None when it is missing or unreadable."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    def check(self) -> bool:
+        """Whether the inbox exists; HandoverRefused when it, or a subfolder, is not this user's alone."""
+        try:
+            for folder in self.folders():
+                if folder.exists() or folder.is_symlink():
+                    check_private_folder(folder)
+                elif folder == self.root:
+                    return False
+        except InboxRefused as e:
+            raise HandoverRefused(str(e)) from None
+        return True
 
 
 # --- the work itself: one function for the command line and for the dashboard's writer ----------------------
@@ -133,6 +169,49 @@ def _when(text: str | None) -> dt.datetime | None:
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
 
+# --- what a result may carry: our own words, the file's name as given, line and record numbers --------------
+
+WITHHELD = (
+    "a handed-over load passes back no text from the file, so the reasons stay with the dashboard: its Data page "
+    "lists each quarantined row's reason, and an upload there (or this command while the dashboard is stopped) "
+    "shows why a file is refused"
+)
+
+
+def _place(message: str, name: str) -> str:
+    """The part of an error message that says where: the file's name, then line or record and its number."""
+    found = re.match(rf"{re.escape(name)}(?:,? (?:line|record|row) \d+)?(?: \(header\))?", message)
+    return found.group(0) if found and name else name or "the file"
+
+
+def content_free(payload: dict[str, Any]) -> dict[str, Any]:
+    """The ingest payload with every message that may quote a loaded or refused file replaced by its place in
+    the file (errors) or a count (notes, declared scales): what a hand-over's result may carry."""
+    files = []
+    for r in payload["files"]:
+        name = str(r["file"])
+        kept = {k: v for k, v in r.items() if k not in ("errors", "notes")}
+        kept["errors"] = [f"{_place(str(m), name)}: reason withheld (see the note)" for m in r["errors"]]
+        kept["notes"] = [f"{name}: {WITHHELD}"] if r["errors"] else []
+        if r.get("notes"):
+            kept["notes"].append(f"{name}: {len(r['notes'])} note(s) on this load withheld likewise")
+        files.append(kept)
+    out: dict[str, Any] = {"files": files}
+    if declared := payload.get("scales"):
+        n, m = len(declared["declared"]), len(declared["unchanged"])
+        out["scales"] = {
+            "file": declared["file"],
+            "declared": [],
+            "unchanged": [],
+            "declared_count": n,
+            "unchanged_count": m,
+            "ratings_reindexed": declared["ratings_reindexed"],
+            "message": f"{declared['file']}: {n} scale(s) declared, {m} already declared exactly so "
+            "(the Data page lists them; a handed-over load passes back no names from the file).",
+        }
+    return out
+
+
 # --- the dashboard's side ------------------------------------------------------------------------------------
 
 
@@ -144,11 +223,12 @@ class InboxServer:
         self.db = Path(db).resolve()
         self.inbox = Inbox.of(self.db)
         self.stop = threading.Event()
+        self.token = secrets.token_hex(16)  # results carry it: the command line knows who answered
 
     def start(self) -> InboxServer:
-        """Create the inbox and start both threads (daemons: they end with the process or the store file)."""
-        self.inbox.requests.mkdir(parents=True, exist_ok=True)
-        self.inbox.results.mkdir(parents=True, exist_ok=True)
+        """Create the private inbox and start both threads (daemons: they end with the process or the store
+        file); HandoverRefused, and nothing started, when the folder is not this user's alone."""
+        self.inbox.make()
         self._beat()
         threading.Thread(target=self._heartbeat_loop, name="concord-inbox-heartbeat", daemon=True).start()
         threading.Thread(target=self._serve_loop, name="concord-inbox-writer", daemon=True).start()
@@ -160,7 +240,7 @@ class InboxServer:
         return not self.stop.is_set() and self.db.exists() and store.db_path().resolve() == self.db
 
     def _beat(self) -> None:
-        _write_json(self.inbox.heartbeat, {"pid": os.getpid(), "at": time.time()})
+        write_private(self.inbox.heartbeat, {"pid": os.getpid(), "token": self.token, "at": time.time()})
 
     def _heartbeat_loop(self) -> None:
         while self._alive():
@@ -174,51 +254,95 @@ class InboxServer:
         while self._alive():
             try:
                 self.serve_pending()
-            except OSError:
-                pass
+            except (OSError, InboxRefused) as e:
+                log.warning("command-line hand-over: %s", e)
             self.stop.wait(POLL_S)
 
+    def _pending(self) -> list[Path]:
+        """The entries named like requests, oldest first (looked at without following links)."""
+        found = []
+        with os.scandir(self.inbox.requests) as entries:
+            for entry in entries:
+                if entry.name.endswith(".json"):
+                    try:
+                        found.append((entry.stat(follow_symlinks=False).st_mtime_ns, Path(entry.path)))
+                    except OSError:
+                        continue
+        return [p for _, p in sorted(found)]
+
     def serve_pending(self) -> int:
-        """Answer every request waiting in the inbox, oldest first; the number answered."""
+        """Answer every request waiting in the inbox, oldest first; the number answered. A bad one (a link, FIFO
+        or folder, another user's, not JSON, a bad id) is removed and, when its name is a valid id, answered
+        with the reason; it never stops the ones after it."""
+        self.inbox.check()
         done = 0
-        pending = sorted(self.inbox.requests.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
-        for path in pending:
-            request = _read_json(path)
-            path.unlink(missing_ok=True)
-            if request is None or not isinstance(request.get("id"), str):
+        for path in self._pending():
+            request_id = path.name.removesuffix(".json")
+            if not REQUEST_ID.match(request_id):
+                remove_entry(path)
                 continue
-            _write_json(self.inbox.results / f"{request['id']}.json", self.answer(request))
+            try:
+                request = read_private(path)
+            except FileNotFoundError:
+                continue
+            except (NotOwnFile, ValueError, OSError) as e:
+                remove_entry(path)
+                self._answer(request_id, {"error": f"the request was refused: {e}", "kind": "refused"})
+                done += 1
+                continue
+            remove_entry(path)
+            if request.get("id") != request_id:
+                result = {"error": "the request was refused: its id is not its file's name", "kind": "refused"}
+            else:
+                result = self.answer(request)
+            self._answer(request_id, result)
             done += 1
         if done:  # results nobody collected go when the next ones are written, not on every poll
             self._forget_old_results()
         return done
 
+    def _answer(self, request_id: str, result: dict[str, Any]) -> None:
+        write_private(self.inbox.results / f"{request_id}.json", {**result, "token": self.token})
+
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The result of one request: the ingest payload, or the one message that stopped it."""
+        """The result of one request: the content-free ingest payload, or the one message that stopped it."""
+        files, scales = request.get("files", []), request.get("scales")
+        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+            return {"error": "the request was refused: its files are not a list of names", "kind": "refused"}
+        if scales is not None and not isinstance(scales, str):
+            return {"error": "the request was refused: its scales file is not a name", "kind": "refused"}
+        for f in [*files, *([scales] if scales else [])]:
+            if problem := loadable_problem(f):
+                return {"error": problem, "kind": "refused"}
         try:
             payload = ingest_job(
                 self.cursor(),
-                [str(f) for f in request.get("files", [])],
+                files,
                 fmt=str(request.get("format") or "auto"),
                 role=request.get("role"),
-                scales=request.get("scales"),
+                scales=scales,
                 undated_at=request.get("undated_at"),
                 options=FormatOptions.from_json(request.get("options")),
             )
-        except ScalesError as e:
-            return {"error": str(e), "kind": "scales"}
+        except ScalesError:
+            name = Path(str(scales)).name
+            return {
+                "error": f"{name}: the store refuses this scales file; nothing was changed ({WITHHELD})",
+                "kind": "scales",
+            }
         except Exception as e:  # a request must always get an answer, or the command line waits for nothing
-            return {"error": f"the dashboard could not load the files ({type(e).__name__}: {e})", "kind": "failure"}
-        return {"payload": payload, "served_by": os.getpid()}
+            return {"error": f"the dashboard could not load the files ({type(e).__name__})", "kind": "failure"}
+        return {"payload": content_free(payload), "served_by": os.getpid()}
 
     def _forget_old_results(self) -> None:
         cutoff = time.time() - KEEP_RESULTS_S
-        for path in self.inbox.results.glob("*.json"):
-            try:
-                if path.stat().st_mtime < cutoff:
-                    path.unlink()
-            except OSError:
-                pass
+        with os.scandir(self.inbox.results) as entries:
+            for entry in entries:
+                try:
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        remove_entry(Path(entry.path))
+                except OSError:
+                    pass
 
 
 _servers: dict[Path, InboxServer] = {}
@@ -226,27 +350,71 @@ _servers_lock = threading.Lock()
 
 
 def serve(cursor: Callable[[], duckdb.DuckDBPyConnection], db: str | os.PathLike) -> InboxServer | None:
-    """Start (once per store and process) serving the store's inbox; None for an in-memory store."""
+    """Start (once per store and process) serving the store's inbox; None for an in-memory store, or when the
+    inbox is not the user's private folder (the reason goes to the server's log and stderr)."""
     if str(db) == ":memory:":
         return None
     key = Path(db).resolve()
     with _servers_lock:
         server = _servers.get(key)
         if server is None or not server._alive():
-            server = _servers[key] = InboxServer(cursor, key).start()
+            try:
+                server = _servers[key] = InboxServer(cursor, key).start()
+            except (InboxRefused, OSError) as e:
+                _servers.pop(key, None)
+                log.warning("command-line loads are not handed over: %s", e)
+                return None
         return server
 
 
 # --- the command line's side ---------------------------------------------------------------------------------
 
 
-def writer_pid(db: str | os.PathLike) -> int | None:
-    """The pid of the dashboard serving this store's inbox, if its heartbeat is fresh."""
-    beat = _read_json(Inbox.of(db).heartbeat)
-    if not beat or not isinstance(beat.get("at"), int | float) or time.time() - beat["at"] > STALE_S:
+@dataclass(frozen=True)
+class Writer:
+    """A dashboard serving a store's inbox: its pid and the token its heartbeat and results carry."""
+
+    pid: int
+    token: str
+
+
+def serving_writer(db: str | os.PathLike, lock_holder: int | None = None) -> Writer | None:
+    """The dashboard serving this store's inbox, believed only when its heartbeat is fresh and comes from a
+    running process of this user that holds the store: it has the store file open (its /proc fd list), or it is
+    `lock_holder`, the pid DuckDB named when it refused to open the store. HandoverRefused: the inbox is not the
+    user's private folder."""
+    inbox = Inbox.of(db)
+    if not inbox.check():
         return None
-    pid = beat.get("pid")
-    return pid if isinstance(pid, int) else None
+    try:
+        beat = read_private(inbox.heartbeat)
+    except (OSError, NotOwnFile, ValueError):
+        return None
+    pid, token, at = beat.get("pid"), beat.get("token"), beat.get("at")
+    if not isinstance(pid, int) or not isinstance(token, str) or not isinstance(at, int | float):
+        return None
+    if time.time() - at > STALE_S or not is_own_process(pid):
+        return None
+    if pid == lock_holder or holds_open(pid, Path(db).resolve()):
+        return Writer(pid, token)
+    return None
+
+
+def writer_pid(db: str | os.PathLike) -> int | None:
+    """The pid of the dashboard serving this store's inbox (serving_writer), if any."""
+    writer = serving_writer(db)
+    return writer.pid if writer else None
+
+
+def _still_serving(db: str | os.PathLike, writer: Writer) -> bool:
+    """Whether the dashboard a request went to still beats: a fresh heartbeat with the same pid and token."""
+    try:
+        beat = read_private(Inbox.of(db).heartbeat)
+    except (OSError, NotOwnFile, ValueError):
+        return False
+    at = beat.get("at")
+    fresh = isinstance(at, int | float) and time.time() - at <= STALE_S
+    return fresh and beat.get("pid") == writer.pid and beat.get("token") == writer.token
 
 
 def hand_over(
@@ -258,15 +426,18 @@ def hand_over(
     timeout_s: float | None = None,
     undated_at: list[str | None] | None = None,
     options: FormatOptions | None = None,
+    writer: Writer | None = None,
 ) -> dict[str, Any]:
-    """Ask the running dashboard to load the files, wait for it, and return the ingest payload.
+    """Ask the running dashboard (`writer`, else serving_writer's) to load the files, wait for it, and return
+    the ingest payload (content_free's form).
 
-    HandoverError when no dashboard serves the store, when it stops answering (its heartbeat goes stale) or
-    after `timeout_s`; ScalesError as the direct path raises it."""
+    HandoverError when no dashboard serves the store, when it stops answering (its heartbeat goes stale), when
+    an answer does not carry its token, or after `timeout_s`; ScalesError as the direct path raises it."""
     inbox = Inbox.of(db)
-    pid = writer_pid(db)
-    if pid is None:
+    writer = writer or serving_writer(db)
+    if writer is None:
         raise HandoverError("no running dashboard serves this store's inbox")
+    inbox.make()
     request_id = uuid.uuid4().hex
     request = {
         "id": request_id,
@@ -278,23 +449,79 @@ def hand_over(
         "options": options.as_json() if options else None,
         "from_pid": os.getpid(),
     }
-    _write_json(inbox.requests / f"{request_id}.json", request)
-    result_path = inbox.results / f"{request_id}.json"
+    request_path = inbox.requests / f"{request_id}.json"
+    write_private(request_path, request)
+    result = _wait_for_result(db, inbox.results / f"{request_id}.json", request_path, writer, timeout_s)
+    if result.get("token") != writer.token:
+        raise HandoverError(
+            f"the answer in {inbox.results} does not come from the dashboard that holds the store; "
+            "nothing is reported as loaded: run the same command again"
+        )
+    if "error" in result:
+        raise (ScalesError if result.get("kind") == "scales" else HandoverError)(str(result["error"]))
+    return dict(result["payload"])
+
+
+def _wait_for_result(
+    db: str | os.PathLike, result_path: Path, request_path: Path, writer: Writer, timeout_s: float | None
+) -> dict[str, Any]:
+    """The result of a request, read as soon as it is there; HandoverError when the dashboard stops beating or
+    after `timeout_s` (the request is then withdrawn)."""
     started = time.monotonic()
     while True:
-        result = _read_json(result_path)
-        if result is not None:
-            result_path.unlink(missing_ok=True)
-            break
-        if writer_pid(db) is None:
-            (inbox.requests / f"{request_id}.json").unlink(missing_ok=True)
+        try:
+            result = read_private(result_path)
+        except FileNotFoundError:
+            pass
+        except (NotOwnFile, ValueError, OSError) as e:
+            remove_entry(result_path)
+            raise HandoverError(
+                f"the dashboard's answer cannot be read safely ({e}); run the same command again"
+            ) from None
+        else:
+            remove_entry(result_path)
+            return result
+        if not _still_serving(db, writer):
+            remove_entry(request_path)
             raise HandoverError(
                 "the dashboard stopped answering before the load finished; run the same command again "
                 "(a file that was loaded reports already_loaded)"
             )
         if timeout_s is not None and time.monotonic() - started > timeout_s:
-            raise HandoverError(f"no answer from the dashboard within {timeout_s:.0f} s")
+            remove_entry(request_path)
+            raise HandoverError(
+                f"no answer from the dashboard within {timeout_s:.0f} s; it may still be loading the files (the "
+                "Data page's ingest log shows it): run the same command again later, or wait longer with --wait"
+            )
         time.sleep(POLL_S)
-    if "error" in result:
-        raise (ScalesError if result.get("kind") == "scales" else HandoverError)(str(result["error"]))
-    return dict(result["payload"])
+
+
+# --- two command-line loads of one store: the second waits for the first ------------------------------------
+
+
+@contextlib.contextmanager
+def announce_load(db: str | os.PathLike) -> Iterator[None]:
+    """While the block runs, the inbox says this process is loading the store (`loads/<pid>.json`), so a second
+    command-line load that finds the store locked by it waits instead of failing. HandoverRefused when the inbox
+    is not the user's private folder; a folder that cannot be made (a read-only place) just goes unannounced."""
+    inbox = Inbox.of(db)
+    mine = inbox.loads / f"{os.getpid()}.json"
+    try:
+        Path(db).resolve().parent.mkdir(parents=True, exist_ok=True)
+        inbox.make()
+        write_private(mine, {"pid": os.getpid(), "at": time.time()})
+    except OSError:
+        pass
+    try:
+        yield
+    finally:
+        remove_entry(mine)
+
+
+def load_running(db: str | os.PathLike, pid: int) -> bool:
+    """Whether `pid` is a running command-line load of this store (announce_load), of this user."""
+    try:
+        mark = read_private(Inbox.of(db).loads / f"{pid}.json")
+    except (OSError, NotOwnFile, ValueError):
+        return False
+    return mark.get("pid") == pid and is_own_process(pid)

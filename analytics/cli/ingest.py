@@ -6,15 +6,24 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import duckdb
 
 from analytics import store
 from analytics.cli.flags import add_engine, add_format_options, format_options, read_scales
 from analytics.cli.terminal import fail, terminal_line
 from analytics.ingest import FORMATS
+
+if TYPE_CHECKING:
+    from analytics.cli.handover import Writer
+
+DEFAULT_WAIT_S = 600.0  # ten minutes: a large load (or a queue of them) finishes well within it
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +41,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="the submitted_at of records whose format carries no dates (article Likert); default: the load time",
     )
     add_format_options(p)
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait for another load of the store, or for the dashboard's answer "
+        f"(default $CONCORD_LOAD_WAIT or {DEFAULT_WAIT_S:.0f})",
+    )
     p.add_argument("--json", action="store_true")
     add_engine(p)
     p.set_defaults(func=run)
@@ -49,9 +66,12 @@ def run(args: argparse.Namespace) -> int:
         return fail("give at least one FILE to load, or --scales PATH to declare scales")
     if args.undated_at and not _is_iso_time(args.undated_at):
         return fail(f"--undated-at {args.undated_at} is not an ISO 8601 date and time (e.g. 2026-03-20T16:00:00Z)")
-    missing = [f for f in [*args.files, *([args.scales] if args.scales else [])] if not Path(f).is_file()]
+    named = [*args.files, *([args.scales] if args.scales else [])]
+    missing = [f for f in named if not os.path.exists(f)]
     if missing:
         return fail(f"no such file: {missing[0]}")
+    if odd := [f for f in named if not Path(f).is_file()]:
+        return fail(f"{odd[0]} is not a regular file (a device, FIFO or folder): give a file of ratings")
     try:
         read_scales(args.scales)  # checked before anything is opened or handed over
         options = format_options(args)
@@ -88,40 +108,88 @@ def _is_iso_time(text: str) -> bool:
     return True
 
 
+def load_wait(args: argparse.Namespace) -> float:
+    """Seconds to wait for another load of the store, or for the dashboard's answer: --wait, $CONCORD_LOAD_WAIT
+    or ten minutes."""
+    given = getattr(args, "wait", None)
+    if given is None:
+        env = os.environ.get("CONCORD_LOAD_WAIT")
+        try:
+            given = float(env) if env else DEFAULT_WAIT_S
+        except ValueError:
+            raise ValueError(f"CONCORD_LOAD_WAIT={env} is not a number of seconds") from None
+    if given < 0:
+        raise ValueError(f"--wait {given:g} is negative: give a number of seconds")
+    return float(given)
+
+
 def here_or_hand_over(
     args: argparse.Namespace, undated_at: list[str | None] | None = None, options: Any = None
 ) -> dict[str, Any]:
-    """The ingest payload of args.files (args.db, .format, .role, .scales): loaded in this process, or by the
-    running dashboard when it holds the store.
+    """The ingest payload of args.files (args.db, .format, .role, .scales, .wait): loaded in this process, or by
+    the running dashboard when it holds the store; behind another command-line load of the store, after it.
 
     `undated_at`, beside args.files: the date each file's load gives records that carry none (article Likert)."""
     from analytics.cli import handover
 
     db = store.db_path(args.db)
+    wait_s = load_wait(args)
+    with handover.announce_load(db):
+        con, writer = _open_or_find_writer(db, wait_s)
+        if writer is not None:
+            print(
+                f"The dashboard (process {writer.pid}) holds {db}: handing the files to it and waiting for the "
+                "result (uploads and note saves queue with it).",
+                file=sys.stderr,
+            )
+            return handover.hand_over(
+                db, args.files, args.format, args.role, args.scales, wait_s, undated_at, options, writer
+            )
+        assert con is not None
+        try:
+            progress = _file_progress if sys.stderr.isatty() else None
+            return handover.ingest_job(
+                con, args.files, args.format, args.role, args.scales, progress, undated_at, options
+            )
+        finally:
+            con.close()
+
+
+def _open_or_find_writer(db: Path, wait_s: float) -> tuple[duckdb.DuckDBPyConnection | None, Writer | None]:
+    """The store opened read-write, or the dashboard serving it: (connection, None) or (None, writer). Another
+    command-line load holding the store is waited for, up to `wait_s`; any other holder is StoreInUse."""
+    from analytics.cli import handover
+    from analytics.cli.inbox import lock_holder
+
     # A serving dashboard gets the files even if the store could be opened: two processes writing one DuckDB
     # file lose rows, and the file lock alone is not a sure sign (docs/limits.md).
-    pid = handover.writer_pid(db)
-    if pid is None:
+    deadline, told = time.monotonic() + wait_s, False
+    while True:
+        writer = handover.serving_writer(db)
+        if writer is not None:
+            return None, writer
         try:
-            con = store.open_store(db)
-        except store.StoreInUse:
-            pid = handover.writer_pid(db)  # a dashboard that started serving meanwhile
-            if pid is None:
+            return store.open_store(db), None
+        except store.StoreInUse as e:
+            holder = lock_holder(e)
+            writer = handover.serving_writer(db, holder)  # a dashboard that started serving meanwhile
+            if writer is not None:
+                return None, writer
+            if holder is None or not handover.load_running(db, holder):
                 raise
-    if pid is not None:
-        print(
-            f"The dashboard (process {pid}) holds {db}: handing the files to it and waiting for the result "
-            "(uploads and note saves queue with it).",
-            file=sys.stderr,
-        )
-        return handover.hand_over(
-            db, args.files, args.format, args.role, args.scales, undated_at=undated_at, options=options
-        )
-    try:
-        progress = _file_progress if sys.stderr.isatty() else None
-        return handover.ingest_job(con, args.files, args.format, args.role, args.scales, progress, undated_at, options)
-    finally:
-        con.close()
+            if time.monotonic() >= deadline:
+                raise handover.HandoverError(
+                    f"Another load of {db} (process {holder}) is still running after {wait_s:.0f} s: run the "
+                    "command again when it has finished, or wait longer with --wait SECONDS."
+                ) from None
+            if not told:
+                print(
+                    f"Waiting for another load of this store (pid {holder}) to finish, up to {wait_s:.0f} s "
+                    "(--wait to change)…",
+                    file=sys.stderr,
+                )
+                told = True
+            time.sleep(min(handover.POLL_S, max(deadline - time.monotonic(), 0.0)))
 
 
 def _file_progress(path: str) -> Callable[[float, str], None]:
