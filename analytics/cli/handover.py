@@ -287,7 +287,8 @@ class InboxServer:
                 continue
             except (NotOwnFile, ValueError, OSError) as e:
                 remove_entry(path)
-                self._answer(request_id, {"error": f"the request was refused: {e}", "kind": "refused"})
+                why = str(e) if isinstance(e, NotOwnFile) else f"{path.name} is not a readable JSON request"
+                self._answer(request_id, {"error": f"the request was refused: {why}", "kind": "refused"})
                 done += 1
                 continue
             remove_entry(path)
@@ -490,7 +491,7 @@ def _wait_for_result(
         if timeout_s is not None and time.monotonic() - started > timeout_s:
             remove_entry(request_path)
             raise HandoverError(
-                f"no answer from the dashboard within {timeout_s:.0f} s; it may still be loading the files (the "
+                f"no answer from the dashboard within {timeout_s:g} s; it may still be loading the files (the "
                 "Data page's ingest log shows it): run the same command again later, or wait longer with --wait"
             )
         time.sleep(POLL_S)

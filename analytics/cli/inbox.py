@@ -86,14 +86,18 @@ def read_private(path: Path) -> dict[str, Any]:
         if e.errno == errno.ENOENT:
             raise
         raise NotOwnFile(f"{path.name} cannot be opened as a plain file ({e.strerror})") from e
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
+    try:
+        st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotOwnFile(f"{path.name} is not a regular file")
         if st.st_uid != os.geteuid():
             raise NotOwnFile(f"{path.name} was written by another user (uid {st.st_uid})")
         if st.st_size > MAX_JSON_BYTES:
             raise NotOwnFile(f"{path.name} is larger than {MAX_JSON_BYTES // 1024} KB")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as f:
         data = json.loads(f.read(MAX_JSON_BYTES + 1).decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError(f"{path.name} is not a JSON object")

@@ -179,12 +179,12 @@ def _open_or_find_writer(db: Path, wait_s: float) -> tuple[duckdb.DuckDBPyConnec
                 raise
             if time.monotonic() >= deadline:
                 raise handover.HandoverError(
-                    f"Another load of {db} (process {holder}) is still running after {wait_s:.0f} s: run the "
+                    f"Another load of {db} (process {holder}) is still running after {wait_s:g} s: run the "
                     "command again when it has finished, or wait longer with --wait SECONDS."
                 ) from None
             if not told:
                 print(
-                    f"Waiting for another load of this store (pid {holder}) to finish, up to {wait_s:.0f} s "
+                    f"Waiting for another load of this store (pid {holder}) to finish, up to {wait_s:g} s "
                     "(--wait to change)…",
                     file=sys.stderr,
                 )
