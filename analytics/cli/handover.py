@@ -251,11 +251,15 @@ class InboxServer:
             self.stop.wait(HEARTBEAT_S)
 
     def _serve_loop(self) -> None:
+        said = ""  # a lasting problem (a folder made public meanwhile) is logged once, not four times a second
         while self._alive():
             try:
                 self.serve_pending()
+                said = ""
             except (OSError, InboxRefused) as e:
-                log.warning("command-line hand-over: %s", e)
+                if str(e) != said:
+                    log.warning("command-line hand-over: %s", e)
+                    said = str(e)
             self.stop.wait(POLL_S)
 
     def _pending(self) -> list[Path]:
@@ -384,6 +388,8 @@ def serving_writer(db: str | os.PathLike, lock_holder: int | None = None) -> Wri
     running process of this user that holds the store: it has the store file open (its /proc fd list), or it is
     `lock_holder`, the pid DuckDB named when it refused to open the store. HandoverRefused: the inbox is not the
     user's private folder."""
+    if str(db) == ":memory:":
+        return None
     inbox = Inbox.of(db)
     if not inbox.check():
         return None
@@ -505,6 +511,9 @@ def announce_load(db: str | os.PathLike) -> Iterator[None]:
     """While the block runs, the inbox says this process is loading the store (`loads/<pid>.json`), so a second
     command-line load that finds the store locked by it waits instead of failing. HandoverRefused when the inbox
     is not the user's private folder; a folder that cannot be made (a read-only place) just goes unannounced."""
+    if str(db) == ":memory:":
+        yield
+        return
     inbox = Inbox.of(db)
     mine = inbox.loads / f"{os.getpid()}.json"
     try:
