@@ -369,8 +369,10 @@ def test_the_command_line_waits_for_the_dashboard_with_a_time_limit(server, tmp_
 
 
 def test_a_device_or_folder_named_on_the_command_line_is_refused_before_anything_opens(tmp_path):
+    """The command line's own check names a device as such (main said "no such file"); the store is not made."""
     out = run_cli("ingest", "/dev/zero", "--db", str(tmp_path / "s.duckdb"))
     assert out.returncode == 2 and "/dev/zero is not a regular file" in out.stderr
+    assert not (tmp_path / "s.duckdb").exists()
 
 
 # --- two command-line loads at once (item 8) ------------------------------------------------------------------
