@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from analytics import store
 from analytics.cli.flags import add_engine, add_format_options, format_options, read_scales
 from analytics.cli.terminal import fail, terminal_line
 from analytics.ingest import FORMATS
 
 if TYPE_CHECKING:
+    import duckdb
+
     from analytics.cli.handover import Writer
 
 DEFAULT_WAIT_S = 600.0  # ten minutes: a large load (or a queue of them) finishes well within it
