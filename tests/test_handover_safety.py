@@ -44,11 +44,15 @@ def other_user() -> pwd.struct_passwd:
         if os.environ.get("CI") == "true":
             pytest.fail("acting as another user needs root, and CI runs as root")
         pytest.skip("acting as another user needs root (CI runs as root)")
-    return pwd.getpwnam("nobody")
+    try:
+        return pwd.getpwnam("nobody")
+    except KeyError:  # a system without `nobody`: make a throwaway user with no home and no shell
+        subprocess.run(["useradd", "-M", "-r", "-s", "/usr/sbin/nologin", "concord-probe"], check=True)
+        return pwd.getpwnam("concord-probe")
 
 
 def as_other_user(script: str, *args: str) -> None:
-    """Run a shell script as `nobody` (no Python: the test's interpreter may sit where nobody cannot read)."""
+    """Run a shell script as the other user (no Python: the test's interpreter may sit where they cannot read)."""
     who = other_user()
     subprocess.run(
         ["/bin/sh", "-c", script, "sh", *args], user=who.pw_uid, group=who.pw_gid, extra_groups=[], cwd="/", check=True
