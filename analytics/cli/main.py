@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from analytics import store
 from analytics.cli import agreement, alerts, consistency, datasets, demo, effects, ingest, model, report
 from analytics.cli.terminal import fail
 
 # In the order `python -m analytics -h` lists them.
 COMMANDS = (ingest, demo, agreement, alerts, consistency, effects, model, report, datasets)
+# What the dashboard says of a store whose blocks cannot be read (app.py), said here by every command.
+DAMAGE_WHAT, DAMAGE_DETAIL = "corrupt or truncated", "a part of it cannot be read"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,11 +24,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand; exit code 2 with one clear line on bad input."""
+    """Run one subcommand; exit code 2 with one clear line on bad input or a damaged store."""
     args = build_parser().parse_args(argv)
     if args.engine == "spark" and args.command != "agreement":
         return fail(
             f"--engine spark is supported by 'agreement' only for now; run '{args.command}' with --engine duckdb"
         )
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except Exception as e:
+        # A store that opens but has an unreadable block fails in whichever query reaches it, in any command.
+        if store.is_damage(e) or (e.__cause__ is not None and store.is_damage(e.__cause__)):
+            return fail(damaged(args))
+        raise
     return code
+
+
+def damaged(args: argparse.Namespace) -> str:
+    """The one message for a damaged store (the pages give the same), naming the store the command used."""
+    return store.damaged_message(store.db_path(getattr(args, "db", None)), DAMAGE_WHAT, DAMAGE_DETAIL)

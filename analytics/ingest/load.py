@@ -229,6 +229,8 @@ def _ingest_checked(
     except (FileRejected, ScalesError) as e:  # rolled back: a rejected file writes nothing
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
     except Exception as e:  # any other failure: rolled back, the store stays as it was
+        if store.is_damage(e):  # not this file's fault: the caller gives the store's one message (cli/main.py, app.py)
+            raise
         return IngestResult(name, fmt, "rejected", errors=[f"{name}: could not be loaded ({type(e).__name__}: {e})"])
 
 
