@@ -9,12 +9,15 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
 
 from analytics import store
 from analytics.cli.main import main
+from analytics.feedback.export.display import STEM_ID_CHARS
+from analytics.ingest.load import ingest_bytes
 from tests.test_feedback_effects import CONTRACTORS, load_effects_store
 
 FAST = ["--n-boot", "50"]
@@ -111,3 +114,51 @@ def test_module_entry_point(db):
     )
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.splitlines() == ["unknown contractor 'c99': no contractor with that id has ratings in the store"]
+
+
+LONG = "c" * 300  # two ids that agree on their first 300 characters, and one with characters a name cannot hold
+LONG_IDS = (LONG, LONG + "x", "a/../../b")
+
+
+@pytest.fixture(scope="module")
+def long_ids_db(tmp_path_factory) -> str:
+    """A small store whose contractors have the ids of LONG_IDS (and a researcher)."""
+    path = tmp_path_factory.mktemp("cli_report_long") / "store.duckdb"
+    rows = [f"t{i},{rater},q,{i % 3 + 1}" for rater in (*LONG_IDS, "r1") for i in range(6)]
+    con = store.open_store(path)
+    data = ("task_id,rater_id,dimension,value\n" + "\n".join(rows) + "\n").encode()
+    assert ingest_bytes(con, data, "long.csv").rows_loaded == len(rows)
+    con.execute("UPDATE ratings SET role = 'researcher' WHERE rater_id = 'r1'")
+    con.close()
+    return str(path)
+
+
+def test_long_rater_ids_get_bounded_distinct_names_and_every_card_is_written(long_ids_db, tmp_path, capsys):
+    """Protection: file_stem keeps at most STEM_ID_CHARS of the id and adds a hash of the whole id; a 300-character
+    id used to stop --all at its first card (the name was too long for the file system)."""
+    out = tmp_path / "cards"
+    assert main(["report", "--all", "--format", "md", "--out", str(out), "--db", long_ids_db, "--json", *FAST]) == 0
+    written = json.loads(capsys.readouterr().out)["reports"]
+    assert sorted(r["rater_id"] for r in written) == sorted(LONG_IDS)
+    names = [Path(r["file"]).name for r in written]
+    assert len(set(names)) == len(LONG_IDS) and sorted(p.name for p in out.iterdir()) == sorted(names)
+    for name in names:
+        assert len(name.encode()) <= len("feedback_") + STEM_ID_CHARS + 13 + len(".md")
+        assert re.fullmatch(r"feedback_[A-Za-z0-9_.-]+\.md", name) and Path(out / name).parent == out
+    for r in written:
+        assert f"Feedback for {r['rater_id']}" in Path(r["file"]).read_text(encoding="utf-8")
+
+
+def test_a_link_planted_in_the_out_folder_is_not_followed(long_ids_db, tmp_path, capsys):
+    """Protection: write_unfollowed writes a new file and renames it over the link; the file the link pointed to
+    keeps its bytes (path.write_text wrote through the link)."""
+    out, outside = tmp_path / "cards", tmp_path / "outside.txt"
+    out.mkdir()
+    outside.write_text("keep me", encoding="utf-8")
+    planted = out / "feedback_a_.._.._b.md"
+    planted.symlink_to(outside)
+    assert main(["report", "--rater", "a/../../b", "--format", "md", "--out", str(out), "--db", long_ids_db]) == 0
+    assert outside.read_text(encoding="utf-8") == "keep me"
+    assert not planted.is_symlink() and "Feedback for a/../../b" in planted.read_text(encoding="utf-8")
+    assert sorted(p.name for p in out.iterdir()) == [planted.name]  # no temporary file left behind
+    assert capsys.readouterr().out == f"a/../../b: {planted}\n"

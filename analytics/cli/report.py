@@ -4,8 +4,11 @@ contractor with ratings in the dates, from the store: to stdout, or one file per
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
+import os
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -141,6 +144,22 @@ def _write_reports(
             name = f"{stem}_{i}"
         used.add(name)
         path = out / f"{name}{REPORT_SUFFIX[args.format]}"
-        path.write_text(text, encoding="utf-8")
+        write_unfollowed(path, text)
         written.append({"rater_id": rater, "file": str(path)})
     return written
+
+
+def write_unfollowed(path: Path, text: str) -> None:
+    """Write `text` to `path` without following a link: into a new file of a random name in the same folder
+    (created exclusively, never through a link), then renamed over `path`, which replaces a link planted under
+    that name instead of writing where it points."""
+    tmp = path.with_name(f".{secrets.token_hex(8)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

@@ -4,6 +4,7 @@ card, weeks, levels, times, trend, rules, alerts, disagreements and effects as w
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -299,6 +300,16 @@ def shown_effects(report: FeedbackReport) -> pd.DataFrame:
     return e[e["status"] == SHOWN] if len(e) else e
 
 
+# Characters of a rater id kept in a file name: a name of at most 255 bytes fits every common file system, with
+# room for the prefix, a hash, a "_2" and the suffix.
+STEM_ID_CHARS = 80
+
+
 def file_stem(report: FeedbackReport) -> str:
-    """A safe file name stem for the report's downloads."""
-    return "feedback_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", report.contractor_id)
+    """A safe file name stem for the report's downloads: the id's safe characters, bounded; a long id's first
+    characters and a short hash of the whole id (two long ids that start alike get different names)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", report.contractor_id)
+    if len(safe) > STEM_ID_CHARS:
+        digest = hashlib.sha256(report.contractor_id.encode("utf-8")).hexdigest()[:12]
+        safe = f"{safe[:STEM_ID_CHARS]}_{digest}"
+    return "feedback_" + safe
