@@ -14,6 +14,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from analytics.core import csv_out
 from analytics.explore import sql
 from analytics.explore import worker as explore_worker
 from ui import charts, query_log, state
@@ -38,9 +39,8 @@ def use_example() -> None:
 
 
 def shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """The result with nested values (lists, structs, maps) as text, so any result can be drawn."""
-    nested = [c for c in frame.columns if frame[c].map(lambda v: isinstance(v, list | dict | tuple)).any()]
-    return frame.astype({c: str for c in nested}) if nested else frame
+    """The result with nested values (lists, structs, maps) as their JSON text in full, so any result can be drawn."""
+    return csv_out.nested_as_text(frame)
 
 
 def run_in_worker(query: str, status: DeltaGenerator) -> sql.QueryResult:
@@ -110,7 +110,7 @@ if result is not None:
                 f"Only the first {sql.MAX_ROWS:,} rows are shown; the query returned more. "
                 "Aggregate, filter or add a LIMIT to see the rest."
             )
-        table(shown(result.frame), "query result", key="explore_download")
+        table(shown(result.frame), "query result", key="explore_download", download=result.frame)
 
         if len(result.frame) and len(result.columns):
             st.subheader("Chart")

@@ -81,7 +81,7 @@ def test_column_names_categories_and_other_objects_are_neutralised():
     df = pd.DataFrame({LINK: pd.Categorical(["=a", "b"]), "list": [["=x"], "-y"], "n": [1, 2]})
     rows = _cells(csv_out.to_csv(df))
     assert rows[0] == ["'" + LINK, "list", "n"]
-    assert rows[1] == ["'=a", "['=x']", "1"]
+    assert rows[1] == ["'=a", '["=x"]', "1"]  # a list cell as JSON: it starts with '[', never a formula
     assert rows[2] == ["b", "'-y", "2"]
 
 
@@ -155,3 +155,19 @@ def test_visible_leaves_ordinary_text_alone_and_keeps_what_it_is_told():
 def test_md_escape_shows_hidden_characters_too():
     shown = md_escape("c1\u202e2c\nnext")
     assert "\u202e" not in shown and "U\\+202E" in shown and "\nnext" in shown
+
+
+LIST_QUERY = "SELECT range(2000) AS l, {'a': [1, 2], 'b': '=x'} AS s, MAP {'k': [1.5]} AS m, [DATE '2026-01-02'] AS d"
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_list_struct_and_map_cells_are_written_in_full_as_json(raw):
+    """Protection: csv_out.cell_text writes nested cells as JSON; str() of a DuckDB list (a numpy array) gave
+    numpy's summary `[   0    1    2 ... 1997 1998 1999]`, in the Explore page's CSV."""
+    import duckdb
+
+    frame = duckdb.sql(LIST_QUERY).df()
+    rows = _cells(csv_out.to_csv(frame, raw=raw))
+    assert rows[0] == ["l", "s", "m", "d"]
+    cells = [json.loads(c) for c in rows[1]]
+    assert cells == [list(range(2000)), {"a": [1, 2], "b": "=x"}, {"k": [1.5]}, ["2026-01-02T00:00:00"]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -125,3 +127,11 @@ def test_limits_are_shown_and_hold_on_the_page(app_store, monkeypatch):
         assert 0 < len(at.dataframe[-1].value) < 10_000
     finally:
         svc.close()
+
+
+def test_list_cells_are_shown_in_full(app_store):
+    """Protection: the page shows a list cell as its JSON text (csv_out.nested_as_text), not numpy's summary
+    `[0 1 2 ... 1999]`; its CSV download is the query's own frame through the same writer (tests/test_csv_out.py)."""
+    at = _run(_app(), "SELECT range(2000) AS l")
+    assert not at.error
+    assert json.loads(at.dataframe[-1].value["l"][0]) == list(range(2000))
