@@ -84,7 +84,7 @@ def main() -> None:
     # 1. Snapshots: the file copy after a CHECKPOINT, and the COPY FROM DATABASE fallback.
     copies = []
     for _ in range(args.repeat):
-        for old in args.db.parent.glob(f"{args.db.stem}.explore-v*.duckdb"):
+        for old in args.db.parent.glob(f"{args.db.stem}.explore-*.duckdb"):
             old.unlink()
         started = time.perf_counter()
         explore_worker.Snapshots().get(con)

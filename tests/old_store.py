@@ -11,6 +11,7 @@ CREATED_BY = {
     14: ("level_counts",),
     15: ("contractor_days", "contractor_rubric_days"),
     16: ("alarm_acks",),
+    17: ("store_identity",),
 }
 
 

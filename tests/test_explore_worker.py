@@ -17,7 +17,7 @@ from analytics import store
 from analytics.explore import sql
 from analytics.explore import worker as explore_worker
 from analytics.explore.worker import ExploreService, Limits
-from analytics.ingest.load import ingest_file
+from analytics.ingest.load import ingest_bytes, ingest_file
 
 GB = 2**30
 # A scalar function slow enough to run for minutes within one chunk (DuckDB checks interrupts between chunks).
@@ -246,10 +246,60 @@ def test_a_query_stops_when_its_session_moves_on(loaded, services, monkeypatch):
 def test_snapshot_follows_the_dataset_version(loaded, services, tmp_path):
     svc = services()
     assert svc.run(loaded, "SELECT count(*) AS n FROM ratings").frame["n"].tolist() == [6]
-    first = sorted(Path(tmp_path).glob("store.explore-v*.duckdb"))
+    first = sorted(Path(tmp_path).glob("store.explore-*.duckdb"))
     more = tmp_path / "more.csv"
     more.write_text(MORE_CSV)
     assert ingest_file(loaded, more).rows_loaded == 1
     assert svc.run(loaded, "SELECT count(*) AS n FROM ratings").frame["n"].tolist() == [7]
-    second = sorted(Path(tmp_path).glob("store.explore-v*.duckdb"))
+    second = sorted(Path(tmp_path).glob("store.explore-*.duckdb"))
     assert len(first) == len(second) == 1 and first != second  # the old copy is gone
+
+
+def _one_store(path: Path, rater: str) -> None:
+    """A new store at `path` with one rating by `rater` (dataset version 1 whatever the rater)."""
+    con = store.open_store(path)
+    data = f"task_id,rater_id,dimension,value\nt1,{rater},q,1\n".encode()
+    assert ingest_bytes(con, data, f"{rater}.csv").rows_loaded == 1
+    con.close()
+
+
+def test_a_store_replaced_at_the_same_path_never_shows_the_old_ones_rows(tmp_path, services):
+    """Protection: snapshots are keyed by the store's identity (migration 17) and dataset version; keyed by the file
+    name and version, a store put in another's place (a backup restored) at the same version got the old rows."""
+    svc = services()
+    path, other = tmp_path / "store.duckdb", tmp_path / "elsewhere" / "store.duckdb"
+    other.parent.mkdir()
+    _one_store(path, "from_a")
+    _one_store(other, "from_b")
+    query = "SELECT rater_id FROM ratings"
+    con = store.open_store(path)
+    try:
+        assert svc.run(con, query).frame["rater_id"].tolist() == ["from_a"]
+        version_a, identity_a = store.dataset_version(con), store.store_identity(con)
+    finally:
+        con.close()
+    other.replace(path)  # store B, restored in A's place while the dashboard was stopped
+    con = store.open_store(path)
+    try:
+        assert (store.dataset_version(con), identity_a) == (version_a, identity_a)
+        assert store.store_identity(con) not in (None, identity_a)
+        assert svc.run(con, query).frame["rater_id"].tolist() == ["from_b"]
+    finally:
+        con.close()
+    assert len(list(tmp_path.glob("store.explore-*.duckdb"))) == 1  # A's copy went when B's was made
+
+
+def test_a_copy_left_by_an_earlier_run_is_made_again(tmp_path, services):
+    """Protection: a server uses only snapshots it made (Snapshots._made); a backup of the same store (same
+    identity) restored and changed to the version of a copy left on disk would otherwise get that copy's rows."""
+    path = tmp_path / "store.duckdb"
+    _one_store(path, "from_a")
+    con = store.open_store(path)
+    try:
+        assert services().run(con, "SELECT rater_id FROM ratings").frame["rater_id"].tolist() == ["from_a"]
+        (left,) = tmp_path.glob("store.explore-*.duckdb")
+        con.execute("UPDATE ratings SET rater_id = 'changed'")  # the same identity and version, other rows
+        assert services().run(con, "SELECT rater_id FROM ratings").frame["rater_id"].tolist() == ["changed"]
+        assert list(tmp_path.glob("store.explore-*.duckdb")) == [left]  # made again under the same name
+    finally:
+        con.close()

@@ -11,6 +11,7 @@ import pytest
 from analytics import store
 from analytics.core import rubrics
 from tests.conftest import ROOT
+from tests.old_store import roll_back
 
 
 def test_migrations_create_every_table_once(tmp_path):
@@ -22,6 +23,24 @@ def test_migrations_create_every_table_once(tmp_path):
     con.close()
     con = store.open_store(path)  # opening again applies nothing new
     assert store.schema_version(con) == version == store.MIGRATIONS[-1][0]
+
+
+def test_each_store_gets_an_identity_once_and_an_old_store_gets_one_when_opened(tmp_path):
+    """Migration 17: a random id per store, kept across opens; a store from before it gains one when opened."""
+    first, second = (store.open_store(tmp_path / f"{n}.duckdb") for n in ("a", "b"))
+    ids = [store.store_identity(c) for c in (first, second)]
+    assert None not in ids and ids[0] != ids[1]
+    roll_back(second, 16)
+    assert store.store_identity(second) is None  # an old store opened read-only: no identity to read
+    for c in (first, second):
+        c.close()
+    again = store.open_store(tmp_path / "a.duckdb")
+    old = store.open_store(tmp_path / "b.duckdb")
+    assert store.store_identity(again) == ids[0]
+    assert store.store_identity(old) not in (None, ids[0], ids[1])
+    assert old.execute("SELECT count(*) FROM store_identity").fetchall() == [(1,)]
+    again.close()
+    old.close()
 
 
 def test_catalogue_is_in_the_store(con):

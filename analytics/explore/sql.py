@@ -58,7 +58,7 @@ MAX_SQL_CHARS = 20_000
 OPERATOR_MEMORY = "4GB"
 
 # Bookkeeping tables of the store that hold nothing to explore.
-HIDDEN_TABLES = frozenset({"meta", "schema_migrations"})
+HIDDEN_TABLES = frozenset({"meta", "schema_migrations", "store_identity"})
 # Table functions that compute from their arguments only (no files, no catalog, no SQL in strings).
 TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest", "json_each", "json_tree"})
 # Built-in functions left out of functions.txt on purpose, with the reason shown to the user.

@@ -34,6 +34,7 @@ Each query, in `ExploreService.run`:
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import signal
@@ -102,34 +103,50 @@ def _size(n: int) -> str:
 
 
 class Snapshots:
-    """Read-only copies of a store, one per dataset version, that worker processes can open."""
+    """Read-only copies of a store, one per store identity and dataset version, that worker processes can open."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._made: set[Path] = set()  # copies this process made: one left by an earlier run is made again
 
     def get(self, con: duckdb.DuckDBPyConnection, on_status: Callable[[str], None] | None = None) -> Path:
-        """The snapshot of `con`'s database at its current dataset version (made when missing)."""
+        """The snapshot of `con`'s database at its current identity and dataset version (made when missing)."""
         cur = con.cursor()
         try:
             version = store.dataset_version(cur)
+            identity = store.store_identity(cur)
             source = _database_file(cur)
             folder, stem = (source.parent, source.stem) if source else (Path(tempfile.gettempdir()), "memory")
-            path = folder / f"{stem}.explore-v{version}.duckdb"
-            if path.exists():
+            path = folder / snapshot_name(stem, identity, version)
+            if self._reusable(path, identity):
                 return path
             with self._lock:
-                if path.exists():
+                if self._reusable(path, identity):
                     return path
                 if on_status:
                     on_status("Preparing a read-only copy of the store for Explore (once per data version)...")
                 built = _build_snapshot(cur, source, version, path)
-                for old in folder.glob(f"{stem}.explore-v*.duckdb"):
+                self._made.add(built)
+                for old in folder.glob(f"{glob.escape(stem)}.explore-*.duckdb"):
                     if old != built:
+                        self._made.discard(old)
                         with contextlib.suppress(OSError):
                             old.unlink()  # a worker still reading it keeps its open file
                 return built
         finally:
             cur.close()
+
+    def _reusable(self, path: Path, identity: str | None) -> bool:
+        """Whether the copy at `path` is this store's: made by this process (a backup of the same store restored
+        while the dashboard was stopped, then changed, may reach the version of a copy an earlier run left), for
+        a store with an identity (one not yet migrated cannot be told from another at its path)."""
+        return identity is not None and path in self._made and path.exists()
+
+
+def snapshot_name(stem: str, identity: str | None, version: int) -> str:
+    """The file name of a store's snapshot: keyed by the store's identity and dataset version, so a file put in the
+    store's place (a backup restored, another store) never finds the old one's copy (the file name did before)."""
+    return f"{stem}.explore-{identity or 'unknown'}-v{version}.duckdb"
 
 
 def _database_file(cur: duckdb.DuckDBPyConnection) -> Path | None:
@@ -145,13 +162,14 @@ def _file_state(path: Path) -> tuple[int, int, int]:
     return st.st_size, st.st_mtime_ns, wal.stat().st_size if wal.exists() else 0
 
 
-def _snapshot_version(path: Path) -> int | None:
+def _snapshot_key(path: Path) -> tuple[str | None, int] | None:
+    """The (identity, dataset version) a copy holds; None when it cannot be read."""
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error:
         return None
     try:
-        return store.dataset_version(con)
+        return store.store_identity(con), store.dataset_version(con)
     except (duckdb.Error, IndexError, ValueError):
         return None
     finally:
@@ -173,6 +191,7 @@ SNAPSHOT_ATTACH = Query("snapshot_attach", "ATTACH $path AS concord_explore_snap
 
 def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version: int, path: Path) -> Path:
     """Copy the file after a CHECKPOINT when nothing changed it meanwhile; else COPY FROM DATABASE."""
+    identity = store.store_identity(cur)
     tmp = path.with_name(path.name + ".tmp")
     with contextlib.suppress(OSError):
         tmp.unlink()
@@ -186,7 +205,7 @@ def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version
             before = _file_state(source)
             if before[2] == 0:  # all committed data is in the main file
                 _copy_in_child(source, tmp)
-                if _file_state(source) == before and _snapshot_version(tmp) == version:
+                if _file_state(source) == before and _snapshot_key(tmp) == (identity, version):
                     os.replace(tmp, path)
                     return path
             with contextlib.suppress(OSError):
@@ -199,7 +218,9 @@ def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version
         cur.execute(f'COPY FROM DATABASE "{database}" TO concord_explore_snapshot')
     finally:
         cur.execute("DETACH concord_explore_snapshot")
-    built = tmp.with_name(f"{path.name.split('.explore-v')[0]}.explore-v{_snapshot_version(tmp)}.duckdb")
+    key = _snapshot_key(tmp)
+    copied = key[1] if key else version  # the version the transaction saw (a load may have landed since)
+    built = tmp.with_name(snapshot_name(path.name.split(".explore-")[0], identity, copied))
     os.replace(tmp, built)
     return built
 

@@ -22,7 +22,7 @@ from analytics.store.migrations import (
     sync_catalogue,
 )
 from analytics.store.tx import WRITE_LOCK
-from analytics.store.version import bump_version, dataset_version, next_ingest_id, table_counts
+from analytics.store.version import bump_version, dataset_version, next_ingest_id, store_identity, table_counts
 
 __all__ = [
     "ALL_RUBRICS",
@@ -44,6 +44,7 @@ __all__ = [
     "open_store",
     "save_dimensions",
     "schema_version",
+    "store_identity",
     "sync_catalogue",
     "table_counts",
 ]

@@ -158,6 +158,17 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
                 PRIMARY KEY (kind, rater_id, rubric, dimension))"""
         ],
     ),
+    # The store's identity (analytics/store/version.py's store_identity): a random id written once, when the store
+    # is made (or first opened by this release), so a file put in another's place (a backup restored) is told
+    # apart from it at the same path and dataset version (Explore's snapshots are keyed by it).
+    (
+        17,
+        [
+            """CREATE TABLE store_identity (
+                store_id VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL DEFAULT current_timestamp)""",
+            "INSERT INTO store_identity (store_id) VALUES (CAST(uuid() AS VARCHAR))",
+        ],
+    ),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

@@ -1,13 +1,27 @@
-"""The dataset version (the key of every page cache) and the store's row counts."""
+"""The dataset version (the key of every page cache), the store's identity and its row counts."""
 
 from __future__ import annotations
 
 import duckdb
 
+from analytics.core.queries import Query
+
 
 def dataset_version(con: duckdb.DuckDBPyConnection) -> int:
     """A number that changes whenever the store's data changes: the key for page caches."""
     return int(con.execute("SELECT value FROM meta WHERE key = 'dataset_version'").fetchall()[0][0])
+
+
+STORE_IDENTITY = Query("store_identity", "SELECT store_id FROM store_identity LIMIT 1")
+
+
+def store_identity(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The random id written into the store when it was made (migration 17); None for a store not yet migrated."""
+    try:
+        rows = STORE_IDENTITY.rows(con)
+    except duckdb.CatalogException:  # opened read-only before this release migrated it: no such table
+        return None
+    return str(rows[0][0]) if rows else None
 
 
 def bump_version(con: duckdb.DuckDBPyConnection) -> None:
