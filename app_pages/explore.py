@@ -18,6 +18,7 @@ from analytics.core import csv_out
 from analytics.explore import sql
 from analytics.explore import worker as explore_worker
 from ui import charts, query_log, state
+from ui.explore_owner import owner_key
 from ui.tables import table
 from ui.text import md_escape
 
@@ -44,7 +45,8 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_in_worker(query: str, status: DeltaGenerator) -> sql.QueryResult:
-    """Run the query in a worker; stop it when Streamlit asks this session's run to stop or rerun."""
+    """Run the query in a worker under this visitor's slots; stop it when Streamlit asks this session's run to stop
+    or rerun."""
     ctx = get_script_run_ctx()
     requests = getattr(ctx, "script_requests", None)
 
@@ -57,6 +59,7 @@ def run_in_worker(query: str, status: DeltaGenerator) -> sql.QueryResult:
         state.cursor(),
         query,
         session=getattr(ctx, "session_id", None),
+        owner=owner_key(),  # two tabs of one visitor share its slot (analytics/explore/worker.py)
         cancelled=cancelled,
         on_status=lambda message: status.info(message),  # type: ignore[arg-type]  # what on_status returns is ignored
     )

@@ -303,3 +303,52 @@ def test_a_copy_left_by_an_earlier_run_is_made_again(tmp_path, services):
         assert list(tmp_path.glob("store.explore-*.duckdb")) == [left]  # made again under the same name
     finally:
         con.close()
+
+
+def _quick_while_slow(svc: ExploreService, loaded, slow_owner: str, quick_owner: str) -> tuple[list[str], bool]:
+    """Run SLOW as `slow_owner` (session tab1) and then a quick query as `quick_owner` (session tab2): the quick
+    query's waiting messages, and whether it ended before the slow one."""
+    ends: dict[str, float] = {}
+    messages: list[str] = []
+
+    def slow() -> None:
+        svc.run(loaded, SLOW, session="tab1", owner=slow_owner)
+        ends["slow"] = time.perf_counter()
+
+    first = threading.Thread(target=slow)
+    first.start()
+    deadline = time.monotonic() + 10
+    while svc.running == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert svc.running == 1
+    result = svc.run(loaded, "SELECT 42 AS n", session="tab2", owner=quick_owner, on_status=messages.append)
+    ends["quick"] = time.perf_counter()
+    first.join()
+    assert result.frame["n"].tolist() == [42]
+    return messages, ends["quick"] < ends["slow"]
+
+
+def test_two_tabs_of_one_owner_hold_one_slot(loaded, services):
+    """Protection: per_owner (1) besides the server's limit; two sessions (tabs) of one owner took both slots."""
+    messages, first = _quick_while_slow(services(max_concurrent=2, timeout_s=2.0), loaded, "alice", "alice")
+    assert not first  # it waited for the other tab's query although a server slot was free
+    assert messages and "your other Explore query is still running" in messages[0]
+
+
+def test_two_owners_run_at_once(loaded, services):
+    messages, first = _quick_while_slow(services(max_concurrent=2, timeout_s=2.0), loaded, "alice", "bob")
+    assert first and not messages
+
+
+def test_a_browser_is_one_owner_whatever_the_cookie_text():
+    """The XSRF cookie is re-masked on each page load: two tabs' cookies differ in text, not in token."""
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+    from ui.explore_owner import browser_token
+
+    token, other = os.urandom(16), os.urandom(16)
+    tabs = [generate_xsrf_token_string(token, 1_700_000_000) for _ in range(2)]
+    assert tabs[0] != tabs[1]
+    assert browser_token(tabs[0]) == browser_token(tabs[1]) == token
+    assert browser_token(generate_xsrf_token_string(other)) == other
+    assert browser_token("2|zz|00|1") is None

@@ -17,7 +17,8 @@ Why a process (measured with DuckDB 2.0 on 2 cores; docs/explore.md and bench/be
 Each query, in `ExploreService.run`:
 
 1. The sandbox's checks (analytics/explore/sql.py, layers 1-2) run on the app's cursor for a quick refusal.
-2. A slot: at most `max_concurrent` queries run at once across the server; others wait (the page says so).
+2. A slot: at most `max_concurrent` queries run at once across the server, and at most `per_owner` of one owner
+   (the signed-in person, or one browser when local: two tabs are one owner); others wait (the page says so).
 3. A warm worker (`python -m analytics.explore_worker`, started ahead, one query per process) gets the
    request on stdin. It lowers its priority (nice 10), sets RLIMIT_DATA to the memory cap and RLIMIT_CPU to
    the time limit plus 3 s (the kernel ends it even if this process is gone), opens the snapshot read-only
@@ -58,6 +59,7 @@ from analytics.explore import sql
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_CONCURRENT = 2  # queries at once across the server (2 cores: each worker uses one thread at nice 10)
+PER_OWNER = 1  # queries at once of one owner: one visitor with two tabs cannot take every slot
 MEMORY_BYTES = 4 * 2**30  # per query: RLIMIT_DATA of the worker, and the resident size at which it is killed
 DUCKDB_MEMORY_SHARE = 0.75  # DuckDB's own memory_limit as a share of the cap (the rest: strings, Arrow, Python)
 WAIT_LIMIT_S = 120.0  # how long a query waits for a free slot before giving up
@@ -78,6 +80,7 @@ class Limits:
     max_bytes: int = sql.MAX_RESULT_BYTES
     memory_bytes: int = MEMORY_BYTES
     max_concurrent: int = MAX_CONCURRENT
+    per_owner: int = PER_OWNER
     wait_limit_s: float = WAIT_LIMIT_S
 
 
@@ -86,7 +89,8 @@ def describe(limits: Limits) -> str:
     return (
         f"at most {limits.max_rows:,} rows and {_size(limits.max_bytes)} returned, stopped after "
         f"{limits.timeout_s:g} s or {_size(limits.memory_bytes)} of memory, "
-        f"{limits.max_concurrent} {'query' if limits.max_concurrent == 1 else 'queries'} at once across the server"
+        f"{limits.max_concurrent} {'query' if limits.max_concurrent == 1 else 'queries'} at once across the server "
+        f"and {limits.per_owner} per person"
     )
 
 
@@ -239,9 +243,10 @@ class ExploreService:
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
         self.snapshots = Snapshots()
-        self._slots = threading.BoundedSemaphore(self.limits.max_concurrent)
         self._lock = threading.Lock()
+        self._freed = threading.Condition(self._lock)  # notified when a slot is given back
         self._running = 0
+        self._owners: dict[str, int] = {}  # running queries per owner
         self._sessions: dict[str, _Job] = {}
         self._spares: list[subprocess.Popen] = []
         self._filling = False
@@ -269,10 +274,12 @@ class ExploreService:
         query: str,
         *,
         session: str | None = None,
+        owner: str | None = None,
         cancelled: Callable[[], bool] | None = None,
         on_status: Callable[[str], None] | None = None,
     ) -> sql.QueryResult:
-        """Check and run one query in a worker; never raises for a bad or stopped query, the error says why."""
+        """Check and run one query in a worker; never raises for a bad or stopped query, the error says why.
+        `session`: a newer query of it stops the older; `owner`: whose slots it takes (None: only the global limit)."""
         started = time.perf_counter()
         refused = sql.refusal(con, query)
         if refused:
@@ -289,7 +296,7 @@ class ExploreService:
             return job.cancel.is_set() or (cancelled is not None and cancelled())
 
         try:
-            if not self._acquire(stopping, on_status):
+            if not self._acquire(owner, stopping, on_status):
                 if stopping():
                     return _failed(_CANCELLED, started)
                 return _failed(
@@ -297,39 +304,69 @@ class ExploreService:
                     "Try again in a moment.",
                     started,
                 )
-            with self._lock:
-                self._running += 1
             try:
                 snapshot = self.snapshots.get(con, on_status)
                 if stopping():
                     return _failed(_CANCELLED, started)
                 return self._run_in_worker(snapshot, query, stopping)
             finally:
-                with self._lock:
-                    self._running -= 1
-                self._slots.release()
+                self._release(owner)
         finally:
             if session is not None:
                 with self._lock:
                     if self._sessions.get(session) is job:
                         del self._sessions[session]
 
-    def _acquire(self, stopping: Callable[[], bool], on_status: Callable[[str], None] | None) -> bool:
-        if self._slots.acquire(blocking=False):
-            return True
-        if on_status:
-            n = self.limits.max_concurrent
-            on_status(
-                f"Waiting for a free slot: {n} Explore {'query is' if n == 1 else 'queries are'} running "
-                f"(at most {n} at once across the server). This query starts when one ends."
-            )
+    def _blocked(self, owner: str | None) -> str | None:
+        """Why a query of `owner` cannot start now ("server", "owner"), None when it can (under the lock)."""
+        if self._running >= self.limits.max_concurrent:
+            return "server"
+        if owner is not None and self._owners.get(owner, 0) >= self.limits.per_owner:
+            return "owner"
+        return None
+
+    def _acquire(
+        self, owner: str | None, stopping: Callable[[], bool], on_status: Callable[[str], None] | None
+    ) -> bool:
+        """Take a slot of the server and of `owner`, waiting up to the wait limit; False when none came."""
         deadline = time.monotonic() + self.limits.wait_limit_s
-        while time.monotonic() < deadline:
-            if self._slots.acquire(timeout=TICK_S * 2):
-                return True
-            if stopping():
-                return False
-        return False
+        told: str | None = None
+        with self._freed:
+            while (why := self._blocked(owner)) is not None:
+                if on_status and why != told:
+                    told = why
+                    on_status(self._waiting(why))
+                if time.monotonic() >= deadline or stopping():
+                    return False
+                self._freed.wait(TICK_S * 2)
+            self._running += 1
+            if owner is not None:
+                self._owners[owner] = self._owners.get(owner, 0) + 1
+        return True
+
+    def _release(self, owner: str | None) -> None:
+        """Give back the slots `_acquire` took."""
+        with self._freed:
+            self._running -= 1
+            if owner is not None:
+                left = self._owners.pop(owner) - 1
+                if left:
+                    self._owners[owner] = left
+            self._freed.notify_all()
+
+    def _waiting(self, why: str) -> str:
+        """The page's line while a query waits for a slot."""
+        if why == "owner":
+            n = self.limits.per_owner
+            return (
+                f"Waiting: your other Explore {'query is' if n == 1 else 'queries are'} still running (at most {n} "
+                "per person at once, also from another tab). This query starts when it ends."
+            )
+        n = self.limits.max_concurrent
+        return (
+            f"Waiting for a free slot: {n} Explore {'query is' if n == 1 else 'queries are'} running "
+            f"(at most {n} at once across the server). This query starts when one ends."
+        )
 
     def _take_worker(self) -> subprocess.Popen:
         with self._lock:
