@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+import ui.headers  # noqa: F401 - anti-framing headers on every response (ui/headers.py)
 from analytics import store
 from analytics.cli import first_run
 from analytics.core.queries import recording
