@@ -1,5 +1,5 @@
-"""The anti-framing headers (ui/headers.py) on the real server's responses: `streamlit run app.py` on loopback, one
-browser session to run app.py, then the page, a static asset and the health check fetched again."""
+"""A real `streamlit run app.py` on loopback over a one-rating store: the anti-framing headers (ui/headers.py) on its
+responses, and Explore's one slot per browser (ui/explore_owner.py) across two tabs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import expect
 
 from analytics import store
 from analytics.ingest.load import ingest_bytes
@@ -50,3 +51,32 @@ def test_every_response_forbids_framing(small_server, browser):
         got = _headers(small_server + path)
         assert {k: got.get(k) for k in WANT} == WANT, path
     page.close()
+
+
+SLOW = "SELECT levenshtein(repeat('a', 30000) || range::VARCHAR, repeat('b', 30000)) AS d FROM range(1000)"
+
+
+def _explore(page, url: str, query: str) -> None:
+    """Open Explore in `page` with `query` in the editor."""
+    page.goto(url + "/explore")
+    wait_for_app(page)
+    page.get_by_role("textbox", name="SQL").fill(query)
+    page.get_by_role("textbox", name="SQL").blur()  # the text reaches the server before Run is clicked
+    wait_for_app(page)
+
+
+def test_two_tabs_of_one_browser_share_one_explore_slot(small_server, browser):
+    """Protection: the page passes owner_key() (the browser's XSRF token): a second tab's query waits for the
+    first tab's, although the server has a second slot; each tab used to take a slot of its own."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort())
+    first, second = context.new_page(), context.new_page()
+    _explore(first, small_server, SLOW)
+    _explore(second, small_server, "SELECT 42 AS answer")
+    first.get_by_role("button", name="Run", exact=True).click()
+    expect(first.get_by_text("Running...")).to_be_visible()
+    second.get_by_role("button", name="Run", exact=True).click()
+    expect(second.get_by_text("your other Explore query is still running")).to_be_visible()
+    expect(first.get_by_text("was stopped")).to_be_visible(timeout=60_000)  # its 15 s limit
+    expect(second.get_by_text("1 rows, 1 columns")).to_be_visible(timeout=60_000)
+    context.close()
