@@ -14,21 +14,21 @@ from analytics.cli import first_run
 from analytics.core.queries import recording
 from analytics.ingest import unload
 from analytics.ingest.load import ingest_file
-from ui import query_log, sidebar, state
+from ui import identity, query_log, sidebar, state
 
 st.set_page_config(page_title="Concord", layout="wide")
 
-PAGES = [
-    st.Page("app_pages/overview.py", title="Overview", default=True),
-    st.Page("app_pages/agreement.py", title="Agreement"),
-    st.Page("app_pages/distributions.py", title="Distributions"),
-    st.Page("app_pages/disagreements.py", title="Disagreements"),
-    st.Page("app_pages/feedback.py", title="Feedback"),
-    st.Page("app_pages/consistency.py", title="Consistency"),
-    st.Page("app_pages/raters.py", title="Raters"),
-    st.Page("app_pages/explore.py", title="Explore"),
-    st.Page("app_pages/data.py", title="Data"),
-]
+PAGES = {  # page name (analytics/access/roles.py's page:NAME) and title, in the navigation's order
+    "overview": "Overview",
+    "agreement": "Agreement",
+    "distributions": "Distributions",
+    "disagreements": "Disagreements",
+    "feedback": "Feedback",
+    "consistency": "Consistency",
+    "raters": "Raters",
+    "explore": "Explore",
+    "data": "Data",
+}
 UNEXPECTED = (
     "This page could not be shown because of an unexpected error; the details are in the server's log. "
     "Try another page or reload, and report it if it persists."
@@ -69,9 +69,18 @@ def run_guarded(run: Callable[[], object]) -> None:
             raise  # under the test suite a failing page still fails its test
 
 
+def navigation() -> list[st.Page]:
+    """The pages this run's identity may see; the first of them opens by default."""
+    names = [name for name in PAGES if identity.allowed(f"page:{name}")]
+    return [st.Page(f"app_pages/{n}.py", title=PAGES[n], default=i == 0) for i, n in enumerate(names)]
+
+
+identity.gate()  # before anything reads the store: the sign-in page or a refusal stop the run here
 run_guarded(load_demo_if_empty)
-page = st.navigation(PAGES)
+page = st.navigation(navigation())
+identity.sidebar()
 with recording() as ran:  # every query behind the page's figures, cached or not (ui/query_log.py)
     run_guarded(sidebar.render)
     run_guarded(page.run)
-query_log.show(ran)
+if identity.allowed("other_raters"):  # the SQL's parameters can name raters
+    query_log.show(ran)

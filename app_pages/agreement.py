@@ -16,9 +16,11 @@ from analytics.agreement import LEVELS, AgreementSpec, ScaleError, narrows_team,
 from analytics.core.queries import Query
 from analytics.describe import distributions
 from ui import agreement_view as view
-from ui import charts, prefetch, query_log, sidebar, state
+from ui import charts, identity, prefetch, query_log, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, visible
+
+identity.require("page:agreement")  # the navigation hides it too; a page run directly stops here
 
 DEFAULT_LEVEL = "default"
 ALL = "all"

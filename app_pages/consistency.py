@@ -16,11 +16,13 @@ from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.review import case_view as cv
 from analytics.review import disagreements as dis
-from ui import case_panel, query_log, sidebar, state
+from ui import case_panel, identity, query_log, sidebar, state
 from ui import consistency_charts as cc
 from ui.charts import show
 from ui.tables import number_columns, table
 from ui.text import md_escape, visible
+
+identity.require("page:consistency")  # the navigation hides it too; a page run directly stops here
 
 MAX_LISTED = 500  # violations the picker lists (the table and its download hold all)
 RATES = ("rate", "rate_ci_low", "rate_ci_high", "team_rate", "difference_ci_low", "difference_ci_high")
@@ -68,19 +70,21 @@ if "rules_checked" in st.session_state:
     st.success(st.session_state.pop("rules_checked"))
 if data.rules["n_checked"].sum() == 0:
     st.info("No submission under these filters belongs to a rubric with rules. Load rubric files on the Data page.")
-    st.button("Check every submission again", key="cons_recheck", on_click=check_again)
+    if identity.allowed("recheck"):
+        st.button("Check every submission again", key="cons_recheck", on_click=check_again)
     st.stop()
 labels = rule_label(data.rules)
 
 st.subheader("Rules by violation rate")
 show(st, cc.rule_rates(data.rules))
 table(data.rules, "rules", key="cons_dl_rules", column_config=number_columns(data.rules, RATES))
-st.button(
-    "Check every submission again",
-    key="cons_recheck",
-    on_click=check_again,
-    help="Rules are checked when files are loaded; this checks everything again now.",
-)
+if identity.allowed("recheck"):  # it rewrites the kept rule results under the write lock
+    st.button(
+        "Check every submission again",
+        key="cons_recheck",
+        on_click=check_again,
+        help="Rules are checked when files are loaded; this checks everything again now.",
+    )
 
 st.subheader("Contractors by rule")
 raters = data.raters

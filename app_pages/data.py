@@ -13,9 +13,11 @@ from analytics.ingest.base import FormatOptions
 from analytics.ingest.load import ingest_bytes, ingest_file
 from analytics.ingest.scales_file import ScalesError, declare_scales_upload, declared_scales
 from analytics.store import people
-from ui import charts, state
+from ui import charts, identity, state
 from ui.tables import table
 from ui.text import md_escape, visible
+
+identity.require("page:data")  # the navigation hides it too; a page run directly stops here
 
 ROLE_CHOICES = {
     "As in the data (contractor unless a row says researcher)": None,
@@ -28,147 +30,148 @@ st.title("Data")
 # and again here, with the command line named for larger files.
 UPLOAD_MB = int(st.get_option("server.maxUploadSize"))
 
-# Outside the form, so that choosing a format shows that format's options at once.
-fmt = st.columns(3)[0].selectbox(
-    "Format", ["auto", *FORMATS], key="upload_format", help="docs/formats.md describes each format"
-)
-
-with st.form("upload", clear_on_submit=True):
-    u1, u2 = st.columns([2, 1])
-    files = u1.file_uploader(
-        "Rating files or a rater directory (CSV, Parquet, JSON, JSONL; several at once)",
-        accept_multiple_files=True,
-        key="upload_files",
-        max_upload_size=UPLOAD_MB,
-        help=f"Up to {UPLOAD_MB} MB per file. Load larger files with the command line: "
-        "`python -m analytics ingest FILE` (docs/limits.md).",
+if identity.allowed("upload"):  # uploads write: lead and researcher (analytics/access/roles.py)
+    # Outside the form, so that choosing a format shows that format's options at once.
+    fmt = st.columns(3)[0].selectbox(
+        "Format", ["auto", *FORMATS], key="upload_format", help="docs/formats.md describes each format"
     )
-    scales_upload = u2.file_uploader(
-        "Scales file (optional, JSON)",
-        type=["json"],
-        key="upload_scales",
-        help="Declares dimensions' levels, their order and level of measurement; applied before the rating files "
-        "(docs/formats.md, Declaring scales). It can be loaded alone.",
-    )
-    c2, c3 = st.columns(2)
-    role_label = c2.selectbox("Whose labels are these?", list(ROLE_CHOICES), key="upload_role")
-    undated_day = c3.date_input(
-        "Date for files without dates (optional)",
-        value=None,
-        key="upload_undated",
-        help="Article Likert files carry no dates: their topics get this day (00:00 UTC), or the load time when it "
-        "is empty. Each file's result says which. Files with their own dates keep them.",
-    )
-    id_column = wide_dimension = researchers = ls_config = None
-    include_predictions = False
-    if fmt == "wide":
-        w1, w2, w3 = st.columns(3)
-        id_column = w1.text_input(
-            "Item id column (optional)",
-            key="upload_id_column",
-            help="Default: the first column when its header is id, item, unit, units, subject, group or task_id; "
-            "else items are numbered by row. Every other column is a rater.",
-        )
-        wide_dimension = w2.text_input(
-            "Dimension (optional)", key="upload_wide_dimension", help="Default: the file's name without extension."
-        )
-        researchers = w3.text_input(
-            "Researcher columns (optional)", key="upload_researchers", help="Column names, separated by commas."
-        )
-    elif fmt == "label_studio":
-        l1, l2, l3 = st.columns(3)
-        ls_config = l1.file_uploader(
-            "Labelling config (optional, XML)",
-            type=["xml"],
-            key="upload_ls_config",
-            help="The project's labelling config: each Choices, Rating, Number, Taxonomy and Pairwise tag declares "
-            "its dimension's levels in order. Without it scales are inferred (or declared by a scales file).",
-        )
-        researchers = l2.text_input(
-            "Annotators who are researchers (optional)",
-            key="upload_researchers",
-            help="Label Studio user ids, separated by commas; ground-truth annotations are researchers anyway.",
-        )
-        include_predictions = l3.checkbox(
-            "Include predictions as raters", key="upload_include_predictions", help="Each model version is a rater."
-        )
-    submitted = st.form_submit_button("Load files")
 
-if submitted and not files and scales_upload is None:
-    st.warning("Choose at least one file first.")
-elif submitted:
-    st.session_state["last_scales"], st.session_state["last_results"] = None, []
-    refused = None
-    if scales_upload is not None:
-        try:  # declared first, alone: a scales file that cannot be read or contradicts a stored scale stops here
-            declared = declare_scales_upload(state.cursor(), scales_upload.getvalue(), scales_upload.name)
-            st.session_state["last_scales"] = declared.message
-        except ScalesError as e:
-            refused = str(e)
-    if refused:
-        st.error(f"The scales file was refused, nothing was loaded: {md_escape(refused)}", icon=None)
-    elif files:
-        options = FormatOptions(
-            id_column=id_column or None,
-            wide_dimension=wide_dimension or None,
-            researchers=FormatOptions.names(researchers),
-            include_predictions=include_predictions,
-            ls_config=ls_config.getvalue().decode("utf-8-sig", errors="replace") if ls_config else None,
+    with st.form("upload", clear_on_submit=True):
+        u1, u2 = st.columns([2, 1])
+        files = u1.file_uploader(
+            "Rating files or a rater directory (CSV, Parquet, JSON, JSONL; several at once)",
+            accept_multiple_files=True,
+            key="upload_files",
+            max_upload_size=UPLOAD_MB,
+            help=f"Up to {UPLOAD_MB} MB per file. Load larger files with the command line: "
+            "`python -m analytics ingest FILE` (docs/limits.md).",
         )
-        results = []
-        bar = st.progress(0.0, text="Loading...")
-        for i, f in enumerate(files, start=1):
+        scales_upload = u2.file_uploader(
+            "Scales file (optional, JSON)",
+            type=["json"],
+            key="upload_scales",
+            help="Declares dimensions' levels, their order and level of measurement; applied before the rating files "
+            "(docs/formats.md, Declaring scales). It can be loaded alone.",
+        )
+        c2, c3 = st.columns(2)
+        role_label = c2.selectbox("Whose labels are these?", list(ROLE_CHOICES), key="upload_role")
+        undated_day = c3.date_input(
+            "Date for files without dates (optional)",
+            value=None,
+            key="upload_undated",
+            help="Article Likert files carry no dates: their topics get this day (00:00 UTC), or the load time when it "
+            "is empty. Each file's result says which. Files with their own dates keep them.",
+        )
+        id_column = wide_dimension = researchers = ls_config = None
+        include_predictions = False
+        if fmt == "wide":
+            w1, w2, w3 = st.columns(3)
+            id_column = w1.text_input(
+                "Item id column (optional)",
+                key="upload_id_column",
+                help="Default: the first column when its header is id, item, unit, units, subject, group or task_id; "
+                "else items are numbered by row. Every other column is a rater.",
+            )
+            wide_dimension = w2.text_input(
+                "Dimension (optional)", key="upload_wide_dimension", help="Default: the file's name without extension."
+            )
+            researchers = w3.text_input(
+                "Researcher columns (optional)", key="upload_researchers", help="Column names, separated by commas."
+            )
+        elif fmt == "label_studio":
+            l1, l2, l3 = st.columns(3)
+            ls_config = l1.file_uploader(
+                "Labelling config (optional, XML)",
+                type=["xml"],
+                key="upload_ls_config",
+                help="The project's labelling config: each Choices, Rating, Number, Taxonomy and Pairwise tag declares "
+                "its dimension's levels in order. Without it scales are inferred (or declared by a scales file).",
+            )
+            researchers = l2.text_input(
+                "Annotators who are researchers (optional)",
+                key="upload_researchers",
+                help="Label Studio user ids, separated by commas; ground-truth annotations are researchers anyway.",
+            )
+            include_predictions = l3.checkbox(
+                "Include predictions as raters", key="upload_include_predictions", help="Each model version is a rater."
+            )
+        submitted = st.form_submit_button("Load files")
 
-            def show(share: float, stage: str, done: int = i - 1, name: str = md_escape(f.name)) -> None:
-                bar.progress(min(1.0, (done + share) / len(files)), text=f"{name}: {stage}...")
+    if submitted and not files and scales_upload is None:
+        st.warning("Choose at least one file first.")
+    elif submitted:
+        st.session_state["last_scales"], st.session_state["last_results"] = None, []
+        refused = None
+        if scales_upload is not None:
+            try:  # declared first, alone: a scales file that cannot be read or contradicts a stored scale stops here
+                declared = declare_scales_upload(state.cursor(), scales_upload.getvalue(), scales_upload.name)
+                st.session_state["last_scales"] = declared.message
+            except ScalesError as e:
+                refused = str(e)
+        if refused:
+            st.error(f"The scales file was refused, nothing was loaded: {md_escape(refused)}", icon=None)
+        elif files:
+            options = FormatOptions(
+                id_column=id_column or None,
+                wide_dimension=wide_dimension or None,
+                researchers=FormatOptions.names(researchers),
+                include_predictions=include_predictions,
+                ls_config=ls_config.getvalue().decode("utf-8-sig", errors="replace") if ls_config else None,
+            )
+            results = []
+            bar = st.progress(0.0, text="Loading...")
+            for i, f in enumerate(files, start=1):
 
-            show(0.0, "starting")
-            role = ROLE_CHOICES[role_label]
-            results.append(
-                ingest_bytes(
-                    state.cursor(),
-                    f.getvalue(),
-                    f.name,
-                    fmt=fmt,
-                    role=role,
-                    upload_limit_mb=UPLOAD_MB,
-                    on_progress=show,
-                    undated_at=dt.datetime.combine(undated_day, dt.time.min, dt.UTC) if undated_day else None,
-                    options=options,
+                def show(share: float, stage: str, done: int = i - 1, name: str = md_escape(f.name)) -> None:
+                    bar.progress(min(1.0, (done + share) / len(files)), text=f"{name}: {stage}...")
+
+                show(0.0, "starting")
+                role = ROLE_CHOICES[role_label]
+                results.append(
+                    ingest_bytes(
+                        state.cursor(),
+                        f.getvalue(),
+                        f.name,
+                        fmt=fmt,
+                        role=role,
+                        upload_limit_mb=UPLOAD_MB,
+                        on_progress=show,
+                        undated_at=dt.datetime.combine(undated_day, dt.time.min, dt.UTC) if undated_day else None,
+                        options=options,
+                    )
                 )
-            )
-        bar.progress(1.0, text="Done")
-        st.session_state["last_results"] = [r.as_dict() for r in results]
-    st.cache_data.clear()
+            bar.progress(1.0, text="Done")
+            st.session_state["last_results"] = [r.as_dict() for r in results]
+        st.cache_data.clear()
 
-if st.session_state.get("last_scales"):
-    st.subheader("This upload")
-    st.success(md_escape(st.session_state["last_scales"]))
-if st.session_state.get("last_results"):
-    if not st.session_state.get("last_scales"):
+    if st.session_state.get("last_scales"):
         st.subheader("This upload")
-    for r in st.session_state["last_results"]:
-        name = md_escape(r["file"])  # file names and messages come from the upload: alerts render markdown
-        line = f"{name} ({r['format']}): {r['status']}, {r['rows_loaded']:,} rows loaded, {r['rows_quarantined']:,} quarantined"
-        if r["status"] == "rejected":
-            st.error(
-                f"{name} was rejected, nothing was written: {md_escape(r['errors'][0] if r['errors'] else '')}",
-                icon=None,
-            )
-        elif r["status"] == "already_loaded":
-            st.info(f"{name}: the same content was loaded before; nothing changed.")
-        elif r["rows_quarantined"]:
-            st.warning(line)
-        else:
-            st.success(line)
-        for note in r.get("notes", []):
-            st.info(md_escape(note))
-    table(
-        pd.DataFrame(st.session_state["last_results"]).assign(
-            errors=lambda d: d["errors"].map(" | ".join), notes=lambda d: d["notes"].map(" | ".join)
-        ),
-        "upload results",
-    )
+        st.success(md_escape(st.session_state["last_scales"]))
+    if st.session_state.get("last_results"):
+        if not st.session_state.get("last_scales"):
+            st.subheader("This upload")
+        for r in st.session_state["last_results"]:
+            name = md_escape(r["file"])  # file names and messages come from the upload: alerts render markdown
+            line = f"{name} ({r['format']}): {r['status']}, {r['rows_loaded']:,} rows loaded, {r['rows_quarantined']:,} quarantined"
+            if r["status"] == "rejected":
+                st.error(
+                    f"{name} was rejected, nothing was written: {md_escape(r['errors'][0] if r['errors'] else '')}",
+                    icon=None,
+                )
+            elif r["status"] == "already_loaded":
+                st.info(f"{name}: the same content was loaded before; nothing changed.")
+            elif r["rows_quarantined"]:
+                st.warning(line)
+            else:
+                st.success(line)
+            for note in r.get("notes", []):
+                st.info(md_escape(note))
+        table(
+            pd.DataFrame(st.session_state["last_results"]).assign(
+                errors=lambda d: d["errors"].map(" | ".join), notes=lambda d: d["notes"].map(" | ".join)
+            ),
+            "upload results",
+        )
 
 con = state.cursor()
 st.subheader("Ingest log")
@@ -203,13 +206,11 @@ def unload_section(log: pd.DataFrame) -> None:
             ),
             icon=None,
         )
-        if "unload_who" not in st.session_state:  # the name this session gave on review notes, if any
-            st.session_state["unload_who"] = st.session_state.get("note_reviewer", "")
-        who = st.text_input("Your name (kept in the ingest log)", key="unload_who")
+        st.caption(md_escape(f"Recorded in the ingest log as unloaded by {identity.author()}."))
         b1, b2 = st.columns(2)
         if b1.button("Yes, unload it", type="primary", key="unload_yes"):
             try:
-                removed = unload.unload_file(state.cursor(), int(chosen), who)
+                removed = unload.unload_file(state.cursor(), int(chosen), identity.author())
             except KeyError:
                 st.session_state["unload_done"] = f"{row['file_name']} was already unloaded."
             else:
@@ -225,7 +226,8 @@ def unload_section(log: pd.DataFrame) -> None:
             st.rerun()
 
 
-unload_section(log)
+if identity.allowed("unload"):
+    unload_section(log)
 gone = unload.unloads(con)
 if gone:
     st.caption("Unloaded files (who unloaded them and when)")
@@ -249,6 +251,8 @@ def datasets_section() -> None:
     )
     table(listed[["name", "title", "format", "present", "loaded", "source"]], "datasets")
     ready = listed[listed["present"] & ~listed["loaded"]]
+    if not identity.allowed("upload"):
+        return
     if ready.empty:
         st.caption("Every dataset present on this machine is loaded." if listed["present"].any() else "")
         return

@@ -15,9 +15,11 @@ from analytics.core.filters import Filters
 from analytics.describe import distributions
 from analytics.review import case_view as cv
 from analytics.review import disagreements as dis
-from ui import case_panel, charts, query_log, sidebar, state
+from ui import case_panel, charts, identity, query_log, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, text_block, visible
+
+identity.require("page:disagreements")  # the navigation hides it too; a page run directly stops here
 
 MAX_CASES_LISTED = 500
 CASE_COLUMNS = [
@@ -105,7 +107,7 @@ def save_note(key: dis.CaseKey, next_case: str | None) -> None:
     """Callback of the note form: save the note (the case list is read again in the run that follows) and, with
     `next_case`, move the picker on to it."""
     status = st.session_state["note_status"]
-    dis.save_note(state.cursor(), key, status, st.session_state["note_text"], st.session_state["note_reviewer"])
+    dis.save_note(state.cursor(), key, status, st.session_state["note_text"], identity.author())
     case = md_escape(f"task {key.task_id}, {key.contractor_id} vs {key.researcher_id}")
     st.session_state["note_saved"] = f"Saved: {status} ({case})"  # markdown: the ids are escaped
     st.session_state.pop("note_case", None)  # the form reloads the saved note
@@ -121,15 +123,16 @@ def note_form(key: dis.CaseKey, existing: pd.DataFrame, next_case: str | None) -
         saved = existing.iloc[0] if not existing.empty else None
         st.session_state["note_status"] = saved["status"] if saved is not None else dis.NOTE_STATUSES[0]
         st.session_state["note_text"] = (saved["note"] or "") if saved is not None else ""
-        st.session_state["note_reviewer"] = (saved["reviewer"] or "") if saved is not None else ""
     if not existing.empty:
         n = existing.iloc[0]
         st.caption(md_escape(f"Saved {n['updated_at']:%Y-%m-%d %H:%M} by {n['reviewer'] or 'someone'}: {n['status']}"))
         text_block("Saved note", n["note"])
+    if not identity.allowed("note"):
+        return
     with st.form("note_form"):
         st.selectbox("Status", dis.NOTE_STATUSES, key="note_status")
         st.text_area("Note (feedback for the contractor, or why the researcher was wrong)", key="note_text")
-        st.text_input("Reviewer", key="note_reviewer")
+        st.caption(md_escape(f"Saved as by {identity.author()}."))
         save, save_next = st.columns(2)
         save.form_submit_button("Save note", key="note_save", on_click=save_note, args=(key, None))
         save_next.form_submit_button(

@@ -7,9 +7,11 @@ import streamlit as st
 
 from analytics.core.filters import Filters
 from analytics.describe import distributions
-from ui import charts, query_log, sidebar, state
+from ui import charts, identity, query_log, sidebar, state
 from ui.tables import table
 from ui.text import md_escape, visible
+
+identity.require("page:distributions")  # the navigation hides it too; a page run directly stops here
 
 SMALL_N = 20  # below this many decided comparisons, the position-bias interval is too wide to read much into
 

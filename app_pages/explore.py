@@ -17,10 +17,12 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from analytics.core import csv_out
 from analytics.explore import sql
 from analytics.explore import worker as explore_worker
-from ui import charts, query_log, state
+from ui import charts, identity, query_log, state
 from ui.explore_owner import owner_key
 from ui.tables import table
 from ui.text import md_escape
+
+identity.require("page:explore")  # the navigation hides it too; a page run directly stops here
 
 NO_EXAMPLE = "Write your own"
 DEFAULT_SQL = "SELECT rubric, dimension, role, count(*) AS ratings\nFROM ratings\nGROUP BY ALL\nORDER BY ALL"

@@ -22,10 +22,12 @@ from analytics.feedback.export import csv as csv_export
 from analytics.feedback.export import display
 from analytics.feedback.export import html as html_export
 from analytics.feedback.export import markdown as md_export
-from ui import alarm_panel, charts, prefetch, query_log, sidebar, state
+from ui import alarm_panel, charts, identity, prefetch, query_log, sidebar, state
 from ui import feedback_charts as fc
 from ui.tables import number_columns, table
 from ui.text import md_escape, show_text, text_block
+
+identity.require("page:feedback")  # the navigation hides it too; a page run directly stops here
 
 HANDOFF = "feedback_for"  # set by other pages (Disagreements) before st.switch_page to this one
 STATISTICS = {
@@ -112,6 +114,15 @@ def pick_contractor(contractors: list[str], filters: Filters) -> str:
     return st.selectbox("Contractor", contractors, key="fb_contractor", help=help_text, format_func=sidebar.rater_name)
 
 
+def own_card(contractors: list[str]) -> str:
+    """A contractor's own rater id (the roles file's): they see their card only, and no picker naming others."""
+    mine = identity.current().rater_id
+    if mine not in contractors:
+        st.info("The store holds no ratings under your rater id yet.")
+        st.stop()
+    return str(mine)
+
+
 def show_case(case: pd.Series, contractor: str) -> None:
     """One disagreement: heading, both ratings, question, comments, explanation and the review, as text."""
     with st.container(border=True):
@@ -136,7 +147,7 @@ if not contractors:
     )
     st.stop()
 
-contractor = pick_contractor(contractors, filters)
+contractor = pick_contractor(contractors, filters) if identity.allowed("other_raters") else own_card(contractors)
 try:
     rep = load_report(state.version(), filters.but(raters=(), roles=(), dimensions=()), contractor)
 except ValueError as e:

@@ -11,11 +11,13 @@ from analytics.consistency import rates
 from analytics.core.filters import Filters
 from analytics.describe import overview
 from analytics.effects import drift, markers
-from ui import alarm_panel, charts, query_log, sidebar, state
+from ui import alarm_panel, charts, identity, query_log, sidebar, state
 from ui import consistency_charts as cc
 from ui import drift_charts as dc
 from ui.tables import table
 from ui.text import md_escape
+
+identity.require("page:overview")  # the navigation hides it too; a page run directly stops here
 
 
 @query_log.loader(max_entries=16, show_spinner="Summarising the store...")
@@ -52,7 +54,7 @@ def add_marker() -> None:
     ss = st.session_state
     rubric = None if ss["mk_rubric"] == ALL_RUBRICS else ss["mk_rubric"]
     try:
-        markers.add_marker(state.cursor(), ss["mk_date"], ss["mk_note"], rubric, ss["mk_author"])
+        markers.add_marker(state.cursor(), ss["mk_date"], ss["mk_note"], rubric, identity.author())
         ss["mk_done"] = "Guideline change recorded."
     except ValueError as e:
         ss["mk_done"] = f"Not recorded: {e}"
@@ -142,19 +144,21 @@ with st.expander("Guideline changes"):
     marks = found["markers"]
     if len(marks):
         table(marks, "guideline changes", key="ov_dl_markers")
-        st.selectbox(
-            "Marker to remove",
-            marks["marker_id"].tolist(),
-            key="mk_remove",
-            format_func=lambda i: md_escape(str(marks.loc[marks["marker_id"] == i, "note"].iloc[0])),
-        )
-        st.button("Remove", key="mk_remove_button", on_click=remove_marker)
-    f = st.columns([1, 1, 2, 1])
-    f[0].date_input("Date", value=dt.date.today(), key="mk_date")
-    f[1].selectbox("Rubric", [ALL_RUBRICS, *sidebar.options()["rubrics"]], key="mk_rubric")
-    f[2].text_input("What changed", key="mk_note", max_chars=markers.MAX_NOTE)
-    f[3].text_input("By", key="mk_author")
-    st.button("Add guideline change", key="mk_add", on_click=add_marker)
+    if identity.allowed("marker"):
+        if len(marks):
+            st.selectbox(
+                "Marker to remove",
+                marks["marker_id"].tolist(),
+                key="mk_remove",
+                format_func=lambda i: md_escape(str(marks.loc[marks["marker_id"] == i, "note"].iloc[0])),
+            )
+            st.button("Remove", key="mk_remove_button", on_click=remove_marker)
+        f = st.columns([1, 1, 2])
+        f[0].date_input("Date", value=dt.date.today(), key="mk_date")
+        f[1].selectbox("Rubric", [ALL_RUBRICS, *sidebar.options()["rubrics"]], key="mk_rubric")
+        f[2].text_input("What changed", key="mk_note", max_chars=markers.MAX_NOTE)
+        st.caption(md_escape(f"Recorded as by {identity.author()}."))
+        st.button("Add guideline change", key="mk_add", on_click=add_marker)
 
 st.subheader("Raters")
 if s.anonymous_positions:

@@ -12,13 +12,15 @@ from analytics.agreement import MIN_TASKS
 from analytics.core.filters import Filters
 from analytics.effects import EFFECT_HEADERS
 from analytics.model import rater_model, raters
-from ui import alarm_panel, query_log, sidebar, state
+from ui import alarm_panel, identity, query_log, sidebar, state
 from ui import drift_charts as rc_drift
 from ui import raters_charts as rc
 from ui.charts import show
 from ui.progress import Report, with_progress
 from ui.tables import number_columns, table
 from ui.text import md_escape
+
+identity.require("page:raters")  # the navigation hides it too; a page run directly stops here
 
 EFFECT_TABLE = [
     "effect",

@@ -150,7 +150,7 @@ def test_a_lead_acknowledges_an_alarm_on_the_overview(app_store):
     table = next(t.value for t in at.dataframe if {"kind", "detail", "acknowledged"} <= set(t.value.columns))
     first = table.iloc[0]
     at.selectbox(key="ov_alarms_pick").set_value(0)
-    at.text_input(key="ov_alarms_by").input("Lee")
+    at.text_input(key="concord_local_name").input("Lee")  # the name given once, in the sidebar
     at.button(key="ov_alarms_ack").click().run()
     assert any("Not recorded: an acknowledgement needs a reason" in i.value.replace("\\", "") for i in at.info)
     at.text_input(key="ov_alarms_why").input("talked to them on Monday")

@@ -118,7 +118,7 @@ def test_disagreement_review_note_with_hostile_text(app_store):
     """Protection: a saved note and reviewer name are shown escaped or as plain text."""
     at = app_test("app_pages/disagreements.py")
     at.text_area(key="note_text").input(hostile.HOSTILE)
-    at.text_input(key="note_reviewer").input(hostile.HTML)
+    at.text_input(key="concord_local_name").input(hostile.HTML)  # the local name, recorded as the reviewer
     at.button(key="note_save").click().run()
     assert_safe(at, "after saving a hostile note")
     assert hostile.HOSTILE in [t.value for t in at.text]

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Lowest first. A module may import its own floor and those below; within a floor, any order without circles.
 FLOORS: list[tuple[str, ...]] = [
     ("analytics",),  # the package itself: its version only
-    ("analytics.core",),
+    ("analytics.core", "analytics.access"),  # access: the roles file and table, stdlib only
     ("analytics.store",),
     ("analytics.explore",),
     ("analytics.agreement",),

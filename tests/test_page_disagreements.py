@@ -174,7 +174,7 @@ def test_note_is_saved_and_found_again(app_store):
     at = _app()
     at.selectbox(key="note_status").select("feedback given")
     at.text_area(key="note_text").input("Read the rubric on usefulness direction.")
-    at.text_input(key="note_reviewer").input("lead")
+    at.text_input(key="concord_local_name").input("lead")  # the name given once, in the sidebar
     at.button(key="note_save").click().run()
     assert not at.exception, at.exception
     assert any("Saved: feedback given" in s.value for s in at.success)

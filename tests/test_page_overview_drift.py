@@ -32,7 +32,7 @@ def test_a_guideline_change_is_added_named_and_removed(app_store):
     at.date_input(key="mk_date").set_value(dt.date(2026, 3, 24))
     at.selectbox(key="mk_rubric").set_value("answer_comparison")
     at.text_input(key="mk_note").input("rubric v2: <b>stricter</b> core rules")
-    at.text_input(key="mk_author").input("r01")
+    at.text_input(key="concord_local_name").input("r01")  # the name given once, in the sidebar
     at.button(key="mk_add").click().run()
     assert not at.exception, at.exception
     assert any("recorded" in i.value for i in at.info)

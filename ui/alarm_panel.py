@@ -12,7 +12,7 @@ import streamlit as st
 from analytics.alarms import acks, budget
 from analytics.alarms.review import KIND_TITLES
 from analytics.core import significance
-from ui import state
+from ui import identity, state
 from ui.tables import number_columns, table
 from ui.text import md_escape
 
@@ -59,7 +59,7 @@ def _acknowledge(key: str, alerts: pd.DataFrame) -> None:
             acks.withdraw(state.cursor(), *ids)
             ss[f"{key}_done"] = "Acknowledgement withdrawn: the alarm is back in the headline."
         else:
-            acks.acknowledge(state.cursor(), *ids, by=ss[f"{key}_by"], reason=ss[f"{key}_why"])
+            acks.acknowledge(state.cursor(), *ids, by=identity.author(), reason=ss[f"{key}_why"])
             ss[f"{key}_done"] = "Acknowledged: the alarm left the headline and stays listed."
     except ValueError as e:
         ss[f"{key}_done"] = f"Not recorded: {e}"
@@ -86,12 +86,13 @@ def show_alarms(alerts: pd.DataFrame, key: str, names: Callable[[str], str], emp
             )
         )
     table(alerts, "alarms", key=f"{key}_dl", column_config=number_columns(alerts))
+    if not identity.allowed("acknowledge"):
+        return
     with st.expander("Acknowledge an alarm"):
         labels = [_label(a, names) + (" (acknowledged)" if a["acknowledged"] else "") for _, a in alerts.iterrows()]
         st.selectbox("Alarm", range(len(alerts)), key=f"{key}_pick", format_func=lambda i: md_escape(labels[i]))
-        f = st.columns([1, 2])
-        f[0].text_input("By", key=f"{key}_by", max_chars=acks.MAX_TEXT)
-        f[1].text_input("Why (talked to them, a known cause, ...)", key=f"{key}_why", max_chars=acks.MAX_TEXT)
+        st.text_input("Why (talked to them, a known cause, ...)", key=f"{key}_why", max_chars=acks.MAX_TEXT)
+        st.caption(md_escape(f"Recorded as by {identity.author()}."))
         st.button(
             "Acknowledge, or withdraw an acknowledgement", key=f"{key}_ack", on_click=_acknowledge, args=(key, alerts)
         )

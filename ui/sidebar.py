@@ -11,7 +11,7 @@ from analytics.core.filters import Filters
 from analytics.core.rubrics import RUBRICS
 from analytics.describe import overview
 from analytics.store import people
-from ui import query_log, state
+from ui import identity, query_log, state
 from ui.text import visible
 
 ALL = "All rubrics"
@@ -65,12 +65,10 @@ def render() -> Filters:
             format_func=lambda r: r if r == ALL else rubric_title(r),
         )
         roles = st.multiselect("Role", ROLES, key="f_roles", placeholder="All roles")
-        raters = st.multiselect(
-            "Raters",
-            opts["raters"],
-            key="f_raters",
-            placeholder="All raters",
-            format_func=rater_name,
+        raters = (  # a list naming every rater: not for a contractor (analytics/access/roles.py)
+            st.multiselect("Raters", opts["raters"], key="f_raters", placeholder="All raters", format_func=rater_name)
+            if identity.allowed("other_raters")
+            else []
         )
         dates: tuple[dt.date, ...] = ()
         if opts["date_min"] and opts["date_max"]:
