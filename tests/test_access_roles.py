@@ -82,3 +82,10 @@ def test_docs_deploy_lists_each_page_and_action_with_the_tables_roles():
         key: {role for role, cell in zip(roles.ROLES, cells, strict=True) if cell.strip()} for key, *cells in rows
     }
     assert documented == {r.key: set(r.roles) for r in roles.RULES}
+
+
+def test_every_page_file_has_its_rule_and_calls_its_gate():
+    files = {p.stem: p.read_text(encoding="utf-8") for p in (ROOT / "app_pages").glob("*.py")}
+    assert set(roles.pages_for("lead")) == set(files)  # a new page adds its line to the table
+    for name, text in files.items():
+        assert f'identity.require("page:{name}")' in text, name

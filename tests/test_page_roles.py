@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from analytics.store import people
 from tests.conftest import ROOT, connect_copy
+from ui import identity
 from ui.text import md_escape
 
 AUTH = {  # the shape docs/deploy.md gives; no provider is reached in these tests
@@ -78,6 +79,22 @@ def test_an_anonymous_visitor_sees_the_sign_in_page_and_no_store_is_opened(roles
     assert at.title[0].value == "Concord" and "Sign in to see the dashboard." in at.markdown[0].value
     assert not db.exists()  # the store was never opened (nor the demo loaded): nothing is read before sign-in
     assert not len(at.sidebar.text_input) and not at.get("multiselect")
+
+
+def test_no_identity_set_beside_sign_in_is_believed(roles_file, shared_app_store):
+    """No test seam to refuse: the identity a page reads is the one gate() derives from st.user each run, so one
+    put in the session state (as a test or a stale session might) is overwritten, or never reached."""
+    lead = identity.Identity(role="lead", email="lead@lab.org", signed_in=True)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.secrets["auth"] = AUTH
+    at.user = {"is_logged_in": False}
+    at.session_state[identity.KEY] = lead
+    at.run()
+    assert [b.label for b in at.button] == ["Sign in"] and not at.dataframe
+    at.user = {"is_logged_in": True, "email": "view@lab.org"}
+    at.session_state[identity.KEY] = lead
+    at.switch_page("app_pages/data.py").run()
+    assert at.session_state[identity.KEY].role == "viewer" and "Load files" not in texts(at)
 
 
 def test_an_email_not_in_the_roles_file_is_refused_in_one_sentence(roles_file, tmp_path, monkeypatch):
