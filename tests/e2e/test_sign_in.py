@@ -127,13 +127,17 @@ def test_an_unknown_email_is_refused(visitor):
     screenshot(visitor, "sign_in_refused")
 
 
-def test_a_lead_sees_every_page_and_the_roles_in_use(visitor):
+def test_a_lead_sees_every_page_and_the_roles_in_use_and_logs_out(visitor):
     sign_in(visitor, "lead@lab.org")
     sidebar = visitor.get_by_test_id("stSidebar")
     expect(sidebar).to_contain_text(says("Signed in as lead@lab.org (lead)"))
     expect(sidebar).to_contain_text("Roles in use (4)")
     assert nav_titles(visitor) == EVERY_PAGE
     screenshot(visitor, "sign_in_lead")
+    sidebar.get_by_role("button", name="Log out").click()
+    visitor.get_by_role("button", name="End session").click()  # the provider's own page ends its session too
+    expect(visitor.get_by_test_id("stMain")).to_contain_text("Sign in to see the dashboard.")
+    assert not visitor.get_by_test_id("stSidebarNav").count()
 
 
 def test_a_researcher_has_every_page_but_no_unload(visitor):
