@@ -8,10 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from analytics.store import people
-from tests.conftest import ROOT, connect_copy
+from tests.conftest import ROOT, click_downloads, connect_copy
 from ui import identity
 from ui.text import md_escape
 
@@ -170,8 +171,22 @@ def test_a_page_run_by_a_role_not_allowed_it_stops_with_one_sentence():
     assert refused(at) == "Your role (viewer) does not give access to this." and not at.text_area
 
 
+@pytest.fixture
+def offered(monkeypatch) -> list[bytes]:
+    """Every file a download button offered during the test, as written when clicked."""
+    files: list[bytes] = []
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        files.append(path_or_data if isinstance(path_or_data, bytes) else str(path_or_data).encode())
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return files
+
+
 def test_a_contractor_sees_only_their_own_card_and_no_other_contractor(
-    roles_file, shared_app_store, demo_store, tmp_path
+    roles_file, shared_app_store, demo_store, tmp_path, download_buttons, offered
 ):
     at = signed_in("eli@lab.org")  # the default page is their only one
     assert not at.exception, at.exception
@@ -182,7 +197,9 @@ def test_a_contractor_sees_only_their_own_card_and_no_other_contractor(
         contractors = [
             r for (r,) in con.execute("SELECT DISTINCT rater_id FROM ratings WHERE role = 'contractor'").fetchall()
         ]
-    shown = texts(at)
+    click_downloads(at, download_buttons)  # the report in HTML, Markdown and CSV, and every table's CSV
+    assert len(offered) >= 3
+    shown = texts(at) + "\n".join(f.decode("utf-8", "ignore") for f in offered)
     assert "c06" in shown and names["c06"] in shown
     others = [c for c in contractors if c != "c06"]
     leaked = [c for c in others if re.search(rf"\b{c}\b", shown)] + [
