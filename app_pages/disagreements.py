@@ -132,7 +132,7 @@ def note_form(key: dis.CaseKey, existing: pd.DataFrame, next_case: str | None) -
     with st.form("note_form"):
         st.selectbox("Status", dis.NOTE_STATUSES, key="note_status")
         st.text_area("Note (feedback for the contractor, or why the researcher was wrong)", key="note_text")
-        st.caption(md_escape(f"Saved as by {identity.author()}."))
+        st.caption(md_escape(f"Saved by {identity.author()}."))
         save, save_next = st.columns(2)
         save.form_submit_button("Save note", key="note_save", on_click=save_note, args=(key, None))
         save_next.form_submit_button(

@@ -157,7 +157,7 @@ with st.expander("Guideline changes"):
         f[0].date_input("Date", value=dt.date.today(), key="mk_date")
         f[1].selectbox("Rubric", [ALL_RUBRICS, *sidebar.options()["rubrics"]], key="mk_rubric")
         f[2].text_input("What changed", key="mk_note", max_chars=markers.MAX_NOTE)
-        st.caption(md_escape(f"Recorded as by {identity.author()}."))
+        st.caption(md_escape(f"Recorded by {identity.author()}."))
         st.button("Add guideline change", key="mk_add", on_click=add_marker)
 
 st.subheader("Raters")

@@ -92,7 +92,7 @@ def show_alarms(alerts: pd.DataFrame, key: str, names: Callable[[str], str], emp
         labels = [_label(a, names) + (" (acknowledged)" if a["acknowledged"] else "") for _, a in alerts.iterrows()]
         st.selectbox("Alarm", range(len(alerts)), key=f"{key}_pick", format_func=lambda i: md_escape(labels[i]))
         st.text_input("Why (talked to them, a known cause, ...)", key=f"{key}_why", max_chars=acks.MAX_TEXT)
-        st.caption(md_escape(f"Recorded as by {identity.author()}."))
+        st.caption(md_escape(f"Recorded by {identity.author()}."))
         st.button(
             "Acknowledge, or withdraw an acknowledgement", key=f"{key}_ack", on_click=_acknowledge, args=(key, alerts)
         )

@@ -113,7 +113,7 @@ def test_a_lead_reviews_the_contractor_who_most_needs_feedback(page, tmp_path, d
         # The name is given once, in the sidebar, and recorded with the note (local mode: docs/deploy.md).
         page.get_by_test_id("stSidebar").get_by_role("textbox", name="Your name").fill("e2e lead")
         page.keyboard.press("Enter")
-        expect(main).to_contain_text("Saved as by e2e lead")
+        expect(main).to_contain_text("Saved by e2e lead")
         wait_for_app(page)
         choose(page, "Status", "feedback given")
         page.get_by_role("textbox", name=re.compile(r"^Note")).fill("You picked the first-shown answer again.")
