@@ -169,6 +169,11 @@ def test_a_page_run_by_a_role_not_allowed_it_stops_with_one_sentence():
         default_timeout=30,
     ).run()
     assert refused(at) == "Your role (viewer) does not give access to this." and not at.text_area
+    alone = AppTest.from_string(  # a page run without app.py's gate, sign-in configured: nobody, no right
+        "from ui import identity\nidentity.require('download')\n", default_timeout=30
+    )
+    alone.secrets["auth"] = AUTH
+    assert refused(alone.run()) == "Sign in to see this."
 
 
 @pytest.fixture

@@ -39,6 +39,7 @@ class Identity:
 
 
 LOCAL = Identity(role=roles.LEAD)
+NOBODY = Identity(role="")  # no role: allowed nothing
 
 
 def auth_configured() -> bool:
@@ -130,9 +131,12 @@ def gate() -> Identity:
 
 
 def current() -> Identity:
-    """This run's identity (the local single user when gate() has not run, as in a page run on its own)."""
+    """This run's identity; when gate() has not run (a page run on its own), the local single user, or nobody
+    (no right at all) when sign-in is configured."""
     who = st.session_state.get(KEY)
-    return who if isinstance(who, Identity) else LOCAL
+    if isinstance(who, Identity):
+        return who
+    return NOBODY if auth_configured() else LOCAL
 
 
 def allowed(action: str) -> bool:
@@ -143,7 +147,8 @@ def allowed(action: str) -> bool:
 def require(action: str) -> None:
     """Stop the page with one sentence when this run's identity may not see or do `action`."""
     if not allowed(action):
-        st.error(f"Your role ({current().role}) does not give access to this.", icon=None)
+        role = current().role
+        st.error(f"Your role ({role}) does not give access to this." if role else "Sign in to see this.", icon=None)
         st.stop()
 
 
