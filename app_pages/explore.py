@@ -18,7 +18,6 @@ from analytics.core import csv_out
 from analytics.explore import sql
 from analytics.explore import worker as explore_worker
 from ui import charts, identity, query_log, state
-from ui.explore_owner import owner_key
 from ui.tables import table
 from ui.text import md_escape
 
@@ -61,7 +60,7 @@ def run_in_worker(query: str, status: DeltaGenerator) -> sql.QueryResult:
         state.cursor(),
         query,
         session=getattr(ctx, "session_id", None),
-        owner=owner_key(),  # two tabs of one visitor share its slot (analytics/explore/worker.py)
+        owner=identity.owner_key(),  # two tabs of one visitor share its slot (analytics/explore/worker.py)
         cancelled=cancelled,
         on_status=lambda message: status.info(message),  # type: ignore[arg-type]  # what on_status returns is ignored
     )

@@ -1,6 +1,6 @@
-"""Whose Explore query this is: the key its slots are counted under (analytics/explore/worker.py's per-owner limit).
+"""Which browser this is, when nobody is signed in: the key Explore's slots are counted under locally
+(ui/identity.owner_key; analytics/explore/worker.py's per-owner limit).
 
-Until sign-in gives an identity (ui/identity.py's owner_key, which this will defer to), the owner is the browser:
 Streamlit's XSRF cookie `_streamlit_xsrf` holds one random token per browser, shared by its tabs. Its text changes
 from one page load to the next (the token is re-masked with 4 random bytes each time, "2|mask|masked|time"), so
 the key is a hash of the unmasked token. Without the cookie (XSRF protection off, AppTest) the session is the
@@ -17,8 +17,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 XSRF_COOKIE = "_streamlit_xsrf"
 
 
-def owner_key() -> str:
-    """The key of this visitor's Explore slots: one per browser when local (its tabs share it), else the session."""
+def browser_key() -> str:
+    """This browser's key (its tabs share it), else this session's when there is no browser cookie."""
     cookie = _cookie(XSRF_COOKIE)
     token = browser_token(cookie) if cookie else None
     if token is not None:

@@ -6,7 +6,6 @@ analytics/access/roles.py's table (docs/deploy.md)."""
 from __future__ import annotations
 
 import functools
-import hashlib
 import ipaddress
 import logging
 import os
@@ -15,9 +14,9 @@ from typing import NoReturn
 
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analytics.access import roles
+from ui import explore_owner
 from ui.text import md_escape
 
 ALLOW_ANONYMOUS = "CONCORD_ALLOW_ANONYMOUS"
@@ -162,16 +161,11 @@ def author() -> str:
 
 
 def owner_key() -> str:
-    """Whose session this is, for per-owner limits: the signed-in email, else this browser (its XSRF cookie,
-    hashed), else this session."""
+    """Whose session this is, for per-owner limits: the signed-in email, else this browser (ui/explore_owner.py)."""
     who = current()
     if who.signed_in and who.email:
         return f"user:{who.email}"
-    cookie = st.context.cookies.get("_streamlit_xsrf")
-    if isinstance(cookie, str) and cookie:  # a browser's; AppTest has none
-        return "browser:" + hashlib.sha256(cookie.encode()).hexdigest()[:24]
-    ctx = get_script_run_ctx()
-    return f"session:{ctx.session_id if ctx else 'none'}"
+    return explore_owner.browser_key()
 
 
 def sidebar() -> None:

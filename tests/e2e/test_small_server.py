@@ -1,5 +1,5 @@
 """A real `streamlit run app.py` on loopback over a one-rating store: the anti-framing headers (ui/headers.py) on its
-responses, and Explore's one slot per browser (ui/explore_owner.py) across two tabs."""
+responses, and Explore's one slot per browser (ui/identity.owner_key) across two tabs."""
 
 from __future__ import annotations
 
