@@ -36,8 +36,10 @@ def cursor() -> duckdb.DuckDBPyConnection:
 
 
 def version() -> tuple[str, int]:
-    """The store's identity and dataset version: the first argument of every cached page loader."""
-    return str(store.db_path()), store.dataset_version(cursor())
+    """The store's identity and dataset version: the first argument of every cached page loader (a store replaced
+    at the same path, a backup restored, has another identity and so never gets the old one's cached figures)."""
+    con = cursor()
+    return f"{store.db_path()}#{store.store_identity(con)}", store.dataset_version(con)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
