@@ -109,6 +109,8 @@ class Parsed:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     directory: list[Any] | None = None  # a rater directory's entries (analytics/store/people.py), instead of ratings
+    rows_in_file: int | None = None  # the rows (records) counted in the file itself, when the adapter counts them
+    scales: Any = None  # scales the file declares (a Label Studio config's), declared in the load's transaction
 
 
 def ratings_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

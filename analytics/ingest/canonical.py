@@ -24,7 +24,7 @@ import duckdb
 
 from analytics.core import rubrics
 from analytics.core.queries import Query
-from analytics.ingest import limits
+from analytics.ingest import csv_scan, limits
 from analytics.ingest.base import RATING_COLUMNS, ROLES, FileRejected, Parsed, Problem, ratings_frame
 
 NAME = "canonical"
@@ -50,6 +50,8 @@ def detect(head: bytes, file_name: str) -> bool:
     text = head.decode("utf-8-sig", errors="replace")
     first = text.lstrip().split("\n", 1)[0]
     if first.startswith("{"):
+        if limits.nesting(first.encode()) > limits.MAX_READ_DEPTH:
+            return False
         try:
             keys = set(json.loads(first))
         except ValueError:
@@ -63,25 +65,30 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     kind = _kind(path)
     for name in (STAGE, SHOWN, STAGE_CHECKED):
         _drop(con, name)
+    records: int | None
     if kind == "jsonl":
-        problems, has_shown_first = _parse_jsonl(path, file_name, con)
+        problems, has_shown_first, records = _parse_jsonl(path, file_name, con)
         check_shown_first = has_shown_first or _has_clicked(con)
     else:
-        problems, check_shown_first = _stage_table(path, file_name, con, kind)
+        problems, check_shown_first, records = _stage_table(path, file_name, con, kind)
     if not check_shown_first:
-        return Parsed(format=NAME, staged_table=STAGE, problems=problems)
-    return _apply_shown_first(con, file_name, problems)
+        return Parsed(format=NAME, staged_table=STAGE, problems=problems, rows_in_file=records)
+    parsed = _apply_shown_first(con, file_name, problems)
+    parsed.rows_in_file = records
+    return parsed
 
 
-def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kind: str) -> tuple[list[Problem], bool]:
-    """Stage a CSV or Parquet file as the view STAGE; its malformed rows, and whether the shown_first checks
-    must run (it has shown_first or a left/right value)."""
+def _stage_table(
+    path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kind: str
+) -> tuple[list[Problem], bool, int | None]:
+    """Stage a CSV or Parquet file as the view STAGE; its malformed rows, whether the shown_first checks must run
+    (it has shown_first or a left/right value), and its records as counted in the file (CSV: csv_scan.py)."""
     try:
         if kind == "parquet":
             _check_parquet_columns(path, file_name)
             rel = con.read_parquet(str(path), file_row_number=True)
         else:
-            csv_sql, long_lines, read_path = _read_csv(con, path, file_name)
+            csv_sql, scan, read_path = _read_csv(con, path, file_name)
             rel = con.sql(csv_sql)
         raw = rel.columns
     except duckdb.Error as e:
@@ -112,21 +119,23 @@ def _stage_table(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, kin
             f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, CAST(NULL AS BIGINT) AS line,
                     'row ' || CAST(file_row_number + 1 AS VARCHAR) AS record FROM canonical_input"""
         )
-        return [], "shown_first" in columns or _has_clicked(con)
+        return [], "shown_first" in columns or _has_clicked(con), None
     try:
         multiline, clicked = _scan_csv(con, select, [_quote(c) for c in raw], read_path)
     except duckdb.Error as e:
         raise FileRejected(
             f"{file_name} cannot be read as a {kind.upper()} file: {_first_line(e, path, file_name)}"
         ) from e
-    rejected = _rejected_lines(con, read_path, multiline)
+    by_duckdb = _rejected_lines(con, read_path, multiline)
+    rejected = sorted([*by_duckdb, *(Rejected(n, n, h) for n, h in scan.skipped)], key=lambda r: r.line)
     con.execute(
         f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, {_line_sql(rejected)} AS line,
                 CAST(NULL AS VARCHAR) AS record
             FROM (SELECT *, {_position_sql([_quote(c) for c in raw], multiline)} AS {POSITION} FROM canonical_input)"""
     )
-    problems = _csv_rejects(con, file_name, long_lines, {r.duckdb_line: r.line for r in rejected})
-    return problems, "shown_first" in columns or clicked
+    problems = _csv_rejects(con, file_name, {r.duckdb_line: r.line for r in by_duckdb})
+    problems = sorted([*problems, *scan.problems], key=lambda p: p.line or 0)
+    return problems, "shown_first" in columns or clicked, scan.records
 
 
 # The column of a CSV row's physical line counted as if no line had been rejected (named so that no CSV header
@@ -260,19 +269,18 @@ def _check_parquet_columns(path: Path, file_name: str) -> None:
         raise FileRejected(f"{file_name} (Parquet schema): {limits.too_many_columns(n_columns)}")
 
 
-def _read_csv(con: duckdb.DuckDBPyConnection, path: Path, file_name: str) -> tuple[str, dict[int, int], Path]:
-    """The CSV as a query (SELECT * FROM read_csv(...), sniffed once here to see that it can be read), the
-    lines over MAX_LINE_BYTES and the file read (the file, or a copy without those lines); its malformed rows
-    (also the overlong lines) go to csv_rejects when it is scanned.
+def _read_csv(con: duckdb.DuckDBPyConnection, path: Path, file_name: str) -> tuple[str, csv_scan.CsvScan, Path]:
+    """The CSV as a query (SELECT * FROM read_csv(...), sniffed once here to see that it can be read), its
+    pre-scan (csv_scan.py: the records counted, those set aside) and the file read (the file, or the pre-scan's
+    copy without the set-aside records); its other malformed rows go to csv_rejects when it is scanned.
 
     SQL rather than con.read_csv: that relation pins the sniffed dialect with auto_detect off, and DuckDB then
     estimates about 42 rows for any file; the load's joins then build their hash tables on the file's rows
     (memory that grows with the file). Sniffed in SQL, the estimate follows the file's size.
 
     The header is checked first, in Python: over MAX_COLUMNS columns or MAX_LINE_BYTES bytes refuses the file
-    before DuckDB's dialect sniffer (which took minutes on 100,000 columns). When the sniffer gives up (an
-    overlong line in its sample), the file is read again with the header's delimiter and standard quoting, so
-    that line is quarantined with its number instead of the whole file failing."""
+    before DuckDB's dialect sniffer (which took minutes on 100,000 columns). When the sniffer gives up, the
+    file is read again with the header's delimiter and standard quoting."""
     with open(path, "rb") as f:
         first = f.readline(limits.MAX_LINE_BYTES + 1)
     if len(first) > limits.MAX_LINE_BYTES:
@@ -280,6 +288,8 @@ def _read_csv(con: duckdb.DuckDBPyConnection, path: Path, file_name: str) -> tup
     delimiter, n_columns = limits.csv_header(first)
     if n_columns > limits.MAX_COLUMNS:
         raise FileRejected(f"{file_name}, line 1 (header): {limits.too_many_columns(n_columns)}")
+    scan = csv_scan.scan(path, file_name, delimiter)
+    read_path = scan.read_path or path
     options: dict[str, Any] = {
         "all_varchar": True,
         "header": True,
@@ -289,23 +299,12 @@ def _read_csv(con: duckdb.DuckDBPyConnection, path: Path, file_name: str) -> tup
         "max_line_size": limits.MAX_LINE_BYTES,
     }
     dialect: dict[str, Any] = {"delim": delimiter, "quote": '"', "escape": '"'}
-    for attempt in ("sniffed", "dialect", "short lines"):
-        con.execute("DROP TABLE IF EXISTS csv_rejects")
-        con.execute("DROP TABLE IF EXISTS csv_reject_scans")
-        try:
-            if attempt == "sniffed":
-                return _csv_query(con, path, options), {}, path
-            if attempt == "dialect":
-                return _csv_query(con, path, {**dialect, **options}), {}, path
-            short, long_lines = _without_long_lines(path)
-            if not long_lines:
-                break
-            return _csv_query(con, short, {**dialect, **options}), long_lines, short
-        except duckdb.Error as e:
-            error = e
-            if attempt == "sniffed" and "sniffing" not in str(e) and "line size" not in str(e).lower():
-                raise
-    raise error
+    try:
+        return _csv_query(con, read_path, options), scan, read_path
+    except duckdb.Error as e:
+        if "sniffing" not in str(e) and "line size" not in str(e).lower():
+            raise
+    return _csv_query(con, read_path, {**dialect, **options}), scan, read_path
 
 
 def _csv_query(con: duckdb.DuckDBPyConnection, path: Path, options: dict[str, Any]) -> str:
@@ -330,33 +329,6 @@ def _literal(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     return "'" + str(value).replace("'", "''") + "'"
-
-
-def _without_long_lines(path: Path) -> tuple[Path, dict[int, int]]:
-    """A copy of the file with each line over MAX_LINE_BYTES replaced by a one-field placeholder (which DuckDB
-    rejects at the same line number), and those lines' numbers and lengths. DuckDB reports an overlong line
-    near the start of a file as "Line: 1" and stops; this keeps the other lines and the real numbers."""
-    long_lines: dict[int, int] = {}
-    out_path = path.with_name(f"short-lines-{path.name}")
-    with open(path, "rb") as f, open(out_path, "wb") as out:
-        n = 0
-        while True:
-            line = f.readline(limits.MAX_LINE_BYTES + 2)
-            if not line:
-                break
-            n += 1
-            if len(line.rstrip(b"\r\n")) > limits.MAX_LINE_BYTES:
-                size = len(line.rstrip(b"\r\n"))
-                while not line.endswith(b"\n"):  # the rest of the overlong line
-                    line = f.readline(1 << 20)
-                    if not line:
-                        break
-                    size += len(line.rstrip(b"\r\n"))
-                long_lines[n] = size
-                out.write(b"-\n")
-            else:
-                out.write(line)
-    return out_path, long_lines
 
 
 TEMP_RELATION_KIND = Query(
@@ -546,9 +518,7 @@ def _kind(path: Path) -> str:
     return "csv"
 
 
-def _csv_rejects(
-    con: duckdb.DuckDBPyConnection, file_name: str, long_lines: dict[int, int], physical: dict[int, int]
-) -> list[Problem]:
+def _csv_rejects(con: duckdb.DuckDBPyConnection, file_name: str, physical: dict[int, int]) -> list[Problem]:
     """The rows DuckDB rejected, one problem per line, in line order; lines over MAX_LINE_BYTES say so.
 
     `physical` maps DuckDB's line of a rejected row to its line in the file (_rejected_lines)."""
@@ -560,12 +530,8 @@ def _csv_rejects(
     first_per_line: dict[int, tuple] = {}
     for line, col, err_type, csv_line, msg in rows:
         first_per_line.setdefault(physical.get(int(line), int(line)), (col, err_type, csv_line, msg))
-    problems = {
-        n: Problem(f"{file_name}, line {n}: {limits.line_too_long(size)}", n) for n, size in long_lines.items()
-    }  # the placeholders of these lines were rejected too: the reason is their length
+    problems: dict[int, Problem] = {}
     for line, (col, err_type, csv_line, msg) in first_per_line.items():
-        if line in problems:
-            continue
         size = re.search(r"Actual Size:\s*(\d+)", msg or "") if err_type == "LINE SIZE OVER MAXIMUM" else None
         why = limits.line_too_long(int(size.group(1))) if size else f"malformed CSV row ({err_type.lower()}): {msg}"
         problems[line] = Problem(
@@ -577,11 +543,14 @@ def _csv_rejects(
     return [problems[n] for n in sorted(problems)]
 
 
-def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> tuple[list[Problem], bool]:
-    """Stage a JSONL file's objects as STAGE; the lines that cannot be read, and whether any has shown_first."""
+def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> tuple[list[Problem], bool, int]:
+    """Stage a JSONL file's objects as STAGE; the lines that cannot be read, whether any has shown_first, and the
+    file's records (its lines that are not blank)."""
     rows, problems, shown_first = [], [], []
+    records = 0
     with open(path, "rb") as f:
         for n, raw in enumerate(f, start=1):
+            records += bool(raw.strip())
             if len(raw.rstrip(b"\r\n")) > limits.MAX_LINE_BYTES:
                 size = len(raw.rstrip(b"\r\n"))
                 problems.append(
@@ -596,14 +565,14 @@ def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> 
                 continue
             if not text.strip():
                 continue
+            if limits.nesting(raw) > limits.MAX_READ_DEPTH:  # never handed to the recursive JSON reader
+                reason = f"{file_name}, line {n}: {limits.too_deep_to_read()}"
+                problems.append(Problem(reason, n, raw_value=text[:500]))
+                continue
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as e:
                 problems.append(Problem(f"{file_name}, line {n}: not valid JSON ({e.msg})", n, raw_value=text[:500]))
-                continue
-            except RecursionError:
-                reason = f"{file_name}, line {n}: {limits.too_deep_to_read()}"
-                problems.append(Problem(reason, n, raw_value=text[:500]))
                 continue
             if not isinstance(obj, dict):
                 problems.append(Problem(f"{file_name}, line {n}: expected a JSON object", n, raw_value=text[:500]))
@@ -627,7 +596,7 @@ def _parse_jsonl(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> 
         con.execute(f"CREATE TEMP TABLE {STAGE} AS SELECT * FROM canonical_jsonl_rows")
     finally:
         con.unregister("canonical_jsonl_rows")
-    return problems, any(v is not None for v in shown_first)
+    return problems, any(v is not None for v in shown_first), records
 
 
 def _head(raw: bytes) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from analytics.ingest import FORMATS, detect_format
+from analytics.ingest import FORMATS, detect_format, limits
 from analytics.ingest.base import FileRejected
 from analytics.ingest.scales_file import Scales, read_scales_file
 
@@ -115,6 +115,16 @@ def check_file(path: Path, name: str, known_digest: str | None = None) -> tuple[
     if not head.strip(b"\xef\xbb\xbf \r\n\t"):
         raise FileRejected(f"{name} holds only white space")
     return data_hash, head
+
+
+def check_nesting(path: Path, name: str, head: bytes) -> None:
+    """Refuse a JSON document nested past limits.MAX_READ_DEPTH before any JSON reader sees it (an iterative scan
+    of the whole file). In JSONL a deep line other than the first is that line's problem (quarantined)."""
+    if not head.lstrip(b"\xef\xbb\xbf \r\n\t").startswith((b"{", b"[")):
+        return
+    found = limits.json_nesting(path)
+    if found.depth > limits.MAX_READ_DEPTH and (not found.by_line or found.line == 1):
+        raise FileRejected(f"{name}, line {found.line}: {limits.too_deep_document(found.depth)}")
 
 
 def choose_format(fmt: str, head: bytes, name: str) -> str:

@@ -140,6 +140,11 @@ def _read_lines(data: bytes, file_name: str, name_of: Callable[[dict, int], str]
             why = limits.line_too_long(len(raw.rstrip(b"\r")))
             problems.append(here.problem(file_name, None, why, raw[:500].decode("utf-8", "replace")))
             continue
+        if limits.nesting(raw) > limits.MAX_READ_DEPTH:  # never handed to the recursive JSON reader
+            problems.append(
+                here.problem(file_name, None, limits.too_deep_to_read(), raw[:500].decode("utf-8", "replace"))
+            )
+            continue
         try:
             obj = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as e:
@@ -149,9 +154,6 @@ def _read_lines(data: bytes, file_name: str, name_of: Callable[[dict, int], str]
             continue
         except json.JSONDecodeError as e:
             problems.append(here.problem(file_name, None, f"not valid JSON ({e.msg})", raw.decode("utf-8", "replace")))
-            continue
-        except RecursionError:
-            problems.append(here.problem(file_name, None, limits.too_deep_to_read(), raw.decode("utf-8", "replace")))
             continue
         if not isinstance(obj, dict):
             problems.append(

@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 
 from analytics.ingest.base import FileRejected, FormatOptions, Parsed, Problem, as_json, ratings_frame
-from analytics.ingest.scales_file import DeclaredScale, Scales, apply_scales
+from analytics.ingest.scales_file import DeclaredScale, Scales
 
 NAME = "label_studio"
 TAKES_OPTIONS = True
@@ -61,12 +61,8 @@ class Annotation:
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, options: FormatOptions) -> Parsed:
     """Candidate ratings, tasks and one submission per annotation; unreadable results quarantined."""
     tasks = _read(path, file_name)
-    notes = []
-    if options.ls_config:
-        scales = config_scales(options.ls_config, "labelling config")
-        if scales.scales:
-            declared = apply_scales(con, scales)
-            notes.append(declared.message)
+    notes: list[str] = []
+    scales = config_scales(options.ls_config, "labelling config") if options.ls_config else None
     rows: list[dict] = []
     problems: list[Problem] = []
     submissions: list[dict] = []
@@ -105,6 +101,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, options: F
         submissions=submissions,
         problems=problems,
         notes=notes,
+        scales=scales if scales is not None and scales.scales else None,
     )
 
 

@@ -8,9 +8,17 @@ parsed JSON without recursion, so a record nested thousands of levels deep costs
 from __future__ import annotations
 
 import csv
+import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 MAX_JSON_DEPTH = 64  # nesting of objects and arrays in one record (the record itself is level 1)
+# Nesting past which JSON text is never handed to Python's (recursive) JSON reader: a document is refused whole,
+# a JSONL line quarantined. Between MAX_JSON_DEPTH and this, the record is read and quarantined naming its field.
+MAX_READ_DEPTH = 256
 MAX_FIELD_CHARS = 200_000  # characters in one text value (a comment, an explanation, an id, a rating value)
 MAX_COLUMNS = 1_000  # columns in a CSV header
 MAX_LINE_BYTES = 1_048_576  # bytes in one line of a CSV or JSONL file (1 MiB)
@@ -84,3 +92,60 @@ def csv_header(first_line: bytes) -> tuple[str, int]:
         return delimiter, text.count(delimiter) + 1
     row = next(csv.reader([text], delimiter=delimiter), [])
     return delimiter, len(row)
+
+
+# A JSON string (JSON strings never hold a raw line break), possessive so that a scan is linear whatever the
+# quotes and backslashes; an unclosed string runs to the end of its line (the JSON reader stops there too).
+_STRING = re.compile(rb'"(?:[^"\\\n]++|\\.)*+"?')
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b"[]{}\n")
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[list(b"[{")], _STEP[list(b"]}")] = 1, -1
+SCAN_CHUNK = 16 << 20
+
+
+def nesting(text: bytes) -> int:
+    """The deepest nesting of arrays and objects in JSON text, counted without parsing it (strings skipped)."""
+    return _scan(text, 0)[0]
+
+
+@dataclass(frozen=True)
+class Nesting:
+    """The nesting of a JSON file: its deepest point, the line where it first passes MAX_READ_DEPTH, and whether
+    each line closes what it opens (JSONL: then a deep line is that line's problem, not the file's)."""
+
+    depth: int
+    line: int | None
+    by_line: bool
+
+
+def json_nesting(path: Path) -> Nesting:
+    """The nesting of a JSON or JSONL file, read in chunks that end at a line break (no string spans one)."""
+    depth, deepest, line, by_line, lines = 0, 0, None, True, 0
+    with open(path, "rb") as f:
+        while chunk := f.read(SCAN_CHUNK):
+            chunk += f.readline()
+            top, over, closed, depth = _scan(chunk, depth)
+            if over is not None and line is None:
+                line = lines + over
+            deepest, by_line = max(deepest, top), by_line and closed
+            lines += chunk.count(b"\n")
+    return Nesting(deepest, line, by_line)
+
+
+def _scan(text: bytes, start: int) -> tuple[int, int | None, bool, int]:
+    """(deepest, line of text first past MAX_READ_DEPTH, every line ends at depth `start`... 0, depth at the end)."""
+    kept = _STRING.sub(b"", text).translate(None, _NOT_STRUCTURE)
+    if not kept:
+        return start, None, start == 0, start
+    codes = np.frombuffer(kept, dtype=np.uint8)
+    depth = np.cumsum(_STEP[codes], dtype=np.int64) + start
+    breaks = codes == ord("\n")
+    past = np.flatnonzero(depth > MAX_READ_DEPTH)
+    line = int(np.count_nonzero(breaks[: past[0]])) + 1 if past.size else None
+    closed = not np.any(depth[breaks])
+    return max(int(depth.max()), start), line, closed, int(depth[-1])
+
+
+def too_deep_document(depth: int) -> str:
+    """The reason for a JSON document nested past MAX_READ_DEPTH (it is not read at all)."""
+    return f"JSON nested {depth:,} levels deep, over the limit of {MAX_JSON_DEPTH} levels ({DOCS}); nothing was loaded"

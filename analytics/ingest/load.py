@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ import duckdb
 from analytics import store
 from analytics.consistency import results as rule_results
 from analytics.core.queries import Query
-from analytics.ingest import FORMATS, checks, combinations, staging
+from analytics.ingest import FORMATS, checks, combinations, private, staging
 from analytics.ingest.base import (
     ITEM_COLUMNS,
     ROLES,
@@ -103,13 +102,15 @@ def ingest_bytes(
         return IngestResult(
             safe_name, fmt, "rejected", errors=[checks.upload_too_large(safe_name, len(data), upload_limit_mb)]
         )
-    suffix = Path(safe_name).suffix
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / f"upload{suffix}"
-        path.write_bytes(data)
-        return _ingest_private(
-            con, path, fmt, role, safe_name, scales, on_progress=on_progress, undated_at=undated_at, options=options
-        )
+    try:
+        with private.folder() as d:
+            path = d / f"upload{private.suffix(safe_name)}"
+            path.write_bytes(data)
+            return _ingest_private(
+                con, path, fmt, role, safe_name, scales, on_progress=on_progress, undated_at=undated_at, options=options
+            )
+    except Exception as e:  # one file's failure is its own result: the other files of an upload still load
+        return _failed(safe_name, fmt, e)
 
 
 def ingest_file(
@@ -137,6 +138,24 @@ def ingest_file(
     refused (its size or modification time differs before and after)."""
     path = Path(path)
     name = file_name or path.name
+    try:
+        return _ingest_copy(con, path, fmt, role, name, scales, on_progress, undated_at, options)
+    except Exception as e:  # one file's failure is its own result: the other files of a command still load
+        return _failed(name, fmt, e, path)
+
+
+def _ingest_copy(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    fmt: str,
+    role: str | None,
+    name: str,
+    scales: Scales | str | os.PathLike | None,
+    on_progress: Progress,
+    undated_at: dt.datetime | None,
+    options: FormatOptions | None,
+) -> IngestResult:
+    """Copy the file into a private folder (hashing it on the way) and load the copy."""
     if checks.is_an_open_store(con, path):
         return IngestResult(name, fmt, "rejected", errors=[f"{name} is the store itself, not a file of ratings"])
     try:
@@ -147,8 +166,8 @@ def ingest_file(
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
     except OSError as e:
         return IngestResult(name, fmt, "rejected", errors=[f"{name} cannot be read: {e.strerror or e}"])
-    with tempfile.TemporaryDirectory(prefix="concord-ingest-") as d:
-        copy = Path(d) / f"copy{path.suffix}"
+    with private.folder() as d:
+        copy = d / f"copy{private.suffix(path.name)}"
         try:
             digest = checks.copy_and_hash(
                 path, copy, lambda done: on_progress(0.25 * done / max(before[0], 1), "copying")
@@ -206,60 +225,93 @@ def _ingest_checked(
     undated_at: dt.datetime | None = None,
     options: FormatOptions | None = None,
 ) -> IngestResult:
-    """Check the file, then load it in one write transaction (or only declare its scales when it is known)."""
+    """Read and check the file into staging tables, then load it in one write transaction (or only declare its
+    scales when it is known). The write lock is taken for the insert and refresh only: a file, however it is
+    shaped, is read and checked while note saves and other loads go on."""
     if role is not None and role not in ROLES:
         return IngestResult(name, fmt, "rejected", errors=[f"role must be one of {', '.join(ROLES)}, not {role!r}"])
     try:
         declared = checks.read_scales(scales)
         data_hash, head = checks.check_file(path, name, digest)
+        checks.check_nesting(path, name, head)
         fmt = checks.choose_format(fmt, head, name)
-    except (FileRejected, ScalesError) as e:
-        return IngestResult(name, fmt, "rejected", errors=[str(e)])
-    try:
+        parsed = None
+        if not KNOWN_FILE.bind(content_hash=data_hash).rows(con):  # a known file is not read again
+            parsed = _parse(con, path, fmt, name, on_progress, undated_at, options)
         with tx.write(con):  # one writer at a time: uploads and note saves queue, never fail each other
-            if KNOWN_FILE.bind(content_hash=data_hash).rows(con):  # the file changes nothing, its scales may
+            if parsed is None or KNOWN_FILE.bind(content_hash=data_hash).rows(con):  # changes nothing, its scales may
                 note = [declare_in_transaction(con, declared).message] if declared else []
                 return IngestResult(
                     name, fmt, "already_loaded", errors=[f"{name}: the same content was loaded before", *note]
                 )
-            result = _parse_and_load(con, path, fmt, role, name, declared, data_hash, on_progress, undated_at, options)
+            result = _load_parsed(con, parsed, name, role, declared, data_hash, on_progress)
             on_progress(0.95, "committing")
         on_progress(1.0, result.status)
         return result
     except (FileRejected, ScalesError) as e:  # rolled back: a rejected file writes nothing
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
     except Exception as e:  # any other failure: rolled back, the store stays as it was
-        if store.is_damage(e):  # not this file's fault: the caller gives the store's one message (cli/main.py, app.py)
-            raise
-        return IngestResult(name, fmt, "rejected", errors=[f"{name}: could not be loaded ({type(e).__name__}: {e})"])
+        return _failed(name, fmt, e, path)
 
 
-def _parse_and_load(
+def _failed(name: str, fmt: str, e: Exception, path: Path | None = None) -> IngestResult:
+    """The file's rejection for an unexpected failure; a damaged store is re-raised: it is not this file's fault,
+    and the caller gives the store's one message (cli/main.py, app.py)."""
+    if store.is_damage(e):
+        raise e
+    return IngestResult(name, fmt, "rejected", errors=[unexpected(name, e, path)])
+
+
+def unexpected(name: str, e: BaseException, path: Path | None = None) -> str:
+    """One sentence for an unexpected failure of a file's load: its kind and first line, no server path."""
+    text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    if path is not None:
+        text = text.replace(str(path), name).replace(str(path.parent), "")
+    return f"{name}: could not be loaded ({type(e).__name__}{': ' + text[:300] if text else ''})"
+
+
+def _parse(
     con: duckdb.DuckDBPyConnection,
     path: Path,
     fmt: str,
-    role: str | None,
     name: str,
-    declared: Scales | None,
-    data_hash: str,
     on_progress: Progress,
     undated_at: dt.datetime | None,
     options: FormatOptions | None,
+) -> Parsed:
+    """Parse the file with its format's adapter into staging tables on `con` (no write lock: nothing of the store
+    is written; the rows are copied out of the file here, so the transaction does not read it again)."""
+    on_progress(0.25, "reading")
+    adapter = FORMATS[fmt]
+    if getattr(adapter, "TAKES_OPTIONS", False):  # a format with settings (wide, Label Studio)
+        parsed: Parsed = adapter.parse(path, name, con, options or FormatOptions())
+    else:
+        parsed = adapter.parse(path, name, con)
+    if hasattr(adapter, "dated"):  # a format whose documents carry no dates (article Likert)
+        parsed = adapter.dated(parsed, undated_at)
+    staging.keep_parsed(con, parsed)
+    return parsed
+
+
+def _load_parsed(
+    con: duckdb.DuckDBPyConnection,
+    parsed: Parsed,
+    name: str,
+    role: str | None,
+    declared: Scales | None,
+    data_hash: str,
+    on_progress: Progress,
 ) -> IngestResult:
-    """Declare the file's scales, parse it with its format's adapter and load it (inside the caller's transaction)."""
+    """Declare the file's scales and load its parsed rows (inside the caller's transaction)."""
     if declared:
         apply_scales(con, declared)
-    on_progress(0.25, "reading")
-    if getattr(FORMATS[fmt], "TAKES_OPTIONS", False):  # a format with settings (wide, Label Studio)
-        parsed = FORMATS[fmt].parse(path, name, con, options or FormatOptions())
-    else:
-        parsed = FORMATS[fmt].parse(path, name, con)
-    if hasattr(FORMATS[fmt], "dated"):  # a format whose documents carry no dates (article Likert)
-        parsed = FORMATS[fmt].dated(parsed, undated_at)
+    notes = [apply_scales(con, parsed.scales).message] if parsed.scales is not None else []
     on_progress(0.55, "checking rows")
     if parsed.directory is not None:
         return _load_directory(con, parsed, name, data_hash)
-    return _load(con, parsed, name, data_hash, role, on_progress)
+    result = _load(con, parsed, name, data_hash, role, on_progress)
+    result.notes = notes + result.notes
+    return result
 
 
 INGEST_LOG_INSERT = Query(
@@ -276,19 +328,19 @@ def _log_load(
     data_hash: str,
     fmt: str,
     role: str | None,
-    loaded: int,
-    quarantined: int,
+    counts: tuple[int, int, int],
     tasks: int,
     submissions: int,
 ) -> None:
-    """Record a load in ingest_log (its rows read are those loaded and those quarantined)."""
+    """Record a load in ingest_log; `counts` are the rows read (counted in the file), loaded and quarantined."""
+    read, loaded, quarantined = counts
     INGEST_LOG_INSERT.bind(
         ingest_id=ingest_id,
         file_name=name,
         content_hash=data_hash,
         format=fmt,
         role_override=role,
-        rows_read=loaded + quarantined,
+        rows_read=read,
         rows_loaded=loaded,
         rows_quarantined=quarantined,
         tasks=tasks,
@@ -345,10 +397,13 @@ def _load(
     refresh.after_load(con, ingest_id)
     rule_results.after_load(con, ingest_id)
     quarantined = bad + sum(p.counts_as_row for p in problems)
-    _log_load(con, ingest_id, name, data_hash, parsed.format, role, loaded, quarantined, n_tasks, n_subs)
+    read = parsed.rows_in_file if parsed.rows_in_file is not None else loaded + quarantined
+    counts = (read, loaded, quarantined)
+    _log_load(con, ingest_id, name, data_hash, parsed.format, role, counts, n_tasks, n_subs)
     store.bump_version(con)
     staging.drop_staging(con)
-    errors = [p.reason for p in problems] + _sample_problems(con, ingest_id, limit=20)
+    unaccounted = [] if read == loaded + quarantined else [_unaccounted(name, read, loaded, quarantined)]
+    errors = unaccounted + [p.reason for p in problems] + _sample_problems(con, ingest_id, limit=20)
     n_missing = RATINGS_WITHOUT_INDEX.bind(ingest_id=ingest_id).rows(con)[0][0]
     return IngestResult(
         file=name,
@@ -357,7 +412,7 @@ def _load(
         rows_loaded=loaded,
         rows_quarantined=quarantined,
         errors=list(dict.fromkeys(errors))[:50],
-        rows_read=loaded + quarantined,
+        rows_read=read,
         tasks=n_tasks,
         submissions=n_subs,
         rows_missing=int(n_missing),
@@ -374,7 +429,7 @@ def _load_directory(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, d
     except people.DirectoryConflict as e:
         raise FileRejected(str(e)) from e
     n = len(entries)
-    _log_load(con, ingest_id, name, data_hash, parsed.format, None, n, 0, 0, 0)
+    _log_load(con, ingest_id, name, data_hash, parsed.format, None, (n, n, 0), 0, 0)
     store.bump_version(con)
     aliases = sum(len(e.aliases) for e in entries)
     return IngestResult(
@@ -384,6 +439,14 @@ def _load_directory(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, d
         rows_loaded=n,
         rows_read=n,
         notes=[f"{name}: {n} people, {aliases} aliases; {renamed:,} ratings renamed to their person's id"],
+    )
+
+
+def _unaccounted(name: str, read: int, loaded: int, quarantined: int) -> str:
+    """The message for rows of the file that are neither loaded nor quarantined (never expected: it says so)."""
+    return (
+        f"{name}: the file holds {read:,} rows but {loaded:,} were loaded and {quarantined:,} quarantined; "
+        "please report this file"
     )
 
 

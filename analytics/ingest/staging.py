@@ -13,6 +13,7 @@ from analytics.ingest.base import Parsed, Problem, as_json
 from analytics.ingest.combinations import first_failing
 
 STAGE = "stage_ratings"
+PARSED = "parsed_rows"  # the adapter's rows, copied out of the file before the write transaction
 
 QUARANTINE_STAGED = Query(
     "quarantine_insert_staged",
@@ -65,6 +66,7 @@ STAGING = (
     "stage_canonical_checked",
     "csv_rejects",
     "csv_reject_scans",
+    PARSED,
 )
 
 
@@ -82,6 +84,20 @@ def drop_staging(con: duckdb.DuckDBPyConnection) -> None:
     found = STAGING_RELATIONS.bind(staging=list(STAGING)).rows(con)
     for kind, name in found:  # views first: they read the tables
         con.execute(f"DROP {kind} IF EXISTS {name}")
+
+
+def keep_parsed(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
+    """Copy the adapter's rows into the temp table PARSED (a staged view reads the file each time it is scanned:
+    the copy is what the load's transaction reads, so no file is read under the write lock)."""
+    if parsed.staged_table:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {PARSED} AS SELECT * FROM {parsed.staged_table}")
+    else:
+        con.register("parsed_ratings", parsed.ratings)
+        try:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {PARSED} AS SELECT * FROM parsed_ratings")
+        finally:
+            con.unregister("parsed_ratings")
+    parsed.staged_table, parsed.ratings = PARSED, None
 
 
 def input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
