@@ -607,4 +607,6 @@ def _head(raw: bytes) -> str:
 def _first_line(e: Exception, path: Path | None = None, file_name: str = "") -> str:
     """The first line of an engine message, the server's path to the file replaced by the file's name."""
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-    return text.replace(str(path), file_name) if path is not None else text
+    if path is None:
+        return text
+    return re.sub(re.escape(str(path.parent)) + r"/[^\s\"']*", lambda _: file_name, text.replace(str(path), file_name))

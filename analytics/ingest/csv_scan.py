@@ -144,8 +144,9 @@ def _blanked(path: Path, set_aside: list[tuple[int, int]]) -> Path:
             while True:  # a line longer than one read is kept or blanked whole
                 if keep:
                     out.write(raw)
+                ending = b"\r\n" if raw.endswith(b"\r\n") else b"\n"  # kept: DuckDB's sniffer wants one kind
                 if raw.endswith(b"\n") or not (raw := f.readline(1 << 20)):
                     break
             if not keep:
-                out.write(b"\n")
+                out.write(ending)
     return out_path

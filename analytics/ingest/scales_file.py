@@ -21,11 +21,16 @@ import pandas as pd
 from analytics import store
 from analytics.core import rubrics
 from analytics.core.queries import Query
+from analytics.ingest import limits
 from analytics.store import tx
 from analytics.store.derived import refresh
 
 ENTRY_KEYS = ("rubric", "dimension", "level", "levels", "missing")
-MAX_SCALES_BYTES = 10 * 2**20
+# A scales file declares a few scales of a few levels; these bounds keep its reading and its declaration (queries
+# per entry, under the write lock) to about a second whatever its shape (bench/bench_ingest.py, hostile shapes).
+MAX_SCALES_BYTES = 2**20
+MAX_SCALE_ENTRIES = 500
+MAX_LEVELS = 1_000
 ALL = store.ALL_RUBRICS
 
 
@@ -103,15 +108,17 @@ def parse_scales(data: bytes | str, file_name: str) -> Scales:
     name = Path(str(file_name).replace("\\", "/")).name or "scales file"
     if isinstance(data, bytes):
         if len(data) > MAX_SCALES_BYTES:
-            raise ScalesError(f"{name}: {len(data) / 2**20:.1f} MB is too large for a scales file")
+            raise ScalesError(
+                f"{name}: {len(data) / 2**20:.1f} MB is too large for a scales file (the limit is 1 MB, docs/limits.md)"
+            )
         try:
             data = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
             raise ScalesError(f"{name}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from e
+    if limits.nesting(data.encode()) > limits.MAX_READ_DEPTH:  # never handed to the recursive JSON reader
+        raise ScalesError(f"{name}: nested too deeply to be a scales file (a scales file needs 4 levels)")
     try:
         doc = json.loads(data)
-    except RecursionError as e:  # Python's JSON reader gives up near 1,000 levels; a scales file needs 4
-        raise ScalesError(f"{name}: nested too deeply to be a scales file") from e
     except ValueError as e:
         where = f" at line {e.lineno}, column {e.colno}" if isinstance(e, json.JSONDecodeError) else ""
         raise ScalesError(f"{name}: not valid JSON ({getattr(e, 'msg', e)}{where})") from e
@@ -121,6 +128,11 @@ def parse_scales(data: bytes | str, file_name: str) -> Scales:
         raise ScalesError(f'{name}: "scales" must be a list of scale objects, not {_json_type(doc["scales"])}')
     if not doc["scales"]:
         raise ScalesError(f'{name}: "scales" is empty; declare at least one scale')
+    if len(doc["scales"]) > MAX_SCALE_ENTRIES:
+        raise ScalesError(
+            f'{name}: "scales" declares {len(doc["scales"]):,} scales, over the limit of {MAX_SCALE_ENTRIES:,} a file '
+            "(docs/limits.md); split it into several files"
+        )
     scales = [_entry(item, f"{name}: scales[{i}]") for i, item in enumerate(doc["scales"])]
     seen: dict[tuple[str | None, str], str] = {}
     for s in scales:
@@ -164,14 +176,18 @@ def _levels(raw: Any, measure: str, where: str) -> tuple[tuple[str, ...], tuple[
     """The levels' labels (numbers spelled as the loader spells them) and values, in declared order."""
     if not isinstance(raw, list) or not raw:
         raise ScalesError(f"{where}: must be a non-empty list of labels, numbers or {{label, value}} objects")
+    if len(raw) > MAX_LEVELS:
+        raise ScalesError(f"{where}: {len(raw):,} levels, over the limit of {MAX_LEVELS:,} (docs/limits.md)")
     labels: list[str] = []
     values: list[float | None] = []
+    first: dict[str, int] = {}  # label -> its position (a dict: a list search made this quadratic)
     for i, item in enumerate(raw):
         label, value = _level(item, f"{where}[{i}]")
         if rubrics.is_missing(label):
             raise ScalesError(f'{where}[{i}]: "{label}" means missing (NA, N/A, null, empty) and cannot be a level')
-        if label in labels:
-            raise ScalesError(f'{where}[{i}]: "{label}" is listed twice (first at {where}[{labels.index(label)}])')
+        if label in first:
+            raise ScalesError(f'{where}[{i}]: "{label}" is listed twice (first at {where}[{first[label]}])')
+        first[label] = i
         if measure in ("interval", "ratio") and value is None:
             raise ScalesError(
                 f'{where}[{i}]: "{label}" has no number; an {measure} scale needs a number for every level '
@@ -238,6 +254,8 @@ def _missing(raw: Any, levels: tuple[str, ...], where: str) -> tuple[str, ...]:
         return ()
     if not isinstance(raw, list):
         raise ScalesError(f'{where}: must be a list of values that mean missing, e.g. ["NA", "-99"]')
+    if len(raw) > MAX_LEVELS:
+        raise ScalesError(f"{where}: {len(raw):,} missing codes, over the limit of {MAX_LEVELS:,} (docs/limits.md)")
     out: list[str] = []
     for i, item in enumerate(raw):
         if isinstance(item, bool) or not isinstance(item, str | int | float):

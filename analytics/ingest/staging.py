@@ -32,20 +32,26 @@ def quarantine_staged(con: duckdb.DuckDBPyConnection, ingest_id: int, name: str)
 
 QUARANTINE_INSERT = Query(
     "quarantine_insert",
-    "INSERT INTO quarantine VALUES ($ingest_id, $file_name, $line, $record, $field, $raw_value, $reason)",
+    """INSERT INTO quarantine SELECT $ingest_id, $file_name, CAST(line AS BIGINT), record, field, raw_value, reason
+       FROM quarantine_frame""",
 )
 
 
 def quarantine_problems(con: duckdb.DuckDBPyConnection, ingest_id: int, name: str, problems: list[Problem]) -> None:
-    """Keep rows an adapter or a check refused in quarantine, with their reason."""
-    if problems:
-        QUARANTINE_INSERT.bind(ingest_id=ingest_id, file_name=name).run_many(
-            con,
-            [
-                {"line": p.line, "record": p.record, "field": p.field, "raw_value": p.raw_value, "reason": p.reason}
-                for p in problems
-            ],
-        )
+    """Keep rows an adapter or a check refused in quarantine, with their reason (one bulk insert: row by row,
+    100,000 refused rows took minutes under the write lock)."""
+    if not problems:
+        return
+    frame = pd.DataFrame(
+        [(p.line, p.record, p.field, p.raw_value, p.reason) for p in problems],
+        columns=["line", "record", "field", "raw_value", "reason"],
+        dtype=object,
+    )
+    con.register("quarantine_frame", frame)
+    try:
+        QUARANTINE_INSERT.bind(ingest_id=ingest_id, file_name=name).run(con)
+    finally:
+        con.unregister("quarantine_frame")
 
 
 # Every temp table or view a load creates on its connection (the staging, the checks and the adapters): dropped

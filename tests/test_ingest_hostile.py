@@ -1,0 +1,259 @@
+"""Uploads whose cost is bounded by their size whatever their shape, every row counted from the file, and one bad
+file never taking the others down (#49 items 3, 5 and 7's ingest parts). Sizes and times: bench/bench_ingest.py
+(hostile shapes) and bench/RESULTS.md; these tests check the mechanisms."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from analytics.ingest import canonical, limits, private
+from analytics.ingest.load import ingest_bytes, ingest_file
+from analytics.store import tx
+from tests.cli_helpers import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADER = "task_id,rater_id,dimension,value,comment\n"
+
+
+def rows(n: int, start: int = 0, comment: str = "fine") -> str:
+    """n valid canonical rows of one rater on dimension d."""
+    return "".join(f"t{i},r1,d,{i % 3},{comment}\n" for i in range(start, start + n))
+
+
+def read_by_duckdb(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The bytes of every file DuckDB's CSV reader is given during the test."""
+    seen: list[bytes] = []
+    original = canonical._csv_query
+
+    def record(con, path, options):
+        seen.append(Path(path).read_bytes())
+        return original(con, path, options)
+
+    monkeypatch.setattr(canonical, "_csv_query", record)
+    return seen
+
+
+def test_a_row_with_more_fields_than_the_header_is_one_quarantined_row_duckdb_never_sees(con, monkeypatch):
+    wide_row = "t5,r1,d,1," + ",".join(["x"] * 6_000) + "\n"
+    data = (HEADER + rows(5) + wide_row + rows(3, start=6)).encode()
+    seen = read_by_duckdb(monkeypatch)
+    r = ingest_bytes(con, data, "many.csv")
+    assert (r.status, r.rows_loaded, r.rows_quarantined, r.rows_read) == ("loaded", 8, 1, 9), r.errors
+    assert r.errors == ["many.csv, line 7: malformed CSV row (too many columns): 6,004 fields where the header has 5"]
+    assert con.execute("SELECT line FROM quarantine").fetchall() == [(7,)]
+    assert seen and all(wide_row.encode() not in b and b"x,x,x" not in b for b in seen)  # not in DuckDB's rejects
+
+
+def test_rows_after_a_set_aside_row_keep_their_own_line_numbers(con):
+    data = (HEADER + rows(2) + "t2,r1,d,1,a,b,c\n" + "\n" + "t4,r1\n" + "t5,r1,d,9,x\n").encode()
+    r = ingest_bytes(con, data, "lines.csv")
+    assert (r.rows_read, r.rows_loaded, r.rows_quarantined) == (5, 3, 2), r.errors
+    assert con.execute("SELECT task_id FROM ratings WHERE task_id = 't5'").fetchall() == [("t5",)]
+    assert [e.split(":")[0] for e in r.errors] == ["lines.csv, line 4", "lines.csv, line 6, field dimension"]
+
+
+def test_a_row_in_another_encoding_after_the_first_64_kb_is_quarantined_and_counted(con):
+    data = (HEADER + rows(800, comment="c" * 100)).encode() + b"t900,r\xe9,d,1,x\nt901,r1,d,2,x\n"
+    assert data.index(b"\xe9") > 65536
+    r = ingest_bytes(con, data, "latin.csv")
+    assert (r.rows_read, r.rows_loaded, r.rows_quarantined) == (802, 801, 1), r.errors
+    assert r.errors[0].startswith("latin.csv, line 802: not UTF-8 text (byte 0xe9 at offset ")
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        b't9,"r1,d,1,x\nt10,r1,d,2,x\nt11,r1,d,2,x\n',  # a quote never closed: the rest of the file is one field
+        b't9,r1,d,1,"a ""quoted"" word"\nt10,r1,d,2,"two\nlines"\nt11,r1,d,"1,x\n',
+        b"t9,r1,d,1,x\r\nt10,r1,d\r\n\r\nt11,r1,d,2,x,y\r\n",
+    ],
+    ids=["unclosed quote", "quoted fields", "windows lines"],
+)
+def test_every_row_of_the_file_is_loaded_or_quarantined(con, tail):
+    head = (HEADER + rows(4)).encode()
+    data = (head.replace(b"\n", b"\r\n") if b"\r\n" in tail else head) + tail
+    r = ingest_bytes(con, data, "quotes.csv")
+    assert r.status == "loaded", r.errors
+    assert r.rows_read == r.rows_loaded + r.rows_quarantined, r.errors
+    assert r.rows_read >= 5
+    stored = con.execute("SELECT count(*) FROM quarantine WHERE line IS NOT NULL").fetchall()[0][0]
+    assert stored == r.rows_quarantined
+
+
+def test_jsonl_rows_are_counted_from_the_file(con):
+    good = '{"task_id": "t1", "rater_id": "r1", "dimension": "d", "value": 1}\n'
+    first = "".join(good.replace("t1", f"t{i}") for i in range(1000)).encode()  # past the first 64 KB
+    bad = b'{"task_id": "x", "rater_id": "r\xe9"}\n' + b"{not json\n\n"
+    r = ingest_bytes(con, first + bad + good.replace("t1", "y").encode(), "rows.jsonl")
+    assert (r.rows_read, r.rows_loaded, r.rows_quarantined) == (1003, 1001, 2), r.errors
+
+
+# --- nesting: scanned before any JSON reader ----------------------------------------------------------------
+
+
+def test_the_nesting_scan_skips_strings_and_is_not_fooled_by_escapes():
+    assert limits.nesting(b'[{"a": "[[[{{{"}, ["\\"]"]]') == 2
+    assert limits.nesting(b'"' + b'\\"' * 100_000) == 0  # an unclosed string of escapes: no nesting, no backtracking
+    assert limits.nesting(b"[" * 2_000 + b"]" * 2_000) == 2_000
+
+
+def test_a_deep_document_is_refused_before_a_json_reader_sees_it(con, monkeypatch):
+    import json
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the JSON reader was given the deep document")
+
+    monkeypatch.setattr(json, "loads", refuse)
+    r = ingest_bytes(con, b'{"a": ' * 1_000 + b"1" + b"}" * 1_000, "deep.json")
+    assert r.status == "rejected"
+    assert r.errors == [
+        "deep.json, line 1: JSON nested 1,000 levels deep, over the limit of 64 levels (docs/limits.md); "
+        "nothing was loaded"
+    ]
+
+
+DEEP = b"[" * 2_000 + b"]" * 2_000  # 4 KB
+
+
+def test_the_command_line_refuses_a_deep_file_in_one_line_and_loads_the_next(tmp_path):
+    deep, ok = tmp_path / "deep.json", tmp_path / "ok.csv"
+    deep.write_bytes(DEEP)
+    ok.write_text(HEADER + rows(3))
+    run = run_cli("ingest", str(deep), str(ok), "--db", str(tmp_path / "s.duckdb"))
+    assert run.returncode == 1  # a file was rejected
+    assert "Traceback" not in run.stderr + run.stdout
+    lines = run.stdout.splitlines()
+    assert lines[0] == "deep.json: rejected (auto), 0 loaded, 0 quarantined"
+    assert lines[1] == (
+        "  - deep.json, line 1: JSON nested 2,000 levels deep, over the limit of 64 levels (docs/limits.md); "
+        "nothing was loaded"
+    )
+    assert lines[2] == "ok.csv: loaded (canonical), 3 loaded, 0 quarantined"
+
+
+# --- the write lock: held for the insert and refresh only ------------------------------------------------------
+
+
+def test_the_write_lock_is_free_while_a_file_is_read_and_checked(con, monkeypatch):
+    reading, release = threading.Event(), threading.Event()
+    original = canonical.parse
+
+    def slow_parse(path, file_name, c):
+        reading.set()
+        assert release.wait(30)
+        return original(path, file_name, c)
+
+    monkeypatch.setattr(canonical, "parse", slow_parse)
+    results = []
+    loader = threading.Thread(
+        target=lambda: results.append(ingest_bytes(con.cursor(), (HEADER + rows(3)).encode(), "a.csv"))
+    )
+    loader.start()
+    try:
+        assert reading.wait(30)
+        assert tx.WRITE_LOCK.acquire(blocking=False), "the load holds the write lock while it reads the file"
+        try:
+            with tx.write(con.cursor()) as w:  # another writer (a note save) commits meanwhile
+                w.execute("CREATE TABLE note_saved AS SELECT 1 AS x")
+        finally:
+            tx.WRITE_LOCK.release()
+    finally:
+        release.set()
+        loader.join(60)
+    assert results[0].status == "loaded" and results[0].rows_loaded == 3, results[0].errors
+    assert con.execute("SELECT x FROM note_saved").fetchall() == [(1,)]
+
+
+# --- one bad file never takes the others down -------------------------------------------------------------------
+
+
+def test_an_upload_name_with_a_300_character_extension_is_one_result(con):
+    name = "ratings." + "c" * 300
+    r = ingest_bytes(con, (HEADER + rows(2)).encode(), name)
+    assert r.status == "loaded" and r.rows_loaded == 2, r.errors
+    assert private.suffix(name) == "" and private.suffix("a.csv") == ".csv"
+
+
+def test_an_unexpected_failure_is_one_sentence_without_a_server_path(con, tmp_path, monkeypatch):
+    def broken(path, file_name, c):
+        raise OSError(f"[Errno 5] Input/output error: '{path}'")
+
+    monkeypatch.setattr(canonical, "parse", broken)
+    f = tmp_path / "secret-folder" / "x.csv"
+    f.parent.mkdir()
+    f.write_text(HEADER + rows(1))
+    r = ingest_file(con, f)
+    assert r.status == "rejected"
+    assert r.errors[0].startswith("x.csv: could not be loaded (OSError: ")
+    assert "secret-folder" not in r.errors[0] and str(tmp_path) not in r.errors[0]
+
+
+def test_the_data_page_loads_the_other_files_of_an_upload(app_store):
+    from tests.conftest import app_test
+
+    at = app_test("app_pages/data.py")
+    uploader = at.file_uploader(key="upload_files")
+    uploader.upload("deep.json", DEEP, "application/json")
+    uploader.upload("ok." + "x" * 300, (HEADER + rows(2)).encode(), "text/csv")
+    uploader.upload("ok.csv", (HEADER + rows(3, start=10)).encode(), "text/csv")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert errors == [
+        "deep.json was rejected, nothing was written: deep.json, line 1: JSON nested 2,000 levels deep, over the "
+        "limit of 64 levels (docs/limits.md); nothing was loaded"
+    ]
+    shown = " ".join(s.value for s in at.success).replace("\\", "")
+    assert "ok.csv (canonical): loaded, 3 rows loaded" in shown
+    assert f"ok.{'x' * 300} (canonical): loaded, 2 rows loaded" in shown
+
+
+# --- a killed load's private copy ----------------------------------------------------------------------------
+
+
+KILLED = textwrap.dedent(
+    """
+    import sys, time
+    from analytics import store
+    from analytics.ingest import canonical
+    from analytics.ingest.load import ingest_file
+
+    def hang(*args):
+        print("reading", flush=True)
+        time.sleep(600)
+
+    canonical.parse = hang
+    ingest_file(store.open_store(sys.argv[1]), sys.argv[2])
+    """
+)
+
+
+def test_a_killed_loads_private_copy_is_removed_at_the_next_load_and_a_live_ones_kept(con, tmp_path, monkeypatch):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    f = tmp_path / "a.csv"
+    f.write_text(HEADER + rows(2))
+    env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED, str(tmp_path / "other.duckdb"), str(f)],
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == b"reading"
+    child.kill()  # -9: no clean-up runs
+    child.wait()
+    left = [p.name for p in temp.iterdir()]
+    assert len(left) == 1 and left[0].startswith(f"concord-ingest-{child.pid}-")
+    live = temp / "concord-ingest-1-keep"  # process 1 runs: its folder is never removed
+    live.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temp))
+    assert ingest_file(con, f).status == "loaded"
+    assert sorted(p.name for p in temp.iterdir()) == ["concord-ingest-1-keep"]
