@@ -257,3 +257,65 @@ def test_a_killed_loads_private_copy_is_removed_at_the_next_load_and_a_live_ones
     monkeypatch.setattr("tempfile.tempdir", str(temp))
     assert ingest_file(con, f).status == "loaded"
     assert sorted(p.name for p in temp.iterdir()) == ["concord-ingest-1-keep"]
+
+
+def test_rows_after_hundreds_of_set_aside_rows_keep_their_line_numbers(con):
+    data = (HEADER + "x\n" * 300 + "t1,r1,d,1,x\n" + ",r1,d,1,x\n" + "x\n" + ",r2,d,2,x\n").encode()
+    r = ingest_bytes(con, data, "short.csv")
+    assert (r.rows_read, r.rows_loaded, r.rows_quarantined) == (304, 1, 303), r.errors[:3]
+    lines = con.execute("SELECT line FROM quarantine WHERE field = 'task_id' ORDER BY line").fetchall()
+    assert lines == [(303,), (305,)]
+
+
+def test_past_ten_thousand_set_aside_rows_the_file_is_refused_in_one_message(con, monkeypatch):
+    from analytics.ingest import csv_scan
+
+    monkeypatch.setattr(csv_scan, "MAX_SET_ASIDE", 5)
+    r = ingest_bytes(con, (HEADER + rows(2) + "x\n" * 6).encode(), "short.csv")
+    assert r.status == "rejected"
+    assert r.errors == [
+        "short.csv: more than 5 rows cannot be read as rows of its header (the first: line 4, field rater_id: "
+        "malformed CSV row (missing columns): 1 fields where the header has 5); nothing was loaded"
+    ]
+
+
+def test_a_label_studio_export_is_decoded_task_by_task(con, monkeypatch):
+    import json
+
+    from analytics.ingest import label_studio
+
+    whole = []
+    original = json.loads
+    monkeypatch.setattr(json, "loads", lambda text, *a, **k: whole.append(len(text)) or original(text, *a, **k))
+    tasks = [
+        {"id": i, "data": {"text": "x"}, "annotations": [{"id": i, "completed_by": 1, "result": [
+            {"from_name": "q", "to_name": "text", "type": "choices", "value": {"choices": ["Good"]}}]}]}
+        for i in range(3)
+    ]  # fmt: skip
+    data = json.dumps(tasks, indent=1).encode()
+    decoded = list(label_studio._tasks(data.decode(), 1, "p.json"))
+    assert decoded == tasks and not whole  # never json.loads of the whole export
+    r = ingest_bytes(con, data, "p.json", fmt="label_studio")
+    assert (r.status, r.rows_loaded) == ("loaded", 3), r.errors
+    bad = ingest_bytes(con, data[:-3] + b"}} oops]", "bad.json", fmt="label_studio")
+    assert bad.status == "rejected" and bad.errors[0].startswith("bad.json, line "), bad.errors
+
+
+def test_a_scales_file_past_its_limits_is_refused_before_anything_is_declared():
+    import json
+
+    from analytics.ingest.scales_file import MAX_LEVELS, MAX_SCALE_ENTRIES, ScalesError, parse_scales
+
+    def doc(entries: int = 1, levels: int = 3) -> str:
+        scale = lambda k: {"dimension": f"d{k}", "level": "nominal", "levels": [f"L{j}" for j in range(levels)]}  # noqa: E731
+        return json.dumps({"scales": [scale(k) for k in range(entries)]})
+
+    assert len(parse_scales(doc(MAX_SCALE_ENTRIES, MAX_LEVELS), "ok.json").scales) == MAX_SCALE_ENTRIES
+    with pytest.raises(ScalesError, match=f"declares {MAX_SCALE_ENTRIES + 1} scales, over the limit of"):
+        parse_scales(doc(MAX_SCALE_ENTRIES + 1), "s.json")
+    with pytest.raises(ScalesError, match=r"scales\[0\].levels: 1,001 levels, over the limit of 1,000"):
+        parse_scales(doc(levels=MAX_LEVELS + 1), "s.json")
+    with pytest.raises(ScalesError, match="7.0 MB is too large for a scales file"):
+        parse_scales(b" " * (7 * 2**20), "s.json")
+    with pytest.raises(ScalesError, match="nested too deeply"):
+        parse_scales('{"scales": ' + "[" * 5_000 + "]" * 5_000 + "}", "s.json")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas as pd
 
 from analytics.core import rubrics
 from analytics.core.queries import Query
@@ -128,10 +129,16 @@ def _stage_table(
         ) from e
     by_duckdb = _rejected_lines(con, read_path, multiline)
     rejected = sorted([*by_duckdb, *(Rejected(n, n, h) for n, h in scan.skipped)], key=lambda r: r.line)
+    positioned = f"(SELECT *, {_position_sql([_quote(c) for c in raw], multiline)} AS {POSITION} FROM canonical_input)"
+    if len(rejected) <= MAX_CASE_STEPS:
+        source, line = positioned, _line_sql(rejected)
+    else:  # many rows set aside (a file of short rows under a wide header): a join, not a CASE of that size
+        _line_shifts(con, rejected)
+        source = f"{positioned} p ASOF LEFT JOIN {SHIFTS} s ON p.{POSITION} >= s.{SHIFT_START}"
+        line = f"{POSITION} + coalesce({SHIFT}, 0)"
     con.execute(
-        f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, {_line_sql(rejected)} AS line,
-                CAST(NULL AS VARCHAR) AS record
-            FROM (SELECT *, {_position_sql([_quote(c) for c in raw], multiline)} AS {POSITION} FROM canonical_input)"""
+        f"""CREATE OR REPLACE TEMP VIEW {STAGE} AS SELECT {select}, {line} AS line, CAST(NULL AS VARCHAR) AS record
+            FROM {source}"""
     )
     problems = _csv_rejects(con, file_name, {r.duckdb_line: r.line for r in by_duckdb})
     problems = sorted([*problems, *scan.problems], key=lambda p: p.line or 0)
@@ -257,6 +264,27 @@ def _line_sql(rejected: list[Rejected]) -> str:
     return f"{POSITION} + {step(0, len(rejected))}"
 
 
+MAX_CASE_STEPS = 256
+SHIFTS = "canonical_line_shifts"
+SHIFT_START, SHIFT = "__concord_shift_start", "__concord_shift"  # named so that no CSV header is likely to hold them
+
+
+def _line_shifts(con: duckdb.DuckDBPyConnection, rejected: list[Rejected]) -> None:
+    """The step function of _line_sql as the temp table SHIFTS: from each start position on, the shift."""
+    steps: dict[int, int] = {}
+    shift = 0
+    for r in rejected:
+        start = r.line - shift
+        shift += r.height
+        steps[start] = shift  # rows set aside one after another share a start: the last shift counts
+    frame = pd.DataFrame({SHIFT_START: list(steps), SHIFT: list(steps.values())}, dtype="int64")
+    con.register("canonical_shift_frame", frame)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {SHIFTS} AS SELECT * FROM canonical_shift_frame")
+    finally:
+        con.unregister("canonical_shift_frame")
+
+
 def _check_parquet_columns(path: Path, file_name: str) -> None:
     """Refuse a Parquet file with more than MAX_COLUMNS columns, from its footer alone (no data is read)."""
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
@@ -270,13 +298,15 @@ def _check_parquet_columns(path: Path, file_name: str) -> None:
 
 
 def _read_csv(con: duckdb.DuckDBPyConnection, path: Path, file_name: str) -> tuple[str, csv_scan.CsvScan, Path]:
-    """The CSV as a query (SELECT * FROM read_csv(...), sniffed once here to see that it can be read), its
+    """The CSV as a query (SELECT * FROM read_csv(...), bound once here to see that it can be read), its
     pre-scan (csv_scan.py: the records counted, those set aside) and the file read (the file, or the pre-scan's
     copy without the set-aside records); its other malformed rows go to csv_rejects when it is scanned.
 
-    SQL rather than con.read_csv: that relation pins the sniffed dialect with auto_detect off, and DuckDB then
-    estimates about 42 rows for any file; the load's joins then build their hash tables on the file's rows
-    (memory that grows with the file). Sniffed in SQL, the estimate follows the file's size.
+    The query names the pre-scan's dialect and header (delimiter, standard quoting, every column as text) with
+    DuckDB's sniffer off: the view is bound by every statement that reads it, and each bind sniffed the file again
+    (3-7 s a time for 1,000 columns). A header DuckDB cannot take as given (repeated or empty names) is sniffed.
+    The load's joins read the rows copied into a temp table (load.py), so DuckDB's row estimate for a file read
+    with the sniffer off (about 42 rows) no longer sizes them.
 
     The header is checked first, in Python: over MAX_COLUMNS columns or MAX_LINE_BYTES bytes refuses the file
     before DuckDB's dialect sniffer (which took minutes on 100,000 columns). When the sniffer gives up, the
@@ -299,6 +329,14 @@ def _read_csv(con: duckdb.DuckDBPyConnection, path: Path, file_name: str) -> tup
         "max_line_size": limits.MAX_LINE_BYTES,
     }
     dialect: dict[str, Any] = {"delim": delimiter, "quote": '"', "escape": '"'}
+    names = scan.raw_header
+    if names and all(n.strip() for n in names) and len(set(names)) == len(names):
+        given = {**dialect, **options, "auto_detect": False, "columns": {n: "VARCHAR" for n in names}}
+        given.pop("all_varchar")
+        try:
+            return _csv_query(con, read_path, given), scan, read_path
+        except duckdb.Error:
+            pass  # read as DuckDB's sniffer reads it
     try:
         return _csv_query(con, read_path, options), scan, read_path
     except duckdb.Error as e:
@@ -324,6 +362,8 @@ def _csv_query(con: duckdb.DuckDBPyConnection, path: Path, options: dict[str, An
 
 def _literal(value: Any) -> str:
     """A SQL literal of a read_csv option."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

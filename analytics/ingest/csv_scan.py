@@ -19,6 +19,9 @@ from pathlib import Path
 from analytics.ingest import limits
 from analytics.ingest.base import FileRejected, Problem
 
+# More set-aside rows than this refuse the file: it is not a CSV of its header, and quarantining each of its rows
+# (half a million short rows in 1 MB) would cost what the pre-scan saves.
+MAX_SET_ASIDE = 10_000
 csv.field_size_limit(limits.MAX_LINE_BYTES * 4)  # a longer field is a malformed record (an unclosed quote)
 
 
@@ -34,7 +37,8 @@ class CsvScan:
         default_factory=list
     )  # (line, lines) DuckDB does not see: set aside or blank
     read_path: Path | None = None  # the copy with the set-aside records blanked, when there are any
-    header: list[str] = field(default_factory=list)
+    header: list[str] = field(default_factory=list)  # the header's names, trimmed
+    raw_header: list[str] = field(default_factory=list)  # as written (DuckDB's column names)
 
 
 @dataclass
@@ -111,6 +115,11 @@ def scan(path: Path, file_name: str, delimiter: str) -> CsvScan:
             found.problems.append(Problem(f"{where}: {bad}", first, field=missing, raw_value=_head(row)))
             found.skipped.append((first, height))
             set_aside.append((first, height))
+            if len(set_aside) > MAX_SET_ASIDE:
+                raise FileRejected(
+                    f"{file_name}: more than {MAX_SET_ASIDE:,} rows cannot be read as rows of its header (the first: "
+                    f"{found.problems[0].reason.split(', ', 1)[1]}); nothing was loaded"
+                )
     if set_aside:
         found.read_path = _blanked(path, set_aside)
     return found
@@ -124,6 +133,7 @@ def _header(found: CsvScan, row: list[str], bad: str | None, malformed: str | No
         raise FileRejected(f"{file_name}, line 1 (header): {limits.too_many_columns(len(row))}")
     found.columns = len(row)
     found.header = [c.strip() for c in row]
+    found.raw_header = row
 
 
 def _head(row: list[str]) -> str:

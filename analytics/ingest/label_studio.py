@@ -16,6 +16,7 @@ import datetime as dt
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,21 +106,58 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, options: F
     )
 
 
-def _read(path: Path, file_name: str) -> list[Any]:
-    """The export's list of tasks (a single task object counts as a list of one)."""
+def _read(path: Path, file_name: str) -> Iterator[Any]:
+    """The export's tasks one at a time (a single task object counts as a list of one).
+
+    The list is decoded task by task, never as one document: a 44 MB export read whole took 1 GB beside its rows
+    (bench/RESULTS.md). Its nesting was bounded before (checks.check_nesting), so no task is too deep to read."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8-sig"))
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as e:
         raise FileRejected(f"{file_name}: not UTF-8 text (byte at offset {e.start}); save it as UTF-8") from e
-    except RecursionError as e:
-        raise FileRejected(f"{file_name}: nested too deeply to be a Label Studio export") from e
+    start = len(text) - len(text.lstrip())
+    if text[start : start + 1] != "[":
+        doc = _decoded(text, file_name)
+        if not (isinstance(doc, dict) and "annotations" in doc):
+            raise FileRejected(f"{file_name}: a Label Studio JSON export is a list of tasks, not {type(doc).__name__}")
+        return iter([doc])
+    return _tasks(text, start + 1, file_name)
+
+
+def _decoded(text: str, file_name: str) -> Any:
+    """The whole text as one JSON value."""
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise FileRejected(f"{file_name}, line {e.lineno}: not valid JSON ({e.msg})") from e
-    if isinstance(doc, dict) and "annotations" in doc:
-        doc = [doc]
-    if not isinstance(doc, list):
-        raise FileRejected(f"{file_name}: a Label Studio JSON export is a list of tasks, not {type(doc).__name__}")
-    return doc
+
+
+def _tasks(text: str, at: int, file_name: str) -> Iterator[Any]:
+    """The elements of the JSON list whose first element starts at or after `at`, decoded one at a time."""
+    decoder = json.JSONDecoder()
+    try:
+        while True:
+            at = _skip(text, at)
+            if text[at : at + 1] == "]":
+                if text[at + 1 :].strip():
+                    raise json.JSONDecodeError("Extra data", text, _skip(text, at + 1))
+                return
+            task, at = decoder.raw_decode(text, at)
+            yield task
+            at = _skip(text, at)
+            if text[at : at + 1] == ",":
+                at += 1
+            elif text[at : at + 1] != "]":
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+    except json.JSONDecodeError as e:
+        raise FileRejected(f"{file_name}, line {e.lineno}: not valid JSON ({e.msg})") from e
+
+
+def _skip(text: str, at: int) -> int:
+    """The position of the first character at or after `at` that is not white space."""
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
 
 
 def _annotations(

@@ -72,6 +72,7 @@ STAGING = (
     "stage_canonical_checked",
     "csv_rejects",
     "csv_reject_scans",
+    "canonical_line_shifts",
     PARSED,
 )
 
