@@ -319,3 +319,13 @@ def test_a_scales_file_past_its_limits_is_refused_before_anything_is_declared():
         parse_scales(b" " * (7 * 2**20), "s.json")
     with pytest.raises(ScalesError, match="nested too deeply"):
         parse_scales('{"scales": ' + "[" * 5_000 + "]" * 5_000 + "}", "s.json")
+
+
+def test_a_file_over_the_copy_size_is_read_by_the_transaction_as_before(con, monkeypatch):
+    from analytics.ingest import staging
+
+    monkeypatch.setattr(staging, "COPY_UP_TO_BYTES", 0)  # as a file over 256 MB: staged as a view, not copied
+    data = (HEADER + rows(3) + "t3,r1,d,1,a,b\n" + ",r1,d,1,x\n").encode()
+    r = ingest_bytes(con, data, "big.csv")
+    assert (r.rows_read, r.rows_loaded, r.rows_quarantined) == (5, 3, 2), r.errors
+    assert con.execute("SELECT line FROM quarantine ORDER BY line").fetchall() == [(5,), (6,)]

@@ -280,7 +280,8 @@ def _parse(
     options: FormatOptions | None,
 ) -> Parsed:
     """Parse the file with its format's adapter into staging tables on `con` (no write lock: nothing of the store
-    is written; the rows are copied out of the file here, so the transaction does not read it again)."""
+    is written; the rows of a file up to 256 MB are copied out of it here, so the transaction does not read it
+    again: staging.keep_parsed)."""
     on_progress(0.25, "reading")
     adapter = FORMATS[fmt]
     if getattr(adapter, "TAKES_OPTIONS", False):  # a format with settings (wide, Label Studio)
@@ -289,7 +290,7 @@ def _parse(
         parsed = adapter.parse(path, name, con)
     if hasattr(adapter, "dated"):  # a format whose documents carry no dates (article Likert)
         parsed = adapter.dated(parsed, undated_at)
-    staging.keep_parsed(con, parsed)
+    staging.keep_parsed(con, parsed, path.stat().st_size)
     return parsed
 
 

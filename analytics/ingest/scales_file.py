@@ -29,7 +29,7 @@ ENTRY_KEYS = ("rubric", "dimension", "level", "levels", "missing")
 # A scales file declares a few scales of a few levels; these bounds keep its reading and its declaration (queries
 # per entry, under the write lock) to about a second whatever its shape (bench/bench_ingest.py, hostile shapes).
 MAX_SCALES_BYTES = 2**20
-MAX_SCALE_ENTRIES = 500
+MAX_SCALE_ENTRIES = 100
 MAX_LEVELS = 1_000
 ALL = store.ALL_RUBRICS
 

@@ -93,9 +93,17 @@ def drop_staging(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"DROP {kind} IF EXISTS {name}")
 
 
-def keep_parsed(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
+# A staged view over a file up to this size is copied into PARSED before the write transaction; a larger one (a
+# command-line load of tens of millions of rows: the copy doubled the peak memory, bench/RESULTS.md) is read by
+# the transaction's passes, after the pre-scan that bounds what each pass costs (csv_scan.py).
+COPY_UP_TO_BYTES = 256 * 2**20
+
+
+def keep_parsed(con: duckdb.DuckDBPyConnection, parsed: Parsed, file_bytes: int = 0) -> None:
     """Copy the adapter's rows into the temp table PARSED (a staged view reads the file each time it is scanned:
-    the copy is what the load's transaction reads, so no file is read under the write lock)."""
+    the copy is what the load's transaction reads, so the file is not read under the write lock)."""
+    if (parsed.staged_table and file_bytes > COPY_UP_TO_BYTES) or (parsed.ratings is None and not parsed.staged_table):
+        return  # a large file's view, or a file without ratings (a rater directory)
     if parsed.staged_table:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {PARSED} AS SELECT * FROM {parsed.staged_table}")
     else:
