@@ -31,6 +31,8 @@ st.title("Data")
 UPLOAD_MB = int(st.get_option("server.maxUploadSize"))
 
 if identity.allowed("upload"):  # uploads write: lead and researcher (analytics/access/roles.py)
+    if refused := state.handover_refusal():
+        st.warning(md_escape(f"Command-line loads are not handed over to this dashboard: {refused}"))
     # Outside the form, so that choosing a format shows that format's options at once.
     fmt = st.columns(3)[0].selectbox(
         "Format", ["auto", *FORMATS], key="upload_format", help="docs/formats.md describes each format"

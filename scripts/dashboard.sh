@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/streamlit run app.py --browser.gatherUsageStats false "$@"
+exec .venv/bin/python -m ui.serve run app.py --browser.gatherUsageStats false "$@"

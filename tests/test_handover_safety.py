@@ -27,8 +27,9 @@ import pytest
 
 from analytics import store
 from analytics.cli import handover, inbox
+from analytics.ingest.load import ingest_bytes
 from tests.cli_helpers import run_cli
-from tests.conftest import ROOT, connect_copy
+from tests.conftest import ROOT, app_test, connect_copy
 
 SECRET = "s3cr3t-0f-r00t"
 GOOD_CSV = (
@@ -449,3 +450,27 @@ def write(path: Path, text: str) -> Path:
     """Write `text` to `path`; the path."""
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_a_refused_inbox_is_said_on_the_data_page(empty_store, tmp_path, monkeypatch):
+    """Fails before: the dashboard's refusal of an inbox open to others went to the server's log only, so a lead
+    saw nothing while every command-line load failed."""
+    db = tmp_path / "s.duckdb"
+    con = connect_copy(empty_store, db)
+    assert ingest_bytes(con, GOOD_CSV.encode(), "one.csv").rows_loaded > 0  # not empty: no demo to load first
+    con.close()
+    box = handover.Inbox.of(db)
+    box.make()
+    box.root.chmod(0o777)
+    monkeypatch.setenv("CONCORD_DB", str(db))
+    at = app_test("app_pages/data.py")
+    assert not at.exception, at.exception
+    said = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "Command-line loads are not handed over" in said and "mode 0777, not 0700" in said
+    assert handover.refusal(db) is not None
+    box.root.chmod(0o700)
+    con = store.open_store(db)
+    try:
+        assert handover.serve(con.cursor, db) is not None and handover.refusal(db) is None
+    finally:
+        con.close()

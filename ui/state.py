@@ -30,6 +30,12 @@ def connection() -> duckdb.DuckDBPyConnection:
         st.stop()
 
 
+def handover_refusal() -> str | None:
+    """Why command-line loads are not handed to this dashboard (its inbox folder refused), or None."""
+    connection()
+    return handover.refusal(store.db_path())
+
+
 def cursor() -> duckdb.DuckDBPyConnection:
     """A fresh cursor on the shared connection (cursors are safe to use from concurrent sessions)."""
     return connection().cursor()

@@ -352,6 +352,7 @@ class InboxServer:
 
 _servers: dict[Path, InboxServer] = {}
 _servers_lock = threading.Lock()
+_refusals: dict[Path, str] = {}  # the inboxes this process refused to serve, and why
 
 
 def serve(cursor: Callable[[], duckdb.DuckDBPyConnection], db: str | os.PathLike) -> InboxServer | None:
@@ -367,9 +368,20 @@ def serve(cursor: Callable[[], duckdb.DuckDBPyConnection], db: str | os.PathLike
                 server = _servers[key] = InboxServer(cursor, key).start()
             except (InboxRefused, OSError) as e:
                 _servers.pop(key, None)
+                _refusals[key] = str(e)
                 log.warning("command-line loads are not handed over: %s", e)
                 return None
+        _refusals.pop(key, None)
         return server
+
+
+def refusal(db: str | os.PathLike) -> str | None:
+    """Why this process does not serve the store's inbox (its folder refused), or None when it does or was not
+    asked to: the Data page shows it to those who load files."""
+    if str(db) == ":memory:":
+        return None
+    with _servers_lock:
+        return _refusals.get(Path(db).resolve())
 
 
 # --- the command line's side ---------------------------------------------------------------------------------

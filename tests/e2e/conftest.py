@@ -59,9 +59,13 @@ def server_env(tmp_path_factory, demo_inputs) -> dict:
     }
 
 
+FIRST_HEADERS: dict[str, dict[str, str]] = {}
+
+
 @contextlib.contextmanager
 def run_streamlit(extra_env: dict, log_dir: Path) -> Iterator[str]:
-    """Run `streamlit run app.py` with `extra_env` on a free loopback port; yield its URL, then stop it."""
+    """Run the dashboard as scripts/dashboard.sh does (`python -m ui.serve run app.py`) with `extra_env` on a free
+    loopback port; yield its URL, then stop it. FIRST_HEADERS[url] keeps the headers of its first answer."""
     port = _free_port()
     log = open(log_dir / "server.log", "w+")
     env = {
@@ -71,7 +75,7 @@ def run_streamlit(extra_env: dict, log_dir: Path) -> Iterator[str]:
         "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
         "STREAMLIT_CLIENT_TOOLBAR_MODE": "minimal",
     }
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    cmd = [sys.executable, "-m", "ui.serve", "run", "app.py", "--server.headless", "true"]
     cmd += ["--server.port", str(port), "--server.address", "127.0.0.1"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 90
@@ -81,8 +85,10 @@ def run_streamlit(extra_env: dict, log_dir: Path) -> Iterator[str]:
                 log.seek(0)
                 raise RuntimeError(log.read())
             try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as first:
+                    if first.read() == b"ok":
+                        FIRST_HEADERS[url] = {k.lower(): v for k, v in first.headers.items()}
+                        break
             except OSError:
                 pass
             if time.monotonic() > deadline:

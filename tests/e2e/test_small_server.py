@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from analytics import store
 from analytics.ingest.load import ingest_bytes
-from tests.e2e.conftest import run_streamlit, wait_for_app
+from tests.e2e.conftest import FIRST_HEADERS, run_streamlit, wait_for_app
 
 WANT = {"content-security-policy": "frame-ancestors 'none'", "x-frame-options": "DENY"}
 
@@ -35,7 +35,10 @@ def _headers(url: str) -> dict[str, str]:
 
 
 def test_every_response_forbids_framing(small_server, browser):
-    """Protection: ui/headers.py adds the headers to every HTTP response once app.py has run; before, none had them."""
+    """Protection: ui/headers.py adds the headers to every HTTP response, the server's very first answer included
+    (started as scripts/dashboard.sh does, through ui/serve.py); before, none had them."""
+    first = FIRST_HEADERS[small_server]
+    assert {k: first.get(k) for k in WANT} == WANT, "the first answer, before any session ran app.py"
     page = browser.new_page()
     page.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort())
     page.goto(small_server)
