@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import duckdb
 
@@ -54,12 +56,41 @@ def signature(path: Path) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
-def copy_and_hash(src: Path, dst: Path, copied: Callable[[int], None] = lambda n: None) -> str:
-    """Copy src to dst in one read, returning the SHA-256 of the bytes copied (`copied` hears the bytes done)."""
+def open_regular(path: Path, name: str) -> BinaryIO:
+    """The file opened for reading without blocking, refused (FileRejected) unless it is a regular file.
+
+    O_NONBLOCK: opening a FIFO for reading would wait for a writer. No O_NOFOLLOW: a user may name a link. The
+    check is on the opened descriptor (fstat), so a FIFO, device or folder swapped in after any check by path is
+    refused before a byte is read (/dev/zero would otherwise fill the private folder's disk)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileRejected(f"{name} is not a regular file ({_kind(mode)}); only files of ratings can be loaded")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket or other special file"
+
+
+def copy_and_hash(src: BinaryIO, dst: Path, copied: Callable[[int], None] = lambda n: None) -> str:
+    """Copy the open file src to dst in one read, returning the SHA-256 of the bytes copied (`copied` hears the
+    bytes done)."""
     digest = hashlib.sha256()
     done = 0
-    with open(src, "rb") as f, open(dst, "wb") as out:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+    with open(dst, "wb") as out:
+        for chunk in iter(lambda: src.read(1 << 20), b""):
             digest.update(chunk)
             out.write(chunk)
             done += len(chunk)

@@ -159,20 +159,23 @@ def _ingest_copy(
     if checks.is_an_open_store(con, path):
         return IngestResult(name, fmt, "rejected", errors=[f"{name} is the store itself, not a file of ratings"])
     try:
-        before = checks.signature(path)
-        if before[0] > checks.max_bytes():
-            raise FileRejected(checks.too_large(name, before[0]))
+        src = checks.open_regular(path, name)
     except FileRejected as e:
         return IngestResult(name, fmt, "rejected", errors=[str(e)])
     except OSError as e:
         return IngestResult(name, fmt, "rejected", errors=[f"{name} cannot be read: {e.strerror or e}"])
-    with private.folder() as d:
-        copy = d / f"copy{private.suffix(path.name)}"
+    with src, private.folder() as d:
         try:
+            before = checks.signature(path)
+            if os.fstat(src.fileno()).st_size > checks.max_bytes():
+                raise FileRejected(checks.too_large(name, os.fstat(src.fileno()).st_size))
+            copy = d / f"copy{private.suffix(path.name)}"
             digest = checks.copy_and_hash(
-                path, copy, lambda done: on_progress(0.25 * done / max(before[0], 1), "copying")
+                src, copy, lambda done: on_progress(0.25 * done / max(before[0], 1), "copying")
             )
             after = checks.signature(path)
+        except FileRejected as e:
+            return IngestResult(name, fmt, "rejected", errors=[str(e)])
         except OSError as e:
             return IngestResult(name, fmt, "rejected", errors=[f"{name} cannot be read: {e.strerror or e}"])
         if after != before or copy.stat().st_size != before[0]:
