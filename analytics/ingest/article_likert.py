@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 
 from analytics.ingest.base import FileRejected, Parsed, Problem, ratings_frame
-from analytics.ingest.json_records import Common, Record, read_document, text_or_none, unique, within_limits
+from analytics.ingest.json_records import Common, Document, Record, read_document, text_or_none, unique, within_limits
 
 NAME = "article_likert"
 RUBRIC = "article_likert"
@@ -89,7 +89,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
         t_rows, t_problems, missing = _topic_rows(rec, base, file_name)
         rows += t_rows
         problems += t_problems
-        subs.append(_submission(rec, base, missing))
+        subs.append({**_submission(rec, base, missing), "place": rec.place})
         tasks.append(
             {
                 "task_id": topic,
@@ -120,6 +120,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
         items=unique(items, lambda i: (i["task_id"], i["item_id"])),
         submissions=subs,
         problems=problems,
+        record_places=_places(doc),
     )
 
 
@@ -162,6 +163,14 @@ def topic_key(rec: Record) -> str:
         return REFERENCE_KEY + hashlib.sha256(reference.encode("utf-8")).hexdigest()[:12]
     position = rec.line if rec.line is not None else int(rec.record.rsplit(" ", 1)[-1])
     return f"{POSITION_KEY}{position}"
+
+
+def _places(doc: Document) -> list[str]:
+    """Every topic counted in the file: an object keyed by topic id has one per key, else the document's records."""
+    top = doc.top
+    if isinstance(top, dict) and not ("topic" in top or any(LIKERT_KEY.match(str(k)) for k in top)):
+        return [f"topic {i}" for i in range(1, len(top) + 1)]
+    return doc.places
 
 
 def _topics(top: Any, records: list[Record], file_name: str, problems: list[Problem]) -> list[Record]:

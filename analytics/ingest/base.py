@@ -110,7 +110,70 @@ class Parsed:
     notes: list[str] = field(default_factory=list)
     directory: list[Any] | None = None  # a rater directory's entries (analytics/store/people.py), instead of ratings
     rows_in_file: int | None = None  # the rows (records) counted in the file itself, when the adapter counts them
+    # Where each record counted in the file itself is ("line 3", "submission ac-1", "task 7"), in file order, by a
+    # count that does not depend on the record being readable (account_records).
+    record_places: list[str] | None = None
+    records: RecordCounts | None = None  # set by account_records
     scales: Any = None  # scales the file declares (a Label Studio config's), declared in the load's transaction
+
+
+@dataclass(frozen=True)
+class RecordCounts:
+    """A file's records: counted in the file itself = used + quarantined whole (docs/formats.md, "Counting")."""
+
+    read: int  # records counted in the file (Parsed.record_places)
+    used: int  # records that gave at least one candidate rating, a submission or a task kept for them
+    quarantined: int  # records that gave none of these: each has a quarantine row with its place and reason
+
+
+def place(line: Any, record: Any) -> str | None:
+    """Where a record is, as record_places names it: "line N" when it has a line, else its record name."""
+    if line is not None and not (isinstance(line, float) and math.isnan(line)) and line is not pd.NA:
+        return f"line {int(line)}"
+    return None if record is None or record is pd.NA else str(record)
+
+
+def account_records(parsed: Parsed, file_name: str) -> None:
+    """The one counting rule for every format with records: each record counted in the file that gave no candidate
+    rating, submission or kept task (a dict with its "place") and no problem is quarantined here with its place,
+    so no record is ever dropped without a word; then sets parsed.records."""
+    if parsed.record_places is None:
+        return
+    used = _places_of(parsed)
+    named = {_head(p) for p in (place(q.line, q.record) for q in parsed.problems) if p is not None}
+    named |= {p for p in (place(q.line, q.record) for q in parsed.problems) if p is not None}
+    quarantined = 0
+    for where in parsed.record_places:
+        if where in used:
+            continue
+        quarantined += 1
+        if where not in named:
+            line = int(where[5:]) if where.startswith("line ") and where[5:].isdigit() else None
+            parsed.problems.append(
+                Problem(
+                    f"{file_name}, {where}: the record holds nothing this format reads (no rating, no submission); "
+                    "it is not used",
+                    line=line,
+                    record=None if line is not None else where,
+                )
+            )
+    read = len(parsed.record_places)
+    parsed.records = RecordCounts(read=read, used=read - quarantined, quarantined=quarantined)
+
+
+def _places_of(parsed: Parsed) -> set[str]:
+    """The places of the records that gave a candidate rating, a submission or a kept task (and their heads)."""
+    found: set[str | None] = set()
+    if parsed.ratings is not None and len(parsed.ratings):
+        found |= {place(line, rec) for line, rec in zip(parsed.ratings["line"], parsed.ratings["record"], strict=True)}
+    found |= {d.get("place") for d in (*parsed.submissions, *parsed.tasks)}
+    return {p for p in found if p is not None} | {_head(p) for p in found if p is not None}
+
+
+def _head(where: str) -> str:
+    """A record's place without what an adapter adds to it ("instance 3 (id x)", "task 7, annotation 2": the
+    record is instance 3, task 7)."""
+    return where.split(" (", 1)[0].split(", ", 1)[0]
 
 
 def ratings_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

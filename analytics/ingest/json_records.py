@@ -12,7 +12,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,7 @@ class Document:
     records: list[Record]
     problems: list[Problem]
     top: Any = None  # the parsed document when the file is one JSON value (None for JSONL)
+    places: list[str] = field(default_factory=list)  # every record counted in the file, readable or not
 
 
 def has_format_marker(head: bytes, marker: str) -> bool:
@@ -99,6 +100,7 @@ def read_document(path: Path, file_name: str, what: str, name_of: Callable[[dict
     if isinstance(top, list):
         records: list[Record] = []
         problems: list[Problem] = []
+        places = [name_of(obj, i) if isinstance(obj, dict) else f"record {i}" for i, obj in enumerate(top, start=1)]
         for i, obj in enumerate(top, start=1):
             if isinstance(obj, dict):
                 kept = within_limits(Record(obj, None, name_of(obj, i)), file_name, problems)
@@ -109,9 +111,9 @@ def read_document(path: Path, file_name: str, what: str, name_of: Callable[[dict
                 problems.append(
                     rec.problem(file_name, None, f"expected a JSON object, found {_kind(obj)}", _short_safe(obj))
                 )
-        return Document(records, problems, top)
+        return Document(records, problems, top, places)
     # One object: the caller checks its limits (it may be one record, or topics keyed by id: within_limits).
-    return Document([Record(top, None, name_of(top, 1))], [], top)
+    return Document([Record(top, None, name_of(top, 1))], [], top, [name_of(top, 1)])
 
 
 def within_limits(rec: Record, file_name: str, problems: list[Problem]) -> Record | None:
@@ -131,10 +133,11 @@ def _short_safe(value: Any) -> Any:
 
 def _read_lines(data: bytes, file_name: str, name_of: Callable[[dict, int], str]) -> Document:
     """JSONL: one object per line; a line that is not UTF-8 or not a JSON object is a problem of its own."""
-    records, problems = [], []
+    records, problems, places = [], [], []
     for n, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
+        places.append(f"line {n}")
         here = Record({}, n, f"line {n}")
         if len(raw.rstrip(b"\r")) > limits.MAX_LINE_BYTES:
             why = limits.line_too_long(len(raw.rstrip(b"\r")))
@@ -163,7 +166,7 @@ def _read_lines(data: bytes, file_name: str, name_of: Callable[[dict, int], str]
         kept = within_limits(Record(obj, n, name_of(obj, n)), file_name, problems)
         if kept is not None:
             records.append(kept)
-    return Document(records, problems)
+    return Document(records, problems, places=places)
 
 
 def check_format(doc: Document, file_name: str, marker: str, fmt: str) -> tuple[list[Record], list[Problem]]:
@@ -363,7 +366,7 @@ def parse_submissions(
         rows += got.rows
         items += got.items
         problems += got.problems
-        subs.append(got.submission)
+        subs.append({**got.submission, "place": rec.place})
         tasks.append(got.task)
     return Parsed(
         format=fmt,
@@ -372,4 +375,5 @@ def parse_submissions(
         items=unique(items, lambda i: (i["task_id"], i["item_id"])),
         submissions=subs,
         problems=problems,
+        record_places=doc.places,
     )

@@ -30,6 +30,8 @@ from analytics.ingest.base import (
     FormatOptions,
     Parsed,
     Problem,
+    RecordCounts,
+    account_records,
 )
 from analytics.ingest.scales_file import Scales, ScalesError, apply_scales, declare_in_transaction
 from analytics.store import keys, people, tx
@@ -61,6 +63,7 @@ class IngestResult:
         0  # of rows_loaded: ratings whose value means missing (NA, N/A, null, missing codes): never a level
     )
     notes: list[str] = field(default_factory=list)  # what a load did beyond its rows (a directory's merges)
+    records: RecordCounts | None = None  # the file's records counted in it: read = used + quarantined whole
 
     def as_dict(self) -> dict:
         """The JSON form promised by DESIGN.md (plus rows_read, rows_missing, tasks and submissions)."""
@@ -76,6 +79,9 @@ class IngestResult:
             "tasks": self.tasks,
             "submissions": self.submissions,
             "notes": self.notes,
+            "records_read": self.records.read if self.records else None,
+            "records_used": self.records.used if self.records else None,
+            "records_quarantined": self.records.quarantined if self.records else None,
         }
 
 
@@ -291,6 +297,7 @@ def _parse(
         parsed: Parsed = adapter.parse(path, name, con, options or FormatOptions())
     else:
         parsed = adapter.parse(path, name, con)
+    account_records(parsed, name)  # every record counted in the file is used or quarantined with its place
     if hasattr(adapter, "dated"):  # a format whose documents carry no dates (article Likert)
         parsed = adapter.dated(parsed, undated_at)
     staging.keep_parsed(con, parsed, path.stat().st_size)
@@ -407,6 +414,9 @@ def _load(
     store.bump_version(con)
     staging.drop_staging(con)
     unaccounted = [] if read == loaded + quarantined else [_unaccounted(name, read, loaded, quarantined)]
+    records = parsed.records
+    if records is None and parsed.rows_in_file is not None:  # a canonical file: each record is one rating
+        records = RecordCounts(read=read, used=loaded, quarantined=quarantined)
     errors = unaccounted + [p.reason for p in problems] + _sample_problems(con, ingest_id, limit=20)
     n_missing = RATINGS_WITHOUT_INDEX.bind(ingest_id=ingest_id).rows(con)[0][0]
     return IngestResult(
@@ -421,6 +431,7 @@ def _load(
         submissions=n_subs,
         rows_missing=int(n_missing),
         notes=list(parsed.notes),
+        records=records,
     )
 
 

@@ -109,7 +109,9 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
                 comment = text_or_none(rec.obj.get(f"{prefix}_reason"))
                 name = judge_name(file_name, key)
                 rows += _verdict(rec, file_name, task, key, name, "contractor", comment, problems)
-    return Parsed(format=NAME, ratings=ratings_frame(rows), tasks=tasks, items=items, problems=problems)
+    return Parsed(
+        format=NAME, ratings=ratings_frame(rows), tasks=tasks, items=items, problems=problems, record_places=doc.places
+    )
 
 
 def _verdict(

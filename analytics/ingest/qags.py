@@ -95,7 +95,9 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
             rows += _responses(rec, file_name, source, task, target, sentence.get("responses"), problems)
     if not rows and not problems:
         raise FileRejected(f"{file_name} is not in the {NAME} format: no summary sentence has responses")
-    return Parsed(format=NAME, ratings=ratings_frame(rows), tasks=tasks, items=items, problems=problems)
+    return Parsed(
+        format=NAME, ratings=ratings_frame(rows), tasks=tasks, items=items, problems=problems, record_places=doc.places
+    )
 
 
 def _responses(
