@@ -115,7 +115,12 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
             else:
                 rows += ll.list_ratings(scores, kind, role, rubric, dimension, "", task, (None, record))
     return Parsed(
-        format=NAME, ratings=ratings_frame(rows), tasks=tasks, submissions=ll.submissions(rows), problems=problems
+        format=NAME,
+        ratings=ratings_frame(rows),
+        tasks=tasks,
+        submissions=ll.submissions(rows),
+        problems=problems,
+        record_places=[f"instance {i}" for i in range(1, len(doc["instances"]) + 1)],
     )
 
 

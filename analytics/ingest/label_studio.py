@@ -69,12 +69,15 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, options: F
     submissions: list[dict] = []
     task_rows: list[dict] = []
     cancelled = 0
+    places: list[str] = []
     for i, task in enumerate(tasks, start=1):
         if not isinstance(task, dict):
+            places.append(f"task {i}")
             problems.append(Problem(f"{file_name}, task {i}: expected a JSON object", record=f"task {i}"))
             continue
         task_id = _text(task.get("id")) or str(i)
-        task_rows.append(_task(task, task_id))
+        places.append(f"task {task_id}")
+        task_rows.append({**_task(task, task_id), "place": f"task {task_id}"})  # a task's text is kept: it is used
         for ann in _annotations(task, task_id, file_name, options, problems):
             sub, ann_rows, ann_problems = _read_annotation(ann, file_name)
             submissions.append(sub)
@@ -103,6 +106,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, options: F
         problems=problems,
         notes=notes,
         scales=scales if scales is not None and scales.scales else None,
+        record_places=places,
     )
 
 

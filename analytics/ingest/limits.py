@@ -149,3 +149,21 @@ def _scan(text: bytes, start: int) -> tuple[int, int | None, bool, int]:
 def too_deep_document(depth: int) -> str:
     """The reason for a JSON document nested past MAX_READ_DEPTH (it is not read at all)."""
     return f"JSON nested {depth:,} levels deep, over the limit of {MAX_JSON_DEPTH} levels ({DOCS}); nothing was loaded"
+
+
+NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte that was not UTF-8, as surrogateescape decodes it
+
+
+def text_of(data: bytes) -> str:
+    """A file's bytes as text, a leading BOM dropped; a byte that is not UTF-8 is kept as a surrogate so the record
+    holding it can be quarantined alone (not_utf8) instead of failing the file."""
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "surrogateescape")
+
+
+def not_utf8(cells: list[str]) -> str | None:
+    """The reason a record read from text_of holds a byte that is not UTF-8, or None."""
+    for cell in cells:
+        m = NOT_UTF8.search(cell)
+        if m:
+            return f"not UTF-8 text (byte 0x{ord(m.group()) - 0xDC00:02x}); save the file as UTF-8"
+    return None

@@ -26,6 +26,7 @@ from pathlib import Path
 import duckdb
 
 from analytics.ingest import label_lists as ll
+from analytics.ingest import limits
 from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
 from analytics.ingest.limits import header_names
 
@@ -77,13 +78,19 @@ def detect(head: bytes, file_name: str) -> bool:
 
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """Candidate ratings of the crowd or the expert file, the queries as tasks and the responses as items."""
-    text = path.read_text(encoding="utf-8-sig")
+    text = limits.text_of(path.read_bytes())
     cols = header_names(text)
     reader = csv.reader(io.StringIO(text))
     next(reader)
-    lines = []
+    lines, places, unread = [], [], []
     for row in reader:
         if any(c.strip() for c in row):
+            places.append(f"line {reader.line_num}")
+            bad = limits.not_utf8(row)
+            if bad is not None:
+                n = reader.line_num
+                unread.append(Problem(f"{file_name}, line {n}: {bad}; the row is not used", line=n))
+                continue
             lines.append((reader.line_num, dict(zip(cols, row, strict=False)), len(row)))
     if tuple(cols[:3]) == CROWD_HEADER:
         rows, problems, texts = _crowd(lines, cols, file_name)
@@ -115,7 +122,8 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
         tasks=list(tasks.values()),
         items=list(items.values()),
         submissions=ll.submissions(rows),
-        problems=problems,
+        problems=unread + problems,
+        record_places=places,
     )
 
 

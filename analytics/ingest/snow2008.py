@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 
+from analytics.ingest import limits
 from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
 
 NAME = "snow2008"
@@ -83,7 +84,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """Worker ratings (contractor) and one gold rating per item (researcher `gold`)."""
     task = task_of(file_name)
     rubric, dimension = TASKS[task]
-    text = path.read_text(encoding="utf-8-sig")
+    text = limits.text_of(path.read_bytes())  # a record with a byte that is not UTF-8 is quarantined alone
     reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = tuple(c.strip() for c in next(reader, []))
     if header != HEADER:
@@ -91,8 +92,14 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     rows: list[dict] = []
     problems: list[Problem] = []
     gold: dict[str, tuple[str, int]] = {}  # item -> (gold value, first line)
+    places = []
     for n, fields in enumerate(reader, start=2):
         if not any(f.strip() for f in fields):
+            continue
+        places.append(f"line {n}")
+        bad = limits.not_utf8(fields)
+        if bad is not None:
+            problems.append(_problem(file_name, n, None, bad, ""))
             continue
         if len(fields) != len(HEADER):
             problems.append(
@@ -132,7 +139,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
         raise FileRejected(f"{file_name}: a header and no labels")
     items = dict.fromkeys(r["task_id"] for r in rows if r["task_id"])
     tasks = [{"task_id": item, "rubric": rubric, "prompt": None, "context": None, "metadata": None} for item in items]
-    return Parsed(format=NAME, ratings=ratings_frame(rows), tasks=tasks, problems=problems)
+    return Parsed(format=NAME, ratings=ratings_frame(rows), tasks=tasks, problems=problems, record_places=places)
 
 
 def _problem(file_name: str, line: int, field: str | None, reason: str, raw: str, counts: bool = True) -> Problem:

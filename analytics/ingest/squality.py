@@ -20,6 +20,7 @@ import duckdb
 from analytics.core.rubrics import SQUALITY_PROPERTIES
 from analytics.ingest import label_lists as ll
 from analytics.ingest.base import Dataset, FileRejected, Parsed, Problem, ratings_frame
+from analytics.ingest.json_records import BOM
 
 NAME = "squality"
 RUBRIC = "squality"
@@ -48,12 +49,18 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     tasks: list[dict] = []
     items: list[dict] = []
     comments: dict[str, str] = {}
-    with open(path, encoding="utf-8-sig") as f:
-        for line, text in enumerate(f, start=1):
-            if not text.strip():
+    places: list[str] = []
+    with open(path, "rb") as f:
+        for line, raw in enumerate(f, start=1):
+            if not raw.strip():
                 continue
+            places.append(f"line {line}")
             try:
-                story = json.loads(text)
+                story = json.loads(raw.removeprefix(BOM).decode("utf-8") if line == 1 else raw.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                why = f"not UTF-8 text (byte 0x{raw[e.start]:02x}); the story is not used"
+                problems.append(Problem(f"{file_name}, line {line}: {why}", line))
+                continue
             except json.JSONDecodeError as e:
                 problems.append(Problem(f"{file_name}, line {line}: not JSON ({e.msg}); the story is not used", line))
                 continue
@@ -82,7 +89,13 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     for s in subs:
         s["comment"] = comments.get(s["submission_id"])
     return Parsed(
-        format=NAME, ratings=ratings_frame(rows), tasks=tasks, items=items, submissions=subs, problems=problems
+        format=NAME,
+        ratings=ratings_frame(rows),
+        tasks=tasks,
+        items=items,
+        submissions=subs,
+        problems=problems,
+        record_places=places,
     )
 
 

@@ -55,9 +55,15 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, options: F
             f"{file_name}: column(s) {', '.join(twice)} appear more than once in the header; their cells are "
             "quarantined (which copy is the rater cannot be told)"
         )
+    places = []
     for n_row, (line, cells) in enumerate(rows[1:], start=1):
         if not any(c.strip() for c in cells):
             continue  # a blank line
+        places.append(f"line {line}")
+        bad = limits.not_utf8(cells)
+        if bad is not None:
+            problems.append(Problem(f"{file_name}, line {line}: {bad}; the row is not used", line=line))
+            continue
         if len(cells) > len(names) and not any(c.strip() for c in cells[len(names) :]):
             cells = cells[: len(names)]  # trailing empty cells, as spreadsheets write them
         if len(cells) != len(names):
@@ -102,7 +108,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, options: F
                     "line": line,
                 }
             )
-    return Parsed(format=NAME, ratings=ratings_frame(out), problems=problems, notes=notes)
+    return Parsed(format=NAME, ratings=ratings_frame(out), problems=problems, notes=notes, record_places=places)
 
 
 def id_column(names: list[str], chosen: str | None, file_name: str) -> int | None:
@@ -121,10 +127,10 @@ def id_column(names: list[str], chosen: str | None, file_name: str) -> int | Non
 
 def _read_rows(path: Path, file_name: str) -> list[tuple[int, list[str]]]:
     """Each row's first physical line and cells, the header first."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise FileRejected(f"{file_name}: not UTF-8 text (byte at offset {e.start}); save it as UTF-8") from e
+    text = limits.text_of(path.read_bytes())  # a record with a byte that is not UTF-8 is quarantined alone
+    header_bad = limits.not_utf8([text.split("\n", 1)[0]])
+    if header_bad is not None:
+        raise FileRejected(f"{file_name}, line 1 (header): {header_bad}")
     first = text.split("\n", 1)[0].encode()
     if len(first) > limits.MAX_LINE_BYTES:
         raise FileRejected(f"{file_name}, line 1 (header): {limits.line_too_long(len(first))}")
