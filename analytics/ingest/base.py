@@ -165,7 +165,8 @@ def _places_of(parsed: Parsed) -> set[str]:
     """The places of the records that gave a candidate rating, a submission or a kept task (and their heads)."""
     found: set[str | None] = set()
     if parsed.ratings is not None and len(parsed.ratings):
-        found |= {place(line, rec) for line, rec in zip(parsed.ratings["line"], parsed.ratings["record"], strict=True)}
+        where = parsed.ratings[["line", "record"]].drop_duplicates()  # many ratings per record: each place once
+        found |= {place(line, rec) for line, rec in zip(where["line"], where["record"], strict=True)}
     found |= {d.get("place") for d in (*parsed.submissions, *parsed.tasks)}
     return {p for p in found if p is not None} | {_head(p) for p in found if p is not None}
 
