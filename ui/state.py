@@ -44,8 +44,14 @@ def cursor() -> duckdb.DuckDBPyConnection:
 def version() -> tuple[str, int]:
     """The store's identity and dataset version: the first argument of every cached page loader (a store replaced
     at the same path, a backup restored, has another identity and so never gets the old one's cached figures)."""
-    con = cursor()
-    return f"{store.db_path()}#{store.store_identity(con)}", store.dataset_version(con)
+    path = str(store.db_path())
+    return f"{path}#{_identity(path)}", store.dataset_version(cursor())
+
+
+@st.cache_resource(show_spinner=False)
+def _identity(path: str) -> str | None:
+    """The store's identity, read once per connection: the process holds that file open, so it cannot change."""
+    return store.store_identity(_connection(path).cursor())
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
