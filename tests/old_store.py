@@ -12,6 +12,7 @@ CREATED_BY = {
     15: ("contractor_days", "contractor_rubric_days"),
     16: ("alarm_acks",),
     17: ("store_identity",),
+    18: ("feedback_events",),
 }
 
 

@@ -169,6 +169,17 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
             "INSERT INTO store_identity (store_id) VALUES (CAST(uuid() AS VARCHAR))",
         ],
     ),
+    # Report cards marked as sent on the Feedback page (analytics/feedback/events.py): who sent which report, when,
+    # and the rater effects it named; a contractor's last feedback and the follow-up window read them.
+    (
+        18,
+        [
+            """CREATE TABLE feedback_events (
+                rater_id VARCHAR NOT NULL, sent_by VARCHAR NOT NULL, sent_at TIMESTAMP NOT NULL,
+                report VARCHAR NOT NULL, rubric VARCHAR, date_from DATE, date_to DATE,
+                dataset_version BIGINT NOT NULL, effects VARCHAR[] NOT NULL)"""
+        ],
+    ),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

@@ -1,0 +1,122 @@
+"""Feedback events: a lead marks a contractor's report card as sent on the Feedback page, and the store keeps who
+sent it, when, which report (its name, rubric, dates and the dataset version it was computed on) and the rater
+effects it named. A contractor's last feedback and the follow-up window (analytics/feedback/next.py) read them; a
+follow-up measures what came after them.
+
+Recording an event does not bump the dataset version: no figure a page caches depends on it, and a bump would make
+every page compute its figures again. Pages read the events on every run instead (one small query)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from analytics import store
+from analytics.core.filters import Filters
+from analytics.core.queries import Query
+from analytics.store import tx
+
+# The table is migration 18 of analytics/store/migrations.py.
+COLUMNS = ("rater_id", "sent_by", "sent_at", "report", "rubric", "date_from", "date_to", "dataset_version", "effects")
+MAX_TEXT = 500  # characters of a name, a report's name or an effect
+
+EVENTS_TABLE = Query(
+    "feedback_events_table", "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'feedback_events'"
+)
+EVENT_SAVE = Query(
+    "feedback_event_save",
+    """INSERT INTO feedback_events (rater_id, sent_by, sent_at, report, rubric, date_from, date_to, dataset_version,
+    effects)
+VALUES ($rater_id, $sent_by, $sent_at, $report, $rubric, $date_from, $date_to, $dataset_version, $effects)""",
+)
+EVENTS = Query(
+    "feedback_events", f"SELECT {', '.join(COLUMNS)} FROM feedback_events ORDER BY sent_at, rater_id, report"
+)
+LAST_EVENTS = Query(
+    "feedback_last_events",
+    f"""SELECT {", ".join(COLUMNS)} FROM feedback_events
+QUALIFY row_number() OVER (PARTITION BY rater_id ORDER BY sent_at DESC, report DESC) = 1
+ORDER BY rater_id""",
+)
+
+
+@dataclass(frozen=True)
+class FeedbackEvent:
+    """One report card marked as sent."""
+
+    rater_id: str
+    sent_by: str
+    sent_at: dt.datetime
+    report: str
+    effects: tuple[str, ...]
+    filters: Filters
+    dataset_version: int
+
+
+def now() -> dt.datetime:
+    """The time an event records: UTC, without a zone (as the store keeps timestamps)."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def _checked(name: str, text: str) -> str:
+    """The stripped text; ValueError when empty or over MAX_TEXT characters."""
+    value = str(text).strip()
+    if not value:
+        raise ValueError(f"a feedback event needs {name}")
+    if len(value) > MAX_TEXT:
+        raise ValueError(f"{name} has {len(value)} characters; at most {MAX_TEXT}")
+    return value
+
+
+def record(
+    con: duckdb.DuckDBPyConnection,
+    rater_id: str,
+    by: str,
+    report: str,
+    effects: Sequence[str],
+    filters: Filters,
+    at: dt.datetime | None = None,
+) -> FeedbackEvent:
+    """Record that `by` sent `rater_id` the report named `report` (under `filters`' rubric and dates), naming
+    `effects`; ValueError without a contractor, a sender or a report's name."""
+    event = FeedbackEvent(
+        rater_id=_checked("a contractor", rater_id),
+        sent_by=_checked("who sent it", by),
+        sent_at=at or now(),
+        report=_checked("the report's name", report),
+        effects=tuple(_checked("an effect", e) for e in effects),
+        filters=filters,
+        dataset_version=store.dataset_version(con),
+    )
+    with tx.write(con):
+        EVENT_SAVE.bind(
+            rater_id=event.rater_id,
+            sent_by=event.sent_by,
+            sent_at=event.sent_at,
+            report=event.report,
+            rubric=filters.rubric,
+            date_from=filters.date_from,
+            date_to=filters.date_to,
+            dataset_version=event.dataset_version,
+            effects=list(event.effects),
+        ).run(con)
+    return event
+
+
+def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the store has the events' table (a store opened read-only before migration 18 has not)."""
+    return bool(EVENTS_TABLE.rows(con)[0][0])
+
+
+def events(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every feedback event (COLUMNS), oldest first."""
+    return EVENTS.df(con) if _has_table(con) else pd.DataFrame(columns=list(COLUMNS))
+
+
+def last_events(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Each contractor's latest feedback event (COLUMNS), one row per contractor who was sent one."""
+    return LAST_EVENTS.df(con) if _has_table(con) else pd.DataFrame(columns=list(COLUMNS))

@@ -1,0 +1,265 @@
+"""Who needs feedback next: every contractor with enough tasks under the filters, ranked by one documented score
+(docs/feedback.md, "Who needs feedback next") from their open alarms (analytics/alarms), their agreement's interval
+against the other contractors' median, and the rubric rules they broke; each with a one-line reason (alarms apart
+from the rest, which never read as alarms), their last feedback (analytics/feedback/events.py) and whether they
+are waiting for a follow-up (FOLLOW_UP_DAYS after it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from analytics import agreement as ag
+from analytics.agreement import team as tm
+from analytics.alarms import budget
+from analytics.alarms.review import KIND_TITLES, review
+from analytics.core.filters import Filters
+from analytics.core.queries import Query
+from analytics.describe.overview import rated_rubrics
+from analytics.feedback.scope import against_researchers, dimension_info, rubric_title, team_filter
+from analytics.review import disagreements as dis
+
+MIN_TASKS = ag.MIN_TASKS  # tasks under the filters a contractor needs to be ranked
+FOLLOW_UP_DAYS = 14  # after feedback is sent, the contractor waits this long for a follow-up before ranking again
+ALARM_WEIGHT = 100  # per open (not acknowledged) alarm
+AGREEMENT_WEIGHT = 10  # per primary dimension whose whole agreement interval is below the other contractors' median
+RULES_CAP = 9  # rules broken at least once without an alarm, one point each up to this
+STATISTIC = "exact_agreement"
+SCORE_RULE = (
+    f"Ranked by a score: {ALARM_WEIGHT} per open alarm, {AGREEMENT_WEIGHT} per primary dimension where the whole "
+    "95% interval of their exact agreement with researchers lies below the other contractors' median, and 1 per "
+    f"rubric rule broken at least once without an alarm (at most {RULES_CAP}); ties go to the lower agreement "
+    f"bound. Only contractors with at least {MIN_TASKS} tasks under the filters are ranked. A contractor sent "
+    f"feedback in the last {FOLLOW_UP_DAYS} days is waiting for follow-up and is listed after the others."
+)
+COLUMNS = (
+    "rank",
+    "rater_id",
+    "score",
+    "alarms",
+    "alarm_reason",
+    "other_reason",
+    "reason",
+    "n_tasks",
+    "agreement_upper",
+    "last_feedback",
+    "last_feedback_by",
+    "follow_up_until",
+    "waiting",
+)
+# The sidebar's filters, in the order an empty list tries clearing them (keys of Filters' fields).
+WIDENINGS: tuple[tuple[str, dict], ...] = (
+    ("roles", {"roles": ()}),
+    ("raters", {"raters": ()}),
+    ("dates", {"date_from": None, "date_to": None}),
+    ("rubric", {"rubric": None}),
+)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The ranked contractors under one filter (COLUMNS without the events' columns) and those with too few tasks."""
+
+    filters: Filters
+    ranked: pd.DataFrame
+    too_few: tuple[str, ...]  # contractors with ratings under the filters but fewer than MIN_TASKS tasks
+
+
+def tasks_query(filters: Filters) -> Query:
+    """Tasks each contractor rated under the filter's rubric, dates and raters (rater tasks kept at ingest)."""
+    where, params = filters.but(roles=(), dimensions=()).where_named()
+    sql = f"""SELECT rater_id, CAST(count(DISTINCT (task_key, rubric)) AS BIGINT) AS n_tasks
+FROM rater_tasks WHERE role = 'contractor' AND {where} GROUP BY rater_id ORDER BY rater_id"""
+    return Query("contractor_task_counts", sql, params)
+
+
+def contractor_tasks(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.Series:
+    """Tasks per contractor under the filter (rubric, dates, raters; a role filter without contractors: none)."""
+    if filters.roles and "contractor" not in filters.roles:
+        return pd.Series(dtype="int64", name="n_tasks")
+    df = tasks_query(filters).df(con)
+    return pd.Series(df["n_tasks"].to_numpy(dtype="int64"), index=df["rater_id"].astype(str), name="n_tasks")
+
+
+def listed(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
+    """The contractors the list and the picker show under the filter: those with any task, in id order."""
+    return contractor_tasks(con, filters).index.tolist()
+
+
+def emptied_by(con: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[str, ...]:
+    """The sidebar filters (WIDENINGS' names) whose clearing gives the list a contractor again: the first one that
+    does alone, else the fewest in WIDENINGS' order; () when the list is not empty or no clearing helps."""
+    if listed(con, filters):
+        return ()
+    active = [(name, change) for name, change in WIDENINGS if filters.but(**change) != filters]
+    for name, change in active:
+        if listed(con, filters.but(**change)):
+            return (name,)
+    wider, cleared = filters, []
+    for name, change in active:
+        wider = wider.but(**change)
+        cleared.append(name)
+        if listed(con, wider):
+            return tuple(cleared)
+    return ()
+
+
+def primary_agreement(con: duckdb.DuckDBPyConnection, filters: Filters, n_boot: int, seed: int) -> pd.DataFrame:
+    """Every contractor's exact agreement with researchers on each rubric's primary dimension, with its 95% interval
+    and the other contractors' median there (`team_median`), under the filter's rubric and dates."""
+    f = team_filter(filters)
+    primary = {(r, dis.primary_dimension(con, r)) for r in rated_rubrics(con, f)}
+    dims = tuple(sorted({d for _, d in primary if d}))
+    if not dims:
+        return pd.DataFrame(columns=["rater_id", "rubric", "dimension", STATISTIC, "upper", "team_median"])
+    rows = ag.rater_agreement(con, against_researchers(f.but(dimensions=dims), n_boot, seed))
+    keep = [(r, d) in primary for r, d in zip(rows["rubric"], rows["dimension"], strict=True)]
+    rows = rows[pd.Series(keep, index=rows.index) & (rows["role"] == "contractor") & (rows["n_tasks"] > 0)]
+    medians = [
+        tm.team_medians(rows, (STATISTIC,), (rater,), "others").assign(rater_id=rater)
+        for rater in rows["rater_id"].unique()
+    ]
+    med = (
+        pd.concat(medians, ignore_index=True).rename(columns={STATISTIC: "team_median"})
+        if medians
+        else pd.DataFrame(columns=["rubric", "dimension", "team_median", "others", "rater_id"])
+    )
+    out = rows[["rater_id", "rubric", "dimension", STATISTIC, f"{STATISTIC}_ci_high"]].rename(
+        columns={f"{STATISTIC}_ci_high": "upper"}
+    )
+    return out.merge(med[["rater_id", "rubric", "dimension", "team_median"]], how="left").reset_index(drop=True)
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    """'1 rule', '3 rules'."""
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def alarm_reason(open_alarms: pd.DataFrame) -> str:
+    """One line naming a contractor's open alarms by kind ('' when none)."""
+    if open_alarms.empty:
+        return ""
+    parts = []
+    for kind in budget.KINDS:
+        n = int((open_alarms["kind"] == kind).sum())
+        if not n:
+            continue
+        if kind == "rule":
+            parts.append(f"{_plural(n, 'rubric rule')} broken more often than the team")
+        elif kind == "drift":
+            parts.append(f"drift in {_plural(n, 'rubric')}")
+        else:
+            parts.append(f"{KIND_TITLES[kind].lower()} on {_plural(n, 'dimension')}")
+    return f"{_plural(len(open_alarms), 'alarm')}: " + ", ".join(parts) + "."
+
+
+def other_reason(gaps: pd.DataFrame, rules_broken: int, labels: dict[tuple[str, str], str]) -> str:
+    """One line of what is not an alarm: agreement below the other contractors' median, rules broken as often
+    as the team; said as such."""
+    parts = []
+    below = gaps[gaps["upper"] < gaps["team_median"]]
+    if len(below):
+        worst = below.assign(gap=below["team_median"] - below["upper"]).sort_values("gap", ascending=False).iloc[0]
+        label = labels.get((worst["rubric"], worst["dimension"]), worst["dimension"])
+        more = f" (and on {_plural(len(below) - 1, 'more dimension')})" if len(below) > 1 else ""
+        parts.append(
+            f"agreement with researchers on {label}, in {rubric_title(worst['rubric'])}, is at most "
+            f"{worst['upper']:.0%} (95% bound), under the other contractors' median of {worst['team_median']:.0%}{more}"
+        )
+    if rules_broken:
+        parts.append(f"broke {_plural(rules_broken, 'rubric rule')} at least once, no more often than the team")
+    if not parts:
+        return "Not an alarm: nothing stands out (agreement within the team's, no rubric rule broken)."
+    return "Not an alarm: " + "; ".join(parts) + "."
+
+
+def ranking(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    alerts: pd.DataFrame | None = None,
+    rules: pd.DataFrame | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> Ranking:
+    """The contractors the list shows under the filter, scored (SCORE_RULE) and in order without the events.
+
+    `alerts` and `rules` are the review's alarms and contractor x rule rows of the team under the filter's rubric
+    and dates (analytics.alarms.review; computed here when not given, e.g. from a page's TeamFigures)."""
+    if alerts is None or rules is None:
+        found = review(con, team_filter(filters))
+        alerts, rules = found.alerts, found.rules.raters
+    tasks = contractor_tasks(con, filters)
+    enough = tasks[tasks >= MIN_TASKS]
+    too_few = tuple(tasks[tasks < MIN_TASKS].index)
+    if enough.empty:
+        return Ranking(filters, pd.DataFrame(columns=list(COLUMNS[1:9])), too_few)
+    gaps = primary_agreement(con, filters, n_boot, seed)
+    info = dimension_info(con, tuple(gaps["rubric"].unique()))
+    labels = {
+        (r, d): str(x) for r, d, x in zip(info["rubric"], info["dimension"], info["dimension_label"], strict=True)
+    }
+    open_ = alerts[~alerts["acknowledged"].astype(bool)] if len(alerts) else alerts
+    quiet = rules[(rules["n_violations"] > 0) & ~rules["flagged"].astype(bool)] if len(rules) else rules
+    rows = [_row(str(r), int(n), open_, gaps, quiet, labels) for r, n in enough.items()]
+    ranked = pd.DataFrame(rows, columns=list(COLUMNS[1:9]))
+    return Ranking(filters, _ordered(ranked.assign(waiting=False)).drop(columns="waiting"), too_few)
+
+
+def _row(rater: str, n_tasks: int, alerts: pd.DataFrame, gaps: pd.DataFrame, rules: pd.DataFrame, labels: dict) -> dict:
+    """One contractor's score, reasons and lowest agreement bound."""
+    mine = alerts[alerts["rater_id"] == rater] if len(alerts) else alerts
+    own = gaps[gaps["rater_id"] == rater]
+    broken = int(rules.loc[rules["rater_id"] == rater, "rule_id"].nunique()) if len(rules) else 0
+    below = int((own["upper"] < own["team_median"]).sum())
+    alarms, other = alarm_reason(mine), other_reason(own, broken, labels)
+    return {
+        "rater_id": rater,
+        "score": ALARM_WEIGHT * len(mine) + AGREEMENT_WEIGHT * below + min(broken, RULES_CAP),
+        "alarms": len(mine),
+        "alarm_reason": alarms,
+        "other_reason": other,
+        "reason": alarms or other,
+        "n_tasks": n_tasks,
+        "agreement_upper": float(own["upper"].min()) if own["upper"].notna().any() else math.nan,
+    }
+
+
+def _ordered(rows: pd.DataFrame) -> pd.DataFrame:
+    """Not waiting first, then the highest score, the lowest agreement bound (none last), the id."""
+    key = rows.assign(_upper=rows["agreement_upper"].astype(float).fillna(math.inf), _score=-rows["score"])
+    key = key.sort_values(["waiting", "_score", "_upper", "rater_id"], kind="stable")
+    return key.drop(columns=["_upper", "_score"]).reset_index(drop=True)
+
+
+def with_events(ranking: Ranking, last: pd.DataFrame, now: dt.datetime) -> pd.DataFrame:
+    """The ranked list (COLUMNS) with each contractor's last feedback (analytics.feedback.events.last_events) and
+    "waiting for follow-up" until FOLLOW_UP_DAYS after it (as of `now`), the waiting ones listed last."""
+    rows = ranking.ranked
+    if rows.empty:
+        return pd.DataFrame(columns=list(COLUMNS))
+    sent = last.set_index("rater_id") if len(last) else pd.DataFrame(columns=["sent_at", "sent_by"])
+    when = pd.to_datetime(rows["rater_id"].map(sent["sent_at"]))
+    until = when + pd.Timedelta(days=FOLLOW_UP_DAYS)
+    out = rows.assign(
+        last_feedback=when,
+        last_feedback_by=rows["rater_id"].map(sent["sent_by"]),
+        follow_up_until=until,
+        waiting=(until > pd.Timestamp(now)).fillna(False).astype(bool),
+    )
+    out = _ordered(out)
+    out.insert(0, "rank", range(1, len(out) + 1))
+    return out[list(COLUMNS)]
+
+
+def status(row: pd.Series) -> str:
+    """What the list says of a contractor's feedback: never given, when, and whether they wait for follow-up."""
+    if pd.isna(row["last_feedback"]):
+        return "No feedback recorded"
+    day = pd.Timestamp(row["last_feedback"]).date()
+    if row["waiting"]:
+        return f"Waiting for follow-up until {pd.Timestamp(row['follow_up_until']).date()} (sent {day})"
+    return f"Last sent {day}"
