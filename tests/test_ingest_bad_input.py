@@ -333,10 +333,10 @@ REJECTED = {
         likert_file(), "likert.json", "auto", ("likert.json", "preference_json_N_completed.json"),
     ),
     "unknown_format_under_auto-text": (b"Dear team,\nhere are the ratings.\n", "notes.txt", "auto",
-                                       ("notes.txt", "unknown format")),
+                                       ("notes.txt", "not in a format Concord recognises")),
     "unknown_format_under_auto-json": (
         jsonl({"format": "concord.something_else/v9", "task_id": "t"}), "other.jsonl", "auto",
-        ("other.jsonl", "unknown format"),
+        ("other.jsonl", "concord.something_else/v9, which Concord does not read"),
     ),
 }  # fmt: skip
 

@@ -12,7 +12,7 @@ from typing import BinaryIO
 
 import duckdb
 
-from analytics.ingest import FORMATS, detect_format, limits
+from analytics.ingest import FORMATS, closest, detect_format, limits
 from analytics.ingest.base import FileRejected
 from analytics.ingest.scales_file import Scales, read_scales_file
 
@@ -159,10 +159,12 @@ def check_nesting(path: Path, name: str, head: bytes) -> None:
 
 
 def choose_format(fmt: str, head: bytes, name: str) -> str:
+    """The format a file is read as: the one chosen, or under auto the one detected (else FileRejected saying
+    which formats come closest and which choice to make)."""
     if fmt == "auto":
         found = detect_format(head, name)
         if found is None:
-            raise FileRejected(f"{name}: unknown format; expected one of {', '.join(FORMATS)} (see docs/formats.md)")
+            raise FileRejected(closest.unknown_format(head, name))
         return found
     if fmt not in FORMATS:
         raise FileRejected(f"unknown format {fmt!r}; choose one of auto, {', '.join(FORMATS)}")
