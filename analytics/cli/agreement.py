@@ -11,7 +11,7 @@ from typing import Any
 
 from analytics import store
 from analytics.cli.flags import add_engine, add_format_options, format_options, read_scales
-from analytics.cli.inputs import load_files
+from analytics.cli.inputs import load_files, store_or_memory
 from analytics.cli.terminal import fail, progress_on_terminal
 from analytics.ingest import FORMATS
 
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         scales = read_scales(args.scales)
         options = format_options(args)
-        con = store.open_store(":memory:" if args.files else args.db, read_only=not args.files)
+        con = store_or_memory(args.db, bool(args.files))
     except (ScalesError, store.StoreError, ValueError) as e:
         return fail(str(e))
     try:

@@ -22,13 +22,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """List the real public datasets Concord reads: where each file is, its format, whether it is on this
     machine and loaded in the store."""
+    from analytics.cli.reading import open_for_reading
     from analytics.ingest import datasets
 
     con = None
     note = None
     if store.db_path(args.db).is_file():
         try:
-            con = store.open_store(args.db, read_only=True)
+            con = open_for_reading(args.db)
         except store.StoreError as e:
             note = f"loaded is unknown: {e}"
     try:

@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
 from analytics.ingest.scales_file import Scales
+
+DEFAULT_WAIT_S = 600.0  # ten minutes: a large load (or a queue of them) finishes well within it
+
+
+def wait_seconds(given: float | None = None) -> float:
+    """Seconds to wait for another load of the store, or for the dashboard's answer: `given` (--wait),
+    $CONCORD_LOAD_WAIT or ten minutes; ValueError names a bad value."""
+    if given is None:
+        env = os.environ.get("CONCORD_LOAD_WAIT")
+        try:
+            given = float(env) if env else DEFAULT_WAIT_S
+        except ValueError:
+            raise ValueError(f"CONCORD_LOAD_WAIT={env} is not a number of seconds") from None
+    if given < 0:
+        raise ValueError(f"--wait {given:g} is negative: give a number of seconds")
+    return float(given)
 
 
 def add_format_options(p: argparse.ArgumentParser) -> None:

@@ -9,6 +9,9 @@ fail each other). The command line believes a heartbeat only from a process of i
 store, writes a request naming the files by absolute path, waits (with a time limit) for the result carrying
 the heartbeat's token and prints it as if it had loaded the files itself.
 
+Read commands (report, agreement, consistency, ...) ask the dashboard the same way for a consistent snapshot of
+the store, which they open read-only (analytics/cli/snapshot.py, analytics/cli/reading.py).
+
 The hand-over gives no one more than their own rights: only requests written by the dashboard's own user are
 served, only regular files are loaded, and no byte of a file goes into a result (errors and notes are passed
 back as their place in the file, the reasons stay in the store: content_free).
@@ -46,6 +49,7 @@ from analytics.cli.inbox import (
     remove_entry,
     write_private,
 )
+from analytics.cli.snapshot import SnapshotError, forget_old_snapshots, snapshot_file, write_snapshot
 from analytics.ingest.base import FormatOptions
 from analytics.ingest.load import Progress, ingest_file, quiet
 from analytics.ingest.scales_file import ScalesError, declare_scales, read_scales_file
@@ -56,6 +60,20 @@ POLL_S = 0.25  # how often the writer looks for requests, and the command line f
 KEEP_RESULTS_S = 24 * 3600  # results nobody collected (the command line was stopped) are removed after a day
 
 log = logging.getLogger(__name__)
+
+# What a load's wait says when the dashboard stops beating, and when the time is up; then a snapshot's.
+LOAD_WAIT_ENDS = (
+    "the dashboard stopped answering before the load finished; run the same command again "
+    "(a file that was loaded reports already_loaded)",
+    "no answer from the dashboard within {timeout_s:g} s; it may still be loading the files (the Data page's "
+    "ingest log shows it): run the same command again later, or wait longer with --wait",
+)
+SNAPSHOT_WAIT_ENDS = (
+    "the dashboard stopped answering before its snapshot of the store was ready; run the same command again",
+    "no snapshot of the store from the dashboard within {timeout_s:g} s (it answers requests one at a time, and "
+    "a long load may be ahead of this one): run the same command again later, or wait longer with "
+    "CONCORD_LOAD_WAIT=SECONDS",
+)
 
 
 class HandoverError(RuntimeError):
@@ -68,7 +86,8 @@ class HandoverRefused(HandoverError, InboxRefused):
 
 @dataclass(frozen=True)
 class Inbox:
-    """The inbox folder of one store: heartbeat, requests, results and the command line's running loads."""
+    """The inbox folder of one store: heartbeat, requests, results, the command line's running loads and the
+    snapshots read commands asked for."""
 
     root: Path
 
@@ -94,9 +113,13 @@ class Inbox:
     def loads(self) -> Path:
         return self.root / "loads"
 
+    @property
+    def snapshots(self) -> Path:
+        return self.root / "snapshots"
+
     def folders(self) -> tuple[Path, ...]:
         """The inbox and its subfolders, outermost first."""
-        return (self.root, self.requests, self.results, self.loads)
+        return (self.root, self.requests, self.results, self.loads, self.snapshots)
 
     def make(self) -> None:
         """Create the private folders (0700); HandoverRefused when one exists and is not this user's alone."""
@@ -310,7 +333,13 @@ class InboxServer:
         write_private(self.inbox.results / f"{request_id}.json", {**result, "token": self.token})
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The result of one request: the content-free ingest payload, or the one message that stopped it."""
+        """The result of one request: a snapshot for a read command, the content-free ingest payload of a load, or
+        the one message that stopped it."""
+        if request.get("kind") == "snapshot":
+            try:
+                return write_snapshot(self.cursor(), self.inbox.snapshots, str(request["id"]))
+            except Exception as e:  # a request must always get an answer, or the command line waits for nothing
+                return {"error": f"the dashboard could not copy the store ({type(e).__name__})", "kind": "failure"}
         files, scales = request.get("files", []), request.get("scales")
         if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
             return {"error": "the request was refused: its files are not a list of names", "kind": "refused"}
@@ -340,6 +369,8 @@ class InboxServer:
         return {"payload": content_free(payload), "served_by": os.getpid()}
 
     def _forget_old_results(self) -> None:
+        if self.inbox.snapshots.is_dir():
+            forget_old_snapshots(self.inbox.snapshots)
         cutoff = time.time() - KEEP_RESULTS_S
         with os.scandir(self.inbox.results) as entries:
             for entry in entries:
@@ -452,40 +483,82 @@ def hand_over(
 
     HandoverError when no dashboard serves the store, when it stops answering (its heartbeat goes stale), when
     an answer does not carry its token, or after `timeout_s`; ScalesError as the direct path raises it."""
-    inbox = Inbox.of(db)
-    writer = writer or serving_writer(db)
-    if writer is None:
-        raise HandoverError("no running dashboard serves this store's inbox")
-    inbox.make()
-    request_id = uuid.uuid4().hex
     request = {
-        "id": request_id,
         "files": [str(Path(f).resolve()) for f in files],
         "format": fmt,
         "role": role,
         "scales": str(Path(scales).resolve()) if scales else None,
         "undated_at": undated_at,
         "options": options.as_json() if options else None,
-        "from_pid": os.getpid(),
     }
-    request_path = inbox.requests / f"{request_id}.json"
-    write_private(request_path, request)
-    result = _wait_for_result(db, inbox.results / f"{request_id}.json", request_path, writer, timeout_s)
-    if result.get("token") != writer.token:
-        raise HandoverError(
-            f"the answer in {inbox.results} does not come from the dashboard that holds the store; "
-            "nothing is reported as loaded: run the same command again"
-        )
+    result = _ask(db, request, timeout_s, writer, "nothing is reported as loaded")
     if "error" in result:
         raise (ScalesError if result.get("kind") == "scales" else HandoverError)(str(result["error"]))
     return dict(result["payload"])
 
 
+def _ask(
+    db: str | os.PathLike,
+    request: dict[str, Any],
+    timeout_s: float | None,
+    writer: Writer | None,
+    unsaid: str,
+    ends: tuple[str, str] = LOAD_WAIT_ENDS,
+) -> dict[str, Any]:
+    """Write `request` (given an id) to the dashboard serving the store (`writer`, else serving_writer's) and its
+    result, checked to carry the dashboard's token; `unsaid` is what a result from anyone else leaves unsaid,
+    `ends` what the wait says when it ends without one (_wait_for_result)."""
+    inbox = Inbox.of(db)
+    writer = writer or serving_writer(db)
+    if writer is None:
+        raise HandoverError("no running dashboard serves this store's inbox")
+    inbox.make()
+    request_id = uuid.uuid4().hex
+    request_path = inbox.requests / f"{request_id}.json"
+    write_private(request_path, {"id": request_id, **request, "from_pid": os.getpid()})
+    try:
+        result = _wait_for_result(db, inbox.results / f"{request_id}.json", request_path, writer, timeout_s, ends)
+    except HandoverError:
+        remove_entry(inbox.snapshots / snapshot_file(request_id))  # a snapshot made just too late
+        raise
+    if result.get("token") != writer.token:
+        raise HandoverError(
+            f"the answer in {inbox.results} does not come from the dashboard that holds the store; "
+            f"{unsaid}: run the same command again"
+        )
+    return {**result, "id": request_id}
+
+
+def ask_snapshot(
+    db: str | os.PathLike, timeout_s: float | None = None, writer: Writer | None = None
+) -> tuple[Path, dict[str, Any]]:
+    """Ask the running dashboard for a snapshot of the store (analytics/cli/snapshot.py): the copy's path in the
+    inbox and the result (its store identity and dataset version). HandoverError as for hand_over; the result's
+    error, when the dashboard could not make one, as HandoverError (SnapshotError when the store is damaged)."""
+    result = _ask(db, {"kind": "snapshot"}, timeout_s, writer, "nothing was read", SNAPSHOT_WAIT_ENDS)
+    if "error" in result:
+        if result.get("kind") == "damaged":
+            raise SnapshotError(str(result["error"]), damaged=True)
+        raise HandoverError(f"the dashboard could not make a snapshot of the store: {result['error']}")
+    name = snapshot_file(result["id"])
+    if result.get("snapshot") != name:  # an older dashboard answers a snapshot request as an empty load
+        raise HandoverError(
+            "the dashboard holding the store does not make snapshots for read commands (an older version): "
+            "restart it, or stop it to read the store directly"
+        )
+    return Inbox.of(db).snapshots / name, result
+
+
 def _wait_for_result(
-    db: str | os.PathLike, result_path: Path, request_path: Path, writer: Writer, timeout_s: float | None
+    db: str | os.PathLike,
+    result_path: Path,
+    request_path: Path,
+    writer: Writer,
+    timeout_s: float | None,
+    ends: tuple[str, str] = LOAD_WAIT_ENDS,
 ) -> dict[str, Any]:
     """The result of a request, read as soon as it is there; HandoverError when the dashboard stops beating or
-    after `timeout_s` (the request is then withdrawn)."""
+    after `timeout_s` (the request is then withdrawn), saying `ends` (stopped, late)."""
     started = time.monotonic()
     while True:
         try:
@@ -502,16 +575,10 @@ def _wait_for_result(
             return result
         if not _still_serving(db, writer):
             remove_entry(request_path)
-            raise HandoverError(
-                "the dashboard stopped answering before the load finished; run the same command again "
-                "(a file that was loaded reports already_loaded)"
-            )
+            raise HandoverError(ends[0])
         if timeout_s is not None and time.monotonic() - started > timeout_s:
             remove_entry(request_path)
-            raise HandoverError(
-                f"no answer from the dashboard within {timeout_s:g} s; it may still be loading the files (the "
-                "Data page's ingest log shows it): run the same command again later, or wait longer with --wait"
-            )
+            raise HandoverError(ends[1].format(timeout_s=timeout_s))
         time.sleep(POLL_S)
 
 

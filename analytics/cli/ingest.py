@@ -8,22 +8,21 @@ import datetime as dt
 import json
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from analytics import store
-from analytics.cli.flags import add_engine, add_format_options, format_options, read_scales
+from analytics.cli.flags import (
+    DEFAULT_WAIT_S,
+    add_engine,
+    add_format_options,
+    format_options,
+    read_scales,
+    wait_seconds,
+)
 from analytics.cli.terminal import fail, terminal_line
 from analytics.ingest import FORMATS
-
-if TYPE_CHECKING:
-    import duckdb
-
-    from analytics.cli.handover import Writer
-
-DEFAULT_WAIT_S = 600.0  # ten minutes: a large load (or a queue of them) finishes well within it
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -111,16 +110,7 @@ def _is_iso_time(text: str) -> bool:
 def load_wait(args: argparse.Namespace) -> float:
     """Seconds to wait for another load of the store, or for the dashboard's answer: --wait, $CONCORD_LOAD_WAIT
     or ten minutes."""
-    given = getattr(args, "wait", None)
-    if given is None:
-        env = os.environ.get("CONCORD_LOAD_WAIT")
-        try:
-            given = float(env) if env else DEFAULT_WAIT_S
-        except ValueError:
-            raise ValueError(f"CONCORD_LOAD_WAIT={env} is not a number of seconds") from None
-    if given < 0:
-        raise ValueError(f"--wait {given:g} is negative: give a number of seconds")
-    return float(given)
+    return wait_seconds(getattr(args, "wait", None))
 
 
 def here_or_hand_over(
@@ -130,12 +120,12 @@ def here_or_hand_over(
     the running dashboard when it holds the store; behind another command-line load of the store, after it.
 
     `undated_at`, beside args.files: the date each file's load gives records that carry none (article Likert)."""
-    from analytics.cli import handover
+    from analytics.cli import handover, reading
 
     db = store.db_path(args.db)
     wait_s = load_wait(args)
     with handover.announce_load(db):
-        con, writer = _open_or_find_writer(db, wait_s)
+        con, writer = reading.open_or_find_writer(db, wait_s)
         if writer is not None:
             print(
                 f"The dashboard (process {writer.pid}) holds {db}: handing the files to it and waiting for the "
@@ -153,43 +143,6 @@ def here_or_hand_over(
             )
         finally:
             con.close()
-
-
-def _open_or_find_writer(db: Path, wait_s: float) -> tuple[duckdb.DuckDBPyConnection | None, Writer | None]:
-    """The store opened read-write, or the dashboard serving it: (connection, None) or (None, writer). Another
-    command-line load holding the store is waited for, up to `wait_s`; any other holder is StoreInUse."""
-    from analytics.cli import handover
-    from analytics.cli.inbox import lock_holder
-
-    # A serving dashboard gets the files even if the store could be opened: two processes writing one DuckDB
-    # file lose rows, and the file lock alone is not a sure sign (docs/limits.md).
-    deadline, told = time.monotonic() + wait_s, False
-    while True:
-        writer = handover.serving_writer(db)
-        if writer is not None:
-            return None, writer
-        try:
-            return store.open_store(db), None
-        except store.StoreInUse as e:
-            holder = lock_holder(e)
-            writer = handover.serving_writer(db, holder)  # a dashboard that started serving meanwhile
-            if writer is not None:
-                return None, writer
-            if holder is None or not handover.load_running(db, holder):
-                raise
-            if time.monotonic() >= deadline:
-                raise handover.HandoverError(
-                    f"Another load of {db} (process {holder}) is still running after {wait_s:g} s: run the "
-                    "command again when it has finished, or wait longer with --wait SECONDS."
-                ) from None
-            if not told:
-                print(
-                    f"Waiting for another load of this store (pid {holder}) to finish, up to {wait_s:g} s "
-                    "(--wait to change)…",
-                    file=sys.stderr,
-                )
-                told = True
-            time.sleep(min(handover.POLL_S, max(deadline - time.monotonic(), 0.0)))
 
 
 def _file_progress(path: str) -> Callable[[float, str], None]:

@@ -1,4 +1,5 @@
-"""What a reading command computes on: its FILEs loaded into a store in memory, or the --db store read-only."""
+"""What a reading command computes on: its FILEs loaded into a store in memory, or the --db store read-only
+(analytics/cli/reading.py: a snapshot of it while the dashboard holds it)."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def files_or_store(args: argparse.Namespace) -> tuple[Any, str | None]:
         return None, f"no such file: {missing[0]}"
     try:
         options = format_options(args)
-        con = store.open_store(":memory:" if args.files else args.db, read_only=not args.files)
+        con = store_or_memory(args.db, bool(args.files))
     except (store.StoreError, ValueError) as e:
         return None, str(e)
     rejected = load_files(con, args.files, args.format, options)
@@ -80,6 +81,14 @@ def files_or_store(args: argparse.Namespace) -> tuple[Any, str | None]:
         con.close()
         return None, rejected
     return con, None
+
+
+def store_or_memory(db: str | None, files: bool) -> Any:
+    """A new store in memory for a command given FILEs, else the --db store for reading (reading.open_for_reading:
+    read-only, or a snapshot while the dashboard holds it); StoreError says why it cannot be had."""
+    from analytics.cli.reading import open_for_reading
+
+    return store.open_store(":memory:") if files else open_for_reading(db)
 
 
 def on_files_or_store(args: argparse.Namespace, compute: Callable[[Any, Filters], int]) -> int:

@@ -10,8 +10,6 @@ from analytics.cli.terminal import fail
 
 # In the order `python -m analytics -h` lists them.
 COMMANDS = (ingest, demo, agreement, alerts, consistency, effects, model, report, datasets)
-# What the dashboard says of a store whose blocks cannot be read (app.py), said here by every command.
-DAMAGE_WHAT, DAMAGE_DETAIL = "corrupt or truncated", "a part of it cannot be read"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,4 +40,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def damaged(args: argparse.Namespace) -> str:
     """The one message for a damaged store (the pages give the same), naming the store the command used."""
-    return store.damaged_message(store.db_path(getattr(args, "db", None)), DAMAGE_WHAT, DAMAGE_DETAIL)
+    from analytics.cli.reading import damaged as damaged_store
+
+    return damaged_store(getattr(args, "db", None))

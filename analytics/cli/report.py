@@ -43,6 +43,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Feedback report cards of one contractor or of every contractor with ratings in the dates, from the store:
     to stdout, or one file per contractor in --out."""
+    from analytics.cli.reading import open_for_reading
     from analytics.core.filters import Filters
 
     if args.all and not args.out:
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--from {dates[0]} is after --to {dates[1]}")
     filters = Filters(rubric=args.rubric, date_from=dates[0], date_to=dates[1])
     try:
-        con = store.open_store(args.db, read_only=True)
+        con = open_for_reading(args.db)
     except store.StoreError as e:
         return fail(str(e))
     try:
