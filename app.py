@@ -49,7 +49,7 @@ def load_demo_if_empty() -> None:
         bar = st.progress(0.0)
         for i, demo in enumerate(files, start=1):
             result = ingest_file(state.cursor(), demo.path, undated_at=demo.undated_at)
-            bar.progress(i / len(files), text=f"{demo.path.name}: {result.status}, {result.rows_loaded} ratings")
+            bar.progress(i / len(files), text=first_run.progress_text(demo, result))
         status.update(label="Demo data loaded", state="complete", expanded=False)
     st.cache_data.clear()
 

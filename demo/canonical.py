@@ -12,6 +12,7 @@ from typing import Any
 
 from analytics.core.rubrics import COMPARISON_FLIP
 from demo import answer_comparison as ac
+from demo import schedule
 from demo.answer_options import build_pair
 from demo.behaviours import Rater, pick
 from demo.content.answers import QUESTIONS
@@ -69,7 +70,7 @@ def pilot(raters: list[Rater], seed: int) -> tuple[list[dict], dict]:
     contractors = [r for r in raters if r.role == "contractor" and r.active_in(-1)]
     researchers = [r for r in raters if r.role == "researcher"]
     rows, truth = [], {}
-    for task in _tasks("ac-pilot", N_PILOT_TASKS, -1, False, rng):
+    for task in _tasks("ac-pilot", N_PILOT_TASKS, schedule.PILOT_WEEK, False, rng):
         chosen = pick(rng, contractors, 3) + (pick(rng, researchers, 1) if rng.random() < 0.3 else [])
         for rater in chosen:
             rows += _rows(ac.submission(task, rater, rng), with_absolute=False)

@@ -1,5 +1,5 @@
 """The demo's rater directory (docs/formats.md, rater directory): one row per person with a display name, a
-team and the day they started, and the article-Likert annotator ids as aliases of the same people, so the
+team and the day they started (the pilot week's Monday for everyone there from the start), and the article-Likert annotator ids as aliases of the same people, so the
 demo shows one person where the exports use two ids (annotator_13 is c13)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from demo import writers
+from demo import schedule, writers
 from demo.behaviours import Rater
 
 FILE = "raters.csv"
@@ -32,7 +32,7 @@ def rows(raters: list[Rater], aliases: dict[str, str], start: dt.date) -> list[d
                 "display_name": f"{FIRST[n % len(FIRST)]} {SURNAME_INITIALS[n % len(SURNAME_INITIALS)]}.",
                 "aliases": "; ".join(by_person.get(r.rater_id, [])),
                 "team": "research" if r.role == "researcher" else ("north" if n % 2 else "south"),
-                "active_from": (start + dt.timedelta(weeks=r.joined_week)).isoformat(),
+                "active_from": (start + dt.timedelta(weeks=schedule.first_week(r.joined_week))).isoformat(),
                 "active_to": "",
             }
         )

@@ -10,6 +10,12 @@ from demo.behaviours import Rater
 
 START = datetime(2026, 3, 2)  # a Monday
 WEEKS = 8
+PILOT_WEEK = -1  # the pilot week before the project (demo/canonical.py); everyone there from the start works in it
+
+
+def first_week(joined_week: int) -> int:
+    """The first week a rater works in: the pilot week for those there from the start, else the week they join."""
+    return PILOT_WEEK if joined_week <= 0 else joined_week
 
 
 def submitted_at(week: int, rng: random.Random, lag_days: float = 0.0) -> tuple[str, int]:

@@ -10,6 +10,7 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analytics import store
@@ -400,3 +401,17 @@ def test_the_demo_directory_makes_each_annotator_one_person(demo_store, demo):
     assert set(truth["aliases"].values()) <= ids
     assert set(people.display_names(con)) == set(truth["raters"])
     con.close()
+
+
+def test_the_demo_has_no_rating_outside_its_raters_active_period(demo_store):
+    """The Data page warns about people with ratings dated outside their active period (people.directory's
+    ratings_outside_active); the demo's own directory starts everyone on or before their first rating (the pilot
+    week comes before the project's first Monday), so the bundled demo shows no such warning."""
+    con = store.open_store(demo_store, read_only=True)
+    table = people.directory(con)
+    first = dict(con.execute("SELECT rater_id, min(CAST(submitted_at AS DATE)) FROM ratings GROUP BY 1").fetchall())
+    con.close()
+    assert len(table) > 0 and int(table["ratings"].sum()) > 0
+    assert table.loc[table["ratings_outside_active"] > 0, "rater_id"].tolist() == []
+    starts = {rid: pd.Timestamp(day).date() for rid, day in zip(table["rater_id"], table["active_from"], strict=True)}
+    assert all(starts[rid] <= day for rid, day in first.items() if rid in starts)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from analytics.cli import first_run
 from analytics.ingest.load import ingest_file
 
@@ -39,3 +41,22 @@ def test_article_files_load_with_the_dates_they_were_returned(con, demo_inputs, 
     first = min(f.undated_at for f in articles if f.undated_at)
     assert dates[0] == first.replace(tzinfo=None) and dates[2] == 0
     assert (dates[1] - dates[0]).days >= 21  # spread over the weeks
+
+
+def test_progress_counts_the_directory_in_people_and_the_rest_in_ratings(con, demo_inputs, monkeypatch):
+    """The first start's progress line says what each demo file holds: the directory's rows are people, the
+    other files' rows ratings, and rows set aside are said to be in quarantine."""
+    monkeypatch.setenv("CONCORD_DEMO_DIR", str(demo_inputs))
+    plan = first_run.demo_plan()
+    directory, errors = plan[0], plan[-1]
+    truth = json.loads((demo_inputs / "truth.json").read_text())
+    people_line = first_run.progress_text(directory, ingest_file(con, directory.path))
+    assert people_line == f"raters.csv: loaded, {truth['files'][0]['records']} people"
+    result = ingest_file(con, errors.path)
+    assert result.rows_quarantined > 0
+    assert first_run.progress_text(errors, result) == (
+        f"{errors.path.name}: loaded, {result.rows_loaded} ratings, {result.rows_quarantined} rows set aside in "
+        "quarantine"
+    )
+    again = first_run.progress_text(directory, ingest_file(con, directory.path))
+    assert again == "raters.csv: already loaded, nothing changed"

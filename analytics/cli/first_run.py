@@ -12,14 +12,18 @@ import duckdb
 
 from analytics import store
 from analytics.core.queries import Query
+from analytics.ingest.load import IngestResult
+from analytics.store import people
 
 
 @dataclass(frozen=True)
 class DemoFile:
-    """One demo input in load order, and the date its load gives records that carry none (article Likert)."""
+    """One demo input in load order, its format (truth.json files[]), and the date its load gives records that
+    carry none (article Likert)."""
 
     path: Path
     undated_at: dt.datetime | None = None
+    format: str = ""
 
 
 def demo_dir() -> Path:
@@ -45,9 +49,34 @@ def demo_plan(seed: int = 7, out: Path | None = None) -> list[DemoFile]:
 
         write_demo(out, seed=seed)
     return [
-        DemoFile(out / f["file"], _utc(f["submitted_at"]) if f.get("submitted_at") else None)
+        DemoFile(out / f["file"], _utc(f["submitted_at"]) if f.get("submitted_at") else None, f.get("format", ""))
         for f in json.loads(truth.read_text())["files"]
     ]
+
+
+STATUS_WORDS = {"loaded": "loaded", "already_loaded": "already loaded", "rejected": "rejected"}
+
+
+def holds(demo: DemoFile) -> tuple[str, str]:
+    """What one row of a demo file is, singular and plural: a person in the directory, a rating elsewhere."""
+    return ("person", "people") if demo.format == people.FORMAT else ("rating", "ratings")
+
+
+def progress_text(demo: DemoFile, result: IngestResult) -> str:
+    """The first start's progress line for one demo file: its name, what its load did and how many of what it
+    holds ("raters.csv: loaded, 44 people")."""
+    if result.status != "loaded":
+        return f"{demo.path.name}: {STATUS_WORDS.get(result.status, result.status)}, nothing changed"
+    one, many = holds(demo)
+    text = f"{demo.path.name}: loaded, {_count(result.rows_loaded, one, many)}"
+    if result.rows_quarantined:
+        text += f", {_count(result.rows_quarantined, 'row', 'rows')} set aside in quarantine"
+    return text
+
+
+def _count(n: int, one: str, many: str) -> str:
+    """A number with its noun ("1 person", "2,000 ratings")."""
+    return f"{n:,} {one if n == 1 else many}"
 
 
 def demo_files(seed: int = 7) -> list[Path]:
