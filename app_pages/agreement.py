@@ -13,8 +13,9 @@ import streamlit as st
 
 from analytics import agreement
 from analytics.agreement import LEVELS, AgreementSpec, ScaleError, narrows_team, team, team_filters
+from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.describe import distributions
+from analytics.describe import distributions, overview
 from ui import agreement_view as view
 from ui import charts, identity, prefetch, query_log, sidebar, state
 from ui.tables import table
@@ -92,6 +93,16 @@ def load_paradox(version: tuple, spec: AgreementSpec, rubric: str, dimension: st
     return agreement.paradox_diagnostic(state.cursor(), spec, rubric, dimension, queries=state.query_log())
 
 
+@query_log.loader(max_entries=16)
+def load_coverage(version: tuple, filters: Filters) -> tuple[int, int, int]:
+    """Tasks the contractors rated, how many of them a researcher rated too, and the researchers there are: which
+    comparison the page opens on (view.default_comparison)."""
+    con = state.cursor()
+    contractor_tasks, paired_tasks = overview.researcher_coverage(con, filters)
+    researchers = 0 if paired_tasks or contractor_tasks else overview.activity(con, filters).summary.researchers
+    return contractor_tasks, paired_tasks, researchers
+
+
 @dataclass(frozen=True)
 class Loads:
     """The page's request and one call per loader with it: the prefetch and the page's own calls below pass the
@@ -138,15 +149,29 @@ class Loads:
 
 filters = sidebar.current()
 st.title("Agreement")
+st.markdown(
+    "How often raters give the same unit the same level, per dimension and per rater, with 95% intervals. "
+    "**Next:** read the coefficient for each dimension's scale below, then each contractor against the reference; "
+    "a contractor low on a dimension is worth opening on the Disagreements and Feedback pages."
+)
 rubric = sidebar.rubric_or_first(filters, key="agr_rubric")
 if rubric is None:
     st.info("The store holds no ratings yet. Load files on the Data page.")
     st.stop()
 
+version = state.version()
+contractor_tasks, paired_tasks, researchers = load_coverage(version, filters.but(rubric=rubric))
+default, why_default = view.default_comparison(contractor_tasks, paired_tasks, researchers)
 c = st.columns([2, 2, 2])
 comparison = c[0].selectbox(
-    "Comparison", list(view.COMPARISON_LABELS), format_func=view.COMPARISON_LABELS.__getitem__, key="agr_comparison"
+    "Comparison",
+    list(view.COMPARISON_LABELS),
+    index=list(view.COMPARISON_LABELS).index(default),
+    format_func=view.COMPARISON_LABELS.__getitem__,
+    key="agr_comparison",
 )
+if why_default and comparison == default:
+    st.info(why_default)
 scale = c[1].radio(
     "Scale",
     ["exact", "coarse"],
@@ -166,7 +191,6 @@ level_choice = c[2].selectbox(
 coarse, level = scale == "coarse", None if level_choice == DEFAULT_LEVEL else level_choice
 subject, subjects, reference, ref_title = view.SIDES[comparison]
 
-version = state.version()
 dims = load_dimensions(version, rubric)
 # The dimension and rater shown below are most likely the ones chosen before: their loaders fill their caches while
 # the report computes (the page's own calls below then read them).
@@ -188,7 +212,7 @@ st.caption(
     "(the rater filter picks whose agreement is measured, never whose labels they are compared with)."
 )
 if report.dimensions.empty:
-    st.info("No unit was rated by two raters for this comparison under these filters. Widen the filters.")
+    st.info(view.empty_note(comparison, contractor_tasks, paired_tasks))
     st.stop()
 
 labels = dict(zip(dims["dimension"], dims["label"], strict=True))
@@ -213,16 +237,33 @@ if not small.empty:
         + ", ".join(md_escape(labels.get(d, d)) for d in small["dimension"])
         + ". Their coefficients are indicative only; read the intervals."
     )
-per_dimension = view.dimension_table(report, dims)
+st.caption(view.HEADLINE_NOTE)
+headlines = view.headline_table(report, dims)
 table(
-    per_dimension,
+    headlines,
     f"agreement per dimension {rubric}",
     key="dl_dimensions",
-    height=36 * (len(per_dimension) + 1) + 4,
+    height=36 * (len(headlines) + 1) + 4,
     download=view.dimension_data(report, dims),
-    column_order=[c for c in per_dimension.columns if c != "dimension"],
-    column_config={"label": st.column_config.TextColumn("dimension", pinned=True)},
+    column_order=[c for c in headlines.columns if c != "dimension"],
+    column_config={
+        "label": st.column_config.TextColumn("dimension", pinned=True, width="medium"),
+        view.HEADLINE_COLUMN: st.column_config.TextColumn(view.HEADLINE_COLUMN, help=view.HEADLINE_NOTE),
+        "notes": st.column_config.TextColumn("notes", width="large"),
+    },
 )
+# Shown on request: the table of every coefficient is wider than the page.
+if st.toggle("Every coefficient per dimension (a wider table: scroll it sideways)", key="agr_every_coefficient"):
+    per_dimension = view.dimension_table(report, dims)
+    table(
+        per_dimension,
+        f"every coefficient per dimension {rubric}",
+        key="dl_dimensions_every",
+        height=36 * (len(per_dimension) + 1) + 4,
+        download=view.dimension_data(report, dims),
+        column_order=[c for c in per_dimension.columns if c != "dimension"],
+        column_config={"label": st.column_config.TextColumn("dimension", pinned=True)},
+    )
 # Shown on demand: a closed expander's table is still sent to the browser (16,000 rows for 200 raters).
 if st.toggle("Every coefficient in long form (value, interval, n, why undefined)", key="agr_long_form"):
     with st.spinner("Computing every rater's figures on every dimension..."):
@@ -272,7 +313,8 @@ else:
         f"{view.label(statistic).capitalize()} on {labels.get(dimension, dimension)}: "
         f"each {subject.lower()} against {reference}"
     )
-    charts.show(st, charts.rater_intervals(points, yard, title, view.label(statistic)), width="stretch")
+    named = view.with_names(points, sidebar.rater_name, ("rater_id",))
+    charts.show(st, charts.rater_intervals(named, yard, title, view.label(statistic)), width="stretch")
     st.caption(
         "Point: the rater's value; bar: its 95% interval over tasks. Dashed rules: the team median (of "
         "the other raters' own figures) and, for contractors, researcher-researcher agreement (pooled over "
@@ -281,15 +323,21 @@ else:
     )
     raters_shown = view.rater_table(rated, rubric, dimension, statistic)
     table(
-        raters_shown,
+        view.with_names(raters_shown, sidebar.rater_name, ("rater_id",)),
         f"{subjects} {rubric} {dimension}",
         key="dl_raters",
+        download=raters_shown,
         column_config=view.column_config(raters_shown),
     )
     if st.toggle(f"Every {subject.lower()} on every dimension", key="agr_all_dimensions"):
         with st.spinner("Computing every rater's intervals on every dimension..."):
             every = loads.raters(tuple(used))[0]
-        table(every, f"{subjects} all dimensions {rubric}", key="dl_raters_all")
+        table(
+            view.with_names(every, sidebar.rater_name, ("rater_id",)),
+            f"{subjects} all dimensions {rubric}",
+            key="dl_raters_all",
+            download=every,
+        )
 
 # --- confusion matrix --------------------------------------------------------------------------------------
 st.subheader("Confusion matrix")
@@ -297,7 +345,7 @@ rater_ids = sorted(rated.loc[rated["dimension"] == dimension, "rater_id"].unique
 who = st.selectbox(
     subject,
     [ALL, *rater_ids],
-    format_func=lambda r: f"All {subjects}" if r == ALL else visible(r),
+    format_func=lambda r: f"All {subjects}" if r == ALL else sidebar.rater_name(r),
     key="agr_confusion_rater",
 )
 cm = loads.confusion(dimension, who)
@@ -346,11 +394,18 @@ else:
             f"fewer than {agreement.MIN_TASKS} shared tasks make a single pair's figure indicative only."
         )
         title = f"{view.label(pair_stat).capitalize()} on {labels.get(dimension, dimension)}, pair by pair"
-        rows, columns = ("rater_b", "rater_a") if comparison == "contractor_vs_researcher" else ("rater_a", "rater_b")
-        chart = charts.pairwise_heatmap(pm, pair_stat, view.label(pair_stat), title, rows, columns)
+        rows, columns = ("rater_a", "rater_b")  # the contractors (or the role's raters) as rows, one name a row
+        named_pairs = view.with_names(pm, sidebar.rater_name, ("rater_a", "rater_b"))
+        chart = charts.pairwise_heatmap(named_pairs, pair_stat, view.label(pair_stat), title, rows, columns)
         charts.show(st, chart, width="content")
     config = view.column_config(pm, "shared pairs")
-    table(pm, f"rater pairs {rubric} {dimension}", key="dl_pairs", column_config=config)
+    table(
+        view.with_names(pm, sidebar.rater_name, ("rater_a", "rater_b")),
+        f"rater pairs {rubric} {dimension}",
+        key="dl_pairs",
+        download=pm,
+        column_config=config,
+    )
 
 # --- kappa paradox -----------------------------------------------------------------------------------------
 flagged = [d for d in used if d in set(report.dimensions.loc[report.dimensions["kappa_paradox"], "dimension"])]
@@ -394,9 +449,10 @@ if not ranking_dims.empty or not ranking_raters.empty:
         table(ranking_dims, f"rankings {rubric}", key="dl_rankings", download=view.ranking_data(report, dims))
     if not ranking_raters.empty:
         table(
-            ranking_raters,
+            view.with_names(ranking_raters, sidebar.rater_name, ("rater_id",)),
             f"rankings per rater {rubric}",
             key="dl_rankings_raters",
+            download=ranking_raters,
             column_config=view.column_config(ranking_raters),
         )
 

@@ -49,12 +49,16 @@ def check_again() -> None:
 
 
 def rule_label(rules: pd.DataFrame) -> dict[str, str]:
-    """How each rule reads in a picker: its id and words."""
-    return {str(r): f"{r}: {d}" for r, d in zip(rules["rule_id"], rules["description"], strict=True)}
+    """How each rule reads in a picker: its words, its id after them (the rubric documents' and downloads' name)."""
+    return {str(r): f"{d} ({r})" if d else str(r) for r, d in zip(rules["rule_id"], rules["description"], strict=True)}
 
 
 filters = sidebar.current()
 st.title("Consistency")
+st.markdown(
+    "Which rubric rules are broken, by whom, and each case side by side. **Next:** pick a rule with a flagged "
+    "contractor below, open one of their violations, and take it to the Feedback page."
+)
 st.caption(
     "Rules the rubric documents state that one submission can break on its own, checked on every submission, "
     "whether or not a researcher labelled it. A contractor is flagged on a rule when Fisher's exact test finds "
@@ -99,7 +103,7 @@ else:
             md_escape(
                 "Flagged: "
                 + "; ".join(
-                    f"{sidebar.rater_name(str(r))} on {', '.join(g['rule_id'])}"
+                    f"{sidebar.rater_name(str(r))} on {', '.join(labels[str(x)] for x in g['rule_id'])}"
                     for r, g in flagged.groupby("rater_id", sort=True)
                 )
             )
@@ -107,7 +111,7 @@ else:
     ruled = data.rules[data.rules["n_checked"] > 0].sort_values(["flags", "rate"], ascending=False)["rule_id"]
     rule_id = st.selectbox("Rule", ruled.tolist(), key="cons_rule", format_func=lambda r: visible(labels[r]))
     shown = raters[raters["rule_id"] == rule_id]
-    show(st, cc.rater_rates(shown, rule_id))
+    show(st, cc.rater_rates(shown.assign(rater_id=shown["rater_id"].map(sidebar.rater_name)), labels[rule_id]))
     table(shown, f"contractors on {rule_id}", key="cons_dl_raters", column_config=number_columns(shown, RATES))
 
 st.subheader("Violations")

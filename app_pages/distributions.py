@@ -41,6 +41,11 @@ def load_raters(version: tuple, filters: Filters, rubric: str, dimension: str) -
 
 filters = sidebar.current()
 st.title("Distributions")
+st.markdown(
+    "How raters use each scale: the share of each level per dimension, contractors beside researchers, and each "
+    "rater's own spread. **Next:** a rater whose levels lean one way (or who uses one level only) is worth a look "
+    "on the Raters page (leniency, central tendency) before reading their agreement."
+)
 rubric = sidebar.rubric_or_first(filters, key="dist_rubric")
 if rubric is None:
     st.info("The store holds no ratings yet. Load files on the Data page.")

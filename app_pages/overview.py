@@ -74,6 +74,14 @@ data = load(state.version(), filters)
 s = data["summary"]
 
 st.title("Overview")
+st.markdown(
+    "What the store holds under the sidebar's filters, how it moves week by week, and which contractors need "
+    "attention. **Next:** follow the line below to the alarms, or open Agreement to see how far raters agree."
+)
+if s.ratings:  # the review's alarms, summed up on the first screen (listed in the Alarms section below)
+    found = load_alarms(state.version(), filters)
+    alerts = found["alerts"]
+    st.markdown(alarm_panel.attention_line(alerts, sidebar.rater_name))
 st.caption(
     "Every figure follows the sidebar's rubric, role, rater and date filters, with two exceptions. Files loaded "
     "and quarantined rows are store-wide: a row that could not be read has no rubric, rater or date to trust (the "
@@ -123,8 +131,6 @@ if not data["rules_weekly"].empty:
     )
 
 st.subheader("Alarms")
-found = load_alarms(state.version(), filters)
-alerts = found["alerts"]
 st.caption(alarm_panel.BUDGET_NOTE)
 alarm_panel.show_alarms(
     alerts, "ov_alarms", sidebar.rater_name, "No alarm: no contractor is credibly beyond the rest of the team."

@@ -51,6 +51,11 @@ SHRUNK_AND_OWN = (
 
 filters = sidebar.current()
 st.title("Raters")
+st.markdown(
+    "Who shows which rater effect (leniency, ties, position bias, haste, drift...) and how accurate each rater is. "
+    "**Next:** pick a contractor with red cells to see each effect against the team, then give them feedback on "
+    "the Feedback page."
+)
 st.caption(
     "Each contractor's rater effects, estimated on their tasks and pulled toward the rest of the team in proportion "
     "to their noise (empirical Bayes), so that a contractor with few tasks is not flagged on chance. An effect is "

@@ -6,6 +6,8 @@ rename, format and reshape them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -44,6 +46,102 @@ SMALL, ENOUGH = f"fewer than {MIN_TASKS} tasks", f"{MIN_TASKS} tasks or more"
 NOT_SHOWN = "—"  # undefined here (0/0, no pairs): the notes say why
 NOT_APPLICABLE = "n/a"  # the coefficient does not exist for this scale (e.g. weighted kappa at nominal level)
 NOT_HEADLINE = "not shown"  # unweighted on a fine interval or ratio scale (analytics.agreement.headline); notes say
+
+
+# The coefficient a dimension's row leads with, per kind of scale: Krippendorff's alpha takes the dimension's level
+# of measurement (its metric: nominal, ordinal, interval, ratio), any number of raters and missing ratings, so one
+# figure reads the same way on every dimension; a ranking is read by its rank correlation. Where the first is
+# undefined the next that is defined leads, and the row says so.
+HEADLINE_STATS = {
+    "ranking": ("kendall_tau_b", "preference_agreement"),
+    "other": ("krippendorff_alpha", "weighted_kappa", "cohen_kappa", "gwet_ac2", "gwet_ac1", "percent_agreement"),
+}
+HEADLINE_COLUMN = "coefficient for the scale"
+HEADLINE_VALUE = "value [95% interval]"
+HEADLINE_NOTE = (
+    "Each dimension leads with the coefficient for its scale: Krippendorff's alpha at the dimension's level of "
+    "measurement (nominal, ordinal, interval or ratio: near levels count as near on an ordinal scale), which takes "
+    "any number of raters and missing ratings and so reads the same way on every dimension; Kendall's tau-b on "
+    "rankings. Percent agreement beside it is the plain share of pairs that agree exactly."
+)
+
+
+def headline_statistic(row: dict, absent: set[tuple[str, str]]) -> str | None:
+    """The statistic a dimension's row leads with (HEADLINE_STATS): the first of its kind's list that applies to
+    its scale and is defined; None when none is."""
+    order = HEADLINE_STATS["ranking" if row.get("kind") == "ranking" else "other"]
+    for s in order:
+        if (row["dimension"], s) not in absent and s in row and not pd.isna(row[s]) and shown(row, s):
+            return s
+    return None
+
+
+def headline_table(report: AgreementReport, dims: pd.DataFrame) -> pd.DataFrame:
+    """One row per dimension in catalogue order that fits the page: its level and n, the coefficient for its
+    scale (HEADLINE_STATS) with its interval, percent agreement and the notes; every other coefficient is in
+    dimension_table, shown on request."""
+    if report.dimensions.empty:
+        return pd.DataFrame()
+    d, out, _ = _dimension_rows(report, dims)
+    absent = not_applicable(report.coefficients, "dimension")
+    rows = d.to_dict("records")
+    picks = [headline_statistic(r, absent) for r in rows]
+    out = out.drop(columns=[c for c in ("units", "pairs", "raters") if c in out.columns])
+    out[HEADLINE_COLUMN] = [
+        NOT_SHOWN if s is None else f"{label(s)} ({r['level']})" if s == "krippendorff_alpha" else label(s)
+        for s, r in zip(picks, rows, strict=True)
+    ]
+    out[HEADLINE_VALUE] = [
+        NOT_SHOWN if s is None else with_interval(r[s], r[f"{s}_ci_low"], r[f"{s}_ci_high"])
+        for s, r in zip(picks, rows, strict=True)
+    ]
+    out[label("percent_agreement")] = [
+        with_interval(r["percent_agreement"], r["percent_agreement_ci_low"], r["percent_agreement_ci_high"])
+        if shown(r, "percent_agreement")
+        else NOT_HEADLINE
+        for r in rows
+    ]
+    out["notes"] = [notes_in_words(r) for r in rows]
+    return out.reset_index(drop=True)
+
+
+def default_comparison(contractor_tasks: int, paired_tasks: int, researchers: int) -> tuple[str, str]:
+    """The comparison the page opens on and why, in words ("" when it is the usual one): contractors against
+    researchers where a researcher rated a unit the contractors rated; else agreement among the raters there are."""
+    if paired_tasks:
+        return "contractor_vs_researcher", ""
+    if contractor_tasks:
+        return "among_contractors", (
+            "No researcher rated a unit the contractors rated under these filters (these data carry no researcher "
+            "labels), so the page shows agreement among the contractors: how often raters of the same unit agree "
+            "with each other. Contractors vs researchers needs researcher labels (a researcher column or file)."
+        )
+    if researchers:
+        return "researcher_vs_researcher", (
+            "No contractor rating is under these filters, so the page shows agreement among the researchers."
+        )
+    return "contractor_vs_researcher", ""
+
+
+def empty_note(comparison: str, contractor_tasks: int, paired_tasks: int) -> str:
+    """Why a comparison found no unit rated by two raters, and which choice would (Markdown-safe)."""
+    if comparison == "contractor_vs_researcher" and contractor_tasks and not paired_tasks:
+        return (
+            "No researcher rated a unit the contractors rated under these filters, so there is nothing to compare "
+            f"contractors with. Choose Comparison: {COMPARISON_LABELS['among_contractors']} to see how the "
+            "contractors agree with each other."
+        )
+    return (
+        f"No unit was rated by two raters for {COMPARISON_LABELS[comparison].lower()} under these filters. "
+        "Choose another Comparison, or widen the sidebar's filters (raters, dates)."
+    )
+
+
+def with_names(df: pd.DataFrame, names: Callable[[str], str], columns: tuple[str, ...]) -> pd.DataFrame:
+    """`df` with the rater id `columns` it has shown as people's names ("Hal K. (c35)": the sidebar's
+    rater_name)."""
+    present = [c for c in columns if c in df.columns]
+    return df.assign(**{c: df[c].map(lambda r: names(str(r))) for c in present}) if present else df
 
 
 NO_IDS_HERE = "None to show: this dimension's raters have no ids (see the note at the top of the page)."

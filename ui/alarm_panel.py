@@ -49,6 +49,27 @@ def _headline(open_: pd.DataFrame, names: Callable[[str], str]) -> str:
     return f"{len(open_)} alarm(s) on {open_['rater_id'].nunique()} contractor(s):\n\n" + "\n".join(lines)
 
 
+ATTENTION_NAMES = 3  # contractors named in the one-line summary; the rest are counted
+
+
+def attention_line(alerts: pd.DataFrame, names: Callable[[str], str]) -> str:
+    """One line saying what needs attention from a review's alarms (those not yet acknowledged): how many, on whom
+    (the contractors with most alarms first) and where to go next; Markdown-safe."""
+    open_ = alerts[~alerts["acknowledged"].astype(bool)] if len(alerts) else alerts
+    if open_.empty:
+        acked = f" ({len(alerts)} acknowledged)" if len(alerts) else ""
+        return f"**Needs attention:** nothing: no open alarm on any contractor under these filters{acked}."
+    counts = open_.groupby("rater_id", sort=False).size().sort_values(ascending=False, kind="stable")
+    who = [md_escape(names(str(r))) for r in counts.index[:ATTENTION_NAMES]]
+    more = len(counts) - len(who)
+    people = ", ".join(who) + (f" and {more} more" if more else "")
+    kinds = ", ".join(md_escape(KIND_TITLES.get(str(k), str(k)).lower()) for k in open_["kind"].drop_duplicates())
+    return (
+        f"**Needs attention:** {len(open_)} open alarm(s) ({kinds}) on {len(counts)} contractor(s): {people}. "
+        "Next: the Alarms section below has the evidence; the Feedback page ranks who needs feedback first."
+    )
+
+
 def _acknowledge(key: str, alerts: pd.DataFrame) -> None:
     """Form callback: record or withdraw the chosen alarm's acknowledgement from the form's fields."""
     ss = st.session_state

@@ -10,6 +10,8 @@ import pandas as pd
 from streamlit.delta_generator import DeltaGenerator
 
 from analytics.agreement.team import CEILING, TEAM
+from analytics.core.formatting import WEEK_D3, week_label
+from analytics.core.rubrics import RUBRICS
 from ui.sidebar import rubric_title
 from ui.tables import column_label
 from ui.text import visible
@@ -79,6 +81,47 @@ def with_rubric_titles(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(rubric_title=df["rubric"].map(rubric_title))
 
 
+# Colours of rubrics (Vega's category20, whose first ten are its category10): one per rubric of the catalogue in its
+# order, so a rubric keeps its colour in every chart and under every filter.
+RUBRIC_PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
+)  # fmt: skip
+
+
+def rubric_colors(shown: pd.Series | None = None) -> alt.Scale:
+    """The one colour scale of rubric titles: its domain every rubric of the catalogue (then any other rubric
+    `shown`, by name), so filtering to one rubric never recolours it."""
+    domain = [rubric_title(r) for r in RUBRICS]
+    extra = sorted({str(t) for t in shown.dropna()} - set(domain)) if shown is not None else []
+    domain += extra
+    return alt.Scale(domain=domain, range=[RUBRIC_PALETTE[i % len(RUBRIC_PALETTE)] for i in range(len(domain))])
+
+
+def rubric_color(df: pd.DataFrame, **kwargs: Any) -> alt.Color:
+    """The colour channel of a frame's rubric_title column on the one rubric scale (rubric_colors)."""
+    return alt.Color("rubric_title:N", title="Rubric", scale=rubric_colors(df["rubric_title"]), **kwargs)
+
+
+def integer_axis(**kwargs: Any) -> alt.Axis:
+    """An axis of counts: whole-number ticks only (no "0.5 rows")."""
+    return alt.Axis(format="d", tickMinStep=1, **kwargs)
+
+
+def week_axis(weeks: pd.Series, **kwargs: Any) -> alt.Axis:
+    """A time axis ticked at the weeks themselves (their Mondays), labelled in the one week format, in UTC (the
+    weeks are dates at midnight)."""
+    days = sorted(pd.to_datetime(weeks.dropna()).unique())
+    values = [int(pd.Timestamp(d).timestamp() * 1000) for d in days]
+    return alt.Axis(values=values, format=WEEK_D3, formatType="utc", labelAngle=-40, labelOverlap=True, **kwargs)
+
+
+def week_x(field: str, weeks: pd.Series, title: str | None = "Week starting") -> alt.X:
+    """The x channel of a weekly time series: a week time unit (UTC days: each point on its Monday) and the week
+    axis."""
+    return alt.X(f"{field}:T", timeUnit="utcyearmonthdate", title=title, axis=week_axis(weeks))
+
+
 def volume_by_rubric(df: pd.DataFrame) -> alt.Chart:
     """Stacked bars of ratings per rubric, coloured by role."""
     return (
@@ -96,17 +139,20 @@ def volume_by_rubric(df: pd.DataFrame) -> alt.Chart:
 
 def volume_by_week(df: pd.DataFrame) -> alt.Chart:
     """Weekly ratings per rubric as stacked bars, one row of bars per role."""
-    df = with_rubric_titles(df.assign(week=pd.to_datetime(df["week"]).dt.strftime("%Y-%m-%d")))
+    weeks = pd.to_datetime(df["week"])
+    order = [week_label(w) for w in sorted(weeks.unique())]
+    df = with_rubric_titles(df.assign(week=[week_label(w) for w in weeks]))
     return (
         alt.Chart(df, title="Ratings per week (weeks start on Monday)")
         .mark_bar()
         .encode(
-            x=alt.X("week:O", title="Week", axis=alt.Axis(labelAngle=-40)),
-            y=alt.Y("sum(ratings):Q", title="Ratings"),
-            color=alt.Color("rubric_title:N", title="Rubric", legend=legend(2)),
+            x=alt.X("week:O", title="Week starting", sort=order, axis=alt.Axis(labelAngle=-40)),
+            y=alt.Y("sum(ratings):Q", title="Ratings", axis=integer_axis()),
+            # The legend above the bars: below them it hung over the next chart's title (Streamlit fits the chart
+            # to this height; a bottom legend of many rubrics outgrew it).
+            color=rubric_color(df, legend=legend(2, orient="top")),
             tooltip=[tip("week"), tip("rubric_title", "rubric"), tip("role"), tip("ratings"), tip("tasks")],
         )
-        # Streamlit fits the whole chart (axes and legend too) into this height when it stretches the width.
         .properties(height=440)
     )
 
@@ -140,7 +186,7 @@ def quarantine_by_field(df: pd.DataFrame) -> alt.Chart:
         alt.Chart(df.assign(field_label=df["field"].map(column_label)), title="Quarantined rows by file and field")
         .mark_bar()
         .encode(
-            x=alt.X("rows:Q", title="Rows"),
+            x=alt.X("rows:Q", title="Rows", axis=integer_axis()),
             y=alt.Y("file_name:N", title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
             color=alt.Color("field_label:N", title="Field", legend=legend(4)),
             tooltip=[tip("file_name"), tip("field_label", "field"), tip("rows")],
@@ -368,20 +414,43 @@ def confusion_heatmap(df: pd.DataFrame, title: str, subject: str, reference: str
     return layer(cells, text).properties(title=title, width=alt.Step(56), height=alt.Step(36))
 
 
-GRID_STEP, GRID_STEP_MIN, GRID_WIDTH = 20, 14, 560  # pixels: a cell's side at most, at least; the grid's width
+GRID_STEP_MIN, GRID_STEP_MAX, GRID_WIDTH = 14, 72, 560  # pixels: a cell's width at least, at most; the grid's width
+GRID_ROW = 20  # pixels: a row's height, whatever the number of columns (a name a row, readable)
+GRID_VALUE_FROM = 36  # pixels: cells at least this wide print the figure itself, narrower ones the shared units
+
+
+def grid_order(df: pd.DataFrame, axis: str, value: str) -> list[str]:
+    """The raters of one axis of a rater x rater grid, by their mean figure over their pairs, highest first (ties
+    and undefined figures by name)."""
+    means = df.groupby(axis, sort=False)[value].mean()
+    ranked = pd.DataFrame({"name": means.index.astype(str), "mean": means.to_numpy()})
+    ranked = ranked.sort_values(["mean", "name"], ascending=[False, True], na_position="last")
+    return ranked["name"].tolist()
 
 
 def pairwise_heatmap(
     df: pd.DataFrame, value: str, value_title: str, title: str, rows: str, columns: str
 ) -> alt.LayerChart:
-    """Rater x rater grid of one agreement figure over the units each pair shares, with the number of shared
-    units in each cell; `rows` and `columns` name the rater columns (rater_a, rater_b) to draw on each axis."""
+    """Rater x rater grid of one agreement figure over the units each pair shares; `rows` and `columns` name the
+    rater columns (rater_a, rater_b) to draw on each axis: the many side (contractors) as rows, one readable name a
+    row, and the few (researchers) as columns wide enough to print each pair's figure; both sorted by their mean
+    figure, highest first. Narrow cells (many columns) print the number of shared units instead."""
     agreement = value.endswith("agreement")
-    # Narrower cells when there are many columns, so 40 raters fit the wide layout at a laptop window's width.
-    step = max(GRID_STEP_MIN, min(GRID_STEP, GRID_WIDTH // max(1, df[columns].nunique())))
-    base = alt.Chart(df).encode(
-        x=alt.X(f"{columns}:N", title=None, axis=alt.Axis(labelAngle=-90, labelOverlap=False, orient="top")),
-        y=alt.Y(f"{rows}:N", title=None, axis=alt.Axis(labelOverlap=False)),
+    step = max(GRID_STEP_MIN, min(GRID_STEP_MAX, GRID_WIDTH // max(1, df[columns].nunique())))
+    shows_value = step >= GRID_VALUE_FROM
+    base = alt.Chart(df.assign(**{rows: df[rows].astype(str), columns: df[columns].astype(str)})).encode(
+        x=alt.X(
+            f"{columns}:N",
+            title=None,
+            sort=grid_order(df, columns, value),
+            axis=alt.Axis(labelAngle=0 if shows_value else -90, labelOverlap=False, orient="top", labelLimit=step * 3),
+        ),
+        y=alt.Y(
+            f"{rows}:N",
+            title=None,
+            sort=grid_order(df, rows, value),
+            axis=alt.Axis(labelOverlap=False, labelLimit=LABEL_LIMIT),
+        ),
     )
     cells = base.mark_rect().encode(
         color=alt.Color(
@@ -397,10 +466,13 @@ def pairwise_heatmap(
         ],
     )
     dark = f"abs(datum.{value}) > 0.6"  # `value` is one of the pairwise statistics' names, not user text
-    text = base.mark_text(fontSize=9).encode(text=alt.Text("n:Q"), color=when(dark, "white", "#333333"))
+    text = base.mark_text(fontSize=11 if shows_value else 9).encode(
+        text=alt.Text(f"{value}:Q", format=".2f") if shows_value else alt.Text("n:Q"),
+        color=when(dark, "white", "#333333"),
+    )
     return (
         layer(cells, text)
-        .properties(title=title, width=alt.Step(step), height=alt.Step(step))
+        .properties(title=title, width=alt.Step(step), height=alt.Step(GRID_ROW))
         .configure_legend(orient="bottom", direction="horizontal", gradientLength=240)
     )
 

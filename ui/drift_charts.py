@@ -6,8 +6,13 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import layer, legend, tip
+from analytics.core.formatting import WEEK_D3
+from ui.charts import layer, legend, tip, week_axis
 
+SUBTITLE = (
+    "Each panel: a contractor on a rubric. Up: agreement with the other contractors (share); across: the week it "
+    "starts. Red rule: where the recent weeks a drift alarm tested begin; grey dashes: guideline changes."
+)
 LINES = alt.Scale(domain=["contractor", "team"], range=["#d62728", "#9e9e9e"])
 
 
@@ -16,7 +21,7 @@ def alert_panels(
     alerts: pd.DataFrame,
     marks: pd.DataFrame,
     names: dict[str, str],
-    title: str = "Drift alarms: agreement week by week (red rule: the recent weeks tested begin; grey: guideline changes)",
+    title: str = "Drift alarms: agreement with the other contractors, week by week",
 ) -> alt.TopLevelMixin:
     """One small multiple per contractor and rubric of `weekly`: the contractor's weekly agreement with the other
     contractors and the team's mean, where a drift alarm's recent weeks begin (red rule; `alerts`: the review's
@@ -54,29 +59,36 @@ def alert_panels(
     )
     data["week"] = pd.to_datetime(data["week"])
     base = alt.Chart(data)
+    # No axis titles in the panels: repeated in every small multiple they overlapped; the chart's title and
+    # subtitle say what the axes are, once.
+    x = alt.X("week:T", timeUnit="utcyearmonthdate", title=None, axis=week_axis(data["week"]))
+    week_tip = alt.Tooltip("week:T", title="week starting", format=WEEK_D3, formatType="utc")
     lines = (
         base.transform_filter(alt.datum.kind == "line")
         .mark_line(point=True)
         .encode(
-            x=alt.X("week:T", title="Week"),
-            y=alt.Y("value:Q", title="Agreement with the other contractors", axis=alt.Axis(format="%")),
-            color=alt.Color("line:N", scale=LINES, title=None, legend=legend(2)),
-            tooltip=[tip("week:T"), alt.Tooltip("value:Q", format=".0%", title="agreement"), tip("n_tasks")],
+            x=x,
+            y=alt.Y("value:Q", title=None, axis=alt.Axis(format="%")),
+            color=alt.Color("line:N", scale=LINES, title=None, legend=legend(2, orient="top")),
+            tooltip=[week_tip, alt.Tooltip("value:Q", format=".0%", title="agreement"), tip("n_tasks")],
         )
     )
     alert = (
         base.transform_filter(alt.datum.kind == "alert")
         .mark_rule(color="#d62728", strokeWidth=2)
-        .encode(x=alt.X("week:T"), tooltip=[tip("detail")])
+        .encode(x=x, tooltip=[tip("detail")])
     )
     marked = (
         base.transform_filter(alt.datum.kind == "mark")
         .mark_rule(color="gray", strokeDash=[4, 4])
-        .encode(x=alt.X("week:T"), tooltip=[tip("week:T", "guideline change"), tip("note")])
+        .encode(
+            x=x,
+            tooltip=[alt.Tooltip("week:T", title="guideline change", format=WEEK_D3, formatType="utc"), tip("note")],
+        )
     )
     return (
         layer(lines, alert, marked)
         .properties(width=300, height=160)
         .facet(facet=alt.Facet("panel:N", title=None, header=alt.Header(labelLimit=300)), columns=2)
-        .properties(title=title)
+        .properties(title=alt.TitleParams(title, subtitle=SUBTITLE, anchor="start"))
     )

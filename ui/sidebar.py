@@ -12,7 +12,7 @@ from analytics.core.rubrics import RUBRICS
 from analytics.describe import overview
 from analytics.store import people
 from ui import identity, query_log, state
-from ui.text import visible
+from ui.text import md_escape, visible
 
 ALL = "All rubrics"
 ROLES = ("contractor", "researcher")
@@ -109,10 +109,17 @@ def current() -> Filters:
 
 
 def rubric_or_first(filters: Filters, label: str = "Rubric", key: str = "page_rubric") -> str | None:
-    """The sidebar's rubric, or (when it says all) a rubric picked on the page; None when no data."""
+    """The sidebar's rubric, or (when it says all) the first rubric with ratings, the page saying so; None when no
+    data. The sidebar's Rubric is the one rubric control (a second on the page could disagree with it); `label`
+    and `key` are kept for the pages that still pass them."""
     if filters.rubric:
         return filters.rubric
     rubrics = options()["rubrics"]
-    if not rubrics:
-        return None
-    return st.selectbox(label, rubrics, key=key, format_func=rubric_title)
+    if rubrics:
+        st.info(ONE_RUBRIC.format(title=md_escape(rubric_title(rubrics[0]))))
+    return rubrics[0] if rubrics else None
+
+
+ONE_RUBRIC = (
+    "This page shows one rubric at a time: {title}, the first. Choose another with the sidebar's Rubric filter."
+)

@@ -11,6 +11,7 @@ import streamlit as st
 
 from analytics.agreement import LABELS, MIN_TASKS
 from analytics.core import csv_out
+from analytics.core.formatting import WEEK_MOMENT, is_dates
 from analytics.explore import sql
 from ui.text import md_escape, visible
 
@@ -44,6 +45,13 @@ COLUMN_LABELS = {
     "content_hash": "content SHA-256",
     "value_index": "level",
     "small_n": f"fewer than {MIN_TASKS} tasks",
+    "rule_id": "rule",
+    "team_value": "team (without them)",
+    "team_rate": "rest of the team",
+    "p_value": "p-value",
+    "n_checked": "checked",
+    "n_violations": "breaking",
+    "n_violating": "breaking",
 }
 
 
@@ -108,7 +116,7 @@ def table(
         kwargs["height"] = height
     # Every column gets a readable header unless the caller configured it; missing values show as blanks.
     config = dict(kwargs.pop("column_config", None) or {})
-    kwargs["column_config"] = {c: column_label(c) for c in df.columns if c not in config} | config
+    kwargs["column_config"] = {c: column_label(c) for c in df.columns if c not in config} | dates(df, config) | config
     kwargs.setdefault("placeholder", "")
     shown = visible_ids(df.head(MAX_SHOWN))
     data = shown if styles is None else shown.style.apply(lambda _: styles.reindex_like(shown).fillna(""), axis=None)
@@ -122,6 +130,16 @@ def table(
         mime="text/csv",
         key=key or f"download_{name}",
     )
+
+
+def dates(df: pd.DataFrame, configured: dict) -> dict:
+    """Date columns (weeks, days: datetimes at midnight) shown as dates in the one week format
+    (analytics.core.formatting), never "2026-03-30 00:00:00"; columns the caller configured are left alone."""
+    return {
+        c: st.column_config.DateColumn(column_label(c), format=WEEK_MOMENT)
+        for c in df.columns
+        if c not in configured and is_dates(df[c])
+    }
 
 
 def csv_data(frame: pd.DataFrame) -> Callable[[], bytes]:
@@ -138,7 +156,7 @@ def number_columns(df: pd.DataFrame, percent: tuple[str, ...] = (), labels: dict
     keeps full precision); `labels` head the columns they name (float or not), in place of column_label."""
     heads = labels or {}
     floats = {
-        c: st.column_config.NumberColumn(heads.get(c), format="percent" if c in percent else "%.2f")
+        c: st.column_config.NumberColumn(heads.get(c, column_label(c)), format="percent" if c in percent else "%.2f")
         for c in df.columns
         if pd.api.types.is_float_dtype(df[c])
     }

@@ -61,6 +61,29 @@ def fmt_ci(value: Any, lo: Any, hi: Any, digits: int = 2, ci_digits: int | None 
     return f"{fmt(value, digits, missing)} [{fmt(lo, d, missing)}, {fmt(hi, d, missing)}]"
 
 
+# One way to print a week (its Monday) everywhere: text and tables (strftime), charts (Vega's d3-time-format, read in
+# UTC: the stored weeks are dates at midnight, which a browser west of Greenwich would otherwise show a day early) and
+# Streamlit's table columns (moment.js). "30 Mar 2026", never "2026-03-30 00:00:00".
+WEEK_FORMAT = "%d %b %Y"
+WEEK_D3 = WEEK_FORMAT  # the same directives in d3-time-format
+WEEK_MOMENT = "D MMM YYYY"
+
+
+def week_label(value: Any, missing: str = "–") -> str:
+    """A week (its first day: a date, datetime or ISO text) as "30 Mar 2026"; `missing` when empty."""
+    if is_missing(value):
+        return missing
+    return pd.Timestamp(value).strftime(WEEK_FORMAT)
+
+
+def is_dates(values: pd.Series) -> bool:
+    """Whether a column holds dates without a time of day (weeks, days): datetimes all at midnight."""
+    if not pd.api.types.is_datetime64_any_dtype(values):
+        return False
+    present = values.dropna()
+    return bool(len(present)) and bool((present == present.dt.normalize()).all())
+
+
 def md_escape(text: object, lines: bool = False, every_mark: bool = False) -> str:
     """Untrusted text as Markdown that shows it literally, bare URLs kept from becoming links (exports and pages).
 
