@@ -15,7 +15,9 @@ import streamlit as st
 
 from analytics.agreement import MIN_TASKS
 from analytics.core.filters import Filters
-from analytics.feedback import rater_effects, review_first, scope
+from analytics.feedback import events as fb_events
+from analytics.feedback import next as who_next
+from analytics.feedback import rater_effects, scope
 from analytics.feedback import report as fb_report
 from analytics.feedback import team as fb_team
 from analytics.feedback.export import csv as csv_export
@@ -24,6 +26,7 @@ from analytics.feedback.export import html as html_export
 from analytics.feedback.export import markdown as md_export
 from ui import alarm_panel, charts, identity, prefetch, query_log, sidebar, state
 from ui import feedback_charts as fc
+from ui import feedback_next as fn
 from ui.tables import number_columns, table
 from ui.text import md_escape, show_text, text_block
 
@@ -75,10 +78,11 @@ def load_team(version: tuple, filters: Filters) -> fb_team.TeamFigures:
     return fb_team.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric))
 
 
-@query_log.loader(max_entries=8, show_spinner="Choosing the contractor to review first...")
-def load_default(version: tuple, filters: Filters) -> str | None:
-    """The contractor the page opens on (analytics.feedback.review_first.default_contractor) for one filter and version."""
-    return review_first.default_contractor(state.cursor(), filters)
+@query_log.loader(max_entries=8, show_spinner="Ranking who needs feedback next...")
+def load_ranking(version: tuple, filters: Filters) -> who_next.Ranking:
+    """Who needs feedback next under every sidebar filter, from the team's alarms (the team figures' review)."""
+    team = load_team(version, scope.team_filter(filters))
+    return who_next.ranking(state.cursor(), filters, team.alerts, team.rules.raters)
 
 
 @query_log.loader(max_entries=32, show_spinner="Computing the contractor's figures...")
@@ -95,23 +99,58 @@ def load_report(version: tuple, filters: Filters, contractor: str) -> fb_report.
     return fb_report.feedback_report(state.cursor(), contractor, filters, team, own=own())
 
 
-def pick_contractor(contractors: list[str], filters: Filters) -> str:
-    """The contractor to report on: handed over by another page, else the sidebar's single rater, else the one
-    analytics.feedback.review_first.default_contractor picks (review first), until someone chooses another."""
-    single = filters.raters[0] if len(filters.raters) == 1 and filters.raters[0] in contractors else None
+def pick_contractor(options: list[str], labels: dict[str, str], clicked: str | None) -> str:
+    """The contractor whose card opens: a row clicked in the list, else one handed over by another page, else the
+    one chosen before while the filters still list them, else the first of the list."""
     handed = st.session_state.pop(HANDOFF, None)
-    if handed in contractors:
+    if clicked in options:
+        st.session_state["fb_contractor"] = clicked
+    elif handed in options:
         st.session_state["fb_contractor"] = handed
-    elif single and st.session_state.get("fb_sidebar_single") != single:
-        st.session_state["fb_contractor"] = single  # follow a new single-rater choice in the sidebar once
-    st.session_state["fb_sidebar_single"] = single
-    if st.session_state.get("fb_contractor") not in contractors:
-        st.session_state.pop("fb_contractor", None)
-        default = load_default(state.version(), filters.but(roles=(), dimensions=()))
-        if default in contractors:
-            st.session_state["fb_contractor"] = default
-    help_text = review_first.DEFAULT_RULE
-    return st.selectbox("Contractor", contractors, key="fb_contractor", help=help_text, format_func=sidebar.rater_name)
+    if st.session_state.get("fb_contractor") not in options:
+        st.session_state["fb_contractor"] = options[0]
+    return str(
+        st.selectbox(
+            "Open the card of",
+            options,
+            key="fb_contractor",
+            format_func=labels.__getitem__,
+            help="In the list's order; the list and this picker follow every sidebar filter.",
+        )
+    )
+
+
+def choose(filters: Filters) -> str:
+    """The "Who needs feedback next" list under every sidebar filter and the picker in its order; an empty list
+    names the filter that empties it and offers to clear it."""
+    st.subheader("Who needs feedback next")
+    ranking = load_ranking(state.version(), filters)
+    rows = who_next.with_events(ranking, fb_events.last_events(state.cursor()), fb_events.now())
+    options = [*rows["rater_id"], *ranking.too_few]
+    handed = st.session_state.get(HANDOFF)
+    if handed and handed not in options:
+        st.session_state.pop(HANDOFF)
+        blame = who_next.emptied_by(state.cursor(), filters, handed)
+        fn.widen_offer(f"{sidebar.rater_name(handed)} has no ratings", blame, filters, "fb_widen_handed", handed)
+    if not options:
+        blame = who_next.emptied_by(state.cursor(), filters)
+        fn.widen_offer("No contractor has ratings", blame, filters, "fb_widen")
+        st.stop()
+    st.caption(md_escape(who_next.SCORE_RULE) + " Click a row, or choose below, to open a contractor's card.")
+    clicked = None
+    if len(rows):
+        clicked = fn.show_list(rows, sidebar.rater_name)
+    else:
+        st.info(
+            f"No contractor has the {who_next.MIN_TASKS} tasks the ranking needs under the sidebar's filters; "
+            "the picker lists those with fewer. Widen the dates or the rubric in the sidebar to rank them."
+        )
+    if ranking.too_few:
+        names = ", ".join(sidebar.rater_name(r) for r in ranking.too_few)
+        st.caption(md_escape(f"Not ranked, fewer than {who_next.MIN_TASKS} tasks under these filters: {names}."))
+    labels = {r: f"{k}. {sidebar.rater_name(r)}" for k, r in zip(rows["rank"], rows["rater_id"], strict=True)}
+    labels |= {r: f"{sidebar.rater_name(r)} (fewer than {who_next.MIN_TASKS} tasks)" for r in ranking.too_few}
+    return pick_contractor(options, labels, clicked)
 
 
 def own_card(contractors: list[str]) -> str:
@@ -133,83 +172,31 @@ def show_case(case: pd.Series, contractor: str) -> None:
         st.caption(md_escape(display.note_line(case)))
 
 
-filters = sidebar.current()
-st.title("Feedback")
-opts = sidebar.options()
-contractors = opts["contractors"]
-if not contractors:
-    anonymous = any(role == "contractor" for role in opts["rater_roles"].values())
-    st.info(
-        "The contractor labels in the store come without rater ids (positions in a list of labels, not people), "
-        "so there is nobody to report on. The Agreement page shows the figures such labels allow."
-        if anonymous
-        else "The store holds no contractor ratings yet. Load files on the Data page."
-    )
-    st.stop()
+def show_changes(rep: fb_report.FeedbackReport, contractor: str) -> None:
+    """What to change: each rater effect that applies, with evidence and advice, and every effect checked."""
+    st.subheader("What to change")
+    st.caption(md_escape(display.EFFECTS_EXPLAIN))
+    applies = display.shown_effects(rep)
+    if applies.empty:
+        st.success("No rater effect shows clearly in this contractor's ratings.")
+    for _, effect in applies.iterrows():
+        with st.container(border=True):
+            st.markdown(f"**{md_escape(display.effect_heading(effect))}**")
+            st.markdown(md_escape(effect["evidence"]))
+            st.markdown(f"What to do: {md_escape(effect['advice'])}")
+    for line in display.effects_summary(rep):
+        st.caption(md_escape(line))
+    with st.expander("Every effect checked, with its figures"):
+        heads = number_columns(rep.effects, labels=rater_effects.EFFECT_HEADERS)
+        table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=heads)
 
-contractor = pick_contractor(contractors, filters) if identity.allowed("other_raters") else own_card(contractors)
-try:
-    rep = load_report(state.version(), filters.but(raters=(), roles=(), dimensions=()), contractor)
-except ValueError as e:
-    st.info(f"{md_escape(e)}. Widen the rubric or dates in the sidebar.")
-    st.stop()
 
-st.caption(
-    md_escape(f"{display.period_text(rep)}. Covers {display.filters_text(rep)} (the sidebar's rubric and dates).")
-    + " The sidebar's role and rater filters do not apply here: the report is about the contractor chosen above, "
-    "on every dimension they rated."
-    + " Other contractors appear only as the team median (the median of the other contractors' own figures); "
-    "researcher-researcher agreement is how well researchers agree with each other, pooled over every pair of "
-    "researchers on the same units, all dates: a reference for how hard the rubric is, not a bound a contractor "
-    "cannot pass."
-)
-stem = display.file_stem(rep)
-# Each file is written when its button is clicked (Streamlit calls the function on its own thread), not on every
-# rerun (bench/RESULTS.md: what the three cost a rerun).
-downloads = (
-    ("HTML", lambda: html_export.to_html(rep, dt.datetime.now()), "html", "text/html", "fb_dl_html"),
-    ("Markdown", lambda: md_export.to_markdown(rep, dt.datetime.now()), "md", "text/markdown", "fb_dl_md"),
-    ("CSV", lambda: csv_export.to_csv(rep), "csv", "text/csv", "fb_dl_csv"),
-)
-for column, (kind, write, suffix, mime, key) in zip(st.columns(3), downloads, strict=True):
-    column.download_button(f"Download report ({kind})", write, f"{stem}.{suffix}", mime, key=key)
-
-st.subheader("Highlights")
-st.markdown("\n".join(f"- {md_escape(h)}" for h in rep.highlights) or "No figures yet.")
-
-st.subheader("What to change")
-st.caption(md_escape(display.EFFECTS_EXPLAIN))
-applies = display.shown_effects(rep)
-if applies.empty:
-    st.success("No rater effect shows clearly in this contractor's ratings.")
-for _, effect in applies.iterrows():
-    with st.container(border=True):
-        st.markdown(f"**{md_escape(display.effect_heading(effect))}**")
-        st.markdown(md_escape(effect["evidence"]))
-        st.markdown(f"What to do: {md_escape(effect['advice'])}")
-for line in display.effects_summary(rep):
-    st.caption(md_escape(line))
-with st.expander("Every effect checked, with its figures"):
-    heads = number_columns(rep.effects, labels=rater_effects.EFFECT_HEADERS)
-    table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=heads)
-
-st.subheader("Alarms")
-st.caption(alarm_panel.BUDGET_NOTE)
-alarm_panel.show_alarms(rep.alerts, "fb_alarms", sidebar.rater_name, display.NO_ALARM)
-alarm_panel.show_power(load_team(state.version(), scope.team_filter(filters)).power, "fb_alarms")
-
-st.subheader("Rubric rules broken")
-st.caption(md_escape(display.RULES_EXPLAIN))
-if rep.rules.empty:
-    st.markdown("No rubric rule broken under these filters.")
-else:
-    table(display.rule_rows(rep), f"rules broken {contractor}", key="fb_dl_rules", download=rep.rules)
-
-card = rep.card
-st.subheader("Agreement with researchers, per dimension")
-if card.empty or (card["n"] == 0).all():
-    st.info("This contractor shares no unit with a researcher under these filters.")
-else:
+def show_agreement(card: pd.DataFrame, contractor: str) -> None:
+    """Agreement with researchers per dimension: the chart against the team and the card's table."""
+    st.subheader("Agreement with researchers, per dimension")
+    if card.empty or (card["n"] == 0).all():
+        st.info("This contractor shares no unit with a researcher under these filters.")
+        return
     rated = card.loc[card["n"] > 0, "rubric"].drop_duplicates().tolist()
     c1, c2 = st.columns([1, 1])
     rubric = (
@@ -226,19 +213,23 @@ else:
         f"Small n (under {MIN_TASKS} tasks): read the interval."
     )
     charts.show(st, fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")
-    table(
-        card[card["rubric"] == rubric][CARD_TABLE],
-        f"report card {contractor} {rubric}",
-        key="fb_dl_card",
-        column_config=number_columns(card[CARD_TABLE]),
-    )
+    with st.expander("The card's figures, per dimension"):
+        table(
+            card[card["rubric"] == rubric][CARD_TABLE],
+            f"report card {contractor} {rubric}",
+            key="fb_dl_card",
+            column_config=number_columns(card[CARD_TABLE]),
+        )
 
-st.subheader("Agreement week by week")
-st.caption(md_escape(display.WEEKLY_EXPLAIN) + " The dashed line is the median of other contractors that week.")
-weekly = rep.weekly
-if weekly.empty:
-    st.info("No week has a unit this contractor shares with a researcher.")
-else:
+
+def show_weeks(rep: fb_report.FeedbackReport, contractor: str) -> None:
+    """Agreement week by week against the other contractors' median, and the trend."""
+    st.subheader("Agreement week by week")
+    st.caption(md_escape(display.WEEKLY_EXPLAIN) + " The dashed line is the median of other contractors that week.")
+    weekly = rep.weekly
+    if weekly.empty:
+        st.info("No week has a unit this contractor shares with a researcher.")
+        return
     weeks_rubrics = weekly["rubric"].drop_duplicates().tolist()
     wr = (
         st.selectbox("Rubric", weeks_rubrics, key="fb_week_rubric", format_func=sidebar.rubric_title)
@@ -248,42 +239,127 @@ else:
     charts.show(st, fc.weekly_agreement(weekly[weekly["rubric"] == wr]), width="stretch")
     week_table = weekly[weekly["rubric"] == wr].drop(columns="rubric")
     week_table = week_table.assign(week=pd.to_datetime(week_table["week"]).dt.strftime("%Y-%m-%d"))
-    table(
-        week_table,
-        f"weekly agreement {contractor} {wr}",
-        key="fb_dl_weekly",
-        column_config=number_columns(week_table),
-    )
+    with st.expander("Each week's figures"):
+        table(
+            week_table,
+            f"weekly agreement {contractor} {wr}",
+            key="fb_dl_weekly",
+            column_config=number_columns(week_table),
+        )
     if not rep.trend.empty:
         st.caption("First against second half of this contractor's weeks; change with its 95% task-bootstrap interval.")
         table(rep.trend, f"agreement trend {contractor}", key="fb_dl_trend", column_config=number_columns(rep.trend))
 
-st.subheader("Levels used, against researchers on the same units")
-levels = rep.levels
-if levels.empty:
-    st.info("No unit shared with a researcher.")
-else:
-    level_rubrics = levels["rubric"].drop_duplicates().tolist()
-    lr = (
-        st.selectbox("Rubric", level_rubrics, key="fb_level_rubric", format_func=sidebar.rubric_title)
-        if len(level_rubrics) > 1
-        else level_rubrics[0]
+
+def show_levels_and_time(rep: fb_report.FeedbackReport, contractor: str) -> None:
+    """Levels used against researchers on the same units, and time per submission."""
+    st.subheader("Levels used, against researchers on the same units")
+    levels = rep.levels
+    if levels.empty:
+        st.info("No unit shared with a researcher.")
+    else:
+        level_rubrics = levels["rubric"].drop_duplicates().tolist()
+        lr = (
+            st.selectbox("Rubric", level_rubrics, key="fb_level_rubric", format_func=sidebar.rubric_title)
+            if len(level_rubrics) > 1
+            else level_rubrics[0]
+        )
+        st.caption("contractor: this contractor; researcher: the researchers' ratings of the same units.")
+        charts.show(st, charts.level_distribution(levels[levels["rubric"] == lr]), width="content")
+    st.subheader("Time per submission")
+    if rep.durations.empty:
+        st.info("No durations were recorded for this contractor's submissions.")
+    else:
+        table(display.duration_rows(rep), f"time per submission {contractor}", key="fb_dl_durations")
+
+
+def show_cases(rep: fb_report.FeedbackReport, contractor: str) -> None:
+    """The most severe disagreements, with every noted case."""
+    st.subheader("Most severe disagreements")
+    st.caption(
+        "On each rubric's primary dimension, most severe first, with every case a reviewer has noted. "
+        "Record notes on the Disagreements page."
     )
-    st.caption("contractor: this contractor; researcher: the researchers' ratings of the same units.")
-    charts.show(st, charts.level_distribution(levels[levels["rubric"] == lr]), width="content")
+    if rep.disagreements.empty:
+        st.info("No disagreement with a researcher under these filters.")
+    for _, case in rep.disagreements.iterrows():
+        show_case(case, contractor)
 
-st.subheader("Time per submission")
-if rep.durations.empty:
-    st.info("No durations were recorded for this contractor's submissions.")
-else:
-    table(display.duration_rows(rep), f"time per submission {contractor}", key="fb_dl_durations")
 
-st.subheader("Most severe disagreements")
+def show_alarms_and_rules(rep: fb_report.FeedbackReport, contractor: str, filters: Filters) -> None:
+    """The contractor's alarms (with what each kind can find) and the rubric rules they broke."""
+    st.subheader("Alarms")
+    st.caption(alarm_panel.BUDGET_NOTE)
+    alarm_panel.show_alarms(rep.alerts, "fb_alarms", sidebar.rater_name, display.NO_ALARM)
+    alarm_panel.show_power(load_team(state.version(), scope.team_filter(filters)).power, "fb_alarms")
+    st.subheader("Rubric rules broken")
+    st.caption(md_escape(display.RULES_EXPLAIN))
+    if rep.rules.empty:
+        st.markdown("No rubric rule broken under these filters.")
+    else:
+        table(display.rule_rows(rep), f"rules broken {contractor}", key="fb_dl_rules", download=rep.rules)
+
+
+filters = sidebar.current()
+st.title("Feedback")
+opts = sidebar.options()
+contractors = opts["contractors"]
+if not contractors:
+    anonymous = any(role == "contractor" for role in opts["rater_roles"].values())
+    st.info(
+        "The contractor labels in the store come without rater ids (positions in a list of labels, not people), "
+        "so there is nobody to report on. The Agreement page shows the figures such labels allow."
+        if anonymous
+        else "The store holds no contractor ratings yet. Load files on the Data page."
+    )
+    st.stop()
+
+contractor = choose(filters) if identity.allowed("other_raters") else own_card(contractors)
+card_filters = filters.but(raters=(), roles=(), dimensions=())
+try:
+    rep = load_report(state.version(), card_filters, contractor)
+except ValueError:
+    blame = who_next.emptied_by(state.cursor(), card_filters, contractor)
+    fn.widen_offer(f"{sidebar.rater_name(contractor)} has no ratings", blame, card_filters, "fb_widen_card")
+    st.stop()
+
+st.subheader(f"Report card: {sidebar.rater_name(contractor)}")
 st.caption(
-    "On each rubric's primary dimension, most severe first, with every case a reviewer has noted. "
-    "Record notes on the Disagreements page."
+    md_escape(f"{display.period_text(rep)}. Covers {display.filters_text(rep)} (the sidebar's rubric and dates).")
 )
-if rep.disagreements.empty:
-    st.info("No disagreement with a researcher under these filters.")
-for _, case in rep.disagreements.iterrows():
-    show_case(case, contractor)
+with st.expander("How to read this card"):
+    st.markdown(
+        "The sidebar's role and rater filters choose whom the list above shows; the card is about the contractor "
+        "chosen, on every dimension they rated, under the sidebar's rubric and dates. Other contractors appear only "
+        "as the team median (the median of the other contractors' own figures); researcher-researcher agreement is "
+        "how well researchers agree with each other, pooled over every pair of researchers on the same units, all "
+        "dates: a reference for how hard the rubric is, not a bound a contractor cannot pass."
+    )
+stem = display.file_stem(rep)
+# Each file is written when its button is clicked (Streamlit calls the function on its own thread), not on every
+# rerun (bench/RESULTS.md: what the three cost a rerun).
+downloads = (
+    ("HTML", lambda: html_export.to_html(rep, dt.datetime.now()), "html", "text/html", "fb_dl_html"),
+    ("Markdown", lambda: md_export.to_markdown(rep, dt.datetime.now()), "md", "text/markdown", "fb_dl_md"),
+    ("CSV", lambda: csv_export.to_csv(rep), "csv", "text/csv", "fb_dl_csv"),
+)
+for column, (kind, write, suffix, mime, key) in zip(st.columns(3), downloads, strict=True):
+    column.download_button(f"Download report ({kind})", write, f"{stem}.{suffix}", mime, key=key)
+named = tuple(display.effect_heading(e) for _, e in display.shown_effects(rep).iterrows())
+fn.mark_sent_button(contractor, f"{stem}, {display.filters_text(rep)}", named, card_filters)
+
+st.subheader("Highlights")
+st.markdown("\n".join(f"- {md_escape(h)}" for h in rep.highlights) or "No figures yet.")
+
+tabs = st.tabs(["What to change", "Agreement", "Week by week", "Levels and time", "Disagreements", "Alarms and rules"])
+sections = (
+    partial(show_changes, rep, contractor),
+    partial(show_agreement, rep.card, contractor),
+    partial(show_weeks, rep, contractor),
+    partial(show_levels_and_time, rep, contractor),
+    partial(show_cases, rep, contractor),
+    partial(show_alarms_and_rules, rep, contractor, filters),
+)
+for tab, section in zip(tabs, sections, strict=True):
+    with tab:
+        section()

@@ -90,20 +90,27 @@ def listed(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
     return contractor_tasks(con, filters).index.tolist()
 
 
-def emptied_by(con: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[str, ...]:
-    """The sidebar filters (WIDENINGS' names) whose clearing gives the list a contractor again: the first one that
-    does alone, else the fewest in WIDENINGS' order; () when the list is not empty or no clearing helps."""
-    if listed(con, filters):
+def _shows(con: duckdb.DuckDBPyConnection, filters: Filters, rater: str | None) -> bool:
+    """Whether the list under the filter shows anybody (`rater`, when given)."""
+    shown = listed(con, filters)
+    return rater in shown if rater else bool(shown)
+
+
+def emptied_by(con: duckdb.DuckDBPyConnection, filters: Filters, rater: str | None = None) -> tuple[str, ...]:
+    """The sidebar filters (WIDENINGS' names) whose clearing puts a contractor (`rater`, when given) in the list
+    again: the first one that does alone, else the fewest in WIDENINGS' order; () when the list already shows
+    them or no clearing helps."""
+    if _shows(con, filters, rater):
         return ()
     active = [(name, change) for name, change in WIDENINGS if filters.but(**change) != filters]
     for name, change in active:
-        if listed(con, filters.but(**change)):
+        if _shows(con, filters.but(**change), rater):
             return (name,)
     wider, cleared = filters, []
     for name, change in active:
         wider = wider.but(**change)
         cleared.append(name)
-        if listed(con, wider):
+        if _shows(con, wider, rater):
             return tuple(cleared)
     return ()
 
