@@ -111,7 +111,7 @@ def pick_contractor(options: list[str], labels: dict[str, str], clicked: str | N
         st.session_state["fb_contractor"] = options[0]
     return str(
         st.selectbox(
-            "Open the card of",
+            "Contractor",
             options,
             key="fb_contractor",
             format_func=labels.__getitem__,

@@ -14,6 +14,7 @@ from analytics.core.filters import Filters
 from analytics.feedback import events
 from analytics.feedback import next as who_next
 from analytics.ingest.load import ingest_bytes
+from tests.conftest import ROOT
 
 AC, UC = "answer_comparison", "usefulness_comparison"
 DAY0 = dt.date(2026, 3, 2)
@@ -143,3 +144,12 @@ def test_an_empty_store_ranks_nobody(con):
     assert who_next.with_events(ranking, events.last_events(con), NOW).empty
     assert who_next.listed(con, Filters()) == [] and who_next.emptied_by(con, Filters(rubric=AC)) == ()
     assert events.events(con).empty
+
+
+def test_docs_give_the_score_and_the_follow_up_window_the_code_uses():
+    text = " ".join((ROOT / "docs" / "feedback.md").read_text(encoding="utf-8").split())  # lines joined
+    assert f"in the last {who_next.FOLLOW_UP_DAYS} days" in text and "(`feedback.next.FOLLOW_UP_DAYS`)" in text
+    for weight in (who_next.ALARM_WEIGHT, who_next.AGREEMENT_WEIGHT, 1):
+        assert f" | {weight} |" in text
+    assert f"(at most {who_next.RULES_CAP})" in text and f"at least {who_next.MIN_TASKS} tasks" in text
+    assert "migration 18" in text and "feedback_events" in text

@@ -65,7 +65,7 @@ RULES: tuple[Rule, ...] = (
     Rule("marker", "Add or remove a guideline change marker (Overview page)", WRITERS),
     Rule("recheck", "Check every submission against the rubric rules again (Consistency page)", WRITERS),
     Rule("acknowledge", "Acknowledge an alarm or withdraw it (Overview and Feedback pages)", WRITERS),
-    Rule("feedback_event", "Record a feedback event", frozenset({LEAD})),
+    Rule("feedback_event", "Mark a report card as sent, a feedback event (Feedback page)", frozenset({LEAD})),
     Rule("labelling_plan", "Change a labelling plan", WRITERS),
     Rule("roles_in_use", "See the roles in use (the roles file's lines, in the sidebar)", frozenset({LEAD})),
 )
