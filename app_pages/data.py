@@ -11,6 +11,7 @@ from analytics.describe import overview
 from analytics.ingest import FORMATS, datasets, unload
 from analytics.ingest.base import FormatOptions
 from analytics.ingest.load import ingest_bytes, ingest_file
+from analytics.ingest.samples import GUIDES, Guide
 from analytics.ingest.scales_file import ScalesError, declare_scales_upload, declared_scales
 from analytics.store import people
 from ui import charts, identity, state
@@ -26,6 +27,36 @@ ROLE_CHOICES = {
 }
 
 st.title("Data")
+
+
+def format_guide(guide: Guide) -> None:
+    """One format: the choice to make, when to use it, the fields it reads, and its sample file to download."""
+    st.markdown(f"**{md_escape(guide.title)}**: Format `{guide.name}`")
+    st.caption(md_escape(guide.when))
+    st.markdown(
+        "\n".join(f"- `{f.name}`: {md_escape(f.holds)}{'' if f.required else ' (optional)'}" for f in guide.fields)
+    )
+    st.download_button(
+        f"Download a sample ({guide.file_name})",
+        lambda: guide.sample.encode(),  # written when clicked, as every download is
+        file_name=guide.file_name,
+        mime=guide.mime,
+        key=f"sample_{guide.name}",
+        on_click="ignore",
+    )
+
+
+def formats_section() -> None:
+    """Every format Concord reads, folded: its fields, when to use it and a sample file that loads as it is."""
+    with st.expander("Formats: what each file holds, with a sample to download"):
+        st.caption(
+            "Each sample loads as it is; under Format, auto recognises every format but wide. Fields marked "
+            "optional may be left out."
+        )
+        for guide in GUIDES.values():
+            format_guide(guide)
+
+
 # The one upload limit: server.maxUploadSize in .streamlit/config.toml, shown, enforced by the browser, the server
 # and again here, with the command line named for larger files.
 UPLOAD_MB = int(st.get_option("server.maxUploadSize"))
@@ -35,8 +66,13 @@ if identity.allowed("upload"):  # uploads write: lead and researcher (analytics/
         st.warning(md_escape(f"Command-line loads are not handed over to this dashboard: {refused}"))
     # Outside the form, so that choosing a format shows that format's options at once.
     fmt = st.columns(3)[0].selectbox(
-        "Format", ["auto", *FORMATS], key="upload_format", help="docs/formats.md describes each format"
+        "Format",
+        ["auto", *FORMATS],
+        key="upload_format",
+        help="auto recognises every format but wide (an items x raters table: choose wide). Formats, below, "
+        "describes each one with a sample file.",
     )
+    formats_section()
 
     with st.form("upload", clear_on_submit=True):
         u1, u2 = st.columns([2, 1])
@@ -46,14 +82,15 @@ if identity.allowed("upload"):  # uploads write: lead and researcher (analytics/
             key="upload_files",
             max_upload_size=UPLOAD_MB,
             help=f"Up to {UPLOAD_MB} MB per file. Load larger files with the command line: "
-            "`python -m analytics ingest FILE` (docs/limits.md).",
+            "`python -m analytics ingest FILE`.",
         )
         scales_upload = u2.file_uploader(
             "Scales file (optional, JSON)",
             type=["json"],
             key="upload_scales",
-            help="Declares dimensions' levels, their order and level of measurement; applied before the rating files "
-            "(docs/formats.md, Declaring scales). It can be loaded alone.",
+            help="Declares dimensions' levels, their order and level of measurement; applied before the rating files. "
+            'It can be loaded alone. Example: {"scales": [{"dimension": "score", "level": "ordinal", '
+            '"levels": [1, 2, 3, 4, 5]}]}',
         )
         c2, c3 = st.columns(2)
         role_label = c2.selectbox("Whose labels are these?", list(ROLE_CHOICES), key="upload_role")
@@ -175,6 +212,9 @@ if identity.allowed("upload"):  # uploads write: lead and researcher (analytics/
             "upload results",
         )
 
+else:
+    formats_section()  # what each format holds, also for those who read the data without loading it
+
 con = state.cursor()
 st.subheader("Ingest log")
 log = overview.ingest_log(con)
@@ -248,7 +288,7 @@ def datasets_section() -> None:
         return
     st.subheader("Datasets")
     st.caption(
-        "Real public rating datasets (sources and licences: docs/formats.md), read from "
+        "Real public rating datasets (the source column names where each comes from), read from "
         f"{md_escape(str(datasets.real_data_dir()))} (set CONCORD_REAL_DATA to use another folder)."
     )
     table(listed[["name", "title", "format", "present", "loaded", "source"]], "datasets")
@@ -274,7 +314,7 @@ people_table = people.directory(con)
 if not people_table.empty:
     st.subheader("Rater directory")
     st.caption(
-        "One person, one id: ratings under an alias count as the person's everywhere (docs/formats.md, rater "
+        "One person, one id: ratings under an alias count as the person's everywhere (Formats, above: rater "
         "directory). Unload the directory file above to give them their own ids back."
     )
     outside = people_table[people_table["ratings_outside_active"] > 0]

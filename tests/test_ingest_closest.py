@@ -95,3 +95,33 @@ def test_no_message_names_a_repository_path(con, data: bytes, name: str) -> None
     says = rejected(con, data, name)
     assert REPOSITORY_PATH.search(says) is None, says
     assert "Formats section" in says or "Format: " in says  # where to look, or what to choose
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "fmt"),
+    [
+        (json.dumps({"dataset": "x", "metric": "m", "instances": 3}).encode(), "bench.json", "judge_bench"),
+        (json.dumps([{"reference": "An article."}]).encode(), "preference_json_1_completed.json", "article_likert"),
+        (b"a,b\n1,2\n", "crowd.csv", "medical_safety"),
+        (
+            json.dumps({"format": "concord.instruction_following/v1", "task_id": "t"}).encode(),
+            "x.jsonl",
+            "answer_comparison",
+        ),
+    ],
+    ids=["judge_bench", "article_likert", "medical_safety", "json_records"],
+)
+def test_a_chosen_format_that_does_not_fit_names_no_repository_path(con, data: bytes, name: str, fmt: str) -> None:
+    """These messages said "see docs/formats.md" on 6e56436; they now point to the Data page."""
+    r = ingest_bytes(con, data, name, fmt=fmt)
+    assert r.status == "rejected", r
+    assert REPOSITORY_PATH.search(r.errors[0]) is None, r.errors[0]
+    assert "Formats section" in r.errors[0]
+
+
+def test_left_or_right_without_shown_first_is_quarantined_without_a_repository_path(con) -> None:
+    data = b"task_id,rater_id,rubric,dimension,target,value\nt1,c1,answer_comparison,usefulness_comparison,comparison,Left better\n"
+    r = ingest_bytes(con, data, "clicked.csv")
+    assert (r.status, r.rows_quarantined) == ("loaded", 1), r.errors
+    (reason,) = con.execute("SELECT reason FROM quarantine").fetchone()
+    assert "was on the left" in reason and REPOSITORY_PATH.search(reason) is None, reason

@@ -1,14 +1,19 @@
 """Data page: the wide layout's and Label Studio's options appear when their format is chosen and reach the load
-(#13 parts 2, 3; AppTest)."""
+(#13 parts 2, 3); the Formats section documents every format with a sample file (#50 item 2; AppTest)."""
 
 from __future__ import annotations
 
 import json
 
 import duckdb
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-from tests.conftest import app_test
+from analytics.ingest.samples import GUIDES
+from tests.conftest import app_test, click_downloads
 from tests.test_ingest_label_studio import CONFIG, _annotation, _result
+from ui import identity
+from ui.text import md_escape
 
 
 def _stored(app_store, sql: str) -> list[tuple]:
@@ -58,3 +63,45 @@ def test_label_studio_options_shown_for_label_studio_and_used(app_store):
     assert not at.exception, at.exception
     rows = _stored(app_store, "SELECT rater_id, role, value_index FROM ratings WHERE rubric = 'label_studio'")
     assert sorted(rows) == [("1", "contractor", 2), ("2", "researcher", 2), ("prediction:m1", "contractor", 2)]
+
+
+@pytest.fixture
+def served_files(monkeypatch) -> dict[str, bytes]:
+    """Every file a download button served during the test, by file name."""
+    seen: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        seen[str(filename)] = path_or_data if isinstance(path_or_data, bytes) else str(path_or_data).encode()
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return seen
+
+
+def test_formats_section_documents_every_format_with_its_sample(shared_app_store, download_buttons, served_files):
+    """The Data page itself describes each format (its choice, when to use it, its fields) and offers its sample
+    file, the bytes analytics/ingest/samples.py defines; on 6e56436 the page only said "docs/formats.md"."""
+    at = app_test("app_pages/data.py")
+    assert not at.exception, at.exception
+    assert any(e.label.startswith("Formats") for e in at.expander)
+    shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    for guide in GUIDES.values():
+        assert f"Format `{guide.name}`" in shown, guide.name
+        assert md_escape(guide.when) in shown, guide.name
+        assert all(f"`{f.name}`" in shown for f in guide.fields), guide.name
+    labels = [b.label for b in at.get("download_button")]
+    assert all(f"Download a sample ({g.file_name})" in labels for g in GUIDES.values()), labels
+    click_downloads(at, download_buttons)
+    assert {g.file_name: g.sample.encode() for g in GUIDES.values()}.items() <= served_files.items()
+    assert not [e for e in at.get("selectbox") if "docs/" in (e.help or "")]  # no repository path as help
+
+
+def test_formats_section_shown_to_a_viewer(shared_app_store, monkeypatch):
+    """Someone who may not upload still reads what each format holds."""
+    monkeypatch.setattr(identity, "allowed", lambda action: action != "upload")
+    at = app_test("app_pages/data.py")
+    assert not at.exception, at.exception
+    assert not [w for w in at.selectbox if w.key == "upload_format"]
+    labels = [b.label for b in at.get("download_button")]
+    assert all(f"Download a sample ({g.file_name})" in labels for g in GUIDES.values()), labels

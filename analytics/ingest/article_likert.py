@@ -62,7 +62,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     if not any(LIKERT_KEY.match(str(k)) for r in records for k in r.obj):
         raise FileRejected(
             f"{file_name} is not in the {NAME} format: no topic has first_prediction_likert, second_prediction_likert "
-            "or third_prediction_likert (see docs/formats.md, section 5)"
+            "or third_prediction_likert (see the Data page's Formats section)"
         )
     annotator = _annotator(file_name)
     rows: list[dict] = []

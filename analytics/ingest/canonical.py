@@ -426,7 +426,7 @@ SHOWN_FIRST_CHECKS = (
         "is_clicked AND sf IS NULL",
         "'value ' || trim(CAST(value AS VARCHAR)) || ' names the left or right option, but the row has no"
         " shown_first: shown_first is needed to say which option (' || array_to_string($options::VARCHAR[], ' or ')"
-        " || ') was on the left (docs/formats.md)'",
+        " || ') was on the left'",
     ),
     (
         "shown_first",

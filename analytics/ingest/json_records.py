@@ -175,7 +175,7 @@ def check_format(doc: Document, file_name: str, marker: str, fmt: str) -> tuple[
     if marker not in markers:
         others = sorted({str(m) for m in markers if m})
         found = f"its records say {', '.join(others)}" if others else f'no record has "format": "{marker}"'
-        raise FileRejected(f"{file_name} is not in the {fmt} format: {found} (see docs/formats.md)")
+        raise FileRejected(f"{file_name} is not in the {fmt} format: {found} (see the Data page's Formats section)")
     keep, problems = [], []
     for r in doc.records:
         m = r.obj.get("format")

@@ -75,7 +75,9 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     except json.JSONDecodeError as e:
         raise FileRejected(f"{file_name}, line {e.lineno}: not JSON ({e.msg})") from e
     if not isinstance(doc, dict) or not isinstance(doc.get("instances"), list):
-        raise FileRejected(f"{file_name}: a JUDGE-BENCH file is an object with an instances list (docs/formats.md)")
+        raise FileRejected(
+            f"{file_name}: a JUDGE-BENCH file is an object with an instances list (see the Data page's Formats section)"
+        )
     rubric = rubric_of(file_name)
     expert = str(doc.get("expert_annotator", "")).strip().lower() == "true"
     role, kind = ("researcher", "expert") if expert else ("contractor", "crowd")

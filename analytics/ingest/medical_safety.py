@@ -99,7 +99,7 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     else:
         raise FileRejected(
             f"{file_name}, line 1: not a medical safety file: the header must start with "
-            f"{', '.join(CROWD_HEADER)} (crowd) or {', '.join(EXPERT_HEADER)} (expert); see docs/formats.md"
+            f"{', '.join(CROWD_HEADER)} (crowd) or {', '.join(EXPERT_HEADER)} (expert), as in the Data page's Formats section"
         )
     tasks = {t: {"task_id": t, "rubric": RUBRIC, "prompt": q, "context": None, "metadata": None} for t, q, _ in texts}
     items = {

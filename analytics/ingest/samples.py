@@ -40,7 +40,9 @@ class Guide:
     @property
     def mime(self) -> str:
         """The sample's media type, from its name."""
-        return "application/json" if self.file_name.endswith((".json", ".jsonl")) else "text/csv"
+        if self.file_name.endswith((".json", ".jsonl")):
+            return "application/json"
+        return "text/tab-separated-values" if self.file_name.endswith(".tsv") else "text/csv"
 
 
 def _lines(*records: Any) -> str:
