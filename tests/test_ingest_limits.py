@@ -343,7 +343,7 @@ def test_an_upload_over_the_limit_is_refused_naming_the_command_line(con):
     assert r.status == "rejected"
     assert r.errors == [
         "big.csv is 2.0 MB, over the upload limit of 2 MB; load larger files with the command line: "
-        "python -m analytics ingest FILE (docs/limits.md)"
+        "python -m analytics ingest FILE"
     ]
 
 

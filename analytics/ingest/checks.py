@@ -36,7 +36,7 @@ def upload_too_large(name: str, size: int, limit_mb: int) -> str:
     """The message for an upload over the dashboard's limit, naming the command line for larger files."""
     return (
         f"{name} is {size / 2**20:.1f} MB, over the upload limit of {limit_mb} MB; load larger files with the "
-        f"command line: python -m analytics ingest FILE (docs/limits.md)"
+        "command line: python -m analytics ingest FILE"
     )
 
 
