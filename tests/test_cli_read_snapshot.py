@@ -240,3 +240,19 @@ def test_a_snapshot_nobody_collected_is_removed_later(server):
     os.utime(path, (old, old))
     snapshot.forget_old_snapshots(server.inbox.snapshots, keep_s=3600)
     assert not path.exists()
+
+
+def test_a_read_command_beside_an_inbox_open_to_others_reads_the_free_store(small_store, tmp_path):
+    """A hand-over folder other users can write is not believed (issue 49), but a store nobody holds is still read
+    directly; held, the command says why it cannot ask for a snapshot."""
+    db = tmp_path / "s.duckdb"
+    shutil.copy(small_store, db)
+    folder = handover.Inbox.of(db).root
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    free = run_cli("datasets", "--db", str(db), "--json")
+    assert free.returncode == 0 and free.stderr == "", free.stderr
+    code = "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); sys.stdin.readline()"
+    with dashboard(db, code):
+        held = run_cli("effects", "--db", str(db))
+    assert held.returncode == 2 and "in use by another program" in held.stderr and "mode 0777" in held.stderr

@@ -34,7 +34,10 @@ def open_for_reading(db: str | os.PathLike | None) -> duckdb.DuckDBPyConnection:
     program, damaged (the one damaged message), or the dashboard could not make a snapshot in time."""
     path = store.db_path(db)
     try:
-        con, writer = open_or_find_writer(path, wait_seconds(), read_only=True)
+        try:
+            con, writer = open_or_find_writer(path, wait_seconds(), read_only=True)
+        except handover.HandoverRefused as refused:  # no heartbeat is believed there: the store itself, if free
+            return _open_refused_inbox(path, refused)
         if writer is None:
             assert con is not None
             return con
@@ -46,6 +49,15 @@ def open_for_reading(db: str | os.PathLike | None) -> duckdb.DuckDBPyConnection:
         raise store.StoreError(damaged(db) if e.damaged else f"{path}: {e}") from e
     except (handover.HandoverError, ValueError) as e:
         raise store.StoreError(str(e)) from e
+
+
+def _open_refused_inbox(path: Path, refused: handover.HandoverRefused) -> duckdb.DuckDBPyConnection:
+    """The store opened read-only beside an inbox folder that is not the user's alone; StoreError with the
+    folder's problem when a process holds the store (its snapshot cannot be asked for through that folder)."""
+    try:
+        return store.open_store(path, read_only=True)
+    except store.StoreInUse as e:
+        raise store.StoreError(f"{e} {refused}") from e
 
 
 def open_or_find_writer(
