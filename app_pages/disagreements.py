@@ -1,7 +1,8 @@
-"""Disagreements: where a contractor and a researcher rated a dimension (the primary one unless another is
-chosen) differently, most severe first, and one case at a time side by side: the task on top, the options in
-columns in the order the contractor saw them, every rater's ratings under each option with the pair's
-differences highlighted, what each rater wrote, and a review note.
+"""Disagreements: where a contractor rated a dimension (the primary one unless another is chosen) on another level
+than a researcher did, one case per contractor rating (every researcher's rating of the unit inside it), most
+severe first, and one case at a time side by side: the task on top, the options in columns in the order the
+contractor saw them, every rater's ratings under each option with the differences highlighted, what each rater
+wrote, and the case's review notes (its status is the latest one's; the reviewer is identity.author()).
 
 Every piece of submission text is shown with st.text (never parsed as markdown or HTML) or escaped."""
 
@@ -30,8 +31,7 @@ CASE_COLUMNS = [
     "target",
     "contractor_id",
     "contractor_value",
-    "researcher_id",
-    "researcher_value",
+    "researchers",
     "status",
     "submitted_at",
     "note",
@@ -74,14 +74,26 @@ def case_id(row: pd.Series) -> str:
     return "\x1f".join(dis.CaseKey.from_row(row).params())
 
 
+def researchers_said(row: pd.Series) -> str:
+    """Every researcher's rating of the case's unit, by name: "Ana R. (r1): B better, r2: A better"."""
+    pairs = zip(row["researcher_ids"], row["researcher_values"], strict=True)
+    return ", ".join(f"{sidebar.rater_name(r)}: {v}" for r, v in pairs)
+
+
 def case_label(row: pd.Series) -> str:
     """How a case reads in the picker."""
     target = f" [{row['target']}]" if row["target"] else ""
     return (
         f"{row['rank']}. {row['severity']} · task {row['task_id']}{target} · {sidebar.rater_name(row['contractor_id'])}: "
-        f"{row['contractor_value']} vs {sidebar.rater_name(row['researcher_id'])}: {row['researcher_value']} · "
-        f"{row['status']}"
+        f"{row['contractor_value']} vs {researchers_said(row)} · {row['status']}"
     )
+
+
+def researchers_rated(row: pd.Series) -> str:
+    """What the case's researchers rated, in a sentence: "researcher r1 rated B better, r2 rated A better"."""
+    pairs = zip(row["researcher_ids"], row["researcher_values"], strict=True)
+    said = ", ".join(f"{r} rated {v}" for r, v in pairs)
+    return f"researcher{'s' if int(row['n_researchers']) > 1 else ''} {said}"
 
 
 def keep_choice(key: str, options: list[str], fallback: str) -> None:
@@ -108,25 +120,43 @@ def save_note(key: dis.CaseKey, next_case: str | None) -> None:
     `next_case`, move the picker on to it."""
     status = st.session_state["note_status"]
     dis.save_note(state.cursor(), key, status, st.session_state["note_text"], identity.author())
-    case = md_escape(f"task {key.task_id}, {key.contractor_id} vs {key.researcher_id}")
+    case = md_escape(f"task {key.task_id}, {key.contractor_id}'s rating")
     st.session_state["note_saved"] = f"Saved: {status} ({case})"  # markdown: the ids are escaped
     st.session_state.pop("note_case", None)  # the form reloads the saved note
     if next_case is not None:
         st.session_state[CASE] = next_case  # the saved note changes the data, so the picker starts from CASE
 
 
+def note_said(note: pd.Series) -> str:
+    """One saved note's heading: when, by whom, its status and, for a note from before cases were per rating, the
+    researcher it was written against."""
+    against = f" (written against researcher {note['researcher_id']})" if pd.notna(note["researcher_id"]) else ""
+    return f"{note['updated_at']:%Y-%m-%d %H:%M} by {note['reviewer'] or 'someone'}: {note['status']}{against}"
+
+
+def note_history(existing: pd.DataFrame) -> None:
+    """The case's saved notes: the latest (whose status is the case's), the earlier ones folded below it."""
+    if existing.empty:
+        return
+    st.caption(md_escape(f"Saved {note_said(existing.iloc[0])}"))
+    text_block("Saved note", existing.iloc[0]["note"])
+    if len(existing) > 1:
+        with st.expander(f"Earlier notes on this case ({len(existing) - 1})"):
+            for _, n in existing.iloc[1:].iterrows():
+                st.caption(md_escape(note_said(n)))
+                text_block("Note", n["note"])
+
+
 def note_form(key: dis.CaseKey, existing: pd.DataFrame, next_case: str | None) -> None:
-    """The review note of this case: status, note and reviewer, prefilled with what was saved before."""
+    """The review note of this case: status and note, prefilled with the latest saved; the reviewer is who is
+    signed in (or the name given once in the sidebar), never a field to fill per case."""
     case = "\x1f".join(key.params())
     if st.session_state.get("note_case") != case:  # a new case: load its saved note into the form
         st.session_state["note_case"] = case
         saved = existing.iloc[0] if not existing.empty else None
         st.session_state["note_status"] = saved["status"] if saved is not None else dis.NOTE_STATUSES[0]
         st.session_state["note_text"] = (saved["note"] or "") if saved is not None else ""
-    if not existing.empty:
-        n = existing.iloc[0]
-        st.caption(md_escape(f"Saved {n['updated_at']:%Y-%m-%d %H:%M} by {n['reviewer'] or 'someone'}: {n['status']}"))
-        text_block("Saved note", n["note"])
+    note_history(existing)
     if not identity.allowed("note"):
         return
     with st.form("note_form"):
@@ -172,13 +202,14 @@ cases = load_cases(state.version(), filters, rubric, dimension, tuple(contractor
 st.caption(
     md_escape(
         f"{sidebar.rubric_title(rubric)}, {'primary ' * (dimension == next(iter(dim_labels), None))}dimension "
-        f"{dim_labels.get(dimension, dimension)}: a contractor and a researcher "
-        "rated the same unit differently."
+        f"{dim_labels.get(dimension, dimension)}: each case is one contractor rating that a researcher rated on "
+        "another level, with every researcher's rating of the same unit."
     )
-    + " Opposite directions first (e.g. A better vs B better, Good vs Bad), then two or more steps apart, then "
-    "one step across a coarse level, then differences only in the \u201cvery\u201d (seeds/000, researcher-labeled tasks). "
-    "The sidebar's rater filter chooses whose disagreements are listed (contractors) and its dates the "
-    "contractor's ratings; every researcher label counts, whatever its date (the pairing of the Agreement page)."
+    + " Opposite directions come first (e.g. A better vs B better, Good vs Bad), then two or more steps apart, "
+    "then one step across a coarse level, then differences only in the \u201cvery\u201d, as the rubric's guidance "
+    "for researcher-labelled tasks ranks them. The sidebar's rater filter chooses whose disagreements are listed "
+    "(contractors) and its dates the contractor's ratings; every researcher label counts, whatever its date (the "
+    "pairing of the Agreement page)."
 )
 if filters.raters and not set(filters.raters) & set(all_contractors):
     st.info(
@@ -228,8 +259,8 @@ st.subheader(f"Case {at + 1} of {len(cases):,}: task {md_escape(key.task_id)}")
 st.markdown(
     f"**{md_escape(row['severity'])}** on {md_escape(dim_labels.get(key.dimension, key.dimension))}"
     + (md_escape(f" of {option_names[key.target]}") if key.target in option_names else "")
-    + md_escape(f": contractor {key.contractor_id} rated {row['contractor_value']}, ")
-    + md_escape(f"researcher {key.researcher_id} rated {row['researcher_value']}.")
+    + md_escape(f": contractor {key.contractor_id} rated {row['contractor_value']}; ")
+    + md_escape(f"{researchers_rated(row)}.")
 )
 case_panel.show_case(view, catalogued)
 

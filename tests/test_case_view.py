@@ -1,6 +1,7 @@
 """One disagreement side by side (analytics.case_view): options in the order the contractor saw them, ratings
-with the contractor beside the researcher and their differences marked, what each rater wrote as labelled
-plain text; on hand-built submissions and on the first case of each demo rubric."""
+with the contractor beside every researcher and their differences marked, what each rater wrote as labelled
+plain text (A and B naming the options, the screen position in words); on hand-built submissions and on the first
+case of each demo rubric."""
 
 from __future__ import annotations
 
@@ -82,6 +83,42 @@ def test_options_in_the_order_the_contractor_saw_them(view):
     ]
 
 
+def test_every_researcher_of_the_unit_is_in_the_case(con):
+    """A second researcher who agrees with the contractor is beside the first, and the row still differs (from r1)."""
+    records = [
+        _record("q2", "c1", "contractor", ["B", "A"], "A much better", {"A": "Bad", "B": "Good"}),
+        _record("q2", "r1", "researcher", ["A", "B"], "A better", {"A": "Good", "B": "Good"}),
+        _record("q2", "r2", "researcher", ["A", "B"], "B much better", {"A": "Bad", "B": "Good"}),
+    ]
+    data = ("\n".join(json.dumps(r) for r in records) + "\n").encode()
+    assert ingest_bytes(con, data, "q2.jsonl", fmt="answer_comparison").status == "loaded"
+    cases = dis.disagreements(con, AC)
+    assert len(cases) == 1 and cases.iloc[0]["researcher_id"] == "r1"
+    view = cv.case_view(dis.unit_detail(con, "q2", AC), dis.CaseKey.from_row(cases.iloc[0]))
+    assert view.researchers == ("r1", "r2")
+    assert view.case_columns == ("c1 (contractor)", "r1 (researcher)", "r2 (researcher)")
+    case = view.ratings[view.ratings["is_case"]].iloc[0]
+    assert (case["c1 (contractor)"], case["r1 (researcher)"], case["r2 (researcher)"]) == (
+        "B much better",
+        "A better",
+        "B much better",
+    )
+    assert bool(case["differs"])
+    a = view.option_ratings("A").set_index("dimension_id")
+    assert bool(a.loc["usefulness", "differs"])  # c1 Bad, r1 Good (r2 agrees with c1)
+    clicked = view.notes_of("r2").set_index("label")["text"]["Comparisons as clicked"]
+    assert clicked == "Usefulness overall: Option B much better (the option shown second)"
+
+
+def test_a_click_without_a_display_order_names_the_screen_position_only():
+    assert cv.as_clicked("A better", None, {}) == "The option shown first better"
+    assert cv.as_clicked("Equally good", ["B", "A"], {"A": "Option A"}) == "Equally good"
+    assert (
+        cv.as_clicked("B slightly better", ["B", "A"], {"A": "Option A"})
+        == "Option A slightly better (the option shown second)"
+    )
+
+
 def test_display_order_falls_back_to_positions():
     items = pd.DataFrame({"item_id": ["o1", "o2", "o3"], "label": ["o1", "o2", "o3"]})
     assert cv.display_order(items, None)["item_id"].tolist() == ["o1", "o2", "o3"]
@@ -91,7 +128,7 @@ def test_display_order_falls_back_to_positions():
 
 def test_ratings_side_by_side_pair_first_and_differences_marked(view):
     assert view.rater_columns == ("c1 (contractor)", "r1 (researcher)", "c2 (contractor)")
-    assert view.pair_columns == ("c1 (contractor)", "r1 (researcher)")
+    assert view.case_columns == ("c1 (contractor)", "r1 (researcher)")
     a = view.option_ratings("A").set_index("dimension_id")
     assert a.loc["usefulness", ["c1 (contractor)", "r1 (researcher)", "c2 (contractor)"]].tolist() == [
         "Bad",
@@ -114,8 +151,10 @@ def test_ratings_side_by_side_pair_first_and_differences_marked(view):
 
 def test_what_the_raters_wrote_is_labelled_text_not_a_dump(view):
     c1 = view.notes_of("c1").set_index("label")["text"]
-    assert c1["Saw first"] == "Option B"
-    assert c1["Comparisons as clicked (A = the option shown first)"] == "Usefulness overall: A much better"
+    # A and B name the options; the screen position is said in words.
+    assert c1["Order shown"] == "Option B was shown first"
+    assert c1["Comparisons as clicked"] == "Usefulness overall: Option B much better (the option shown first)"
+    assert view.notes_of("r1").set_index("label")["text"]["Order shown"] == "Option A was shown first"
     r1 = view.notes_of("r1").set_index("label")["text"]
     assert r1["Explanation: Usefulness overall"] == "A answers the question."
     assert r1["Explanation: Coherence"] == "Both read well."
@@ -189,13 +228,15 @@ def test_first_case_of_every_demo_rubric(demo_con, rubric):
         assert view.options["item_id"].iloc[0] == first[key.contractor_id]
     else:
         assert view.options["item_id"].tolist() == detail.items["item_id"].tolist()
-    assert view.pair_columns == (f"{key.contractor_id} (contractor)", f"{key.researcher_id} (researcher)")
+    researchers = set(detail.ratings.loc[detail.ratings["role"] == "researcher", "rater_id"])
+    assert view.case_columns[:2] == (f"{key.contractor_id} (contractor)", f"{key.researcher_id} (researcher)")
+    assert set(view.case_columns[1:]) == {f"{r} (researcher)" for r in researchers}
     assert set(view.rater_columns) == {
         f"{r} ({role})" for r, role in zip(detail.ratings["rater_id"], detail.ratings["role"], strict=True)
     }
     case = view.ratings[view.ratings["is_case"]]
     assert len(case) == 1 and bool(case["differs"].iloc[0])
-    assert case[list(view.pair_columns)].values.tolist() == [
+    assert case[list(view.case_columns[:2])].values.tolist() == [
         [cases.iloc[0]["contractor_value"], cases.iloc[0]["researcher_value"]]
     ]
     in_options = sum(len(view.option_ratings(i)) for i in view.options["item_id"])

@@ -1,5 +1,6 @@
-"""Disagreements on the primary dimension: severity from the catalogue's scales, ranking, filters, unit
-detail and review notes (persistence across reopen and re-ingest)."""
+"""Disagreements on the primary dimension: one case per contractor rating with every researcher inside, severity
+from the catalogue's scales, ranking, filters, unit detail and review notes (the latest note's status, persistence
+across reopen and re-ingest)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from analytics import store as store_mod
 from analytics.agreement import pairing as pg
 from analytics.agreement import sides as sd
 from analytics.core.filters import Filters
+from analytics.feedback import cases as feedback_cases
 from analytics.ingest.load import ingest_bytes
 from analytics.review import disagreements as dis
 
@@ -89,7 +91,8 @@ def test_filters_by_contractor_severity_and_date(ac_store):
 
 
 def test_case_list_is_the_one_pairing_under_rater_and_date_filters(con):
-    """The cases are exactly pairs.unit_pairs_query's pairs on the primary dimension whose levels differ."""
+    """The cases are exactly the contractor ratings of pairs.unit_pairs_query's pairs on the primary dimension with
+    a pair whose levels differ, each once, with every researcher's rating of the unit."""
     rows = []
     for day, (task, c, cv, xv) in enumerate(
         [
@@ -105,7 +108,7 @@ def test_case_list_is_the_one_pairing_under_rater_and_date_filters(con):
         rows += _pair(task, c, cv, "r1", xv, day=day)
     # A second researcher labelled e4 and e5 on 1 March, before the date range: labels count whatever their date.
     rows += [("e4", "r2", "researcher", AC, UC, "comparison", "B much better", 1)]
-    rows += [("e5", "r2", "researcher", AC, UC, "comparison", "A better", 1)]
+    rows += [("e5", "r2", "researcher", AC, UC, "comparison", "A better", 1)]  # agrees with c1
     rows += [("e3", "r2", "researcher", AC, UC, "comparison", "A better", 1)]  # r2 disagrees with c2
     rows += [("e1", "c1", "contractor", AC, "usefulness", "A", "Good", 3)]  # not the primary dimension
     rows += [("e1", "r1", "researcher", AC, "usefulness", "A", "Bad", 3)]
@@ -115,20 +118,60 @@ def test_case_list_is_the_one_pairing_under_rater_and_date_filters(con):
     cases = dis.disagreements(con, AC, f)
     sides = sd.comparison_sides(f.but(rubric=AC, dimensions=(UC,)), "contractor_vs_researcher")
     pairs = pg.unit_pairs_query(sides).df(con)
-    expected = pairs[pairs["index_a"] != pairs["index_b"]]
-    key = ["task_id", "target", "rater_a", "rater_b"]
-    got = cases.rename(columns={"contractor_id": "rater_a", "researcher_id": "rater_b"})
-    assert sorted(got[key].itertuples(index=False, name=None)) == sorted(
-        expected[key].itertuples(index=False, name=None)
-    )
-    # e1 and e3 are left out (before the dates; another contractor), e4 with r2 (1 March) is in.
-    assert sorted(zip(cases["task_id"], cases["researcher_id"], strict=True)) == [
-        ("e4", "r1"),
-        ("e4", "r2"),
-        ("e5", "r1"),
-        ("e6", "r1"),
-    ]
+    unit = ["task_id", "target", "rater_a"]
+    differing = pairs.assign(d=pairs["index_a"] != pairs["index_b"]).groupby(unit)["d"].any()
+    got = cases.rename(columns={"contractor_id": "rater_a"})
+    assert sorted(got[unit].itertuples(index=False, name=None)) == sorted(differing[differing].index.tolist())
+    # e1 and e3 are left out (before the dates; another contractor); e4 with r2 (1 March) is in, inside e4's case.
+    by_task = cases.set_index("task_id")
+    assert by_task.index.tolist() == ["e4", "e5", "e6"]
+    assert by_task["researchers"].to_dict() == {
+        "e4": "r1: A better; r2: B much better",
+        "e5": "r1: Equally good; r2: A better",
+        "e6": "r1: B better",
+    }
+    # The case's researcher is its most severe one: on e4 r1 is on the other side, r2 differs only in the "very".
+    assert by_task["researcher_id"].to_dict() == {"e4": "r1", "e5": "r1", "e6": "r1"}
+    assert by_task.loc["e4", "severity"] == dis.OPPOSITE
+    assert by_task[["n_researchers", "n_disagreeing"]].values.tolist() == [[2, 2], [2, 1], [1, 1]]
     assert (cases["contractor_id"] == "c1").all()
+
+
+def test_one_case_per_contractor_rating_with_every_researcher_inside(con):
+    """A rating three researchers labelled (two disagreeing) is one case, not one per researcher."""
+    rows = _pair("m1", "c10", "A better", "r1", "B better", r="r1")
+    rows += [("m1", "r2", "researcher", AC, UC, "comparison", "A much better", 1)]
+    rows += [("m1", "r3", "researcher", AC, UC, "comparison", "A better", 1)]
+    _load(con, rows, "three_researchers.csv")
+    cases = dis.disagreements(con, AC)
+    assert len(cases) == 1
+    case = cases.iloc[0]
+    assert (case["contractor_id"], case["researcher_id"], case["severity"]) == ("c10", "r1", dis.OPPOSITE)
+    assert list(case["researcher_ids"]) == ["r1", "r2", "r3"]
+    assert list(case["researcher_values"]) == ["B better", "A much better", "A better"]
+    assert (case["n_researchers"], case["n_disagreeing"]) == (3, 2)
+    # Severity filters read the case's own (most severe) severity: r2's "very" does not list it again.
+    assert dis.disagreements(con, AC, severities=(dis.VERY,)).empty
+
+
+def test_the_case_status_is_the_latest_note_and_reaches_the_report_once(con):
+    """Two notes on one rating (as two researchers' cases once had): the case's status is the later one, both
+    notes are kept, and the Feedback report lists the rating once, with that status."""
+    rows = _pair("m1", "c10", "A better", "r1", "B better", r="r1")
+    rows += [("m1", "r2", "researcher", AC, UC, "comparison", "B much better", 1)]
+    _load(con, rows, "two_researchers.csv")
+    key = dis.CaseKey.from_row(dis.disagreements(con, AC).iloc[0])
+    dis.save_note(con, key, "feedback given", "Told c10 about direction.", "lead")
+    dis.save_note(con, dis.CaseKey(*key.params(), researcher_id="r2"), "researcher was wrong", "r2 misread", "ana")
+    notes = dis.notes_for(con, key=key)
+    assert notes[["status", "reviewer"]].values.tolist() == [
+        ["researcher was wrong", "ana"],
+        ["feedback given", "lead"],
+    ]
+    cases = dis.disagreements(con, AC)
+    assert cases[["task_id", "status", "note"]].values.tolist() == [["m1", "researcher was wrong", "r2 misread"]]
+    report = feedback_cases.severe_cases(con, "c10")
+    assert report[["task_id", "status"]].values.tolist() == [["m1", "researcher was wrong"]]
 
 
 def test_severity_counts_lists_every_severity(ac_store):
@@ -270,17 +313,22 @@ def test_unit_detail_of_canonical_task_without_text(ac_store):
     assert len(d.ratings) == 4
 
 
-def test_save_note_replaces_and_bumps_version(ac_store):
+def test_save_note_adds_a_note_and_bumps_version(ac_store):
     key = dis.CaseKey.from_row(dis.disagreements(ac_store, AC).iloc[0])
     before = store_mod.dataset_version(ac_store)
     dis.save_note(ac_store, key, "feedback given", "Explained the rubric's direction rule.", "lead")
     assert store_mod.dataset_version(ac_store) == before + 1
     dis.save_note(ac_store, key, "guideline unclear", "  second thought ", "lead2")
-    notes = dis.notes_for(ac_store, key=key)
-    assert notes[["status", "note", "reviewer"]].values.tolist() == [["guideline unclear", "second thought", "lead2"]]
+    notes = dis.notes_for(ac_store, key=key)  # every note kept, newest first
+    assert notes[["status", "note", "reviewer"]].values.tolist() == [
+        ["guideline unclear", "second thought", "lead2"],
+        ["feedback given", "Explained the rubric's direction rule.", "lead"],
+    ]
+    assert notes["researcher_id"].isna().all()  # written on the whole case
     cases = dis.disagreements(ac_store, AC)
     assert cases.iloc[0]["status"] == "guideline unclear"
     assert dis.disagreements(ac_store, AC, statuses=("guideline unclear",))["task_id"].tolist() == ["d1"]
+    assert dis.disagreements(ac_store, AC, statuses=("feedback given",)).empty  # only the latest status counts
     assert len(dis.disagreements(ac_store, AC, statuses=("open",))) == 5
     with pytest.raises(ValueError, match="not one of"):
         dis.save_note(ac_store, key, "done")

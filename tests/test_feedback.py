@@ -218,9 +218,10 @@ def test_durations_against_the_team_median(rep):
 
 def test_severe_cases_ranked_with_texts_and_notes(rep):
     cases = rep.disagreements
-    # Opposite direction: t6 (3 steps), then t7 (r1 and r2) and t4 (r2), newest first; one step: t8; very: t5.
-    assert cases["task_id"].tolist() == ["t6", "t7", "t7", "t4", "t8", "t5"]
-    assert cases["severity"].tolist()[:4] == [dis.OPPOSITE] * 4
+    # Opposite direction: t6 (3 steps), then t7 (r1 and r2: one case) and t4 (r2), newest first; one step: t8;
+    # very: t5.
+    assert cases["task_id"].tolist() == ["t6", "t7", "t4", "t8", "t5"]
+    assert cases["severity"].tolist()[:3] == [dis.OPPOSITE] * 3
     t6 = cases.iloc[0]
     assert t6["contractor_comment"] == HOSTILE
     assert t6["researcher_explanation"] == COMMENTS[("r1", "t6")]

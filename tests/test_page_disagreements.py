@@ -1,4 +1,5 @@
-"""AppTest of the Disagreements page: filters, the ranked cases, the unit detail as plain text, review notes."""
+"""AppTest of the Disagreements page: filters, the ranked cases (one per contractor rating, every researcher
+inside), the unit detail as plain text, A and B naming the options, review notes by the reviewer named once."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from analytics import store
-from analytics.core import rubrics
 from analytics.ingest.load import ingest_bytes
 from analytics.review import disagreements as dis
 from analytics.review.case_view import case_view
 from tests.conftest import app_test, built_once
+from ui import case_panel
 from ui.text import md_escape
 
 PAGE = "app_pages/disagreements.py"
@@ -56,7 +57,8 @@ def _record(
 
 def _cases_store(folder: Path) -> None:
     """Three tasks: an opposite-direction case (c1), a "very" case (c1) and a two-step case (c2, who saw option B
-    first); on q1 c1 and r1 also rated each option's usefulness, in opposite directions."""
+    first, with a second researcher r2 one step from c2: still one case); on q1 c1 and r1 also rated each
+    option's usefulness, in opposite directions."""
     records = [
         _record("q1", "c1", "contractor", "A much better", absolute=("Very good", "Bad"), comment=f"c1 says {HOSTILE}"),
         _record(
@@ -71,6 +73,7 @@ def _cases_store(folder: Path) -> None:
         _record("q2", "r1", "researcher", "A much better"),
         _record("q3", "c2", "contractor", "Equally good", order=("B", "A")),
         _record("q3", "r1", "researcher", "B much better"),
+        _record("q3", "r2", "researcher", "B better"),
     ]
     con = store.open_store(folder / "page.duckdb")
     data = ("\n".join(json.dumps(r) for r in records) + "\n").encode()
@@ -115,6 +118,11 @@ def _option_headers(at: AppTest) -> list[str]:
     """The headings of the option columns, left to right."""
     heads = [c.markdown[0].value for c in at.columns if c.markdown and c.text]
     return [h for h in heads if h.startswith("**Option")]
+
+
+def _as_shown(elements) -> list[str]:
+    """Markdown elements' text as shown: markdown escapes resolved."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in elements]
 
 
 def _picker(at: AppTest):
@@ -199,6 +207,57 @@ def test_choosing_another_case_loads_its_note(app_store):
     assert any(t.value.startswith("q3: ") for t in at.text)
 
 
+def test_one_case_per_contractor_rating_with_every_researcher_inside(app_store):
+    """c2's rating of q3, which r1 and r2 both rated on other levels, is one case with both researchers in it."""
+    at = _app()
+    cases = _cases(at)
+    assert cases["task_id"].tolist() == ["q1", "q3", "q2"]
+    assert cases.set_index("task_id").loc["q3", "researchers"] == "r1: B much better; r2: B better"
+    assert "· c2: Equally good vs r1: B much better, r2: B better · open" in _picker(at).options[1]
+    at.button(key="dis_next").click().run()
+    assert not at.exception, at.exception
+    (task,) = _ratings_tables(at)  # q3 has comparisons only: the whole task's table
+    assert list(task.columns) == ["dimension", "≠", "contractor", "researcher r1", "researcher r2"]
+    assert task.values.tolist() == [
+        ["Usefulness overall (comparison)", "≠", "Equally good", "B much better", "B better"]
+    ]
+    said = _as_shown(at.markdown)
+    assert any(
+        "contractor c2 rated Equally good; researchers r1 rated B much better, r2 rated B better." in m for m in said
+    )
+
+
+def test_a_and_b_name_the_options_and_the_screen_position_is_said_in_words(app_store):
+    at = _app()
+    intro = " ".join(c.value for c in at.caption)
+    assert "seeds/000" not in intro and "researcher-labeled tasks" not in intro
+    assert "each case is one contractor rating" in intro
+    at.button(key="dis_next").click().run()  # q3: c2 saw B first, r1 and r2 saw A first
+    texts = [t.value for t in at.text]
+    assert "Option B was shown first" in texts  # c2's
+    # r1 clicked "B much better" with A on the left: option B, the one shown second.
+    assert "Usefulness overall: Option B much better (the option shown second)" in texts
+    shown = _as_shown([*at.caption, *at.markdown])
+    assert not any("A = the option shown first" in c or "Saw first" in c for c in shown)
+
+
+def test_the_reviewer_is_named_once_and_kept_across_cases(app_store):
+    """The reviewer is who is here (locally, the name given once in the sidebar): no field per case to clear."""
+    at = _app()
+    assert "Reviewer" not in [t.label for t in at.text_input]
+    at.text_input(key="concord_local_name").input("Ana Lead")
+    at.selectbox(key="note_status").select("feedback given")
+    at.button(key="note_save_next").click().run()
+    assert not at.exception, at.exception
+    assert _case_index(at) == 1
+    assert "Saved by Ana Lead." in _as_shown(at.caption)  # the next case's form names her too
+    at.selectbox(key="note_status").select("guideline unclear")
+    at.button(key="note_save").click().run()
+    assert not at.exception, at.exception
+    reviewed = _cases(at).set_index("task_id").loc[["q1", "q3"], ["status", "reviewer"]]
+    assert reviewed.values.tolist() == [["feedback given", "Ana Lead"], ["guideline unclear", "Ana Lead"]]
+
+
 def test_no_case_explains(app_store):
     at = app_test(PAGE, timeout=60)
     at.multiselect(key="dis_severities").select(dis.CATEGORY).run()  # no nominal scale in this store
@@ -229,7 +288,10 @@ def test_options_side_by_side_in_the_order_the_contractor_saw_them(app_store):
     assert any(t.value.startswith("q3: ") for t in at.text)
     assert _option_headers(at) == ["**Option B**", "**Option A**"]
     captions = [re.sub(r"\\(.)", r"\1", c.value) for c in at.caption]  # as shown: markdown escapes resolved
-    assert any("in the order c2 saw them (Option B first; r1 saw Option A first)" in c for c in captions)
+    shown = (
+        "in the order c2 saw them: Option B was shown first; r1 was shown Option A first; r2 was shown Option A first"
+    )
+    assert any(shown in c for c in captions)
 
 
 def test_dimension_filter_lists_that_dimensions_cases(app_store):
@@ -314,29 +376,29 @@ def test_every_demo_rubric_side_by_side(demo_app_store, demo_store):
     for rubric in ("answer_comparison", "instruction_following", "preference_ranking", "article_likert"):
         at.sidebar.selectbox(key="f_rubric").set_value(rubric).run()
         assert not at.exception, (rubric, at.exception)
-        cases = _cases(at)
-        first = cases.iloc[0]
-        key = dis.CaseKey(
-            first["task_id"],
-            rubric,
-            rubrics.RUBRICS[rubric].primary,
-            first["target"],
-            first["contractor_id"],
-            first["researcher_id"],
-        )
         with duckdb.connect(str(demo_store), read_only=True) as con:
-            options = case_view(dis.unit_detail(con, key.task_id, rubric), key).options
+            first = dis.disagreements(con, rubric).iloc[0]
+            key = dis.CaseKey.from_row(first)
+            view = case_view(dis.unit_detail(con, key.task_id, rubric), key)
+        assert _cases(at).iloc[0][["task_id", "contractor_id", "researchers"]].tolist() == [
+            key.task_id,
+            key.contractor_id,
+            first["researchers"],
+        ]
+        options = view.options
         heads = [c.markdown[0].value for c in at.columns if c.markdown and c.text]
         assert heads[: len(options)] == [f"**{md_escape(label)}**" for label in options["label"]], rubric
         tables = _ratings_tables(at)
         if key.target in set(options["item_id"]):  # a case about one option: a table under each option
             assert len(tables) >= len(options), rubric
+        names = case_panel.role_names(view)
+        researcher = names[view.case_columns[1]]  # the case's own researcher, beside the contractor
         for t in tables:
-            assert list(t.columns).index("contractor") + 1 == list(t.columns).index("researcher"), rubric
+            assert list(t.columns).index("contractor") + 1 == list(t.columns).index(researcher), rubric
         case_rows = [r for t in tables for _, r in t.iterrows() if r.get("≠") == "≠"]
         assert case_rows, rubric
         assert any(
-            (r["contractor"], r["researcher"]) == (cases.iloc[0]["contractor_value"], cases.iloc[0]["researcher_value"])
+            (r["contractor"], r[researcher]) == (first["contractor_value"], first["researcher_value"])
             for r in case_rows
         ), rubric
         assert md_escape(key.task_id) in "".join(s.value for s in at.subheader)

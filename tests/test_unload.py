@@ -153,5 +153,5 @@ def test_review_notes_record_who_and_when(con):
     assert abs((first["updated_at"] - dt.datetime.now()).total_seconds()) < 24 * 3600  # stored, server clock
     dis.save_note(con, key, "guideline unclear", "", "Bo")
     second = dis.notes_for(con, key=key)
-    assert len(second) == 1 and second.iloc[0]["reviewer"] == "Bo"
+    assert len(second) == 2 and second.iloc[0]["reviewer"] == "Bo"  # every note kept, newest first
     assert second.iloc[0]["updated_at"] >= first["updated_at"]

@@ -1,5 +1,5 @@
 """One task laid out side by side for a reviewer: the task on top, the options in columns in the order the
-contractor saw them, every rater's ratings under each option (the contractor beside the researcher, their
+contractor saw them, every rater's ratings under each option (the contractor beside every researcher, their
 differences highlighted), and what each rater wrote. Used for a disagreement (Disagreements page) and for any
 submission, with or without a researcher (Consistency page: the case's researcher_id is then "").
 
@@ -17,20 +17,28 @@ from ui.text import md_escape, show_text, text_block
 
 DIFFERS = "≠"  # the marker column of a ratings table: the contractor and the researcher differ on this row
 SHORT_NOTE = 80  # characters of a note every rater wrote alike that still goes on the shared line
-PAIR = ("contractor", "researcher")  # the case's pair's columns in a ratings table
 ROW_PX = 35  # a dataframe row's height: ratings tables show every row
 DIFFERS_CSS = "background-color: rgba(255, 170, 60, 0.35)"
 CASE_CSS = "background-color: rgba(230, 70, 50, 0.35); font-weight: bold"
 
 
+def role_names(view: cv.CaseView) -> dict[str, str]:
+    """The case's rating columns named by role: "contractor", "researcher" (with several, "researcher r1", ...)."""
+    names = {view.case_columns[0]: "contractor"}
+    many = len(view.researchers) > 1
+    for column, researcher in zip(view.case_columns[1:], view.researchers, strict=True):
+        names[column] = f"researcher {researcher}" if many else "researcher"
+    return names
+
+
 def ratings_table(rows: pd.DataFrame, view: cv.CaseView, name: str, key: str, narrow: bool = False) -> None:
-    """Ratings with the case's contractor beside its researcher (columns named by role, right after the
-    dimension, so a narrow column still shows both), the rows where they differ highlighted (the disagreement
+    """Ratings with the case's contractor beside every researcher (columns named by role, right after the
+    dimension, so a narrow column still shows them), the rows where they differ highlighted (the disagreement
     itself strongest); every other rater's column follows. The target is shown when the rows have several."""
     if rows.empty:
         st.caption("No ratings of this.")
         return
-    pair = dict(zip(view.pair_columns, PAIR, strict=False))
+    pair = role_names(view)
     with_target = bool(rows["target"].nunique() > 1)
     shown = rows[["target"] * with_target + ["dimension", *view.rater_columns]].rename(columns=pair)
     shown.insert(1 + with_target, DIFFERS, rows["differs"].map({True: DIFFERS, False: ""}))
@@ -64,11 +72,22 @@ def shared_notes(notes: pd.DataFrame, who: str) -> None:
     rater_notes(notes[~short], prefix=f"{who} · ")
 
 
+def shown_order(view: cv.CaseView, first: pd.Series) -> str:
+    """Which option each of the case's raters was shown first, in words: "Options in the order c1 saw them:
+    Option B was shown first; r1 was shown Option A first." (`first`: the option label by rater)."""
+    contractor = view.key.contractor_id
+    said = f"Options in the order {contractor} saw them"
+    if contractor not in first.index:
+        return said + "."
+    said += f": {first[contractor]} was shown first"
+    return said + "".join(f"; {r} was shown {first[r]} first" for r in view.researchers if r in first.index) + "."
+
+
 def show_case(view: cv.CaseView, catalogued: rubrics.Rubric | None) -> None:
     """The case's task, options, ratings side by side and what the raters wrote."""
     key = view.key
     option_names = dict(zip(view.options["item_id"], view.options["label"], strict=True))
-    pair = [r for r in (key.contractor_id, key.researcher_id) if r]  # no researcher: the submission alone
+    pair = [key.contractor_id, *view.researchers]  # no researcher: the submission alone
     with st.container(border=True):
         st.markdown(f"**{md_escape(catalogued.prompt_label if catalogued else 'Task')}**")
         show_text(view.prompt or "(no task text was loaded for this task)")
@@ -79,19 +98,16 @@ def show_case(view: cv.CaseView, catalogued: rubrics.Rubric | None) -> None:
     if view.options.empty:
         st.caption("No options were loaded for this task: every rating is in the table below.")
     else:
-        order = f"Options in the order {key.contractor_id} saw them"
-        if key.contractor_id in first.index:
-            order += f" ({first[key.contractor_id]} first"
-            if key.researcher_id in first.index:
-                order += f"; {key.researcher_id} saw {first[key.researcher_id]} first"
-            order += ")"
+        st.caption(md_escape(shown_order(view, first)))
+        researchers = ", ".join(view.researchers)
         beside = (
-            f"the contractor ({key.contractor_id}) beside the researcher ({key.researcher_id}), marked {DIFFERS} and "
-            "highlighted where they differ (the disagreement itself in red), then the other raters"
-            if key.researcher_id
+            f"the contractor ({key.contractor_id}) beside the researcher{'s' * (len(view.researchers) > 1)} "
+            f"({researchers}), marked {DIFFERS} and highlighted where they differ (the disagreement itself in red), "
+            "then the other raters"
+            if view.researchers
             else f"the contractor's ({key.contractor_id}), then the other raters' (no researcher rated this task)"
         )
-        st.caption(md_escape(f"{order}. Under each, every rater's ratings of it: {beside}."))
+        st.caption(md_escape(f"Under each option, every rater's ratings of it: {beside}."))
     options = list(view.options.itertuples(index=False))
     # Three rows of columns, one column per option, so the texts, the ratings tables and the notes line up.
     for col, item in zip(st.columns(max(len(options), 1)), options, strict=False):
@@ -120,7 +136,8 @@ def show_case(view: cv.CaseView, catalogued: rubrics.Rubric | None) -> None:
         ratings_table(task_rows, view, "ratings of the task", key="dl_task_ratings")
 
     st.subheader("What the raters wrote")
-    for col, rater, role in zip(st.columns(2), pair, ("Contractor", "Researcher"), strict=False):
+    roles = ["Contractor", *["Researcher"] * len(view.researchers)]
+    for col, rater, role in zip(st.columns(len(pair)), pair, roles, strict=True):
         with col, st.container(border=True):
             st.markdown(f"**{role} {md_escape(rater)}**")
             wrote = view.notes_of(rater)

@@ -1,6 +1,9 @@
 """One disagreement laid out for reading side by side: the options in the order the contractor saw them, every
-rater's ratings of each option with the contractor beside the researcher and their differences marked, and what
+rater's ratings of each option with the contractor beside every researcher and their differences marked, and what
 each rater wrote as labelled plain text (lists and labels, never a dump of stored JSON).
+
+A and B always name the options (as stored: "A better" is option A better); where a rater saw them on screen is
+said in words ("Option B was shown first"), also for a comparison as it was clicked.
 
 Pure pandas over a `disagreements.UnitDetail` (no SQL, no Streamlit). The display order is the contractor's
 `shown_first` (the option a comparison rater saw first, docs/formats.md), else the options' stored positions.
@@ -19,10 +22,11 @@ from analytics.review.disagreements import MAX_SHOWN_CHARS, CaseKey, UnitDetail
 NOTE_COLUMNS = ["rater_id", "role", "target", "label", "text"]
 # Stored detail keys that are shown elsewhere: the display order is the shown_first line, explanations are
 # listed one per dimension, and "extra" (fields an adapter did not know) is listed key by key.
-SHOWN_ELSEWHERE = ("display_order", "explanations", "extra")
+SHOWN_ELSEWHERE = ("display_order", "explanations", "extra", "comparison_clicked")
+CLICKED = "Comparisons as clicked"  # a comparison in the words of the screen: which option was shown first
+SCREEN = ("shown first", "shown second")  # what a clicked "A" and "B" meant: screen positions
 # Labels of stored detail keys whose name alone would not say what they hold.
 KEY_LABELS = {
-    "comparison_clicked": "Comparisons as clicked (A = the option shown first)",
     "trustworthiness": "Trustworthiness of the sources",
     "not_annotated": "Not annotated yet",
 }
@@ -38,16 +42,17 @@ class CaseView:
     options: pd.DataFrame  # item_id, label, text, sources, in the order the contractor saw them
     shown_first: pd.DataFrame  # rater_id, role, item_id, label: the option each comparison rater saw first
     ratings: pd.DataFrame  # target, dimension_id, dimension, a column per rater (rater_columns), differs, is_case
-    rater_columns: tuple[str, ...]  # the contractor's column, the researcher's, then every other rater's
+    rater_columns: tuple[str, ...]  # the contractor's column, the researchers' (the case's first), then the others'
+    researchers: tuple[str, ...]  # every researcher of the task, the case's researcher first
     raters: pd.DataFrame  # rater_id, role: every rater of the task (with a submission or ratings)
     notes: pd.DataFrame  # NOTE_COLUMNS: target is an option's item_id or "" (the whole task); rater_id ""
     # for what every rater's submission says alike (e.g. the task's kind)
 
     @property
-    def pair_columns(self) -> tuple[str, ...]:
-        """The contractor's and the researcher's rating columns (the contractor's alone when the case has no
-        researcher: a submission looked at on its own)."""
-        return self.rater_columns[: 2 if self.key.researcher_id else 1]
+    def case_columns(self) -> tuple[str, ...]:
+        """The contractor's and every researcher's rating columns (the contractor's alone when no researcher rated
+        the task: a submission looked at on its own)."""
+        return self.rater_columns[: 1 + len(self.researchers)]
 
     def option_ratings(self, item_id: str) -> pd.DataFrame:
         """Ratings of one option (a row per dimension)."""
@@ -74,10 +79,18 @@ def case_view(detail: UnitDetail, key: CaseKey) -> CaseView:
     shown = shown_first(detail)
     first = shown.loc[shown["rater_id"] == key.contractor_id, "item_id"]
     options = display_order(detail.items, first.iloc[0] if len(first) else None)
-    ratings, columns = _side_by_side(detail, key)
+    researchers = case_researchers(detail, key)
+    ratings, columns = _side_by_side(detail, key, researchers)
     raters = detail.submissions[["rater_id", "role"]].drop_duplicates("rater_id").reset_index(drop=True)
     notes = rater_notes(detail)
-    return CaseView(key, detail.prompt, detail.context, options, shown, ratings, columns, raters, notes)
+    return CaseView(key, detail.prompt, detail.context, options, shown, ratings, columns, researchers, raters, notes)
+
+
+def case_researchers(detail: UnitDetail, key: CaseKey) -> tuple[str, ...]:
+    """Every researcher who rated the task, the case's own researcher first."""
+    rated = detail.ratings.loc[detail.ratings["role"] == "researcher", "rater_id"]
+    others = sorted(set(rated) - {key.researcher_id})
+    return (key.researcher_id, *others) if key.researcher_id else tuple(others)
 
 
 def display_order(items: pd.DataFrame, first: str | None) -> pd.DataFrame:
@@ -102,13 +115,14 @@ def shown_first(detail: UnitDetail) -> pd.DataFrame:
     )
 
 
-def _side_by_side(detail: UnitDetail, key: CaseKey) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """Every rating as a row per target and dimension and a column per rater, the case's pair first; `differs`
-    where the pair rated the row on different levels, `is_case` on the row of the disagreement itself."""
+def _side_by_side(
+    detail: UnitDetail, key: CaseKey, researchers: tuple[str, ...]
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Every rating as a row per target and dimension and a column per rater, the contractor and the researchers
+    first; `differs` where the contractor and a researcher rated the row on different levels, `is_case` on the row
+    of the disagreement itself."""
     r = detail.ratings
-    pair: tuple[str, ...] = (rater_column(key.contractor_id, "contractor"),)
-    if key.researcher_id:
-        pair += (rater_column(key.researcher_id, "researcher"),)
+    pair = (rater_column(key.contractor_id, "contractor"), *(rater_column(x, "researcher") for x in researchers))
     rated = r.assign(rater=[rater_column(i, role) for i, role in zip(r["rater_id"], r["role"], strict=True)])
     others = rated.sort_values(["role", "rater_id"])["rater"].drop_duplicates()
     columns = (*pair, *(c for c in others if c not in pair))
@@ -122,8 +136,11 @@ def _side_by_side(detail: UnitDetail, key: CaseKey) -> tuple[pd.DataFrame, tuple
         wide = wide.reindex(pd.MultiIndex.from_frame(rows)).reindex(columns=list(columns)).reset_index()
         wide.columns.name = None
     wide = wide.astype({c: object for c in columns}).where(wide.notna(), "")
-    c, x = wide[pair[0]], wide[pair[-1]]
-    wide["differs"] = (c != "") & (x != "") & (c != x)  # never, without a researcher
+    c = wide[pair[0]]
+    differs = pd.Series(False, index=wide.index)
+    for x in (wide[col] for col in pair[1:]):  # none without a researcher: then nothing differs
+        differs |= (c != "") & (x != "") & (c != x)
+    wide["differs"] = differs
     wide["is_case"] = (wide["dimension_id"] == key.dimension) & (wide["target"] == key.target)
     return wide.reset_index(drop=True), columns
 
@@ -143,7 +160,7 @@ def rater_notes(detail: UnitDetail) -> pd.DataFrame:
         if _present(sub.get("status")) and sub["status"] != "rated":
             add("Submission", f"{sub['status']}" + (f": {sub['reason']}" if _present(sub.get("reason")) else ""))
         if _present(first := sub.get("shown_first")):
-            add("Saw first", items.get(first, first))
+            add("Order shown", f"{items.get(first, first)} was shown first")
         add("Comment", sub.get("comment"))
         details = _json(sub.get("details_json"))
         details = details if isinstance(details, dict) else {}
@@ -155,6 +172,10 @@ def rater_notes(detail: UnitDetail) -> pd.DataFrame:
             add("Explanation", sub.get("explanation"))
         add("Justification", sub.get("justification"))
         add("Flags", _json(sub.get("flags_json")))
+        if isinstance(clicked := details.get("comparison_clicked"), dict):
+            order = details.get("display_order")
+            lines = [f"{labels.get(d, humanise(d))}: {as_clicked(v, order, items)}" for d, v in clicked.items()]
+            add(CLICKED, "\n".join(line for line, v in zip(lines, clicked.values(), strict=True) if _present(v)))
         for k, v in details.items():
             if k in SHOWN_ELSEWHERE:
                 continue
@@ -183,6 +204,20 @@ def _shared(notes: pd.DataFrame, raters: int) -> pd.DataFrame:
     alike = notes.groupby(key, sort=False)["rater_id"].transform("nunique") == raters
     once = notes[alike].drop_duplicates(key).assign(rater_id="", role="")
     return pd.concat([once, notes[~alike]], ignore_index=True)
+
+
+def as_clicked(value: object, order: object, options: dict[str, str]) -> str:
+    """A comparison as clicked on screen, in option terms with the screen position in words: with option B shown
+    first, a click on "A much better" reads "Option B much better (the option shown first)"."""
+    text = _flat(value)
+    side, _, rest = text.partition(" ")
+    if side not in ("A", "B"):
+        return text  # "Equally good": no option named
+    position = SCREEN[side == "B"]
+    if isinstance(order, list) and len(order) == 2 and all(isinstance(o, str) for o in order):
+        option = order[side == "B"]
+        return f"{options.get(option, option)} {rest} (the option {position})"
+    return f"The option {position} {rest}"
 
 
 def readable(value: object, labels: dict[str, str] | None = None) -> str:

@@ -1,18 +1,25 @@
-"""Where a contractor and a researcher rated the same unit differently on a rubric's primary dimension,
-ranked by how much it matters, with everything a reviewer needs for one unit and the reviewer's notes.
+"""Where a contractor rated a unit of a rubric's dimension (the primary one unless another is chosen) on another
+level than a researcher did, ranked by how much it matters, with everything a reviewer needs for one unit and the
+reviewer's notes.
 
-The cases are pairs of the one pairing (analytics.agreement.sides, contractor_vs_researcher) whose two ratings
-are on different levels; its filter rules apply (the rater filter chooses whose cases are listed).
+A case is one contractor rating: every researcher's rating of the same unit is inside it, whether it agrees or
+not, and the case is listed when at least one of them is on another level. Its severity is that of its most severe
+researcher (the case's `researcher_id`, shown beside the contractor first). The ratings are paired by the one
+pairing (analytics.agreement.sides, contractor_vs_researcher); its filter rules apply (the rater filter chooses
+whose cases are listed).
 
-Severity follows the answer-comparison rubric (seeds/000, "Researcher-labeled tasks"): disagreements about
-the overall direction of a rating matter more than "good" vs "very good". Direction and steps come from the
-scale in the store's `dimensions` table (the catalogue's levels and coarse mapping), never from rubric names.
+Severity follows the answer-comparison rubric's guidance on researcher-labeled tasks: disagreements about the
+overall direction of a rating matter more than "good" vs "very good". Direction and steps come from the scale in
+the store's `dimensions` table (the catalogue's levels and coarse mapping), never from rubric names.
+
+Review notes are kept, never replaced: every save adds one, and a case's status is its latest note's (notes from
+before migration 19, written against one researcher of a case, keep that researcher).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 import pandas as pd
@@ -42,27 +49,32 @@ NO_NOTE = "open"
 
 @dataclass(frozen=True)
 class CaseKey:
-    """One disagreement: a contractor and a researcher on one unit of one dimension."""
+    """One case: a contractor's rating of one unit (task, target) of one dimension. `researcher_id` is the
+    researcher shown beside the contractor first ("" for none); it is not part of the case's identity, which
+    every researcher of the unit shares."""
 
     task_id: str
     rubric: str
     dimension: str
     target: str
     contractor_id: str
-    researcher_id: str
+    researcher_id: str = field(default="", compare=False)
 
     def params(self) -> list[str]:
-        """The key as bound parameters in column order."""
-        return [self.task_id, self.rubric, self.dimension, self.target, self.contractor_id, self.researcher_id]
+        """The case's identity as bound parameters in column order (the researcher is not part of it)."""
+        return [self.task_id, self.rubric, self.dimension, self.target, self.contractor_id]
+
+    def named(self) -> dict[str, str]:
+        """The case's identity as named parameters."""
+        return dict(zip(CASE_KEY, self.params(), strict=True))
 
     @classmethod
     def from_row(cls, row: pd.Series | dict) -> CaseKey:
-        """The key of a row of `disagreements()`."""
-        return cls(
-            *(str(row[k]) for k in ("task_id", "rubric", "dimension", "target", "contractor_id", "researcher_id"))
-        )
+        """The key of a row of `disagreements()`, with its most severe researcher."""
+        return cls(*(str(row[k]) for k in (*CASE_KEY, "researcher_id")))
 
 
+CASE_KEY = ("task_id", "rubric", "dimension", "target", "contractor_id")  # what identifies a case
 PRIMARY_DIMENSION = Query(
     "primary_dimension",
     """SELECT dimension FROM dimensions WHERE rubric = $rubric
@@ -102,10 +114,12 @@ def disagreements_query(
     severities: tuple[str, ...] = (),
     statuses: tuple[str, ...] = (),
 ) -> Query:
-    """The case list of `disagreements` as a named query over pairs.case_pairs_query (pairs on different levels)."""
-    pairs = case_pairs_query(sides, disagreeing=True)
+    """The case list of `disagreements` as a named query over pairs.case_pairs_query: one row per contractor
+    rating that some researcher rated on another level, with every researcher's rating of the unit."""
+    pairs = case_pairs_query(sides, disagreeing=False)
     inner = pairs.sql.replace("\n", "\n        ")
     sev = ", ".join(f"('{s}', {i})" for i, s in enumerate(SEVERITIES, start=1))
+    case = ", ".join(CASE_KEY)
     sql = f"""WITH d AS (SELECT * FROM dimensions WHERE rubric = $dis_rubric AND dimension = $dis_dimension),
      p AS (
         SELECT task_id, rubric, dimension, target, rater_a AS contractor_id, rater_b AS researcher_id,
@@ -115,16 +129,29 @@ def disagreements_query(
         {inner}
         ) AS pairs
         WHERE len($dis_contractors) = 0 OR list_contains($dis_contractors, rater_a)),
-     s AS (SELECT p.*, abs(ci - xi) AS steps, {_severity_sql()} AS severity FROM p, d)
-SELECT s.task_id, s.rubric, s.dimension, s.target, s.contractor_id, s.contractor_value,
-       s.researcher_id, s.researcher_value, s.severity, s.steps, s.submitted_at,
+     s AS (SELECT p.*, abs(ci - xi) AS steps, CASE WHEN ci <> xi THEN {_severity_sql()} END AS severity FROM p, d),
+     r AS (SELECT s.*, sv.severity_rank,
+                  row_number() OVER (PARTITION BY {case}
+                                     ORDER BY sv.severity_rank NULLS LAST, s.steps DESC, s.researcher_id) AS place
+           FROM s LEFT JOIN (VALUES {sev}) AS sv(severity, severity_rank) USING (severity)),
+     c AS (SELECT {case},
+                  string_agg(researcher_id || ': ' || researcher_value, '; ' ORDER BY researcher_id) AS researchers,
+                  list(researcher_id ORDER BY researcher_id) AS researcher_ids,
+                  list(researcher_value ORDER BY researcher_id) AS researcher_values,
+                  count(*) AS n_researchers, count(severity) AS n_disagreeing
+           FROM r GROUP BY {case} HAVING count(severity) > 0),
+     latest AS (SELECT {case}, status, note, reviewer, updated_at FROM review_notes
+                QUALIFY row_number() OVER (PARTITION BY {case} ORDER BY updated_at DESC, note_id DESC) = 1)
+SELECT r.task_id, r.rubric, r.dimension, r.target, r.contractor_id, r.contractor_value,
+       r.researcher_id, r.researcher_value, c.researchers, c.researcher_ids, c.researcher_values,
+       c.n_researchers, c.n_disagreeing,
+       r.severity, r.steps, r.submitted_at,
        coalesce(n.status, $dis_open) AS status, n.note, n.reviewer, n.updated_at AS note_updated_at
-FROM s JOIN (VALUES {sev}) AS sv(severity, severity_rank) USING (severity)
-LEFT JOIN review_notes n USING (task_id, rubric, dimension, target, contractor_id, researcher_id)
-WHERE (len($dis_severities) = 0 OR list_contains($dis_severities, s.severity))
+FROM r JOIN c USING ({case}) LEFT JOIN latest n USING ({case})
+WHERE r.place = 1
+  AND (len($dis_severities) = 0 OR list_contains($dis_severities, r.severity))
   AND (len($dis_statuses) = 0 OR list_contains($dis_statuses, coalesce(n.status, $dis_open)))
-ORDER BY sv.severity_rank, s.steps DESC, s.submitted_at DESC NULLS LAST, s.task_id, s.target,
-         s.contractor_id, s.researcher_id"""
+ORDER BY r.severity_rank, r.steps DESC, r.submitted_at DESC NULLS LAST, r.task_id, r.target, r.contractor_id"""
     params = {
         **pairs.params,
         "dis_rubric": sides.subject.rubric,
@@ -146,7 +173,10 @@ def disagreements(
     statuses: tuple[str, ...] = (),
     dimension: str | None = None,
 ) -> pd.DataFrame:
-    """Contractor-researcher pairs rating a unit of the primary dimension on different levels, most severe first.
+    """Contractor ratings of the primary dimension's units that a researcher rated on another level, one row per
+    contractor rating (its most severe researcher in researcher_id and researcher_value, every researcher's
+    rating in `researchers`: "r1: Good; r2: Bad", and as lists in researcher_ids and researcher_values), most
+    severe first; n_researchers rated the unit, n_disagreeing of them on another level than the contractor.
 
     The pairs are the one pairing's (`case_sides`, analytics.agreement.sides): the sidebar's rater filter
     chooses whose disagreements are listed (contractors; a researcher in it does not widen or narrow the
@@ -356,20 +386,22 @@ def _lines(obj: object, depth: int) -> list[str]:
 
 REVIEW_NOTE_SAVE = Query(
     "review_note_save",
-    """INSERT OR REPLACE INTO review_notes
-       (task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer, updated_at)
-       VALUES ($task_id, $rubric, $dimension, $target, $contractor_id, $researcher_id, $status, $note, $reviewer,
-               current_timestamp)""",
+    """INSERT INTO review_notes
+       (note_id, task_id, rubric, dimension, target, contractor_id, researcher_id, status, note, reviewer, updated_at)
+       SELECT coalesce(max(note_id), 0) + 1, $task_id, $rubric, $dimension, $target, $contractor_id, NULL, $status,
+              $note, $reviewer, current_timestamp
+       FROM review_notes""",
 )
 
 
 def save_note(con: duckdb.DuckDBPyConnection, key: CaseKey, status: str, note: str = "", reviewer: str = "") -> None:
-    """Record (or replace) the review note of one disagreement, and mark the data as changed."""
+    """Add a review note to one case (its status becomes the case's; earlier notes are kept), and mark the data
+    as changed."""
     if status not in NOTE_STATUSES:
         raise ValueError(f"review note status {status!r} is not one of {', '.join(NOTE_STATUSES)}")
     with tx.write(con):  # writes queue (one writer at a time), so simultaneous saves never fail each other
         REVIEW_NOTE_SAVE.bind(
-            **asdict(key), status=status, note=note.strip() or None, reviewer=reviewer.strip() or None
+            **key.named(), status=status, note=note.strip() or None, reviewer=reviewer.strip() or None
         ).run(con)
         store.bump_version(con)
 
@@ -380,17 +412,17 @@ REVIEW_NOTES = Query(
               updated_at
        FROM review_notes
        WHERE ($task_id IS NULL OR task_id = $task_id) AND ($rubric IS NULL OR rubric = $rubric)
-         AND ($dimension IS NULL OR (dimension = $dimension AND target = $target AND contractor_id = $contractor_id
-                                     AND researcher_id = $researcher_id))
-       ORDER BY updated_at DESC, task_id, contractor_id, researcher_id""",
+         AND ($dimension IS NULL OR (dimension = $dimension AND target = $target AND contractor_id = $contractor_id))
+       ORDER BY updated_at DESC, note_id DESC""",
 )
 
 
 def notes_for(
     con: duckdb.DuckDBPyConnection, task_id: str | None = None, rubric: str | None = None, key: CaseKey | None = None
 ) -> pd.DataFrame:
-    """Review notes, newest first: of one disagreement (`key`), of one task, of a rubric, or all."""
-    if key is not None:
-        task_id, rubric = key.task_id, key.rubric
-    k = asdict(key) if key else dict.fromkeys(("dimension", "target", "contractor_id", "researcher_id"))
-    return REVIEW_NOTES.bind(**{**k, "task_id": task_id, "rubric": rubric}).df(con)
+    """Review notes, newest first: of one case (`key`), of one task, of a rubric, or all. researcher_id is the
+    researcher a note from before migration 19 was written against (None for a note on the whole case)."""
+    named: dict[str, str | None] = dict(key.named()) if key else dict.fromkeys(CASE_KEY)
+    if key is None:
+        named.update(task_id=task_id, rubric=rubric)
+    return REVIEW_NOTES.bind(**named).df(con)

@@ -180,6 +180,28 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
                 dataset_version BIGINT NOT NULL, effects VARCHAR[] NOT NULL)"""
         ],
     ),
+    # Review notes per case (analytics/review/disagreements.py): a case is one contractor rating with every
+    # researcher's rating of the unit inside it, and every save adds a note (the case's status is the latest one).
+    # The notes written before, one per contractor-researcher pair, are kept in the order they were written, each
+    # with the researcher it was written against (researcher_id; NULL on notes written on a whole case since).
+    (
+        19,
+        [
+            """CREATE TABLE case_notes (
+                note_id INTEGER PRIMARY KEY, task_id VARCHAR NOT NULL, rubric VARCHAR NOT NULL,
+                dimension VARCHAR NOT NULL, target VARCHAR NOT NULL DEFAULT '', contractor_id VARCHAR NOT NULL,
+                researcher_id VARCHAR, status VARCHAR NOT NULL, note VARCHAR, reviewer VARCHAR,
+                updated_at TIMESTAMP NOT NULL DEFAULT current_timestamp)""",
+            """INSERT INTO case_notes
+               SELECT row_number() OVER (ORDER BY updated_at, task_id, rubric, dimension, target, contractor_id,
+                                                  researcher_id),
+                      task_id, rubric, dimension, target, contractor_id, nullif(researcher_id, ''), status, note,
+                      reviewer, updated_at
+               FROM review_notes""",
+            "DROP TABLE review_notes",
+            "ALTER TABLE case_notes RENAME TO review_notes",
+        ],
+    ),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
