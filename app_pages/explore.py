@@ -1,4 +1,5 @@
-"""Explore: ad hoc read-only SQL over the store's tables, with examples and the table list beside the editor.
+"""Explore: ad hoc read-only SQL over the store's tables, with examples; the result directly under Run, the table
+list folded beside the editor.
 
 The sandbox (one SELECT, no files, no network) is analytics/explore/sql.py; each query runs in a worker process
 under hard time, memory and result limits (analytics/explore/worker.py, docs/explore.md). This page collects
@@ -66,6 +67,43 @@ def run_in_worker(query: str, status: DeltaGenerator) -> sql.QueryResult:
     )
 
 
+def show_result(result: sql.QueryResult) -> None:
+    """The query's result (or its error in one sentence), what was cut from it, and a quick chart of it."""
+    if result.error:
+        st.error(md_escape(result.error))
+        return
+    st.caption(f"{len(result.frame):,} rows, {len(result.columns)} columns in {result.elapsed:.2f} s")
+    limits = explore_worker.service().limits
+    if result.truncated_by == "bytes":
+        st.warning(
+            f"Only the first {len(result.frame):,} rows are shown: the result passed "
+            f"{explore_worker.describe_bytes(limits)}. Select fewer or shorter columns, or aggregate."
+        )
+    elif result.truncated:
+        st.warning(
+            f"Only the first {sql.MAX_ROWS:,} rows are shown; the query returned more. "
+            "Aggregate, filter or add a LIMIT to see the rest."
+        )
+    table(shown(result.frame), "query result", key="explore_download", download=result.frame)
+    if len(result.frame) and len(result.columns):
+        quick_chart(shown(result.frame))
+
+
+def quick_chart(data: pd.DataFrame) -> None:
+    """A chart of the result: mark, x, y and colour chosen from its columns."""
+    st.subheader("Chart")
+    cols = list(data.columns)
+    c = st.columns(4)
+    mark = c[0].selectbox("Mark", charts.QUICK_MARKS, key="chart_mark")
+    x = c[1].selectbox("x", cols, key="chart_x")
+    y = c[2].selectbox("y", ["(count of rows)", *cols], index=min(2, len(cols)), key="chart_y")
+    color = c[3].selectbox("Colour", ["(none)", *cols], key="chart_color")
+    chart = charts.quick_chart(
+        data, x, None if y == "(count of rows)" else y, None if color == "(none)" else color, mark
+    )
+    charts.show(st, chart, width="stretch")
+
+
 st.title("Explore")
 service = explore_worker.service()
 st.caption(
@@ -76,13 +114,12 @@ st.caption(
 )
 st.session_state.setdefault("explore_sql", DEFAULT_SQL)
 
+schema = load_schema(state.version())
 editor, tables = st.columns([3, 1])
-with tables:
-    st.subheader("Tables")
-    schema = load_schema(state.version())
-    for name, columns in schema.groupby("table", sort=True):
-        with st.expander(str(name)):
-            st.dataframe(columns[["column", "type"]], hide_index=True, width="stretch")
+with tables, st.expander(f"Tables ({schema['table'].nunique()})"):
+    st.caption("The tables a query may read; choose one to see its columns.")
+    name = st.selectbox("Table", sorted(schema["table"].unique()), key="explore_table")
+    st.dataframe(schema.loc[schema["table"] == name, ["column", "type"]], hide_index=True, width="stretch")
 
 with editor:
     st.selectbox(
@@ -97,38 +134,7 @@ with editor:
         with st.spinner("Running..."):
             st.session_state["explore_result"] = run_in_worker(query, status)
         status.empty()
-
-result: sql.QueryResult | None = st.session_state.get("explore_result")
-if result is not None:
-    if result.error:
-        st.error(md_escape(result.error))
-    else:
-        st.caption(f"{len(result.frame):,} rows, {len(result.columns)} columns in {result.elapsed:.2f} s")
-        if result.truncated_by == "bytes":
-            st.warning(
-                f"Only the first {len(result.frame):,} rows are shown: the result passed "
-                f"{explore_worker.describe_bytes(service.limits)}. Select fewer or shorter columns, or aggregate."
-            )
-        elif result.truncated:
-            st.warning(
-                f"Only the first {sql.MAX_ROWS:,} rows are shown; the query returned more. "
-                "Aggregate, filter or add a LIMIT to see the rest."
-            )
-        table(shown(result.frame), "query result", key="explore_download", download=result.frame)
-
-        if len(result.frame) and len(result.columns):
-            st.subheader("Chart")
-            data = shown(result.frame)
-            cols = list(data.columns)
-            c = st.columns(4)
-            mark = c[0].selectbox("Mark", charts.QUICK_MARKS, key="chart_mark")
-            x = c[1].selectbox("x", cols, key="chart_x")
-            y = c[2].selectbox("y", ["(count of rows)", *cols], index=min(2, len(cols)), key="chart_y")
-            color = c[3].selectbox("Colour", ["(none)", *cols], key="chart_color")
-            charts.show(
-                st,
-                charts.quick_chart(
-                    data, x, None if y == "(count of rows)" else y, None if color == "(none)" else color, mark
-                ),
-                width="stretch",
-            )
+    # The result right under Run, where the eye is after a click; the table list stays folded beside it.
+    result: sql.QueryResult | None = st.session_state.get("explore_result")
+    if result is not None:
+        show_result(result)

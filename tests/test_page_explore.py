@@ -1,4 +1,5 @@
-"""AppTest of the Explore page: examples, a good query, a refused one, truncation and odd column types."""
+"""AppTest of the Explore page: the result directly under Run with the table list folded beside it, examples, a good
+query, a refused one, truncation and odd column types."""
 
 from __future__ import annotations
 
@@ -43,6 +44,17 @@ def _app() -> AppTest:
     return at
 
 
+def _result(at: AppTest):
+    """The query's result: the table in the editor's column (the table list's columns are in the other)."""
+    return at.main.columns[0].dataframe[0].value
+
+
+def _in_order(node) -> list:
+    """A page's elements and blocks in the order they are drawn (top to bottom, left column before right)."""
+    kids = getattr(node, "children", None) or {}
+    return [node, *(n for child in kids.values() for n in _in_order(child))]
+
+
 def _run(at: AppTest, query: str) -> AppTest:
     at.text_area(key="explore_sql").set_value(query)
     at.button(key="explore_run").click().run()
@@ -52,11 +64,14 @@ def _run(at: AppTest, query: str) -> AppTest:
 
 def test_page_lists_tables_and_runs_the_default_query(app_store):
     at = _app()
-    assert {e.label for e in at.expander} >= {"ratings", "tasks", "submissions", "dimensions", "quarantine"}
-    assert "meta" not in {e.label for e in at.expander}
+    tables = at.selectbox(key="explore_table")
+    assert set(tables.options) >= {"ratings", "tasks", "submissions", "dimensions", "quarantine"}
+    assert "meta" not in tables.options
+    tables.select("quarantine").run()
+    assert "reason" in at.main.columns[1].dataframe[0].value["column"].tolist()  # the chosen table's columns
     at.button(key="explore_run").click().run()
     assert not at.exception and not at.error
-    result = at.dataframe[-1].value
+    result = _result(at)
     assert result[["rubric", "role", "ratings"]].values.tolist() == [
         ["article_likert", "contractor", 2],
         ["article_likert", "researcher", 2],
@@ -71,7 +86,7 @@ def test_example_fills_the_editor_and_runs(app_store):
     assert at.text_area(key="explore_sql").value == sql.EXAMPLE_QUERIES[name]
     at.button(key="explore_run").click().run()
     assert not at.exception and not at.error
-    weekly = at.dataframe[-1].value
+    weekly = _result(at)
     # c1 agreed with r1 on t1 (2026-W10) and not on t2 (2026-W11).
     assert weekly["iso_week"].tolist() == ["2026-W10", "2026-W11"]
     assert weekly["share_equal"].tolist() == pytest.approx([1.0, 0.0])
@@ -88,7 +103,7 @@ def test_truncated_result_warns_and_odd_types_draw(app_store):
     at = _run(_app(), "SELECT range AS n, [range, 1] AS l, {'a': range} AS s FROM range(20000)")
     assert not at.error
     assert any("first 10,000 rows" in w.value for w in at.warning)
-    assert len(at.dataframe[-1].value) == sql.MAX_ROWS
+    assert len(_result(at)) == sql.MAX_ROWS
 
 
 def test_chart_builder_draws_the_result(app_store):
@@ -124,7 +139,7 @@ def test_limits_are_shown_and_hold_on_the_page(app_store, monkeypatch):
         at = _run(at, "SELECT repeat('x', 100000) AS s FROM range(10001)")
         assert not at.error, at.error[0].value
         assert any("passed 32 MB" in w.value for w in at.warning)
-        assert 0 < len(at.dataframe[-1].value) < 10_000
+        assert 0 < len(_result(at)) < 10_000
     finally:
         svc.close()
 
@@ -134,4 +149,23 @@ def test_list_cells_are_shown_in_full(app_store):
     `[0 1 2 ... 1999]`; its CSV download is the query's own frame through the same writer (tests/test_csv_out.py)."""
     at = _run(_app(), "SELECT range(2000) AS l")
     assert not at.error
-    assert json.loads(at.dataframe[-1].value["l"][0]) == list(range(2000))
+    assert json.loads(_result(at)["l"][0]) == list(range(2000))
+
+
+def test_the_result_is_directly_under_run_and_the_table_list_is_folded(app_store):
+    """After Run the result is the next thing below the button (its size line first); the table list is one folded
+    expander drawn after it, not a column of one expander per table pushing the result down the page."""
+    at = _app()
+    (folded,) = [e for e in at.expander if e.label.startswith("Tables (")]
+    assert folded.label == f"Tables ({len(at.selectbox(key='explore_table').options)})"
+    assert not [e for e in at.expander if e.label in at.selectbox(key="explore_table").options]
+    at.button(key="explore_run").click().run()
+    assert not at.exception and not at.error
+    drawn = _in_order(at.main)
+    run = next(i for i, n in enumerate(drawn) if getattr(n, "key", None) == "explore_run")
+    result = next(i for i, n in enumerate(drawn) if i > run and n.type == "dataframe")
+    table_list = next(i for i, n in enumerate(drawn) if n.type == "expander" and n.label == folded.label)
+    assert run < result < table_list
+    between = {n.type for n in drawn[run + 1 : result]}
+    assert between <= {"empty", "caption"}, between  # nothing but the result's size line in between
+    assert drawn[result].value["ratings"].sum() == 4
