@@ -32,6 +32,7 @@ from analytics.feedback import report as fr
 from analytics.feedback import scope
 from analytics.feedback import team as fteam
 from analytics.feedback.export import csv as csv_export
+from analytics.feedback.export import display
 from analytics.feedback.export import html as html_export
 from analytics.feedback.export import markdown as md_export
 from analytics.ingest.load import ingest_bytes
@@ -322,7 +323,7 @@ def test_markdown_reads_cleanly_as_plain_text(rep):
     md = md_export.to_markdown(rep)
     prose = [line for line in md.splitlines() if not line.startswith(">")]
     assert not [line for line in prose if "\\" in line]
-    assert re.search(r"\b0\.\d\d \[0\.\d\d, 0\.\d\d\]", md) and "usefulness_comparison ordinal" in md
+    assert re.search(r"\b0\.\d\d \[0\.\d\d, 0\.\d\d\]", md) and "(usefulness_comparison" in md
 
 
 @pytest.mark.parametrize(
@@ -402,10 +403,13 @@ def test_own_figures_computed_beforehand_give_the_same_report(store, rep):
 
 
 def test_every_export_carries_the_stamp(rep):
-    """Markdown, HTML and CSV exports say what the figures were computed on (dataset version, seed, code)."""
+    """Markdown, HTML and CSV exports say what the figures were computed on (dataset version, seed, code); the
+    Markdown and HTML in plain words at their end (tests/test_feedback_export.py)."""
     line = stamp_line(rep.stamp)
     assert f"Dataset version {rep.stamp['dataset_version']}" in line and "seed 0" in line
-    assert "Computed on: " in md_export.to_markdown(rep) and "Computed on: " in html_export.to_html(rep)
+    plain = display.provenance_line(rep)
+    assert f"version {rep.stamp['dataset_version']} of the loaded data" in plain and "(seed 0)" in plain
+    assert plain in md_export.to_markdown(rep) and plain in html_export.to_html(rep)
     csv_text = csv_export.disagreements_csv(rep)
     header = csv_text.splitlines()[0]
     assert "stamp_dataset_version" in header and "stamp_code_version" in header

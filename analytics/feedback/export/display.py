@@ -17,7 +17,6 @@ from analytics.core.formatting import fmt, fmt_ci, is_missing
 from analytics.effects.verdicts import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
 from analytics.feedback.report import FeedbackReport
 from analytics.feedback.scope import rubric_title
-from analytics.store.stamp import stamp_line
 
 EXPLAIN = (
     "Agreement is measured on the units (task, dimension and answer) that you and a researcher both rated. "
@@ -70,14 +69,33 @@ def period_text(report: FeedbackReport) -> str:
 
 def head_lines(
     report: FeedbackReport, generated_at: dt.datetime | None, escape: Callable[[object], str]
-) -> tuple[str, str, str, str]:
-    """The top of an export: its title, what it covers, when it was generated ("" when not said) and what it was
-    computed on, every piece taken from the data escaped with the export's `escape`."""
+) -> tuple[str, str, str]:
+    """The top of an export: its title, what it covers and when it was generated ("" when not said), every piece
+    taken from the data escaped with the export's `escape`. What the figures were computed on comes last
+    (provenance_line)."""
     return (
         f"Feedback for {escape(report.name or report.contractor_id)}",
         f"{escape(period_text(report))}. Covers {escape(filters_text(report))}.",
         f"Generated {generated_at:%Y-%m-%d %H:%M}." if generated_at else "",
-        f"Computed on: {escape(stamp_line(report.stamp))}",
+    )
+
+
+def provenance_line(report: FeedbackReport) -> str:
+    """What the figures were computed on, in plain words for the end of an export: the program, the data's version,
+    what was covered, and how the intervals were drawn (so the same data give the same figures again)."""
+    s = report.stamp
+    scales = len(s.get("scales", []))
+    n_boot = int(s.get("n_boot", 0))
+    intervals = (
+        f"the 95% intervals come from {n_boot:,} random resamples of the tasks, drawn the same way every time "
+        f"(seed {s.get('seed')}), so the same data always give the same figures"
+        if n_boot
+        else "no 95% intervals were computed"
+    )
+    return (
+        f"How these figures were made: Concord {s.get('code_version')} computed them from version "
+        f"{s.get('dataset_version')} of the loaded data (the number goes up each time files are loaded or removed), "
+        f"covering {filters_text(report)} and {scales} rating scale{'' if scales == 1 else 's'}; {intervals}."
     )
 
 
@@ -200,6 +218,12 @@ RULES_EXPLAIN = (
     "whether or not a researcher labelled it. Flagged: your rate is credibly above the rest of the team's "
     "(Fisher's exact test, within the review's one false-alarm budget for every alarm)."
 )
+FLAGGED_RULES_EXPLAIN = (
+    "Rules of the rubric that a single submission can break, checked on every submission you made, whether or not "
+    "a researcher rated it. Listed here are the rules you broke clearly more often than the rest of the team, "
+    "more often than chance would explain."
+)
+NO_FLAGGED_RULE = "No rubric rule broken more often than the rest of the team."
 
 
 def rule_rows(report: FeedbackReport) -> pd.DataFrame:
@@ -216,6 +240,25 @@ def rule_rows(report: FeedbackReport) -> pd.DataFrame:
             "Flagged": ["yes" if f else "" for f in r["flagged"]],
             "For example": r["examples"],
         }
+    )
+
+
+def flagged_rule_rows(report: FeedbackReport) -> pd.DataFrame:
+    """The exports' "Rubric rules you broke": only the flagged rules (broken credibly more often than the rest of
+    the team), without the Flagged column that would say yes on every row."""
+    rows = rule_rows(report)
+    flagged = report.rules["flagged"].astype(bool).to_numpy() if len(rows) else rows.index.notna()
+    return rows.loc[flagged].drop(columns="Flagged").reset_index(drop=True)
+
+
+def unflagged_rules_line(report: FeedbackReport) -> str:
+    """One sentence counting the rules broken now and then but not flagged ("" when none), so an export that lists
+    only flagged rules does not hide that others were broken."""
+    n = int((~report.rules["flagged"].astype(bool)).sum()) if len(report.rules) else 0
+    if not n:
+        return ""
+    return (
+        f"You also broke {n} other rule{'' if n == 1 else 's'} now and then, no more often than the rest of the team."
     )
 
 

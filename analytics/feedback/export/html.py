@@ -15,13 +15,17 @@ from analytics.feedback.export import display
 from analytics.feedback.report import FeedbackReport
 from analytics.feedback.scope import rubric_title
 
+# Fits a 1000 px window and an A4 page: text wraps anywhere it must (a long example or an unbroken id), tables take
+# the page's width and no more, charts shrink with their cell (tests/e2e/test_export_fits.py measures it).
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1280px;
-color:#222;padding:0 1rem;line-height:1.4}
+color:#222;padding:0 1rem;line-height:1.4;overflow-wrap:anywhere}
 h1{margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-table{border-collapse:collapse;margin:.5rem 0;font-size:.85rem}
-th,td{border:1px solid #ddd;padding:.25rem .45rem;text-align:left;vertical-align:top}
-th{background:#f5f5f5}td{white-space:nowrap}td:first-child{white-space:normal;min-width:11rem}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.85rem;width:100%;max-width:100%}
+th,td{border:1px solid #ddd;padding:.25rem .45rem;text-align:left;vertical-align:top;overflow-wrap:anywhere;
+word-wrap:break-word}
+th{background:#f5f5f5}td:first-child{min-width:9rem}
+svg{max-width:100%;height:auto}td.strip{min-width:150px}
 .muted{color:#666;font-size:.85rem}
 .legend span{display:inline-block;margin-right:1rem;font-size:.85rem}
 .swatch{display:inline-block;width:.8rem;height:.8rem;vertical-align:middle;margin-right:.3rem}
@@ -30,15 +34,16 @@ th{background:#f5f5f5}td{white-space:nowrap}td:first-child{white-space:normal;mi
 .text{white-space:pre-wrap;background:#fafafa;border-left:3px solid #ccc;padding:.3rem .6rem;margin:.2rem 0 .5rem 0;
 font-size:.85rem}
 .dims{display:flex;flex-wrap:wrap;gap:.6rem}
-.dim{border:1px solid #eee;border-radius:6px;padding:.3rem .5rem}
+.dim{border:1px solid #eee;border-radius:6px;padding:.3rem .5rem;max-width:100%;box-sizing:border-box}
 .dim p{margin:.1rem 0 .3rem 0;font-size:.85rem}
-.bars{display:flex;gap:.3rem;align-items:flex-end}
-.lvl{text-align:center;font-size:.68rem;width:4.2rem;overflow-wrap:anywhere}
+.bars{display:flex;flex-wrap:wrap;gap:.3rem;align-items:flex-end}
+.lvl{text-align:center;font-size:.68rem;width:4.2rem}
 .pair{display:flex;gap:2px;align-items:flex-end;justify-content:center;height:50px;border-bottom:1px solid #ccc}
 .bar{width:1rem}
-@page{margin:1.5cm}
-@media print{body{margin:0;max-width:none;padding:0;font-size:9pt}table{font-size:7pt;width:100%}
-th,td{white-space:normal;padding:1px 3px}td:first-child{min-width:0}td svg{width:80px;height:auto}
+.provenance{margin-top:2rem;border-top:1px solid #ddd;padding-top:.5rem}
+@page{size:A4;margin:1.5cm}
+@media print{body{margin:0;max-width:none;padding:0;font-size:9pt}table{font-size:7pt}
+th,td{padding:1px 3px}td:first-child{min-width:6rem}td.strip{min-width:80px}
 h2,h3{break-after:avoid}.case,.dim,tr,svg{break-inside:avoid}}
 """
 YOU, TEAM, CEILING = "#4c78a8", "#888888", "#f58518"
@@ -105,7 +110,7 @@ def _card_html(report: FeedbackReport) -> str:
         g, raw = rows[sel].drop(columns="rubric"), report.card[sel]
         head = "".join(f"<th>{_e(c)}</th>" for c in ["Dimension", "Exact agreement (0 to 1)", *g.columns[1:]])
         body = "".join(
-            f"<tr><td>{_e(r['Dimension'])}</td><td>{agreement_strip(c)}</td>"
+            f"<tr><td>{_e(r['Dimension'])}</td><td class='strip'>{agreement_strip(c)}</td>"
             + "".join(f"<td>{_e(r[k])}</td>" for k in g.columns[1:])
             + "</tr>"
             for (_, r), (_, c) in zip(g.iterrows(), raw.iterrows(), strict=True)
@@ -128,7 +133,10 @@ def weekly_svg(weekly: pd.DataFrame, width: int = 640, height: int = 190) -> str
     def py(v: float) -> float:
         return top + (1 - v) * (height - top - bottom)
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        'role="img">'
+    ]
     for v in (0, 0.25, 0.5, 0.75, 1):
         parts.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{width - right}" y2="{py(v):.1f}" stroke="#eee"/>')
         parts.append(f'<text x="{left - 4}" y="{py(v) + 4:.1f}" font-size="10" text-anchor="end">{v:g}</text>')
@@ -247,9 +255,19 @@ def _effects_html(report: FeedbackReport) -> str:
     return "".join(out)
 
 
+def _rules_html(report: FeedbackReport) -> str:
+    """The rules broken credibly more often than the rest of the team (flagged), and a count of the others."""
+    flagged = display.flagged_rule_rows(report)
+    table = _html_table(flagged) if len(flagged) else f"<p>{_e(display.NO_FLAGGED_RULE)}</p>"
+    others = display.unflagged_rules_line(report)
+    return f'<p class="muted">{_e(display.FLAGGED_RULES_EXPLAIN)}</p>{table}' + (
+        f"<p>{_e(others)}</p>" if others else ""
+    )
+
+
 def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> str:
     """The report as one self-contained HTML page: inline CSS and SVG, no script, no external request."""
-    title, covers, generated, computed_on = display.head_lines(report, generated_at, _e)
+    title, covers, generated = display.head_lines(report, generated_at, _e)
     highlights = "".join(f"<li>{_e(h)}</li>" for h in report.highlights) or "<li>No figures yet.</li>"
     durations = (
         _html_table(display.duration_rows(report))
@@ -259,7 +277,6 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
     sections = [
         f"<h1>{title}</h1>",
         f'<p class="muted">{" ".join(filter(None, (covers, generated)))}</p>',
-        f'<p class="muted">{computed_on}</p>',
         f"<h2>Highlights</h2><ul>{highlights}</ul>",
         f"<h2>What to change</h2>{_effects_html(report)}",
         "<h2>Alarms</h2>"
@@ -268,8 +285,7 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
             if len(report.alerts)
             else f"<p>{_e(display.NO_ALARM)}</p>"
         ),
-        f'<h2>Rubric rules you broke</h2><p class="muted">{_e(display.RULES_EXPLAIN)}</p>'
-        + (_html_table(display.rule_rows(report)) if not report.rules.empty else "<p>No rubric rule broken.</p>"),
+        f"<h2>Rubric rules you broke</h2>{_rules_html(report)}",
         "<h2>Agreement with researchers, per dimension</h2>"
         f'<p class="muted">{_e(display.EXPLAIN)}</p>{_card_html(report)}',
         f"<h2>Agreement week by week</h2>{_weekly_html(report)}",
@@ -277,6 +293,7 @@ def to_html(report: FeedbackReport, generated_at: dt.datetime | None = None) -> 
         f"<h2>Time per submission</h2>{durations}",
         "<h2>Most severe disagreements</h2><p class='muted'>On each rubric's primary dimension, most severe first; "
         f"every case a reviewer noted is listed too.</p>{_cases_html(report)}",
+        f'<p class="muted provenance">{_e(display.provenance_line(report))}</p>',
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

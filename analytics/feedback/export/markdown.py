@@ -28,8 +28,8 @@ def _md_quote(text: object) -> list[str]:
 
 def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None) -> str:
     """The report as Markdown (every piece of submission text escaped or quoted)."""
-    title, covers, generated, computed_on = display.head_lines(report, generated_at, md_escape)
-    out = [f"# {title}", "", *filter(None, (covers, generated)), computed_on]
+    title, covers, generated = display.head_lines(report, generated_at, md_escape)
+    out = [f"# {title}", "", *filter(None, (covers, generated))]
     out += ["", "## Highlights", ""]
     out += [f"- {md_escape(h)}" for h in report.highlights] or ["- No figures yet."]
     out += ["", "## What to change", "", md_escape(display.EFFECTS_EXPLAIN)]
@@ -41,8 +41,11 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     out += ["", *[f"- {md_escape(line)}" for line in display.effects_summary(report)]]
     out += ["", "## Alarms", ""]
     out += [f"- {md_escape(line)}" for line in display.alert_lines(report)] or [md_escape(display.NO_ALARM)]
-    out += ["", "## Rubric rules you broke", "", md_escape(display.RULES_EXPLAIN), ""]
-    out += _md_table(display.rule_rows(report)) if not report.rules.empty else ["No rubric rule broken."]
+    out += ["", "## Rubric rules you broke", "", md_escape(display.FLAGGED_RULES_EXPLAIN), ""]
+    flagged = display.flagged_rule_rows(report)
+    out += _md_table(flagged) if len(flagged) else [md_escape(display.NO_FLAGGED_RULE)]
+    if others := display.unflagged_rules_line(report):
+        out += ["", md_escape(others)]
     out += ["", "## Agreement with researchers, per dimension", "", md_escape(display.EXPLAIN)]
     rows = display.card_rows(report)
     for rubric, g in rows.groupby("rubric", sort=False):
@@ -80,4 +83,5 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
         out += ["", md_escape(display.note_line(case))]
     if report.disagreements.empty:
         out += ["", "No disagreement with a researcher."]
+    out += ["", "---", "", md_escape(display.provenance_line(report))]
     return "\n".join(out) + "\n"
