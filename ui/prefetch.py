@@ -15,6 +15,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
+
 T = TypeVar("T")
 
 
@@ -32,7 +34,10 @@ def alongside(main: Callable[[], T], *likely: Callable[[], object]) -> T:
 
 
 def _each(calls: tuple[Callable[[], object], ...]) -> None:
-    """Call each of `calls` in turn, dropping their results and errors."""
+    """Call each of `calls` in turn, dropping their results and errors. Their loaders' spinners are not drawn: this
+    thread has no page to draw into, and each asked Streamlit for one ("missing ScriptRunContext!" in the log on
+    every Feedback visit); marked as inside a cached function, a loader draws none, as a nested one does."""
+    in_cached_function.set(True)  # this pool thread's own context: it ends with the pool
     for call in calls:
         with contextlib.suppress(Exception):
             call()

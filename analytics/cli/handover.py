@@ -19,6 +19,7 @@ back as their place in the file, the reasons stay in the store: content_free).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import datetime as dt
 import logging
@@ -247,15 +248,27 @@ class InboxServer:
         self.inbox = Inbox.of(self.db)
         self.stop = threading.Event()
         self.token = secrets.token_hex(16)  # results carry it: the command line knows who answered
+        self.threads: tuple[threading.Thread, ...] = ()
 
     def start(self) -> InboxServer:
         """Create the private inbox and start both threads (daemons: they end with the process or the store
         file); HandoverRefused, and nothing started, when the folder is not this user's alone."""
         self.inbox.make()
         self._beat()
-        threading.Thread(target=self._heartbeat_loop, name="concord-inbox-heartbeat", daemon=True).start()
-        threading.Thread(target=self._serve_loop, name="concord-inbox-writer", daemon=True).start()
+        self.threads = (
+            threading.Thread(target=self._heartbeat_loop, name="concord-inbox-heartbeat", daemon=True),
+            threading.Thread(target=self._serve_loop, name="concord-inbox-writer", daemon=True),
+        )
+        for t in self.threads:
+            t.start()
         return self
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop both threads and wait for them: a daemon thread still running at interpreter exit keeps its
+        cursor alive past DuckDB's teardown, which then prints "nanobind: leaked ..." on every Ctrl-C."""
+        self.stop.set()
+        for t in self.threads:
+            t.join(timeout)
 
     def _alive(self) -> bool:
         """Whether to keep serving: not stopped, the store still exists and is still this process's store
@@ -384,6 +397,15 @@ class InboxServer:
 _servers: dict[Path, InboxServer] = {}
 _servers_lock = threading.Lock()
 _refusals: dict[Path, str] = {}  # the inboxes this process refused to serve, and why
+
+
+@atexit.register
+def close_all() -> None:
+    """Stop every inbox server of this process (at exit: atexit runs before daemon threads are abandoned)."""
+    with _servers_lock:
+        servers = list(_servers.values())
+    for server in servers:
+        server.close()
 
 
 def serve(cursor: Callable[[], duckdb.DuckDBPyConnection], db: str | os.PathLike) -> InboxServer | None:
