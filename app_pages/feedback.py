@@ -80,7 +80,8 @@ def load_team(version: tuple, filters: Filters) -> fb_team.TeamFigures:
 
 @query_log.loader(max_entries=8, show_spinner="Ranking who needs feedback next...")
 def load_ranking(version: tuple, filters: Filters) -> who_next.Ranking:
-    """Who needs feedback next under every sidebar filter, from the team's alarms (the team figures' review)."""
+    """Who needs feedback next under the sidebar's rubric and dates, from the team's alarms (the team figures'
+    review); the page narrows it to the rater and role filters (who_next.narrowed)."""
     team = load_team(version, scope.team_filter(filters))
     return who_next.ranking(state.cursor(), filters, team.alerts, team.rules.raters)
 
@@ -99,7 +100,7 @@ def load_report(version: tuple, filters: Filters, contractor: str) -> fb_report.
     return fb_report.feedback_report(state.cursor(), contractor, filters, team, own=own())
 
 
-def pick_contractor(options: list[str], labels: dict[str, str], clicked: str | None) -> str:
+def pick_contractor(options: list[str], clicked: str | None) -> str:
     """The contractor whose card opens: a row clicked in the list, else one handed over by another page, else the
     one chosen before while the filters still list them, else the first of the list."""
     handed = st.session_state.pop(HANDOFF, None)
@@ -114,8 +115,9 @@ def pick_contractor(options: list[str], labels: dict[str, str], clicked: str | N
             "Contractor",
             options,
             key="fb_contractor",
-            format_func=labels.__getitem__,
-            help="In the list's order; the list and this picker follow every sidebar filter.",
+            format_func=sidebar.rater_name,
+            help="In the list's order, then those with too few tasks to rank; the list and this picker follow "
+            "every sidebar filter.",
         )
     )
 
@@ -124,7 +126,7 @@ def choose(filters: Filters) -> str:
     """The "Who needs feedback next" list under every sidebar filter and the picker in its order; an empty list
     names the filter that empties it and offers to clear it."""
     st.subheader("Who needs feedback next")
-    ranking = load_ranking(state.version(), filters)
+    ranking = who_next.narrowed(load_ranking(state.version(), filters.but(raters=(), roles=())), filters)
     rows = who_next.with_events(ranking, fb_events.last_events(state.cursor()), fb_events.now())
     options = [*rows["rater_id"], *ranking.too_few]
     handed = st.session_state.get(HANDOFF)
@@ -148,9 +150,7 @@ def choose(filters: Filters) -> str:
     if ranking.too_few:
         names = ", ".join(sidebar.rater_name(r) for r in ranking.too_few)
         st.caption(md_escape(f"Not ranked, fewer than {who_next.MIN_TASKS} tasks under these filters: {names}."))
-    labels = {r: f"{k}. {sidebar.rater_name(r)}" for k, r in zip(rows["rank"], rows["rater_id"], strict=True)}
-    labels |= {r: f"{sidebar.rater_name(r)} (fewer than {who_next.MIN_TASKS} tasks)" for r in ranking.too_few}
-    return pick_contractor(options, labels, clicked)
+    return pick_contractor(options, clicked)
 
 
 def own_card(contractors: list[str]) -> str:

@@ -91,6 +91,15 @@ def test_an_open_alarm_outranks_agreement_and_a_rule_broken_without_alarm_counts
 def test_the_list_follows_the_raters_role_and_date_filters(team):
     assert _order(team, Filters(raters=("a_top", "c_mid", "r1"))) == ["c_mid", "a_top"]
     assert _order(team, Filters(roles=("researcher",))) == []
+    whole = who_next.ranking(team, NO_FILTERS, NO_ALARMS, NO_RULES, n_boot=200)
+    for f in (
+        Filters(raters=("a_top", "c_mid", "b_few")),
+        Filters(roles=("researcher",)),
+        Filters(roles=("contractor",)),
+    ):
+        narrow, direct = who_next.narrowed(whole, f), who_next.ranking(team, f, NO_ALARMS, NO_RULES, n_boot=200)
+        pd.testing.assert_frame_equal(narrow.ranked, direct.ranked, check_dtype=False, check_index_type=False)
+        assert narrow.too_few == direct.too_few, f
     assert who_next.emptied_by(team, Filters(roles=("researcher",))) == ("roles",)
     assert who_next.emptied_by(team, Filters(raters=("r1",))) == ("raters",)
     assert who_next.emptied_by(team, Filters(rubric="preference_ranking")) == ("rubric",)

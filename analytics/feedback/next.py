@@ -216,6 +216,17 @@ def ranking(
     return Ranking(filters, _ordered(ranked.assign(waiting=False)).drop(columns="waiting"), too_few)
 
 
+def narrowed(ranking: Ranking, filters: Filters) -> Ranking:
+    """The ranking of the whole team under the filter's rubric and dates narrowed to the filter's raters and roles
+    (the same rows as ranking() under the whole filter, without computing it again)."""
+    if filters.roles and "contractor" not in filters.roles:
+        return Ranking(filters, ranking.ranked.iloc[0:0], ())
+    if not filters.raters:
+        return Ranking(filters, ranking.ranked, ranking.too_few)
+    keep = ranking.ranked[ranking.ranked["rater_id"].isin(filters.raters)].reset_index(drop=True)
+    return Ranking(filters, keep, tuple(r for r in ranking.too_few if r in filters.raters))
+
+
 def _row(rater: str, n_tasks: int, alerts: pd.DataFrame, gaps: pd.DataFrame, rules: pd.DataFrame, labels: dict) -> dict:
     """One contractor's score, reasons and lowest agreement bound."""
     mine = alerts[alerts["rater_id"] == rater] if len(alerts) else alerts
