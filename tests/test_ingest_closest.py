@@ -125,3 +125,18 @@ def test_left_or_right_without_shown_first_is_quarantined_without_a_repository_p
     assert (r.status, r.rows_quarantined) == ("loaded", 1), r.errors
     (reason,) = con.execute("SELECT reason FROM quarantine").fetchone()
     assert "was on the left" in reason and REPOSITORY_PATH.search(reason) is None, reason
+
+
+def test_a_record_with_the_long_formats_keys_past_the_head_is_named_with_its_keys_in_order() -> None:
+    """A JSON line longer than the head: its keys are read from the first bytes, in the file's order, and few."""
+    head = '{"task_id": "t", "rater_id": "r", "dimension": "d", "value": 1, ' + ", ".join(
+        f'"k{i}": {i}' for i in range(9000)
+    )
+    says = unknown_format(head.encode()[:65536], "keys.jsonl")
+    assert "keys are task_id, rater_id, dimension, value, k0, k1" in says and "more" in says
+    assert "Format: canonical" in says and len(says) < 600
+
+
+def test_empty_records_are_named_as_empty() -> None:
+    says = unknown_format(b"{}\n{}\n", "empty.jsonl")
+    assert "its first record is empty" in says

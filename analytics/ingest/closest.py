@@ -40,7 +40,7 @@ def _table_message(text: str, name: str) -> str:
     looks_wide = _wide_id(header, rows[1:])
     if looks_wide is not None:
         id_at, raters = looks_wide
-        shown = ", ".join(raters[:5]) + (f" and {len(raters) - 5} more" if len(raters) > 5 else "")
+        shown = _listed(raters, 5)
         if id_at is None:
             id_said = "items are then numbered by row (give the column holding the item id, if any, as Item id column)"
         elif wide.id_column(header, None, name) == id_at:
@@ -55,7 +55,13 @@ def _table_message(text: str, name: str) -> str:
         )
     if len([h for h in header if h]) < 2 or not any(len(r) == len(header) for r in rows[1:]):
         return _closest_message(name, set(), "it reads as neither JSON nor a table with a header row")
-    return _closest_message(name, set(header), f"its columns are {', '.join(header)[:300]}")
+    return _closest_message(name, set(header), f"its columns are {_listed(header)}")
+
+
+def _listed(names: list[str], at_most: int = 10) -> str:
+    """Names in the file's order, the first `at_most` of them (each cut to 60 characters) and how many more."""
+    shown = ", ".join(n[:60] for n in names[:at_most])
+    return shown + (f" and {len(names) - at_most:,} more" if len(names) > at_most else "")
 
 
 def _table(text: str) -> list[list[str]]:
@@ -101,7 +107,8 @@ def _is_rating(cell: str) -> bool:
 def _json_message(text: str, name: str) -> str:
     """A JSON file: a Label Studio export without `data`, a format value Concord does not read, or the closest."""
     first = _first_record(text)
-    keys = set(first) if isinstance(first, dict) else set(KEY.findall(text[:4096]))
+    named = list(first) if isinstance(first, dict) else list(dict.fromkeys(KEY.findall(text[:4096])))
+    keys = set(named)
     if text.startswith("[") and keys & {"annotations", "predictions"} and "data" not in keys:
         return (
             f"{name} looks like a Label Studio JSON export, but its first task has no data field (the texts shown "
@@ -116,7 +123,10 @@ def _json_message(text: str, name: str) -> str:
             f"{name}: its records name the format {said.group(1)}, which Concord does not read; records may name "
             f"{', '.join(known)} ({HELP})"
         )
-    found = f"its first record's keys are {', '.join(sorted(keys))[:300]}" if keys else "no record could be read"
+    if named:
+        found = f"its first record's keys are {_listed(named)}"
+    else:
+        found = "its first record is empty" if first == {} else "no record could be read"
     return _closest_message(name, keys, found)
 
 
