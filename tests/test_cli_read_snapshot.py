@@ -133,6 +133,15 @@ def test_a_read_command_gives_the_same_result_while_the_dashboard_holds_the_stor
     assert snapshots_left(held) == []
 
 
+def test_a_refusal_is_the_same_while_the_dashboard_holds_the_store(held):
+    """Bad input read from the store keeps its exit code and message: an unknown contractor is exit 2 both ways."""
+    args = ("report", "--rater", "nobody", "--format", "md", "--db", str(held))
+    out = run_cli(*args)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr.strip() == "unknown contractor 'nobody': no contractor with that id has ratings in the store"
+    assert snapshots_left(held) == []
+
+
 def test_a_damaged_store_the_dashboard_holds_still_exits_2(damaged, tmp_path):  # noqa: F811
     """A snapshot is the store's bytes: its damaged block gives the one damaged message, naming the store."""
     copy = tmp_path / "s.duckdb"
@@ -256,3 +265,24 @@ def test_a_read_command_beside_an_inbox_open_to_others_reads_the_free_store(smal
     with dashboard(db, code):
         held = run_cli("effects", "--db", str(db))
     assert held.returncode == 2 and "in use by another program" in held.stderr and "mode 0777" in held.stderr
+
+
+def test_when_the_file_cannot_be_copied_whole_the_database_is_copied_in_one_transaction(server, monkeypatch):
+    """A store file that changed during the copy (or cannot be checkpointed) is copied by COPY FROM DATABASE: the
+    same tables, rows, identity and version, and no temp file left."""
+    monkeypatch.setattr(snapshot, "_copy_file", lambda *args: False)
+    con = server.cursor()
+    result = server.answer({"id": "r5", "kind": "snapshot"})
+    assert result["dataset_version"] == store.dataset_version(con)
+    assert snapshots_left(server.db) == ["r5.duckdb"]
+    path = server.inbox.snapshots / "r5.duckdb"
+    assert oct(path.stat().st_mode & 0o777) == oct(0o600)
+    snap = snapshot.open_snapshot(path, result)
+    try:
+        tables = "SELECT table_name FROM duckdb_tables() ORDER BY 1"
+        assert snap.execute(tables).fetchall() == con.execute(tables).fetchall()
+        count = "SELECT count(*) FROM ratings"
+        assert snap.execute(count).fetchone() == con.execute(count).fetchone()
+    finally:
+        snap.close()
+    assert snapshots_left(server.db) == []
