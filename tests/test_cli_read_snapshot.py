@@ -237,6 +237,7 @@ def test_the_dashboard_does_not_write_through_a_link_at_the_snapshots_name(serve
     (server.inbox.snapshots / "r3.duckdb").symlink_to(target)
     result = server.answer({"id": "r3", "kind": "snapshot"})
     assert result["kind"] == "failure" and target.read_text() == "keep"
+    assert server.answer({"id": "../r3", "kind": "snapshot"})["kind"] == "refused"  # ids name no other place
 
 
 def test_a_snapshot_nobody_collected_is_removed_later(server):
@@ -272,6 +273,12 @@ def test_when_the_file_cannot_be_copied_whole_the_database_is_copied_in_one_tran
     same tables, rows, identity and version, and no temp file left."""
     monkeypatch.setattr(snapshot, "_copy_file", lambda *args: False)
     con = server.cursor()
+    # a copy that fails half way (here: after COPY FROM DATABASE, reading its version) leaves no file behind
+    monkeypatch.setattr(snapshot, "COPY_VERSION", snapshot.Query("bad", "SELECT value FROM no_such_table"))
+    assert server.answer({"id": "r6", "kind": "snapshot"})["kind"] == "failure"
+    assert snapshots_left(server.db) == []
+    monkeypatch.undo()
+    monkeypatch.setattr(snapshot, "_copy_file", lambda *args: False)
     result = server.answer({"id": "r5", "kind": "snapshot"})
     assert result["dataset_version"] == store.dataset_version(con)
     assert snapshots_left(server.db) == ["r5.duckdb"]

@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 
 from analytics import store
-from analytics.cli.inbox import FILE_MODE, remove_entry
+from analytics.cli.inbox import FILE_MODE, REQUEST_ID, remove_entry
 from analytics.core.queries import Query
 
 KEEP_SNAPSHOTS_S = 3600.0  # a copy still there after an hour was not collected: its command line is gone
@@ -58,6 +58,8 @@ def snapshot_file(request_id: str) -> str:
 def write_snapshot(cur: duckdb.DuckDBPyConnection, folder: Path, request_id: str) -> dict[str, Any]:
     """Copy the store `cur` reads into `folder` for the request `request_id`: the result a request gets (the copy's
     name, the store's identity and dataset version), or the one reason it could not be made."""
+    if not REQUEST_ID.match(request_id):
+        return {"error": "the request was refused: its id is not a request id", "kind": "refused"}
     source = _database_file(cur)
     target = folder / snapshot_file(request_id)
     if source is None:
@@ -133,17 +135,17 @@ def _copy_database(cur: duckdb.DuckDBPyConnection, folder: Path, target: Path) -
     """Write the store into a new database at `target` in one transaction (COPY FROM DATABASE); its version."""
     tmp = folder / f".{target.name}.{secrets.token_hex(8)}.tmp"
     database = cur.execute("SELECT system.main.current_database()").fetchall()[0][0]
-    ATTACH_COPY.bind(path=str(tmp)).run(cur)
     try:
-        cur.execute(f'COPY FROM DATABASE "{database}" TO concord_cli_snapshot')
-        version = int(COPY_VERSION.rows(cur)[0][0])
-    finally:
-        cur.execute("DETACH concord_cli_snapshot")
-    try:
+        ATTACH_COPY.bind(path=str(tmp)).run(cur)
+        try:
+            cur.execute(f'COPY FROM DATABASE "{database}" TO concord_cli_snapshot')
+            version = int(COPY_VERSION.rows(cur)[0][0])
+        finally:
+            cur.execute("DETACH concord_cli_snapshot")
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, target)
     finally:
-        for left in (tmp, Path(f"{tmp}.wal")):
+        for left in (tmp, Path(f"{tmp}.wal")):  # a copy that failed half way leaves nothing behind
             remove_entry(left)
     return version
 
