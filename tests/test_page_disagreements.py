@@ -256,6 +256,14 @@ def test_the_reviewer_is_named_once_and_kept_across_cases(app_store):
     assert not at.exception, at.exception
     reviewed = _cases(at).set_index("task_id").loc[["q1", "q3"], ["status", "reviewer"]]
     assert reviewed.values.tolist() == [["feedback given", "Ana Lead"], ["guideline unclear", "Ana Lead"]]
+    # A second note on q1 keeps the first: the latest is the case's, the earlier one folded under it.
+    at.button(key="dis_prev").click().run()
+    at.selectbox(key="note_status").select("researcher was wrong")
+    at.button(key="note_save").click().run()
+    assert not at.exception, at.exception
+    assert _cases(at).set_index("task_id").loc["q1", "status"] == "researcher was wrong"
+    assert [e.label for e in at.expander if e.label.startswith("Earlier notes")] == ["Earlier notes on this case (1)"]
+    assert any(c.endswith("by Ana Lead: feedback given") for c in _as_shown(at.caption))
 
 
 def test_no_case_explains(app_store):
