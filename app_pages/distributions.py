@@ -118,17 +118,16 @@ if comparison:
 
 st.subheader("Shift from researchers")
 st.caption(
-    "Each contractor against the researchers on the units both rated (the Agreement page's pairing: the rater "
-    "filter chooses whose rows are shown, dates select the contractor's ratings, every researcher label counts): "
-    "mean level (1 = the scale's first level) and the difference (contractor minus researcher, positive = later "
-    "on the scale), and the total variation distance between the two level distributions (0 = same, "
-    "1 = disjoint), each with its 95% interval from resampling tasks (from "
-    f"{distributions.DELTA_MIN_TASKS} tasks by the Gaussian multiplier bootstrap over tasks, which gives the same "
-    "interval at that size: interval_method says which), and n in tasks. "
-    "Ranked by the lower end of the total variation's interval (basic task bootstrap, which corrects the "
-    "distance's upward bias from few pairs): the smallest shift the data support, largest first. Contractors "
-    f"with fewer than {distributions.MIN_TASKS} tasks shared with researchers (small_n) come after the others, "
-    "whatever their figures: read their intervals, not their rank."
+    "How each contractor uses the scale compared with researchers, on the tasks both rated (the sidebar's rater "
+    "filter picks whose rows are shown, its dates pick the contractor's ratings; every researcher rating counts). "
+    "Mean level: the average level chosen, counting the scale's first level as 1. Difference: the contractor's mean "
+    "level minus the researchers'; above 0 the contractor picks levels further along the scale than researchers "
+    "do, below 0 earlier ones. Total variation: how differently the two spread their ratings over the levels, from "
+    "0 (the same share of every level) to 1 (no level in common). Each figure comes with the range it surely lies "
+    "in (the 95% interval, low and high columns; interval_method names how it was drawn), and n counts tasks. "
+    "Largest shift first, by the smallest shift the data surely show (the low end of the total variation's "
+    f"range). Contractors with fewer than {distributions.MIN_TASKS} tasks shared with researchers (small_n) come "
+    "last whatever their figures: with so few tasks, read their ranges rather than their place in the list."
 )
 shift = data["shift"]
 if shift.empty:

@@ -228,6 +228,15 @@ def drift_rows(
     return window_rows(week_sums(con, filters, queries))
 
 
+def points(difference: float) -> str:
+    """A difference of two shares in percentage points, never read as a percent of the team's ("13 percentage
+    points below", "level with it")."""
+    n = round(abs(difference) * 100)
+    if n == 0:
+        return "level with it"
+    return f"{n} percentage point{'' if n == 1 else 's'} {'above' if difference > 0 else 'below'}"
+
+
 def window_rows(df: pd.DataFrame) -> pd.DataFrame:
     """drift_rows from week_sums' rows (a benchmark feeds simulated ones)."""
     sd, w = _rubric_sd(df), project_weeks(df)
@@ -253,8 +262,8 @@ def window_rows(df: pd.DataFrame) -> pd.DataFrame:
                 "se": se,
                 "n_tasks": n_base + n_recent,
                 "since": recent_from,
-                "evidence": f"Agreement with the other contractors, relative to the team's that week: {before:+.0%} "
-                f"in the {BASELINE_WEEKS} weeks before the last {RECENT_WEEKS} ({n_base} tasks), {after:+.0%} in "
+                "evidence": f"Agreement with the other contractors, against the team's that week: {points(before)} "
+                f"in the {BASELINE_WEEKS} weeks before the last {RECENT_WEEKS} ({n_base} tasks), {points(after)} in "
                 f"the last {RECENT_WEEKS} from {recent_from.date()} ({n_recent} tasks).",
             }
         )

@@ -16,6 +16,21 @@ def _num(x: float, digits: int = 2) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
+def _shift_sentence(rubric: str, shifted: pd.DataFrame) -> str:
+    """One rubric's dimensions whose mean difference from researchers is clear of zero, in plain words: how many
+    lean toward the scale's last level and how many toward its first, and the largest lean in levels."""
+    later = int((shifted["mean_difference"] > 0).sum())
+    top = shifted.loc[shifted["mean_difference"].abs().idxmax()]  # type: ignore[call-overload]  # pandas-stubs: idxmax is Hashable
+    toward = "last" if top["mean_difference"] > 0 else "first"
+    n = len(shifted)
+    return (
+        f"{rubric_title(rubric)}: on {n} dimension{'' if n == 1 else 's'} your ratings lean one way compared with "
+        f"researchers' on the same tasks, more than chance would explain: {later} toward the scale's last level, "
+        f"{n - later} toward its first. The largest lean is on {top['dimension_label']}: on average "
+        f"{abs(top['mean_difference']):.2f} levels toward the {toward} level."
+    )
+
+
 def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> tuple[str, ...]:
     """Plain sentences: agreement on each primary dimension against team and researcher-researcher agreement
     (exact agreement, or on a fine interval or ratio scale, where it is no headline figure, the card's weighted
@@ -38,14 +53,7 @@ def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> 
         )
     shifted = card[(card["mean_difference_ci_low"] > 0) | (card["mean_difference_ci_high"] < 0)]
     for rubric, g in shifted.groupby("rubric", sort=True):
-        later = int((g["mean_difference"] > 0).sum())
-        top = g.loc[g["mean_difference"].abs().idxmax()]  # type: ignore[call-overload]  # pandas-stubs: idxmax is Hashable
-        out.append(
-            f"{rubric_title(str(rubric))}: on {len(g)} dimension(s) your ratings differ from researchers' on the same "
-            f"units in one direction (95% interval of the mean difference excludes 0): {later} later on the "
-            f"scale, {len(g) - later} earlier; the largest is {top['dimension_label']} "
-            f"({top['mean_difference']:+.2f} levels)."
-        )
+        out.append(_shift_sentence(str(rubric), g))
     for _, t in trend[trend["change_ci_high"] < 0].iterrows():
         out.append(
             f"{rubric_title(t['rubric'])}: exact agreement fell from {_num(t['early'])} ({t['early_weeks']}) to "
