@@ -56,7 +56,7 @@ def every_coefficient(at):
     toggle = at.toggle(key="agr_every_coefficient")
     if not toggle.value:
         toggle.set_value(True).run()
-    return every_coefficient(at)
+    return frame(at, "Krippendorff's alpha")
 
 
 def ids(names) -> list[str]:
