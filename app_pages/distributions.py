@@ -80,7 +80,8 @@ dimension = st.selectbox(
     format_func=lambda d: visible(labels.get(d, d)),
 )
 raters = load_raters(state.version(), filters, rubric, dimension)
-charts.show(st, charts.rater_level_heatmap(raters["long"], labels.get(dimension, dimension)), width="stretch")
+named = raters["long"].assign(rater_id=raters["long"]["rater_id"].map(sidebar.rater_name))  # "Hal K. (c35)"
+charts.show(st, charts.rater_level_heatmap(named, labels.get(dimension, dimension)), width="stretch")
 table(raters["wide"], f"raters by level {dimension}", key="dl_raters")
 
 comparison = dims.loc[dims["is_comparison"] & dims["dimension"].isin(used), "dimension"].tolist()
@@ -113,7 +114,8 @@ if comparison:
                 f"{len(small)} rater(s) decided fewer than {SMALL_N} comparisons here: "
                 "their intervals are wide; read the n before the share."
             )
-        charts.show(st, charts.position_bias(shown, labels.get(bias_dim, bias_dim)), width="stretch")
+        named_bias = shown.assign(rater_id=shown["rater_id"].map(sidebar.rater_name))
+        charts.show(st, charts.position_bias(named_bias, labels.get(bias_dim, bias_dim)), width="stretch")
         table(shown, f"position bias {bias_dim}", key="dl_bias")
 
 st.subheader("Shift from researchers")

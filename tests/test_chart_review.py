@@ -19,7 +19,7 @@ from analytics.core.rubrics import RUBRICS
 from analytics.describe import overview
 from analytics.effects import drift, markers
 from ui import agreement_view as view
-from ui import charts
+from ui import alarm_panel, charts
 from ui import consistency_charts as cc
 from ui import drift_charts as dc
 from ui.tables import dates, number_columns
@@ -184,3 +184,15 @@ def test_a_wide_rater_grid_prints_shared_units_in_narrow_cells(columns):
     field = spec["layer"][1]["encoding"]["text"]["field"]
     assert field == ("percent_agreement" if spec["width"]["step"] >= charts.GRID_VALUE_FROM else "n")
     assert charts.GRID_STEP_MIN <= spec["width"]["step"] <= charts.GRID_STEP_MAX
+
+
+def test_alarms_read_in_words_not_ids(found):
+    """An alarm's line names the rubric by its title and the dimension or rule by its label or words."""
+    alerts = found.alerts
+    rule = alerts[alerts["kind"] == "rule"].iloc[0]
+    effect = alerts[(alerts["kind"] != "rule") & (alerts["dimension"] != "")].iloc[0]
+    for a in (rule, effect):
+        line = alarm_panel._label(a, str)
+        assert RUBRICS[a["rubric"]].title in line and f"({a['rubric']}" not in line
+        assert a["dimension"] not in line  # "core_comparison", "ac_comparison_follows_absolute": ids
+    assert RUBRICS[effect["rubric"]].dimension(effect["dimension"]).label in alarm_panel._label(effect, str)

@@ -11,9 +11,13 @@ import streamlit as st
 
 from analytics.alarms import acks, budget
 from analytics.alarms.review import KIND_TITLES
+from analytics.consistency import catalogue
 from analytics.core import significance
+from analytics.core.formatting import WEEK_MOMENT
+from analytics.core.rubrics import RUBRICS
 from ui import identity, state
-from ui.tables import number_columns, table
+from ui.sidebar import rubric_title
+from ui.tables import column_label, number_columns, table
 from ui.text import md_escape
 
 BUDGET_NOTE = (
@@ -24,18 +28,35 @@ BUDGET_NOTE = (
 )
 
 
+RULE_WORDS = 60  # characters of a rule's words in an alarm's line (the evidence quotes it whole)
+
+
+def dimension_words(rubric: str, dimension: str) -> str:
+    """How a dimension or rule an alarm is on reads: the catalogue's label of the dimension, the rule's words
+    (shortened), else its name."""
+    if rubric in RUBRICS and RUBRICS[rubric].has_dimension(dimension):
+        return RUBRICS[rubric].dimension(dimension).label
+    try:
+        words = catalogue.rule(dimension).description
+    except KeyError:
+        return dimension
+    return words if len(words) <= RULE_WORDS else words[: RULE_WORDS - 1].rstrip() + "…"
+
+
 def _label(a: pd.Series, names: Callable[[str], str]) -> str:
-    """How an alarm reads in a list or picker: kind, contractor, rubric and dimension or rule."""
-    where = f", {a['dimension']}" if a["dimension"] else ""
-    return f"{KIND_TITLES.get(a['kind'], a['kind'])}: {names(str(a['rater_id']))} ({a['rubric']}{where})"
+    """How an alarm reads in a list or picker: kind, contractor, rubric and dimension or rule, in words."""
+    rubric, dimension = str(a["rubric"]), str(a["dimension"] or "")
+    where = f", {dimension_words(rubric, dimension)}" if dimension else ""
+    return f"{KIND_TITLES.get(a['kind'], a['kind'])}: {names(str(a['rater_id']))} ({rubric_title(rubric)}{where})"
 
 
 def _where(kind_rows: pd.DataFrame) -> str:
     """The rubrics of one contractor's alarms of one kind, each with its dimensions or rules when they have any."""
     parts = []
     for rubric, r in kind_rows.groupby("rubric", sort=False):
-        dims = [str(d) for d in r["dimension"] if d]
-        parts.append(f"{rubric} ({', '.join(dims)})" if dims else str(rubric))
+        dims = [dimension_words(str(rubric), str(d)) for d in r["dimension"] if d]
+        title = rubric_title(str(rubric))
+        parts.append(f"{title} ({', '.join(dims)})" if dims else title)
     return "; ".join(parts)
 
 
@@ -106,7 +127,9 @@ def show_alarms(alerts: pd.DataFrame, key: str, names: Callable[[str], str], emp
                 md_escape(f"{_label(a, names)}, by {a['acknowledged_by']}: {a['reason']}") for _, a in acked.iterrows()
             )
         )
-    table(alerts, "alarms", key=f"{key}_dl", column_config=number_columns(alerts))
+    # "since" is a week's Monday for most kinds, a first break's time for rules: shown as its day, one format.
+    since = {"since": st.column_config.DateColumn(column_label("since"), format=WEEK_MOMENT)}
+    table(alerts, "alarms", key=f"{key}_dl", column_config=number_columns(alerts) | since)
     if not identity.allowed("acknowledge"):
         return
     with st.expander("Acknowledge an alarm"):
