@@ -50,11 +50,12 @@ def formats_section() -> None:
     """Every format Concord reads, folded: its fields, when to use it and a sample file that loads as it is."""
     with st.expander("Formats: what each file holds, with a sample to download"):
         st.caption(
-            "Each sample loads as it is; under Format, auto recognises every format but wide. Fields marked "
-            "optional may be left out."
+            "One tab per choice under Format; auto recognises every format but wide. Each sample loads as it is; "
+            "fields marked optional may be left out."
         )
-        for guide in GUIDES.values():
-            format_guide(guide)
+        for tab, guide in zip(st.tabs(list(GUIDES)), GUIDES.values(), strict=True):  # one format at a time
+            with tab:
+                format_guide(guide)
 
 
 # The one upload limit: server.maxUploadSize in .streamlit/config.toml, shown, enforced by the browser, the server
