@@ -130,7 +130,8 @@ def test_explore_results_and_errors_with_hostile_text(app_store):
     at.text_area(key="explore_sql").set_value("SELECT prompt, context FROM tasks").run()
     at.button(key="explore_run").click().run()
     assert_safe(at, "explore result")
-    assert at.dataframe[-1].value["prompt"].str.contains(hostile.MD_IMAGE, regex=False).any()
+    result = at.main.columns[0].dataframe[0].value  # under Run, in the editor's column
+    assert result["prompt"].str.contains(hostile.MD_IMAGE, regex=False).any()
     at.text_area(key="explore_sql").set_value(
         f'SELECT * FROM "{hostile.MD_IMAGE} <img src=http://{hostile.EVIL_HOST}:9/x> {hostile.LATEX}"'
     ).run()
