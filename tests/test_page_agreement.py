@@ -98,7 +98,7 @@ def test_default_view_is_every_dimension_and_every_contractor(app_store):
     at = app_test(PAGE)
     assert not at.exception
     assert not [s for s in at.selectbox if s.key == "agr_rubric"]  # one rubric control: the sidebar's
-    assert any(i.value == sidebar.ONE_RUBRIC.format(title=md_escape(RUBRICS[RUBRIC].title)) for i in at.info)
+    assert any(i.value == sidebar.ONE_RUBRIC.format(title=md_escape(RUBRICS[RUBRIC].title)) for i in at.caption)
     assert at.selectbox(key="agr_dimension").value == PRIMARY
     assert at.selectbox(key="agr_statistic").value == "weighted_kappa"
 

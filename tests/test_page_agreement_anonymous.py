@@ -33,8 +33,10 @@ def test_page_names_the_figures_that_need_rater_ids(crowd_store):
     infos = " ".join(i.value for i in at.info)
     assert "came without rater ids" in infos and "Query seriousness" in infos and "Response type" in infos
     assert "rater pairs" in infos and "need real rater ids" in infos
-    # The dimension table has both dimensions with the pooled crowd-clinician kappa the analytics API computes.
-    table = next(df.value for df in at.dataframe if "label" in df.value.columns)
+    # The dimension table has both dimensions with the pooled crowd-clinician kappa the analytics API computes
+    # (among every coefficient, shown on request).
+    at.toggle(key="agr_every_coefficient").set_value(True).run()
+    table = next(df.value for df in at.dataframe if "Cohen's kappa" in df.value.columns)
     assert len(table) == len(crowd_store) == 2
     kappa = crowd_store.set_index("dimension").loc["seriousness", "cohen_kappa"]
     assert any(f"{kappa:.3f}" in str(v) for v in table.astype(str).to_numpy().ravel())

@@ -114,10 +114,10 @@ def test_one_rubric_control_the_sidebars(shared_app_store):
     at = app_test(AGREEMENT)
     assert not [s for s in at.selectbox if s.key == "agr_rubric"]
     first = sidebar.ONE_RUBRIC.format(title=md_escape(RUBRICS["answer_comparison"].title))
-    assert first in [i.value for i in at.info]
+    assert first in [c.value for c in at.caption]
     at.sidebar.selectbox(key="f_rubric").select("preference_ranking").run()
     assert not at.exception
-    assert not any(i.value.startswith("This page shows one rubric at a time") for i in at.info)
+    assert not any(c.value.startswith("This page shows one rubric at a time") for c in at.caption)
     assert "Preference ranking" in " ".join(c.value for c in at.caption)
 
 

@@ -89,13 +89,15 @@ RUBRIC_PALETTE = (
 )  # fmt: skip
 
 
-def rubric_colors(shown: pd.Series | None = None) -> alt.Scale:
-    """The one colour scale of rubric titles: its domain every rubric of the catalogue (then any other rubric
-    `shown`, by name), so filtering to one rubric never recolours it."""
-    domain = [rubric_title(r) for r in RUBRICS]
-    extra = sorted({str(t) for t in shown.dropna()} - set(domain)) if shown is not None else []
-    domain += extra
-    return alt.Scale(domain=domain, range=[RUBRIC_PALETTE[i % len(RUBRIC_PALETTE)] for i in range(len(domain))])
+def rubric_colors(shown: pd.Series) -> alt.Scale:
+    """The one colour scale of rubric titles: each rubric's colour fixed by its place in the catalogue (rubrics
+    outside it after, by name), so filtering never recolours a rubric; the domain holds the rubrics `shown` only,
+    so the legend lists those (all seventeen of the catalogue left no room for the chart)."""
+    catalogue = [rubric_title(r) for r in RUBRICS]
+    present = {str(t) for t in shown.dropna()}
+    order = catalogue + sorted(present - set(catalogue))
+    domain = [t for t in order if t in present]
+    return alt.Scale(domain=domain, range=[RUBRIC_PALETTE[order.index(t) % len(RUBRIC_PALETTE)] for t in domain])
 
 
 def rubric_color(df: pd.DataFrame, **kwargs: Any) -> alt.Color:
@@ -110,10 +112,19 @@ def integer_axis(**kwargs: Any) -> alt.Axis:
 
 def week_axis(weeks: pd.Series, **kwargs: Any) -> alt.Axis:
     """A time axis ticked at the weeks themselves (their Mondays), labelled in the one week format, in UTC (the
-    weeks are dates at midnight)."""
-    days = sorted(pd.to_datetime(weeks.dropna()).unique())
-    values = [int(pd.Timestamp(d).timestamp() * 1000) for d in days]
-    return alt.Axis(values=values, format=WEEK_D3, formatType="utc", labelAngle=-40, labelOverlap=True, **kwargs)
+    weeks are dates at midnight). The ticks are Vega-Lite date-times (plain milliseconds drew no label) and the
+    labels a label expression (Streamlit's theme overrode the axis format)."""
+    days = [pd.Timestamp(d) for d in sorted(pd.to_datetime(weeks.dropna()).unique())]
+    values = [alt.DateTime(year=d.year, month=d.month, date=d.day, utc=True) for d in days]
+    return alt.Axis(
+        values=values,
+        format=WEEK_D3,
+        formatType="utc",
+        labelExpr=f"utcFormat(datum.value, '{WEEK_D3}')",
+        labelAngle=-40,
+        labelOverlap=True,
+        **kwargs,
+    )
 
 
 def week_x(field: str, weeks: pd.Series, title: str | None = "Week starting") -> alt.X:

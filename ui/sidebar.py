@@ -116,7 +116,7 @@ def rubric_or_first(filters: Filters, label: str = "Rubric", key: str = "page_ru
         return filters.rubric
     rubrics = options()["rubrics"]
     if rubrics:
-        st.info(ONE_RUBRIC.format(title=md_escape(rubric_title(rubrics[0]))))
+        st.caption(ONE_RUBRIC.format(title=md_escape(rubric_title(rubrics[0]))))
     return rubrics[0] if rubrics else None
 
 
