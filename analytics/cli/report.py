@@ -132,8 +132,9 @@ def _write_reports(
     generated = dt.datetime.now()
     written: list[dict[str, str]] = []
     used: set[str] = set()
-    for rater in raters:
-        rep = feedback.feedback_report(con, rater, filters, team, n_boot=args.n_boot, seed=args.seed)
+    for rater, rep in zip(
+        raters, feedback.feedback_reports(con, raters, filters, team, n_boot=args.n_boot, seed=args.seed), strict=True
+    ):
         text = render(rep, generated)
         if out is None:
             sys.stdout.write(text)

@@ -15,7 +15,7 @@ disagreements), team (the team's figures, shared by every report), card (the rep
 contractor a page opens on), rater_effects, rules (rubric rules broken), highlights, report (the whole report).
 """
 
-from analytics.feedback.report import FeedbackReport, feedback_report
+from analytics.feedback.report import FeedbackReport, feedback_report, feedback_reports
 from analytics.feedback.team import TeamFigures, team_figures
 
-__all__ = ["FeedbackReport", "TeamFigures", "feedback_report", "team_figures"]
+__all__ = ["FeedbackReport", "TeamFigures", "feedback_report", "feedback_reports", "team_figures"]

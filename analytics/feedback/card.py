@@ -56,6 +56,18 @@ def own_agreement(
     return with_kappa(own[own["rater_id"] == contractor])
 
 
+def every_own_agreement(
+    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters, n_boot: int, seed: int
+) -> dict[str, pd.DataFrame]:
+    """own_agreement of each of `contractors` from one rater_agreement call: each rater's figures and intervals
+    come from their own pairs alone, so these are own_agreement's rows (intervals equal to 1e-9: the delta
+    method's probes are taken on the levels of a block of raters, equal to 1e-8)."""
+    spec = against_researchers(subject_filter(filters, "").but(raters=contractors), n_boot, seed)
+    every = with_kappa(ag.rater_agreement(con, spec))
+    by_rater = {str(c): rows.reset_index(drop=True) for c, rows in every.groupby("rater_id", sort=False)}
+    return {c: by_rater.get(c, every.iloc[:0]) for c in contractors}
+
+
 def card_of_nothing() -> pd.DataFrame:
     """The report card of a contractor without agreement rows."""
     return pd.DataFrame(columns=list(CARD_COLUMNS))

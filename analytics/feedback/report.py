@@ -5,6 +5,7 @@ rules that apply to them, and their time per task; assembled from the contractor
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import duckdb
@@ -78,6 +79,15 @@ class OwnFigures:
         return self.contractor, self.filters, self.n_boot, self.seed, self.max_cases
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What the reports of many contractors under one filter share, computed once (feedback_reports)."""
+
+    agreement: dict[str, pd.DataFrame]  # card.every_own_agreement: each contractor's rows, with intervals
+    stamp: dict  # what the figures were computed on (the same filter, resamples and seed for every one)
+    names: dict[str, str]  # people.display_names
+
+
 def own_figures(
     con: duckdb.DuckDBPyConnection,
     contractor: str,
@@ -85,9 +95,11 @@ def own_figures(
     n_boot: int = 1000,
     seed: int = 0,
     max_cases: int = MAX_CASES,
+    shared: Shared | None = None,
 ) -> OwnFigures:
     """The contractor's own figures under the filter (rubric and dates; other raters are ignored); ValueError
-    when there is no contractor or they have no ratings under the filter."""
+    when there is no contractor or they have no ratings under the filter. `shared`: what every contractor's
+    figures share, computed once for many (feedback_reports)."""
     if not contractor:
         raise ValueError("feedback_report needs a contractor id")
     n, first, last = scope.span_query(contractor, filters).rows(con)[0]
@@ -105,10 +117,10 @@ def own_figures(
         first_rating=first,
         last_rating=last,
         rubrics=rated,
-        agreement=cd.own_agreement(con, contractor, filters, n_boot, seed),
+        agreement=shared.agreement[contractor] if shared else cd.own_agreement(con, contractor, filters, n_boot, seed),
         weeks=wk.own_weeks(by_task, n_boot, seed),
         trend=wk.early_late_trend(by_task, n_boot, seed),
-        stamp=stamp(con, filters, None, False, n_boot, seed),
+        stamp=shared.stamp if shared else stamp(con, filters, None, False, n_boot, seed),
         durations=du.own_durations(con, contractor, filters),
         levels=lv.levels_vs_researchers(con, contractor, filters),
         disagreements=cs.severe_cases(con, contractor, filters, rated, max_cases),
@@ -124,6 +136,7 @@ def feedback_report(
     seed: int = 0,
     max_cases: int = MAX_CASES,
     own: OwnFigures | None = None,
+    names: dict[str, str] | None = None,
 ) -> FeedbackReport:
     """The contractor's whole feedback report under the filter (rubric and dates; other raters are ignored).
 
@@ -155,8 +168,30 @@ def feedback_report(
         rules=rl.broken_rules(contractor, team),
         alerts=team.alerts[team.alerts["rater_id"] == contractor].reset_index(drop=True),
         stamp=own.stamp,
-        name=people.who(contractor, people.display_names(con)),
+        name=people.who(contractor, people.display_names(con) if names is None else names),
     )
+
+
+def feedback_reports(
+    con: duckdb.DuckDBPyConnection,
+    contractors: list[str],
+    filters: Filters = NO_FILTERS,
+    team: TeamFigures | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    max_cases: int = MAX_CASES,
+) -> Iterator[FeedbackReport]:
+    """feedback_report of each of `contractors` in turn, the figures they share computed once for all of them
+    (every contractor's agreement with researchers is one rater_agreement call instead of one each)."""
+    team = team or team_figures(con, filters)
+    shared = Shared(
+        agreement=cd.every_own_agreement(con, tuple(contractors), filters, n_boot, seed),
+        stamp=stamp(con, filters, None, False, n_boot, seed),
+        names=people.display_names(con),
+    )
+    for c in contractors:
+        own = own_figures(con, c, filters, n_boot, seed, max_cases, shared)
+        yield feedback_report(con, c, filters, team, n_boot, seed, max_cases, own, shared.names)
 
 
 def weekly_agreement(

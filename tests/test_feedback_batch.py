@@ -1,0 +1,51 @@
+"""report --all's batched path (analytics.feedback.feedback_reports: every contractor's agreement with researchers
+in one rater_agreement call, the stamp and names once) gives each contractor the report feedback_report gives
+them alone (issue 50 item 9: the speed is measured in bench/bench_demo.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from analytics import feedback
+from analytics.core.filters import Filters
+from analytics.feedback import card
+
+# c13 and c23 have an interval whose delta-method probes (numerical derivatives) differ by about 1e-11 between the
+# two paths (a block of raters shares its levels); c01 is an ordinary one.
+CONTRACTORS = ["c01", "c13", "c23"]
+
+
+def same_frame(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    """Equal columns and values, floats to 1e-8 (far below the three decimals any figure is shown with)."""
+    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True), check_exact=False, atol=1e-8)
+
+
+@pytest.fixture(scope="module")
+def team(demo) -> feedback.TeamFigures:
+    return feedback.team_figures(demo, Filters())
+
+
+def test_every_own_agreement_is_each_contractors_own(demo):
+    f = Filters(date_from=pd.Timestamp("2026-03-09").date())
+    every = card.every_own_agreement(demo, (*CONTRACTORS, "nobody"), f, 1000, 0)
+    assert set(every) == {*CONTRACTORS, "nobody"} and every["nobody"].empty
+    for c in CONTRACTORS:
+        own = card.own_agreement(demo, c, f, 1000, 0)
+        assert len(own) > 0
+        same_frame(every[c], own)
+
+
+def test_batched_reports_equal_the_reports_made_one_by_one(demo, team):
+    batched = list(feedback.feedback_reports(demo, CONTRACTORS[:2], Filters(), team))
+    assert [r.contractor_id for r in batched] == CONTRACTORS[:2]
+    for rep in batched:
+        alone = feedback.feedback_report(demo, rep.contractor_id, Filters(), team)
+        for field in dataclasses.fields(rep):
+            mine, theirs = getattr(rep, field.name), getattr(alone, field.name)
+            if isinstance(mine, pd.DataFrame):
+                same_frame(mine, theirs)
+            else:
+                assert mine == theirs, field.name
