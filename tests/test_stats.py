@@ -43,3 +43,15 @@ def test_t95_matches_scipy(df):
     """stats.t95 (Cornish-Fisher expansion, Abramowitz & Stegun 26.7.5) against scipy.stats.t.ppf(0.975, df):
     within 2e-5 from 9 degrees of freedom (the fewest the agreement intervals use), 3e-4 at 5."""
     assert stats.t95(df) == pytest.approx(student_t.ppf(0.975, df), abs=2e-5 if df >= 9 else 3e-4)
+
+
+def test_wilson_of_one_share_is_wilson_bounds_to_the_last_bit():
+    """stats.wilson computes on floats (issue 50 item 9: thousands of calls per page) what wilson_bounds does on
+    arrays: the same bounds exactly, edges included."""
+    rng = np.random.default_rng(11)
+    p = np.concatenate([rng.random(500), [0.0, 1.0, 0.5, 1e-12, 1 - 1e-12, 1.2, -0.1]])
+    n = np.concatenate([rng.integers(1, 5000, 500).astype(float), [1, 1, 2.5, 7, 7, 10, 10]])
+    lo, hi = stats.wilson_bounds(p, n)
+    for i in range(len(p)):
+        one = stats.wilson(float(p[i]), float(n[i]))
+        assert np.array_equal(np.array(one), np.array([lo[i], hi[i]]), equal_nan=True), (p[i], n[i], one)

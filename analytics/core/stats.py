@@ -50,5 +50,18 @@ def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of one proportion p observed over n independent units (NaN when n is 0)."""
     if n <= 0 or math.isnan(p):
         return math.nan, math.nan
-    lo, hi = wilson_bounds(np.array([p]), np.array([n]), z)
-    return float(lo[0]), float(hi[0])
+    # wilson_bounds' arithmetic on floats, not arrays of one (called thousands of times per page): the same IEEE
+    # operations in the same order, so the same bounds to the last bit.
+    share, m = float(p), float(n)
+    denom = 1 + z**2 / m
+    centre = (share + z**2 / (2 * m)) / denom
+    radicand = share * (1 - share) / m + z**2 / (4 * m**2)
+    if not radicand >= 0:  # a share outside [0, 1] (or NaN): numpy's sqrt gives NaN
+        return math.nan, math.nan
+    half = z / denom * math.sqrt(radicand)
+    return _clip01(centre - half), _clip01(centre + half)
+
+
+def _clip01(x: float) -> float:
+    """x clipped to [0, 1] (NaN stays NaN, as np.clip keeps it)."""
+    return x if math.isnan(x) else min(max(x, 0.0), 1.0)
