@@ -121,9 +121,10 @@ def _rater_table(
     queries: list,
     boot_raters: tuple[str, ...] | None = None,
     long: bool = True,
+    stats: tuple[str, ...] = RATER_STATS,
 ) -> tuple[list[dict], list[dict]]:
     """Rows of every subject rater (RATER_COLUMNS) and, with `long`, their coefficients in long form; intervals
-    only for `boot_raters` (None: everyone)."""
+    only for `boot_raters` (None: everyone); coefficients not in `stats` left empty (NaN, no notes)."""
     comparison, n_boot, seed = spec.comparison, spec.n_boot, spec.seed
     sides = sd.comparison_sides(spec.filters, comparison)
     no_interval = n_boot == 0 or (boot_raters is not None and not boot_raters)
@@ -147,10 +148,10 @@ def _rater_table(
             boots,
             seed,
             REFERENCE_NAME[comparison],
-            RATER_STATS,
+            stats,
         )
         for key, b, (base, coefs) in zip(group, boots, results, strict=True):
-            rows.append(wide_row({"rater_id": key[0], "role": roles.get(key[0], ""), **base}, coefs, RATER_STATS, b))
+            rows.append(wide_row({"rater_id": key[0], "role": roles.get(key[0], ""), **base}, coefs, stats, b))
             if long:
                 longs += long_rows(coefs, "rater", key[1], key[2], key[0])
     return rows, longs
@@ -267,11 +268,16 @@ def dimension_agreement(
 
 
 def rater_agreement(
-    con: duckdb.DuckDBPyConnection, spec: AgreementSpec = DEFAULT_SPEC, *, queries: list | None = None
+    con: duckdb.DuckDBPyConnection,
+    spec: AgreementSpec = DEFAULT_SPEC,
+    *,
+    queries: list | None = None,
+    stats: tuple[str, ...] = RATER_STATS,
 ) -> pd.DataFrame:
-    """Agreement of each rater the filter selects with the comparison's reference side, per dimension."""
+    """Agreement of each rater the filter selects with the comparison's reference side, per dimension; only the
+    coefficients in `stats` (some of RATER_STATS, those a caller reads: each costs its intervals), the others NaN."""
     queries = QueryLog() if queries is None else queries
-    rows, _ = _rater_table(con, spec, _scales(con, spec, queries), queries, long=False)
+    rows, _ = _rater_table(con, spec, _scales(con, spec, queries), queries, long=False, stats=stats)
     return sorted_frame(rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
 
 

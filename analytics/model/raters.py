@@ -41,6 +41,9 @@ BESIDE_COLUMNS = (
 )
 
 
+BESIDE_STATS = ("exact_agreement",)  # the one coefficient shown beside the model's accuracy
+
+
 @dataclass(frozen=True)
 class RatersView:
     """The Raters page's figures for one rubric."""
@@ -138,6 +141,7 @@ def raters_view(
             seed=seed,
             filters=filters.but(rubric=rubric, roles=()),
         ),
+        stats=BESIDE_STATS,
     )
     dims = dimensions(con, rubric)
     labels = dict(zip(dims["dimension"], dims["label"], strict=True))
