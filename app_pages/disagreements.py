@@ -38,6 +38,7 @@ CASE_COLUMNS = [
     "reviewer",
 ]
 CASE, CASE_AT = "dis_case", "dis_case_at"  # the chosen case's id and its place in the list, kept across reruns
+HANDOFF = "disagreements_for"  # set by the Feedback page before st.switch_page to this one
 
 
 @query_log.loader(max_entries=16)
@@ -185,6 +186,9 @@ catalogued = rubrics.get_rubric(rubric)
 roles = sidebar.options()["rater_roles"]
 # Every contractor-side rater, label positions of files without rater ids too: each case is a real label.
 all_contractors = sorted(r for r, role in roles.items() if role == "contractor")
+if (handed := st.session_state.pop(HANDOFF, None)) in all_contractors:  # the Feedback card's "Review" button
+    st.session_state.update(dis_contractors=[handed], dis_severities=[], dis_statuses=[], **{CASE_AT: 0})
+    st.session_state.pop(CASE, None)
 dims = load_dimensions(state.version(), rubric)
 dim_labels = dict(zip(dims["dimension"], dims["label"], strict=True))
 c1, c2, c3, c4 = st.columns(4)

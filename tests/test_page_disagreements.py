@@ -273,6 +273,19 @@ def test_no_case_explains(app_store):
     assert [i.value for i in at.info] == ["No disagreements match these filters."]
 
 
+def test_the_feedback_card_hands_its_contractor_over(app_store):
+    """The Feedback card's "Review ... disagreements" button opens this page on that contractor's cases, from the
+    first, whatever severity or status filter was left set (issue #50: no dead end between the two pages)."""
+    at = _app()
+    at.multiselect(key="dis_severities").select(dis.VERY).run()
+    at.session_state["disagreements_for"] = "c2"
+    at.run()
+    assert at.multiselect(key="dis_contractors").value == ["c2"]
+    assert at.multiselect(key="dis_severities").value == []
+    assert _cases(at)["task_id"].tolist() == ["q3"]
+    assert "disagreements_for" not in at.session_state
+
+
 def test_sidebar_rater_filter_chooses_whose_cases_are_listed(app_store):
     at = _app()
     # A researcher in the rater filter neither lists its pairs with every contractor nor narrows the researchers.
