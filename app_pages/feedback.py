@@ -126,7 +126,11 @@ def choose(filters: Filters) -> str:
     """The "Who needs feedback next" list under every sidebar filter and the picker in its order; an empty list
     names the filter that empties it and offers to clear it."""
     st.subheader("Who needs feedback next")
-    ranking = who_next.narrowed(load_ranking(state.version(), filters.but(raters=(), roles=())), filters)
+    version, prior = state.version(), st.session_state.get("fb_contractor")
+    # The contractor chosen before (a filter change) likely stays: their own figures fill while the team's are computed.
+    likely = [partial(load_own, version, filters.but(raters=(), roles=(), dimensions=()), prior)] if prior else []
+    wide = prefetch.alongside(partial(load_ranking, version, filters.but(raters=(), roles=())), *likely)
+    ranking = who_next.narrowed(wide, filters)
     rows = who_next.with_events(ranking, fb_events.last_events(state.cursor()), fb_events.now())
     options = [*rows["rater_id"], *ranking.too_few]
     handed = st.session_state.get(HANDOFF)
