@@ -327,7 +327,7 @@ except ValueError:
     fn.widen_offer(f"{sidebar.rater_name(contractor)} has no ratings", blame, card_filters, "fb_widen_card")
     st.stop()
 
-st.subheader(f"Report card: {sidebar.rater_name(contractor)}")
+st.subheader(md_escape(f"Report card: {sidebar.rater_name(contractor)}"))
 st.caption(
     md_escape(f"{display.period_text(rep)}. Covers {display.filters_text(rep)} (the sidebar's rubric and dates).")
 )
