@@ -9,6 +9,7 @@ import re
 
 import duckdb
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from analytics import store
 from analytics.core.filters import Filters
@@ -133,3 +134,18 @@ def test_a_lead_marks_a_card_as_sent_and_a_viewer_cannot(roles_file, app_store, 
     shown = _list(at)
     assert shown["Feedback"].iloc[-1].startswith("Waiting for follow-up until ")
     assert at.selectbox(key="fb_contractor").value == ranked[0]  # the card stays open on them
+
+
+def test_marking_as_sent_is_refused_to_a_viewer_even_without_the_button():
+    """The callback checks the role again (a stale page or a crafted rerun cannot record an event)."""
+    at = AppTest.from_string(
+        "import streamlit as st\n"
+        "from analytics.core.filters import Filters\n"
+        "from ui import feedback_next as fn, identity\n"
+        "st.session_state[identity.KEY] = identity.Identity(role='viewer', email='v@lab.org', signed_in=True)\n"
+        "fn.mark_sent('c06', 'feedback_c06', (), Filters())\n"
+        "st.text(st.session_state[fn.SENT])\n",
+        default_timeout=30,
+    ).run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.text] == ["Your role (viewer) cannot record a feedback event."]
