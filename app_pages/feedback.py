@@ -282,10 +282,15 @@ def show_cases(rep: fb_report.FeedbackReport, contractor: str) -> None:
     st.subheader("Most severe disagreements")
     st.caption(
         "On each rubric's primary dimension, most severe first, with every case a reviewer has noted. "
-        "Record notes on the Disagreements page."
+        "Record notes on the Disagreements page: the button below opens it on this contractor's cases."
     )
     if rep.disagreements.empty:
         st.info("No disagreement with a researcher under these filters.")
+    elif identity.allowed("page:disagreements") and st.button(
+        f"Review {sidebar.rater_name(contractor)}'s disagreements", key="fb_to_disagreements", type="primary"
+    ):
+        st.session_state["disagreements_for"] = contractor  # read once by app_pages/disagreements.py
+        st.switch_page("app_pages/disagreements.py")
     for _, case in rep.disagreements.iterrows():
         show_case(case, contractor)
 

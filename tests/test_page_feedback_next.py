@@ -149,3 +149,17 @@ def test_marking_as_sent_is_refused_to_a_viewer_even_without_the_button():
     ).run()
     assert not at.exception, at.exception
     assert [t.value for t in at.text] == ["Your role (viewer) cannot record a feedback event."]
+
+
+def test_the_cards_disagreements_open_on_the_disagreements_page(shared_app_store, expected):
+    """The card's Disagreements tab hands the contractor to the Disagreements page (its "Review ..." button), which
+    opens on their cases: no dead end between the two pages."""
+    ranked, _, names = expected
+    at = app_test(PAGE)
+    review = at.button(key="fb_to_disagreements")
+    assert review.label == f"Review {_name(names, ranked[0])}'s disagreements"
+    review.click().run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Disagreements"]  # AppTest follows st.switch_page
+    assert at.multiselect(key="dis_contractors").value == [ranked[0]]
+    assert "disagreements_for" not in at.session_state
