@@ -139,8 +139,7 @@ if (alerts["kind"] == "drift").any():
     names = {r: sidebar.rater_name(r) for r in alerts["rater_id"]}
     charts.show(st, dc.alert_panels(found["weekly"], alerts, found["markers"], names), width="stretch")
     st.caption(
-        f"Drift: agreement with the other contractors (relative to the team's that week) in the project's last "
-        f"{drift.RECENT_WEEKS} weeks against the {drift.BASELINE_WEEKS} before them; the window moves with the "
+        f"Drift: {drift.WINDOW_WORDS}; the window moves with the "
         "project, so a long project does not pile up alarms. Mark guideline changes below to read a fall against them."
     )
 alarm_panel.show_power(found["power"], "ov_alarms")

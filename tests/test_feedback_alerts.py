@@ -24,7 +24,7 @@ def test_drifting_contractor_report_has_the_alert(demo, truth, team):
     assert (rep.alerts["kind"] == "drift").any() and set(rep.alerts["rater_id"]) == {rater}
     assert rep.alerts.equals(team.alerts[team.alerts["rater_id"] == rater].reset_index(drop=True))
     md = md_export.to_markdown(rep)
-    assert "## Alarms" in md and "- Drift on " in md and "in the last 3 from" in md
+    assert "## Alarms" in md and "- Drift on " in md and "in the 3 weeks since" in md
     assert "<h2>Alarms</h2><ul><li>" in html_export.to_html(rep)
     assert "\\r\\nalert," + rater in csv_export.to_csv(rep).replace("\r\n", "\\r\\n")
 

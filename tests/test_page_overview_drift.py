@@ -7,7 +7,10 @@ import datetime as dt
 
 from analytics import store
 from analytics.alarms.review import review
+from analytics.alarms.words import alarm_line
 from analytics.effects import drift, markers
+from analytics.feedback.export import display
+from analytics.feedback.report import feedback_report
 from tests.conftest import app_test
 from tests.old_store import roll_back
 
@@ -16,13 +19,24 @@ def _text(at) -> str:
     return " ".join(m.value for m in at.markdown).replace("\\", "")
 
 
-def test_drift_alarms_name_the_drifting_contractors(shared_app_store, truth):
+def test_drift_alarms_name_the_drifting_contractors(shared_app_store, demo, truth):
+    """Each drifting contractor is named with their alarm's line, the very line their report card shows
+    (words.alarm_line for both); the drift caption in plain words."""
     at = app_test()
     assert not at.exception, at.exception
     text = _text(at)
+    alerts = review(demo).alerts
     for rater in truth["behaviours"]["drifting"]["raters"]:
-        assert "Drift: " in text and f"({rater})" in text  # "Name (id)" through the demo's rater directory
-    assert f"in the last {drift.RECENT_WEEKS} from" in text
+        assert f"({rater})" in text  # "Name (id)" through the demo's rater directory
+        lines = [
+            alarm_line(a) for a in alerts[(alerts["rater_id"] == rater) & (alerts["kind"] == "drift")].itertuples()
+        ]
+        assert lines and all(line.startswith("Drift on ") and line in text for line in lines)
+    card = display.alert_lines(feedback_report(demo, rater, n_boot=20))
+    assert set(lines) <= set(card)
+    assert f"in the {drift.RECENT_WEEKS} weeks since" in text
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert drift.WINDOW_WORDS in captions and "relative to the team's" not in captions
     headers = [t.value.columns.tolist() for t in at.dataframe]
     assert any({"kind", "since", "detail", "acknowledged"} <= set(h) for h in headers)
 

@@ -11,10 +11,9 @@ import streamlit as st
 
 from analytics.alarms import acks, budget
 from analytics.alarms.review import KIND_TITLES
-from analytics.consistency import catalogue
+from analytics.alarms.words import alarm_line, dimension_words
 from analytics.core import significance
 from analytics.core.formatting import WEEK_MOMENT
-from analytics.core.rubrics import RUBRICS
 from ui import identity, state
 from ui.sidebar import rubric_title
 from ui.tables import column_label, number_columns, table
@@ -26,21 +25,6 @@ BUDGET_NOTE = (
     "are expected per review, whatever the team's size, the number of rules or the project's length "
     "(docs/alarms.md; measured in bench/RESULTS.md)."
 )
-
-
-RULE_WORDS = 60  # characters of a rule's words in an alarm's line (the evidence quotes it whole)
-
-
-def dimension_words(rubric: str, dimension: str) -> str:
-    """How a dimension or rule an alarm is on reads: the catalogue's label of the dimension, the rule's words
-    (shortened), else its name."""
-    if rubric in RUBRICS and RUBRICS[rubric].has_dimension(dimension):
-        return RUBRICS[rubric].dimension(dimension).label
-    try:
-        words = catalogue.rule(dimension).description
-    except KeyError:
-        return dimension
-    return words if len(words) <= RULE_WORDS else words[: RULE_WORDS - 1].rstrip() + "…"
 
 
 def _label(a: pd.Series, names: Callable[[str], str]) -> str:
@@ -91,6 +75,13 @@ def attention_line(alerts: pd.DataFrame, names: Callable[[str], str]) -> str:
     )
 
 
+def evidence_list(alerts: pd.DataFrame, names: Callable[[str], str]) -> str:
+    """Every alarm's line (words.alarm_line, as report cards word it) under its contractor's name, as Markdown."""
+    return "\n".join(
+        f"- **{md_escape(names(str(a['rater_id'])))}**: {md_escape(alarm_line(a))}" for _, a in alerts.iterrows()
+    )
+
+
 def _acknowledge(key: str, alerts: pd.DataFrame) -> None:
     """Form callback: record or withdraw the chosen alarm's acknowledgement from the form's fields."""
     ss = st.session_state
@@ -117,9 +108,7 @@ def show_alarms(alerts: pd.DataFrame, key: str, names: Callable[[str], str], emp
     open_, acked = alerts[~alerts["acknowledged"].astype(bool)], alerts[alerts["acknowledged"].astype(bool)]
     st.markdown(_headline(open_, names) if len(open_) else "Every alarm is acknowledged.")
     with st.expander(f"Every alarm's evidence ({len(alerts)})"):
-        st.markdown(
-            "\n".join(f"- **{md_escape(_label(a, names))}**: {md_escape(a['detail'])}" for _, a in alerts.iterrows())
-        )
+        st.markdown(evidence_list(alerts, names))
     if len(acked):
         st.caption(
             "Acknowledged (out of the headline): "

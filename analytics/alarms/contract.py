@@ -9,6 +9,7 @@ import pandas as pd
 from analytics.agreement.contract import records
 from analytics.alarms import budget
 from analytics.alarms.review import ALERT_COLUMNS, KIND_TITLES, Review
+from analytics.alarms.words import alarm_line
 
 CONTRACT_KEYS = ALERT_COLUMNS[:9]  # the keys DESIGN.md names, first; the rest of the alarm follows
 POWER_KEYS = ("kind", "effect_size", "unit", "n", "detection_rate")
@@ -49,9 +50,8 @@ def text(found: dict) -> str:
         f"{b['false_alarms_per_review']:g} false alarms expected per review on a steady team:"
     ]
     for r in rows:
-        where = f"{r['rubric']}/{r['dimension']}" if r["dimension"] else r["rubric"]
         acked = f" [acknowledged by {r['acknowledged_by']}]" if r["acknowledged"] else ""
-        lines.append(f"  {r['rater_id']} {KIND_TITLES.get(r['kind'], r['kind'])} on {where}{acked}: {r['detail']}")
+        lines.append(f"  {r['rater_id']}{acked}: {alarm_line(pd.Series(r))}")
     lines.append("What silence means (80% detection at the team's n):")
     lines += [f"  {KIND_TITLES.get(p['kind'], p['kind'])}: {p['sentence']}" for p in found["power"]]
     return "\n".join(lines)

@@ -13,11 +13,13 @@ import pandas as pd
 from analytics.agreement.sides import team_filters
 from analytics.alarms import acks as ack
 from analytics.alarms import budget, power
+from analytics.alarms.words import KIND_TITLES as KIND_TITLES
+from analytics.alarms.words import effect_detail, rule_detail
 from analytics.consistency import catalogue
 from analytics.consistency import rates as cons
 from analytics.core.filters import NO_FILTERS, Filters
 from analytics.core.queries import QueryLog
-from analytics.effects import EFFECT_TITLES, drift, estimate_effects, markers
+from analytics.effects import drift, estimate_effects, markers
 
 ALERT_COLUMNS = (
     "kind",
@@ -37,7 +39,6 @@ ALERT_COLUMNS = (
     "acknowledged_at",
     "reason",
 )
-KIND_TITLES = {"drift": "Drift", "rule": "Rule", **{k: v for k, v in EFFECT_TITLES.items() if k != "drift"}}
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,8 @@ def _effect_alerts(effects: pd.DataFrame, weeks: pd.DataFrame, marks: pd.DataFra
 def _effect_detail(row: object, marks: pd.DataFrame) -> str:
     """The effect's evidence, its figure against the team's, and for drift the guideline changes of its window."""
     r = row._asdict()  # type: ignore[attr-defined]
-    text = (
-        f"{KIND_TITLES[r['effect']]}: {r['raw']:.3g} ({r['unit']}) against the rest of the team's {r['team_pooled']:.3g}, over "
-        f"{int(r['n_tasks'])} tasks. {r['evidence']}".strip()
+    text = effect_detail(
+        str(r["effect"]), r["raw"], r["team_pooled"], int(r["n_tasks"]), str(r["basis"]), str(r["evidence"])
     )
     if r["effect"] == "drift" and len(marks) and pd.notna(r["since"]):
         since = pd.Timestamp(r["since"])  # the changes over both windows the fall compares
@@ -167,8 +167,7 @@ def _rule_alerts(rules: cons.Consistency) -> pd.DataFrame:
             "estimate_ci_low": r["rate_ci_low"].to_numpy(),
             "estimate_ci_high": r["rate_ci_high"].to_numpy(),
             "detail": [
-                f'Broke the rule "{described[rule][1]}" on {v_} of {n} submissions ({v_ / n:.0%}) against '
-                f"{t:.0%} for the rest of the team."
+                rule_detail(described[rule][1], int(v_), int(n), float(t))
                 for rule, v_, n, t in zip(r["rule_id"], r["n_violations"], r["n_checked"], r["team_rate"], strict=True)
             ],
             "team_value": r["team_rate"].to_numpy(),

@@ -6,9 +6,11 @@ import argparse
 from pathlib import Path
 
 from analytics import store
+from analytics.cli import first_run
 from analytics.cli.flags import add_engine
 from analytics.cli.ingest import here_or_hand_over
 from analytics.cli.terminal import fail
+from analytics.ingest.load import IngestResult
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,10 +18,21 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser("demo", help="write the demo inputs (data/demo/)")
     p.add_argument("--out", default=str(store.ROOT / "data" / "demo"))
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--scale", type=float, default=1.0, help="multiply the number of tasks (a small demo: 0.05)")
     p.add_argument("--load", action="store_true", help="also load them into the store")
     p.add_argument("--db", default=None)
     add_engine(p)
     p.set_defaults(func=run)
+
+
+def load_lines(plan: list[first_run.DemoFile], payload: dict) -> list[str]:
+    """One line per loaded demo file, as the first start says it (first_run.progress_text: the directory's rows
+    are people, the other files' ratings), from the ingest payload's `files[]` in the plan's order."""
+    keep = ("file", "format", "status", "rows_loaded", "rows_quarantined")
+    return [
+        first_run.progress_text(demo, IngestResult(**{k: r[k] for k in keep}))
+        for demo, r in zip(plan, payload["files"], strict=True)
+    ]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,11 +40,11 @@ def run(args: argparse.Namespace) -> int:
     from demo import write_demo
 
     out = Path(args.out)
-    written = write_demo(out, seed=args.seed)
+    written = write_demo(out, seed=args.seed, scale=args.scale)
     for path in written["files"]:
         print(path)
     if args.load:
-        from analytics.cli import first_run, handover
+        from analytics.cli import handover
 
         plan = first_run.demo_plan(out=out)  # article Likert files get the dates they were returned on
         files = [str(f.path) for f in plan]
@@ -41,6 +54,5 @@ def run(args: argparse.Namespace) -> int:
             payload = here_or_hand_over(load, dates)
         except (store.StoreError, handover.HandoverError) as e:
             return fail(str(e))
-        for r in payload["files"]:
-            print(f"{r['file']}: {r['status']}, {r['rows_loaded']} loaded, {r['rows_quarantined']} quarantined")
+        print("\n".join(load_lines(plan, payload)))
     return 0

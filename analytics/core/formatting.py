@@ -61,6 +61,27 @@ def fmt_ci(value: Any, lo: Any, hi: Any, digits: int = 2, ci_digits: int | None 
     return f"{fmt(value, digits, missing)} [{fmt(lo, d, missing)}, {fmt(hi, d, missing)}]"
 
 
+def above_below(difference: float, unit: str, than: str, digits: int = 0) -> str:
+    """A signed difference said in words with its unit and what it is against ("13 percentage points below the
+    team's", "0.56 levels above the researchers"); "level with ..." when it rounds to nothing."""
+    size = round(abs(difference), digits)
+    if size == 0:
+        return f"level with {than}"
+    number = f"{size:.{digits}f}"
+    return f"{number} {unit}{'' if number == '1' else 's'} {'above' if difference > 0 else 'below'} {than}"
+
+
+def points(difference: float, than: str) -> str:
+    """A difference of two shares in percentage points, never read as a percent of the other ("13 percentage
+    points below the team's", "level with the team's")."""
+    return above_below(difference * 100, "percentage point", than)
+
+
+def levels(difference: float, than: str) -> str:
+    """A difference on a rating scale in its levels ("0.56 levels above the researchers")."""
+    return above_below(difference, "level", than, digits=2)
+
+
 # One way to print a week (its Monday) everywhere: text and tables (strftime), charts (Vega's d3-time-format, read in
 # UTC: the stored weeks are dates at midnight, which a browser west of Greenwich would otherwise show a day early) and
 # Streamlit's table columns (moment.js). "30 Mar 2026", never "2026-03-30 00:00:00".

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analytics.core.filters import NO_FILTERS, Filters
+from analytics.core.formatting import points, week_label
 from analytics.core.queries import Query, run
 from analytics.effects.rows import finish
 from analytics.store.derived import reference_pairs as rp
@@ -21,6 +22,11 @@ from analytics.store.derived import reference_pairs as rp
 RECENT_WEEKS = 3  # the project's latest weeks, where a fall is looked for
 BASELINE_WEEKS = 6  # the weeks just before them, the level recent weeks are held to
 DAYS = 7
+WINDOW_WORDS = (  # what a drift alarm measures, as pages say it
+    f"each contractor's agreement with the other contractors, every week measured against the whole team's that "
+    f"same week (a week hard for everyone counts against nobody), in the project's last {RECENT_WEEKS} weeks "
+    f"against the {BASELINE_WEEKS} weeks before them"
+)
 
 
 def task_agreement_query(filters: Filters) -> Query:
@@ -228,13 +234,15 @@ def drift_rows(
     return window_rows(week_sums(con, filters, queries))
 
 
-def points(difference: float) -> str:
-    """A difference of two shares in percentage points, never read as a percent of the team's ("13 percentage
-    points below", "level with it")."""
-    n = round(abs(difference) * 100)
-    if n == 0:
-        return "level with it"
-    return f"{n} percentage point{'' if n == 1 else 's'} {'above' if difference > 0 else 'below'}"
+def window_words(before: float, after: float, recent_from: pd.Timestamp, n_base: int, n_recent: int) -> str:
+    """A drift's two windows in words: the contractor's agreement with the other contractors against the team's in
+    the same weeks, in percentage points, before and since the recent window's first day."""
+    team = "the team's"
+    return (
+        f"Their agreement with the other contractors was {points(before, team)} in the {BASELINE_WEEKS} weeks "
+        f"before {week_label(recent_from)} ({n_base} tasks) and {points(after, team)} in the {RECENT_WEEKS} weeks "
+        f"since ({n_recent} tasks)."
+    )
 
 
 def window_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -262,9 +270,7 @@ def window_rows(df: pd.DataFrame) -> pd.DataFrame:
                 "se": se,
                 "n_tasks": n_base + n_recent,
                 "since": recent_from,
-                "evidence": f"Agreement with the other contractors, against the team's that week: {points(before)} "
-                f"in the {BASELINE_WEEKS} weeks before the last {RECENT_WEEKS} ({n_base} tasks), {points(after)} in "
-                f"the last {RECENT_WEEKS} from {recent_from.date()} ({n_recent} tasks).",
+                "evidence": window_words(before, after, recent_from, n_base, n_recent),
             }
         )
     if not rows:

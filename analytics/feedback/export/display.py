@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from analytics.agreement import headline
-from analytics.alarms.review import KIND_TITLES
+from analytics.alarms.words import alarm_line
 from analytics.core.formatting import fmt, fmt_ci, is_missing
 from analytics.effects.verdicts import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
 from analytics.feedback.report import FeedbackReport
@@ -272,11 +272,10 @@ def alert_lines(report: FeedbackReport) -> list[str]:
 
 
 def alert_line(a: Any) -> str:
-    """One alarm (an ALERT_COLUMNS row) as a plain sentence."""
-    where = f" ({a.dimension})" if a.dimension else ""
-    since = f" since {pd.Timestamp(a.since).date()}" if pd.notna(a.since) else ""
+    """One alarm (an ALERT_COLUMNS row) as a plain sentence: the pages' own line (words.alarm_line), and who
+    acknowledged it."""
     acked = f" Acknowledged by {a.acknowledged_by}: {a.reason}" if a.acknowledged else ""
-    return f"{KIND_TITLES.get(a.kind, a.kind)} on {rubric_title(a.rubric)}{where}{since}: {a.detail}{acked}"
+    return f"{alarm_line(a)}{acked}"
 
 
 def case_heading(case: pd.Series) -> str:
