@@ -63,7 +63,7 @@ st.caption(
     "(the team without them), beyond the smallest difference worth a conversation (a quarter of a scale step, ten "
     "points of share). The rater model estimates each rater's accuracy on every task, also those no "
     "researcher labelled, with researcher labels as known truth where they exist. The sidebar's date and rater "
-    "filters apply; docs/effects.md and docs/rater-model.md say how each figure is made."
+    "filters apply."
 )
 rubric = sidebar.rubric_or_first(filters, key="raters_rubric")
 if rubric is None:

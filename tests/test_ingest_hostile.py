@@ -114,8 +114,8 @@ def test_a_deep_document_is_refused_before_a_json_reader_sees_it(con, monkeypatc
     r = ingest_bytes(con, b'{"a": ' * 1_000 + b"1" + b"}" * 1_000, "deep.json")
     assert r.status == "rejected"
     assert r.errors == [
-        "deep.json, line 1: JSON nested 1,000 levels deep, over the limit of 64 levels (docs/limits.md); "
-        "nothing was loaded"
+        "deep.json, line 1: JSON nested 1,000 levels deep, over the limit of 64 levels; nothing was loaded; "
+        "store its records with fewer levels of nesting"
     ]
 
 
@@ -132,8 +132,8 @@ def test_the_command_line_refuses_a_deep_file_in_one_line_and_loads_the_next(tmp
     lines = run.stdout.splitlines()
     assert lines[0] == "deep.json: rejected (auto), 0 loaded, 0 quarantined"
     assert lines[1] == (
-        "  - deep.json, line 1: JSON nested 2,000 levels deep, over the limit of 64 levels (docs/limits.md); "
-        "nothing was loaded"
+        "  - deep.json, line 1: JSON nested 2,000 levels deep, over the limit of 64 levels; nothing was loaded; "
+        "store its records with fewer levels of nesting"
     )
     assert lines[2] == "ok.csv: loaded (canonical), 3 loaded, 0 quarantined"
 
@@ -208,7 +208,7 @@ def test_the_data_page_loads_the_other_files_of_an_upload(app_store):
     errors = [e.value.replace("\\", "") for e in at.error]
     assert errors == [
         "deep.json was rejected, nothing was written: deep.json, line 1: JSON nested 2,000 levels deep, over the "
-        "limit of 64 levels (docs/limits.md); nothing was loaded"
+        "limit of 64 levels; nothing was loaded; store its records with fewer levels of nesting"
     ]
     shown = " ".join(s.value for s in at.success).replace("\\", "")
     assert "ok.csv (canonical): loaded, 3 rows loaded" in shown

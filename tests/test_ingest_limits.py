@@ -54,7 +54,8 @@ def test_a_100k_column_csv_is_refused_before_duckdb_sniffs_it(con, monkeypatch):
     assert sniffed == []
     assert r.status == "rejected"
     assert r.errors == [
-        f"wide.csv, line 1 (header): 100,004 columns, over the limit of {limits.MAX_COLUMNS:,} (docs/limits.md)"
+        f"wide.csv, line 1 (header): 100,004 columns, over the limit of {limits.MAX_COLUMNS:,}; "
+        "leave out the columns not needed or split the file into files of fewer columns"
     ]
     assert store.table_counts(con)["ingest_log"] == 0
 
@@ -69,7 +70,8 @@ def test_a_parquet_file_past_the_column_limit_is_refused_from_its_footer(con, tm
     r = ingest_file(con, tmp_path / "wide.parquet")
     assert r.status == "rejected"
     assert r.errors == [
-        f"wide.parquet (Parquet schema): 5,001 columns, over the limit of {limits.MAX_COLUMNS:,} (docs/limits.md)"
+        f"wide.parquet (Parquet schema): 5,001 columns, over the limit of {limits.MAX_COLUMNS:,}; "
+        "leave out the columns not needed or split the file into files of fewer columns"
     ]
     assert store.table_counts(con)["ingest_log"] == 0
 
@@ -83,7 +85,7 @@ def test_an_overlong_csv_line_is_quarantined_with_its_real_line_number(con):
     assert r.status == "loaded", r.errors
     assert (r.rows_loaded, r.rows_quarantined) == (80, 1)
     assert r.errors[0].startswith("long.csv, line 42")
-    assert "over the limit of 1,048,576 bytes (docs/limits.md)" in r.errors[0]
+    assert "over the limit of 1,048,576 bytes; shorten its longest text" in r.errors[0]
     assert "/tmp" not in " ".join(r.errors)
 
 
@@ -94,7 +96,7 @@ def test_a_csv_field_over_the_limit_is_quarantined_naming_the_field(con):
     assert (r.status, r.rows_loaded, r.rows_quarantined) == ("loaded", 3, 1)
     assert r.errors == [
         f"field.csv, line 5, field comment: comment is {limits.MAX_FIELD_CHARS + 1:,} characters long, over the limit of "
-        f"{limits.MAX_FIELD_CHARS:,} (docs/limits.md)"
+        f"{limits.MAX_FIELD_CHARS:,}; shorten the text or leave it out of the file"
     ]
 
 
@@ -121,7 +123,7 @@ def test_a_jsonl_line_over_the_limit_is_quarantined(con):
     r = ingest_bytes(con, data, "big.jsonl")
     assert (r.status, r.rows_loaded, r.rows_quarantined) == ("loaded", 3, 1)
     assert r.errors[0].startswith("big.jsonl, line 4: the line is ")
-    assert "over the limit of 1,048,576 bytes (docs/limits.md)" in r.errors[0]
+    assert "over the limit of 1,048,576 bytes; shorten its longest text" in r.errors[0]
 
 
 # --- JSON nesting depth ----------------------------------------------------------------------------------------
@@ -147,11 +149,12 @@ def test_a_4kb_record_nested_975_levels_is_quarantined_at_ingest(con, ac_record)
     assert r.rows_quarantined == 1
     # Python's reader may give up first at this depth ("far more"), else the walk names the field.
     assert any(
-        e.startswith("deep.jsonl, line 2") and "levels deep, over the limit (docs/limits.md)" in e for e in r.errors
+        e.startswith("deep.jsonl, line 2") and "levels deep, over the limit; store the record with fewer" in e
+        for e in r.errors
     ), r.errors
     assert con.execute("SELECT count(*) FROM submissions WHERE submission_id = 'ac-deep'").fetchall() == [(0,)]
     q = con.execute("SELECT line, reason FROM quarantine").fetchall()
-    assert q[0][0] == 2 and "docs/limits.md" in q[0][1]
+    assert q[0][0] == 2 and "over the limit; store the record with fewer levels of nesting" in q[0][1]
 
 
 def test_a_record_at_the_depth_limit_loads_and_one_past_it_does_not(con, ac_record):
@@ -172,8 +175,8 @@ def test_a_document_too_deep_for_the_json_reader_is_refused_without_a_crash(con)
     r = ingest_bytes(con, data, "abyss.json", fmt="answer_comparison")
     assert r.status == "rejected"
     assert r.errors == [
-        "abyss.json, line 1: JSON nested 200,000 levels deep, over the limit of 64 levels (docs/limits.md); "
-        "nothing was loaded"
+        "abyss.json, line 1: JSON nested 200,000 levels deep, over the limit of 64 levels; nothing was loaded; "
+        "store its records with fewer levels of nesting"
     ]
 
 
@@ -188,7 +191,10 @@ def test_a_canonical_jsonl_line_too_deep_is_quarantined(con):
     ]
     r = ingest_bytes(con, "\n".join(lines).encode(), "deep.jsonl")
     assert (r.status, r.rows_loaded, r.rows_quarantined) == ("loaded", 1, 2), r.errors
-    assert r.errors[0] == "deep.jsonl, line 2: nested far more than 64 levels deep, over the limit (docs/limits.md)"
+    assert r.errors[0] == (
+        "deep.jsonl, line 2: nested far more than 64 levels deep, over the limit; "
+        "store the record with fewer levels of nesting"
+    )
     assert r.errors[1].startswith("deep.jsonl, line 3, field x: nested more than 64 levels deep")
 
 

@@ -24,8 +24,8 @@ from ui import identity
 from ui.text import md_escape
 
 REFUSAL = (
-    "This dashboard has no sign-in configured and is served beyond this machine, so it shows nothing: configure "
-    "sign-in (docs/deploy.md) or serve it on 127.0.0.1."
+    "This dashboard has no sign-in configured and is served beyond this machine, so it shows nothing: whoever runs "
+    "it must configure sign-in (Streamlit's [auth] settings and CONCORD_ROLES) or serve it on 127.0.0.1."
 )
 
 

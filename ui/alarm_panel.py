@@ -23,7 +23,7 @@ BUDGET_NOTE = (
     f"Every alarm (drift, rubric rules, rater effects) is decided by one rule over every test of the review, all "
     f"kinds and contractors together: on a steady team at most {budget.FALSE_ALARMS_PER_REVIEW:g} false alarms "
     "are expected per review, whatever the team's size, the number of rules or the project's length "
-    "(docs/alarms.md; measured in bench/RESULTS.md)."
+    "(measured on simulated steady teams)."
 )
 
 

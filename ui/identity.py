@@ -116,7 +116,8 @@ def _local() -> Identity:
     if os.environ.get(ALLOW_ANONYMOUS) != "1":
         _refuse(
             "This dashboard has no sign-in configured and is served beyond this machine, so it shows nothing: "
-            "configure sign-in (docs/deploy.md) or serve it on 127.0.0.1."
+            "whoever runs it must configure sign-in (Streamlit's [auth] settings and CONCORD_ROLES) or serve it on "
+            "127.0.0.1."
         )
     _warn_anonymous(str(address or ""))
     return Identity(role=roles.LEAD, anonymous=True)

@@ -48,8 +48,7 @@ HOW = (
 
 
 READABLE = (
-    "The same result in plain SQL, **{name}** (slower, so not run here; tests/test_readable_queries.py runs both "
-    "and compares them):"
+    "The same result in plain SQL, **{name}** (slower, so not run here; the project's tests run both and compare them):"
 )
 
 

@@ -65,7 +65,7 @@ def add_engine(p: argparse.ArgumentParser) -> None:
         "--engine",
         default="duckdb",
         choices=["duckdb", "spark"],
-        help="duckdb (default, in this process) or spark (local mode, a cluster or $SPARK_REMOTE; docs/scale-out.md)",
+        help="duckdb (default, in this process) or spark (local mode, a cluster or $SPARK_REMOTE)",
     )
 
 

@@ -36,12 +36,12 @@ COARSE_INDEX = "(len(list_distinct(d.coarse[1:{v} + 1])) - 1)"
 # number of coarse levels), +1 (second half). On a comparison scale the first half favours stored option A.
 SIDE = "sign(2 * " + COARSE_INDEX + " - (len(list_distinct(d.coarse)) - 1))"
 # Which option each rater saw first on a task of the rubric $rubric: the submission keeps it, from an
-# answer-comparison file's display_order or a canonical file's shown_first column (docs/formats.md).
+# answer-comparison file's display_order or a canonical file's shown_first column.
 SHOWN_FIRST = """SELECT task_id, rater_id, any_value(shown_first) AS shown_first FROM submissions
                  WHERE rubric = $rubric AND shown_first IN ('A', 'B') GROUP BY task_id, rater_id"""
 NO_SHOWN_FIRST = (
     "Position bias cannot be measured: these files do not say which option each rater saw first; "
-    "add a shown_first column (docs/formats.md)."
+    "add a shown_first column, A or B, the option shown first (the Data page's Formats section, canonical format)."
 )
 PARTLY_SHOWN_FIRST = (
     "{missing:,} of {total:,} comparison ratings do not say which option the rater saw first (no shown_first) "

@@ -107,7 +107,11 @@ def read_scales(scales: Scales | str | os.PathLike | None) -> Scales | None:
 
 
 def too_large(name: str, size: int) -> str:
-    return f"{name} is {size / 2**20:.1f} MB, over the limit of {max_bytes() // 2**20} MB (CONCORD_MAX_UPLOAD_MB)"
+    """The reason for a file over the size limit, with the fix: a smaller file, or a higher limit (a setting)."""
+    return (
+        f"{name} is {size / 2**20:.1f} MB, over the limit of {max_bytes() // 2**20} MB; split the file, or raise "
+        "CONCORD_MAX_UPLOAD_MB (a setting of whoever runs the dashboard or the command)"
+    )
 
 
 def check_file(path: Path, name: str, known_digest: str | None = None) -> tuple[str, bytes]:

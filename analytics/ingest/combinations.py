@@ -31,7 +31,7 @@ COMBO_CHECKS = (
             fld,
             f"length(c.raw_{fld}) > {limits.MAX_FIELD_CHARS}",
             f"'{fld} is ' || format('{{:,}}', length(c.raw_{fld})) || ' characters long, over the limit of"
-            f" {limits.MAX_FIELD_CHARS:,} ({limits.DOCS})'",
+            f" {limits.MAX_FIELD_CHARS:,}; {limits.SHORTEN}'",
         )
         for fld in ("role", "rubric", "dimension", "target", "value")
     ),

@@ -22,7 +22,9 @@ MAX_READ_DEPTH = 256
 MAX_FIELD_CHARS = 200_000  # characters in one text value (a comment, an explanation, an id, a rating value)
 MAX_COLUMNS = 1_000  # columns in a CSV header
 MAX_LINE_BYTES = 1_048_576  # bytes in one line of a CSV or JSONL file (1 MiB)
-DOCS = "docs/limits.md"
+# What to do past each limit, said in the reason itself: whoever reads it (a Data page user) has no repository.
+FLATTEN = "store the record with fewer levels of nesting"
+SHORTEN = "shorten the text or leave it out of the file"
 DELIMITERS = (",", ";", "\t", "|")
 
 
@@ -36,7 +38,7 @@ def json_problem(value: Any) -> tuple[str | None, str] | None:
         node, depth, key = stack.pop()
         if isinstance(node, dict):
             if depth > MAX_JSON_DEPTH:
-                return key, f"nested more than {MAX_JSON_DEPTH} levels deep, over the limit ({DOCS})"
+                return key, f"nested more than {MAX_JSON_DEPTH} levels deep, over the limit; {FLATTEN}"
             for k, v in node.items():
                 top = key if key is not None else str(k)
                 if len(k) > MAX_FIELD_CHARS:
@@ -47,7 +49,7 @@ def json_problem(value: Any) -> tuple[str | None, str] | None:
                     return top, _too_long("a text value", len(v))
         elif isinstance(node, list):
             if depth > MAX_JSON_DEPTH:
-                return key, f"nested more than {MAX_JSON_DEPTH} levels deep, over the limit ({DOCS})"
+                return key, f"nested more than {MAX_JSON_DEPTH} levels deep, over the limit; {FLATTEN}"
             for v in node:
                 if isinstance(v, dict | list):
                     stack.append((v, depth + 1, key))
@@ -57,22 +59,28 @@ def json_problem(value: Any) -> tuple[str | None, str] | None:
 
 
 def _too_long(what: str, n: int) -> str:
-    return f"{what} of {n:,} characters, over the limit of {MAX_FIELD_CHARS:,} ({DOCS})"
+    return f"{what} of {n:,} characters, over the limit of {MAX_FIELD_CHARS:,}; {SHORTEN}"
 
 
 def line_too_long(n_bytes: int) -> str:
     """The reason for a line over MAX_LINE_BYTES."""
-    return f"the line is {n_bytes:,} bytes long, over the limit of {MAX_LINE_BYTES:,} bytes ({DOCS})"
+    return (
+        f"the line is {n_bytes:,} bytes long, over the limit of {MAX_LINE_BYTES:,} bytes; "
+        "shorten its longest text or leave that text out of the file"
+    )
 
 
 def too_many_columns(n_columns: int) -> str:
     """The reason for a CSV header or Parquet schema with more than MAX_COLUMNS columns."""
-    return f"{n_columns:,} columns, over the limit of {MAX_COLUMNS:,} ({DOCS})"
+    return (
+        f"{n_columns:,} columns, over the limit of {MAX_COLUMNS:,}; leave out the columns not needed "
+        "or split the file into files of fewer columns"
+    )
 
 
 def too_deep_to_read() -> str:
     """The reason for JSON nested so deep that the parser gave up (Python's JSON reader stops near 1,000)."""
-    return f"nested far more than {MAX_JSON_DEPTH} levels deep, over the limit ({DOCS})"
+    return f"nested far more than {MAX_JSON_DEPTH} levels deep, over the limit; {FLATTEN}"
 
 
 def header_names(text: str) -> list[str]:
@@ -148,7 +156,10 @@ def _scan(text: bytes, start: int) -> tuple[int, int | None, bool, int]:
 
 def too_deep_document(depth: int) -> str:
     """The reason for a JSON document nested past MAX_READ_DEPTH (it is not read at all)."""
-    return f"JSON nested {depth:,} levels deep, over the limit of {MAX_JSON_DEPTH} levels ({DOCS}); nothing was loaded"
+    return (
+        f"JSON nested {depth:,} levels deep, over the limit of {MAX_JSON_DEPTH} levels; nothing was loaded; "
+        "store its records with fewer levels of nesting"
+    )
 
 
 NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte that was not UTF-8, as surrogateescape decodes it

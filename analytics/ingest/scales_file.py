@@ -109,7 +109,8 @@ def parse_scales(data: bytes | str, file_name: str) -> Scales:
     if isinstance(data, bytes):
         if len(data) > MAX_SCALES_BYTES:
             raise ScalesError(
-                f"{name}: {len(data) / 2**20:.1f} MB is too large for a scales file (the limit is 1 MB, docs/limits.md)"
+                f"{name}: {len(data) / 2**20:.1f} MB is too large for a scales file (the limit is 1 MB); "
+                "split it into several files"
             )
         try:
             data = data.decode("utf-8-sig")
@@ -131,7 +132,7 @@ def parse_scales(data: bytes | str, file_name: str) -> Scales:
     if len(doc["scales"]) > MAX_SCALE_ENTRIES:
         raise ScalesError(
             f'{name}: "scales" declares {len(doc["scales"]):,} scales, over the limit of {MAX_SCALE_ENTRIES:,} a file '
-            "(docs/limits.md); split it into several files"
+            "; split it into several files"
         )
     scales = [_entry(item, f"{name}: scales[{i}]") for i, item in enumerate(doc["scales"])]
     seen: dict[tuple[str | None, str], str] = {}
@@ -177,7 +178,9 @@ def _levels(raw: Any, measure: str, where: str) -> tuple[tuple[str, ...], tuple[
     if not isinstance(raw, list) or not raw:
         raise ScalesError(f"{where}: must be a non-empty list of labels, numbers or {{label, value}} objects")
     if len(raw) > MAX_LEVELS:
-        raise ScalesError(f"{where}: {len(raw):,} levels, over the limit of {MAX_LEVELS:,} (docs/limits.md)")
+        raise ScalesError(
+            f"{where}: {len(raw):,} levels, over the limit of {MAX_LEVELS:,}; declare at most {MAX_LEVELS:,}"
+        )
     labels: list[str] = []
     values: list[float | None] = []
     first: dict[str, int] = {}  # label -> its position (a dict: a list search made this quadratic)
@@ -255,7 +258,9 @@ def _missing(raw: Any, levels: tuple[str, ...], where: str) -> tuple[str, ...]:
     if not isinstance(raw, list):
         raise ScalesError(f'{where}: must be a list of values that mean missing, e.g. ["NA", "-99"]')
     if len(raw) > MAX_LEVELS:
-        raise ScalesError(f"{where}: {len(raw):,} missing codes, over the limit of {MAX_LEVELS:,} (docs/limits.md)")
+        raise ScalesError(
+            f"{where}: {len(raw):,} missing codes, over the limit of {MAX_LEVELS:,}; declare at most {MAX_LEVELS:,}"
+        )
     out: list[str] = []
     for i, item in enumerate(raw):
         if isinstance(item, bool) or not isinstance(item, str | int | float):

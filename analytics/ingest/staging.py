@@ -180,7 +180,7 @@ ROW_CHECKS = (
             col,
             f"length(CAST(s.{col} AS VARCHAR)) > {limits.MAX_FIELD_CHARS}",
             f"'{col} is ' || format('{{:,}}', length(CAST(s.{col} AS VARCHAR))) || ' characters long, over the limit"
-            f" of {limits.MAX_FIELD_CHARS:,} ({limits.DOCS})'",
+            f" of {limits.MAX_FIELD_CHARS:,}; {limits.SHORTEN}'",
         )
         for col in ("task_id", "rater_id", "comment", "submission_id")
     ),

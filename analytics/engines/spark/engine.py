@@ -217,7 +217,9 @@ def _canonical_columns(frame: Any, name: str) -> Any:
     have = {c.lower(): c for c in frame.columns}
     missing = [c for c in canonical.REQUIRED if c not in have]
     if missing:
-        raise SparkInputError(f"{name}: missing required column {missing[0]} (canonical columns: docs/formats.md)")
+        raise SparkInputError(
+            f"{name}: missing required column {missing[0]}; a canonical file has the columns {', '.join(canonical.REQUIRED)}"
+        )
     if "shown_first" in have:
         raise SparkInputError(
             f"{name}: the shown_first column (clicked left/right comparisons) is read by the DuckDB engine only"
