@@ -24,6 +24,7 @@ from ui.text import md_escape, visible
 identity.require("page:agreement")  # the navigation hides it too; a page run directly stops here
 
 DEFAULT_LEVEL = "default"
+DIMENSION_WIDTH = 320  # pixels: the dimension column of the table per dimension
 ALL = "all"
 
 
@@ -247,7 +248,8 @@ table(
     download=view.dimension_data(report, dims),
     column_order=[c for c in headlines.columns if c != "dimension"],
     column_config={
-        "label": st.column_config.TextColumn("dimension", pinned=True, width="medium"),
+        # Wide enough for the catalogue's longest labels ("Strongly-supported core information (comparison)").
+        "label": st.column_config.TextColumn("dimension", pinned=True, width=DIMENSION_WIDTH),
         view.HEADLINE_COLUMN: st.column_config.TextColumn(view.HEADLINE_COLUMN, help=view.HEADLINE_NOTE),
         "notes": st.column_config.TextColumn("notes", width="large"),
     },
