@@ -166,6 +166,7 @@ def test_the_rater_grid_has_a_readable_row_per_contractor(demo):
     spec = charts.pairwise_heatmap(pairs, "cohen_kappa", "Cohen's kappa", "t", "rater_a", "rater_b").to_dict()
     enc = spec["layer"][0]["encoding"]
     assert enc["y"]["field"] == "rater_a" and enc["x"]["field"] == "rater_b"  # contractors down, researchers across
+    assert enc["x"]["axis"]["labelExpr"] == charts.NAME_THEN_ID  # "Ora V." over "(r02)": wide names never overlap
     assert spec["width"]["step"] >= charts.GRID_VALUE_FROM and spec["height"]["step"] == charts.GRID_ROW
     means = pairs.groupby("rater_a")["cohen_kappa"].mean().sort_values(ascending=False)
     assert enc["y"]["sort"][: len(means.dropna())] == means.dropna().index.tolist()  # sorted, highest first

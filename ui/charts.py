@@ -425,9 +425,15 @@ def confusion_heatmap(df: pd.DataFrame, title: str, subject: str, reference: str
     return layer(cells, text).properties(title=title, width=alt.Step(56), height=alt.Step(36))
 
 
-GRID_STEP_MIN, GRID_STEP_MAX, GRID_WIDTH = 14, 72, 560  # pixels: a cell's width at least, at most; the grid's width
+GRID_STEP_MIN, GRID_STEP_MAX, GRID_WIDTH = 14, 96, 560  # pixels: a cell's width at least, at most; the grid's width
 GRID_ROW = 20  # pixels: a row's height, whatever the number of columns (a name a row, readable)
 GRID_VALUE_FROM = 36  # pixels: cells at least this wide print the figure itself, narrower ones the shared units
+
+
+NAME_THEN_ID = (
+    "indexof(datum.label, ' (') > 0 ? [slice(datum.label, 0, indexof(datum.label, ' (')), "
+    "slice(datum.label, indexof(datum.label, ' (') + 1)] : datum.label"
+)
 
 
 def grid_order(df: pd.DataFrame, axis: str, value: str) -> list[str]:
@@ -454,7 +460,14 @@ def pairwise_heatmap(
             f"{columns}:N",
             title=None,
             sort=grid_order(df, columns, value),
-            axis=alt.Axis(labelAngle=0 if shows_value else -90, labelOverlap=False, orient="top", labelLimit=step * 3),
+            axis=alt.Axis(
+                labelAngle=0 if shows_value else -90,
+                labelOverlap=False,
+                orient="top",
+                labelLimit=step * 3,
+                # "Ora V. (r02)" on two lines (name, id) where the column is narrow for both on one
+                labelExpr=NAME_THEN_ID if shows_value else alt.Undefined,
+            ),
         ),
         y=alt.Y(
             f"{rows}:N",
