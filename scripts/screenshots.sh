@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Refresh the README's screenshots (docs/agreement.png, docs/disagreements.png, docs/feedback.png, docs/consistency.png, docs/raters.png): the browser
+# Refresh the README's screenshots (docs/overview.png, docs/agreement.png, docs/feedback.png, docs/disagreements.png, docs/feedback_sent.png, docs/consistency.png, docs/raters.png): the browser
 # test of a lead's review takes them on a fresh demo store once each page has finished loading. Not part of the
 # normal test run, which writes its screenshots to tests/artifacts/ only.
 set -euo pipefail
