@@ -462,6 +462,6 @@ if not ranking_dims.empty or not ranking_raters.empty:
 with st.expander("How this is computed"):
     st.markdown(view.HOW_COMPUTED)
     st.markdown(
-        "The full account, with the choices made and the tests against published values, is docs/agreement.md in "
-        "the repository; the queries behind every figure are listed at the end of the page."
+        "The full account, with the choices made and the tests against published values, is the agreement guide "
+        "in Concord's documentation; the queries behind every figure are listed at the end of the page."
     )

@@ -131,9 +131,9 @@ def test_a_spark_input_without_a_required_column_names_the_columns() -> None:
 
 
 # Strings that name a repository file and are never shown: a rubric's `document` cites its source (read nowhere
-# but the catalogue). PENDING: a page another part of issue #50 owns, to be reworded there.
+# but the catalogue). PENDING: pages still to be reworded (none now).
 NEVER_SHOWN = {("analytics/core/rubrics.py", "document"), ("analytics/core/rubrics.py", "doc")}
-PENDING = {("app_pages/agreement.py", "is docs/agreement.md in the repository")}
+PENDING: set[tuple[str, str]] = set()  # none left
 
 
 def shown_strings(path: Path) -> list[tuple[int, str]]:
