@@ -302,11 +302,14 @@ def show_alarms_and_rules(rep: fb_report.FeedbackReport, contractor: str, filter
     alarm_panel.show_alarms(rep.alerts, "fb_alarms", sidebar.rater_name, display.NO_ALARM)
     alarm_panel.show_power(load_team(state.version(), scope.team_filter(filters)).power, "fb_alarms")
     st.subheader("Rubric rules broken")
-    st.caption(md_escape(display.RULES_EXPLAIN))
-    if rep.rules.empty:
-        st.markdown("No rubric rule broken under these filters.")
+    st.caption(md_escape(display.FLAGGED_RULES_EXPLAIN))
+    flagged = display.flagged_rule_rows(rep)  # the exports' rows and sentence: the page and the files agree
+    if flagged.empty:
+        st.markdown(md_escape(display.NO_FLAGGED_RULE))
     else:
-        table(display.rule_rows(rep), f"rules broken {contractor}", key="fb_dl_rules", download=rep.rules)
+        table(flagged, f"rules broken {contractor}", key="fb_dl_rules", download=rep.rules)
+    if others := display.unflagged_rules_line(rep):
+        st.markdown(md_escape(others))
 
 
 filters = sidebar.current()

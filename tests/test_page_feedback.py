@@ -8,6 +8,7 @@ import json
 import re
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -18,7 +19,9 @@ from analytics.feedback import card as fcard
 from analytics.feedback import events
 from analytics.feedback import next as who_next
 from analytics.feedback import report as fr
+from analytics.feedback import rules as frules
 from analytics.feedback import team as fteam
+from analytics.feedback.export import display
 from analytics.review import disagreements as dis
 from tests.conftest import app_test, click_downloads
 
@@ -201,3 +204,23 @@ def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store,
     shown = _card(at)
     assert shown["n"].tolist() == expected["n"].tolist()
     assert shown["exact_agreement"].round(6).tolist() == expected["exact_agreement"].round(6).tolist()
+
+
+def test_the_rules_table_is_the_exports_flagged_rules_and_sentence(shared_app_store, demo_store):
+    """The page's "Rubric rules broken" lists what the exports list (display.flagged_rule_rows, no Flagged column)
+    and the same sentence counting the others, for a contractor with flagged and unflagged broken rules."""
+    con = store.open_store(demo_store, read_only=True)
+    team = fteam.team_figures(con, Filters(), fteam.researcher_figures(con, None))
+    con.close()
+    broken = team.rules.raters[team.rules.raters["n_violations"] > 0].groupby("rater_id")["flagged"]
+    mixed = [r for r, f in broken if f.any() and not f.all()]
+    assert mixed, "the demo plants a contractor with flagged and unflagged broken rules"
+    report = SimpleNamespace(rules=frules.broken_rules(mixed[0], team))  # all the rule rows read
+    at = app_test(PAGE)
+    at.selectbox(key="fb_contractor").select(mixed[0]).run()
+    assert not at.exception, at.exception
+    shown = next(d.value for d in at.dataframe if "Broken in" in d.value.columns)
+    expected = display.flagged_rule_rows(report)
+    assert "Flagged" not in shown.columns
+    assert shown.reset_index(drop=True).astype(str).equals(expected.astype(str))
+    assert display.unflagged_rules_line(report) in [_unescaped(m.value) for m in at.markdown]

@@ -213,11 +213,6 @@ def trend_rows(report: FeedbackReport) -> pd.DataFrame:
     )
 
 
-RULES_EXPLAIN = (
-    "Rules the rubric documents state that one submission can break on its own, checked on every submission "
-    "whether or not a researcher labelled it. Flagged: your rate is credibly above the rest of the team's "
-    "(Fisher's exact test, within the review's one false-alarm budget for every alarm)."
-)
 FLAGGED_RULES_EXPLAIN = (
     "Rules of the rubric that a single submission can break, checked on every submission you made, whether or not "
     "a researcher rated it. Listed here are the rules you broke clearly more often than the rest of the team, "
