@@ -195,34 +195,57 @@ def show_changes(rep: fb_report.FeedbackReport, contractor: str) -> None:
         table(rep.effects, f"rater effects {contractor}", key="fb_dl_effects", column_config=heads)
 
 
+EVERY_RUBRIC = (
+    "Every rubric this contractor rated under the sidebar's filters, one after another; choose one with the sidebar's "
+    "Rubric filter to see it alone."
+)
+
+
+def rubrics_of(frame: pd.DataFrame) -> list[str]:
+    """The rubrics a section shows, in the report's order: the sidebar's one, or every rubric rated when it says all
+    (the sidebar's Rubric is the one rubric control); the page says so when there are several."""
+    rubrics = [str(r) for r in frame["rubric"].drop_duplicates()]
+    if len(rubrics) > 1:
+        st.caption(md_escape(EVERY_RUBRIC))
+    return rubrics
+
+
+def rubric_heading(rubrics: list[str], rubric: str) -> None:
+    """The rubric's title above its chart when a section shows several."""
+    if len(rubrics) > 1:
+        st.markdown(f"**{md_escape(sidebar.rubric_title(rubric))}**")
+
+
 def show_agreement(card: pd.DataFrame, contractor: str) -> None:
     """Agreement with researchers per dimension: the chart against the team and the card's table."""
     st.subheader("Agreement with researchers, per dimension")
     if card.empty or (card["n"] == 0).all():
         st.info("This contractor shares no unit with a researcher under these filters.")
         return
-    rated = card.loc[card["n"] > 0, "rubric"].drop_duplicates().tolist()
-    c1, c2 = st.columns([1, 1])
-    rubric = (
-        c1.selectbox("Rubric", rated, key="fb_rubric", format_func=sidebar.rubric_title) if len(rated) > 1 else rated[0]
-    )
-    stat = c2.selectbox("Statistic", list(STATISTICS), key="fb_statistic", format_func=STATISTICS.__getitem__)
-    shown = card[(card["rubric"] == rubric) & (card["n"] > 0)]
-    shown = shown.assign(
-        dimension_label=shown["dimension_label"] + shown["is_primary"].map({True: " (primary)", False: ""})
+    rated = card[card["n"] > 0]
+    stat = st.columns([1, 1])[0].selectbox(
+        "Statistic", list(STATISTICS), key="fb_statistic", format_func=STATISTICS.__getitem__
     )
     st.caption(
         "Dot and line: this contractor's value and 95% interval (n_tasks = tasks shared with a researcher, "
         "n = rating pairs). Grey tick: team median. Orange tick: researcher-researcher agreement (a reference). "
         f"Small n (under {MIN_TASKS} tasks): read the interval."
     )
-    charts.show(st, fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")
+    rubrics = rubrics_of(rated)
+    for rubric in rubrics:
+        shown = rated[rated["rubric"] == rubric]
+        shown = shown.assign(
+            dimension_label=shown["dimension_label"] + shown["is_primary"].map({True: " (primary)", False: ""})
+        )
+        rubric_heading(rubrics, rubric)
+        charts.show(st, fc.agreement_vs_team(shown, stat, STATISTICS[stat]), width="stretch")
+    figures = card[card["rubric"].isin(rubrics)]
     with st.expander("The card's figures, per dimension"):
         table(
-            card[card["rubric"] == rubric][CARD_TABLE],
-            f"report card {contractor} {rubric}",
+            figures[["rubric", *CARD_TABLE]],
+            f"report card {contractor}",
             key="fb_dl_card",
-            column_config=number_columns(card[CARD_TABLE]),
+            column_config=number_columns(figures[CARD_TABLE]),
         )
 
 
@@ -234,19 +257,15 @@ def show_weeks(rep: fb_report.FeedbackReport, contractor: str) -> None:
     if weekly.empty:
         st.info("No week has a unit this contractor shares with a researcher.")
         return
-    weeks_rubrics = weekly["rubric"].drop_duplicates().tolist()
-    wr = (
-        st.selectbox("Rubric", weeks_rubrics, key="fb_week_rubric", format_func=sidebar.rubric_title)
-        if len(weeks_rubrics) > 1
-        else weeks_rubrics[0]
-    )
-    charts.show(st, fc.weekly_agreement(weekly[weekly["rubric"] == wr]), width="stretch")
-    week_table = weekly[weekly["rubric"] == wr].drop(columns="rubric")
-    week_table = week_table.assign(week=pd.to_datetime(week_table["week"]).dt.strftime("%Y-%m-%d"))
+    rubrics = rubrics_of(weekly)
+    for rubric in rubrics:
+        rubric_heading(rubrics, rubric)
+        charts.show(st, fc.weekly_agreement(weekly[weekly["rubric"] == rubric]), width="stretch")
+    week_table = weekly.assign(week=pd.to_datetime(weekly["week"]).dt.strftime("%Y-%m-%d"))
     with st.expander("Each week's figures"):
         table(
             week_table,
-            f"weekly agreement {contractor} {wr}",
+            f"weekly agreement {contractor}",
             key="fb_dl_weekly",
             column_config=number_columns(week_table),
         )
@@ -262,14 +281,11 @@ def show_levels_and_time(rep: fb_report.FeedbackReport, contractor: str) -> None
     if levels.empty:
         st.info("No unit shared with a researcher.")
     else:
-        level_rubrics = levels["rubric"].drop_duplicates().tolist()
-        lr = (
-            st.selectbox("Rubric", level_rubrics, key="fb_level_rubric", format_func=sidebar.rubric_title)
-            if len(level_rubrics) > 1
-            else level_rubrics[0]
-        )
         st.caption("contractor: this contractor; researcher: the researchers' ratings of the same units.")
-        charts.show(st, charts.level_distribution(levels[levels["rubric"] == lr]), width="content")
+        rubrics = rubrics_of(levels)
+        for rubric in rubrics:
+            rubric_heading(rubrics, rubric)
+            charts.show(st, charts.level_distribution(levels[levels["rubric"] == rubric]), width="content")
     st.subheader("Time per submission")
     if rep.durations.empty:
         st.info("No durations were recorded for this contractor's submissions.")

@@ -24,8 +24,10 @@ from analytics.feedback import team as fteam
 from analytics.feedback.export import display
 from analytics.review import disagreements as dis
 from tests.conftest import app_test, click_downloads
+from ui import sidebar
 
 PAGE = "app_pages/feedback.py"
+EVERY_RUBRIC = "Every rubric this contractor rated"  # the caption of app_pages/feedback.py
 
 
 @pytest.fixture
@@ -125,16 +127,30 @@ def test_what_to_change_names_position_bias_for_a_planted_contractor_only(shared
     assert any("Checked and not seen: Position bias" in _unescaped(c.value) for c in at.caption)
 
 
-def test_statistic_and_rubric_pickers_rerun_cleanly(shared_app_store, demo_store):
+def test_one_rubric_control_every_rubric_rated_when_the_sidebar_says_all(shared_app_store, demo_store):
+    """The sidebar's Rubric is the one rubric control: the card draws no picker of its own; under All rubrics the
+    Agreement, Week by week and Levels tabs draw a chart for every rubric the contractor rated, saying so; with one
+    rubric chosen in the sidebar, that rubric alone."""
     truth = json.loads((demo_store.parent / "inputs" / "truth.json").read_text())
     team = truth["volume"]["projects"]["preference_ranking"]["contractors"]  # they rate answer comparisons too
     at = app_test(PAGE)
     at.selectbox(key="fb_contractor").select(team[0]).run()
     at.selectbox(key="fb_statistic").select("kappa").run()
     assert not at.exception, at.exception
-    at.selectbox(key="fb_rubric").select("preference_ranking").run()
-    assert not at.exception, at.exception
+    assert [s.key for s in at.selectbox if s.label == "Rubric"] == ["f_rubric"]  # the sidebar's is the only one
+    rubrics = set(_card(at)["rubric"])
+    assert {"preference_ranking", "answer_comparison"} <= rubrics
     assert set(_card(at)["dimension_label"]) >= {"Accuracy"}
+    titles = {_unescaped(m.value) for m in at.markdown}
+    assert {f"**{sidebar.rubric_title(r)}**" for r in rubrics} <= titles
+    every = [c for c in at.caption if _unescaped(c.value).startswith(EVERY_RUBRIC)]
+    assert len(every) == 3  # Agreement, Week by week, Levels
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    assert len(charts) >= 3 * len(rubrics)
+    at.sidebar.selectbox(key="f_rubric").select("preference_ranking").run()
+    assert not at.exception, at.exception
+    assert set(_card(at)["rubric"]) == {"preference_ranking"}
+    assert not [c for c in at.caption if _unescaped(c.value).startswith(EVERY_RUBRIC)]
 
 
 def test_sidebar_single_rater_is_the_default(shared_app_store):
@@ -199,8 +215,7 @@ def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store,
     con = store.open_store(app_store)
     card = fcard.report_card(con, "c06", filters)
     con.close()
-    rubric = at.selectbox(key="fb_rubric").value
-    expected = card[card["rubric"] == rubric]
+    expected = card[card["rubric"].isin(set(card.loc[card["n"] > 0, "rubric"]))]
     shown = _card(at)
     assert shown["n"].tolist() == expected["n"].tolist()
     assert shown["exact_agreement"].round(6).tolist() == expected["exact_agreement"].round(6).tolist()
