@@ -230,6 +230,20 @@ def test_severe_cases_ranked_with_texts_and_notes(rep):
     assert (noted["status"], noted["note"], noted["reviewer"]) == ("feedback given", NOTE, "lead")
 
 
+def test_a_case_shows_every_researchers_rating_of_the_unit(rep):
+    """t7 was rated by r1 and r2: its one case carries both ratings, and the card's line (page and exports, through
+    display.case_values) names both, not only the furthest researcher."""
+    t7 = rep.disagreements[rep.disagreements["task_id"] == "t7"].iloc[0]
+    both = f"r1: {COMPARISON['r1']['t7']}; r2: {COMPARISON['r2']['t7']}"
+    assert (t7["researchers"], t7["n_researchers"]) == (both, 2)
+    line = display.case_values(t7, "c1")
+    assert f"researchers {both}" in line
+    for text in (md_export.to_markdown(rep), html_export.to_html(rep)):
+        assert both in text
+    one = rep.disagreements[rep.disagreements["n_researchers"] == 1].iloc[0]
+    assert f"researcher {one['researcher_id']}: {one['researcher_value']} ·" in display.case_values(one, "c1")
+
+
 def test_noted_cases_are_listed_beyond_the_limit(store):
     cases = fcases.severe_cases(store, "c1", limit=2)
     assert cases["task_id"].tolist() == ["t6", "t7", "t4"]  # the two most severe, and the noted case

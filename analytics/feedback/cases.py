@@ -1,5 +1,5 @@
-"""A contractor's most severe disagreements with researchers, with the task's question, the contractor's comment,
-the researcher's explanation and the review notes."""
+"""A contractor's most severe disagreements with researchers (each with every researcher's rating of the unit), with
+the task's question, the contractor's comment, the researcher's explanation and the review notes."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ CASE_COLUMNS = (
     "contractor_value",
     "researcher_id",
     "researcher_value",
+    "researchers",  # every researcher's rating of the unit: "r1: Good; r2: Bad" (analytics.review.disagreements)
+    "n_researchers",
     "submitted_at",
     "prompt",
     "contractor_comment",

@@ -283,10 +283,14 @@ def case_heading(case: pd.Series) -> str:
 
 
 def case_values(case: pd.Series, contractor: str) -> str:
-    """Both ratings of a case in one line (plain text)."""
+    """The contractor's rating of a case and every researcher's rating of the unit in one line (plain text); the
+    steps are to the furthest researcher."""
+    several = int(case["n_researchers"]) > 1
+    researchers = f"researchers {case['researchers']}" if several else f"researcher {case['researchers']}"
+    furthest = f" from researcher {case['researcher_id']}" if several else ""
     return (
-        f"{contractor} (you): {case['contractor_value']} · researcher {case['researcher_id']}: "
-        f"{case['researcher_value']} · {int(case['steps'])} step(s) apart · rated {_fmt_time(case['submitted_at'])}"
+        f"{contractor} (you): {case['contractor_value']} · {researchers} · {int(case['steps'])} step(s) apart"
+        f"{furthest} · rated {_fmt_time(case['submitted_at'])}"
     )
 
 
