@@ -15,6 +15,7 @@ import pytest
 
 from analytics import store
 from analytics.agreement import MIN_TASKS
+from analytics.core.formatting import levels
 from analytics.effects import estimate_effects
 from analytics.effects import verdicts as vd
 from analytics.effects.shrink import MARGIN
@@ -269,9 +270,36 @@ def test_a_shrunk_value_is_told_beside_the_contractors_own_and_its_n(truth, demo
                 & (effects_table["estimate"] == r.value)
             ].iloc[0]
             assert r.shrunk and (r.raw, r.n) == (mine["raw"], mine["n_tasks"])
-            assert f"{r.raw:+.2f} on your {r.n} tasks alone, {r.value:+.2f} once pulled toward the team's" in r.evidence
+            other = "the researchers" if mine["basis"] == "researchers" else "the other contractors"
+            own, shown = levels(r.raw, other), levels(r.value, other)
+            assert f"on your {r.n} tasks you rated {own} on average ({shown} once chance" in r.evidence, r.evidence
+            assert f"the rest of the team: {levels(r.reference, 'them')}" in r.evidence, r.evidence
             assert r.evidence in csv_export.to_csv(rep)
             told += 1
         unshrunk = rep.effects[~rep.effects["shrunk"].astype(bool)]
         assert unshrunk["raw"].equals(unshrunk["value"])
+    assert told
+
+
+JARGON = re.compile(r"once pulled|times the contractors' overall|scale points|[+-]\d\.\d\d|judged \(an alarm")
+
+
+def test_effect_evidence_reads_in_levels_and_shares_against_the_rest_of_the_team(demo_reports):
+    """Issue 50: the card's evidence for the effects read from the effects table (leniency or severity, central
+    tendency, halo) says the contractor's figures in levels of the scale or as shares, against the rest of the
+    team, with no signed decimals or shrinkage jargon; the figures are the row's own."""
+    table_effects = {"leniency_or_severity", "central_tendency", "halo"}
+    told = 0
+    for rep in demo_reports.values():
+        rows = rep.effects[rep.effects["effect"].isin(table_effects) & (rep.effects["status"] == vd.SHOWN)]
+        for r in rows.itertuples():
+            assert not JARGON.search(r.evidence), r.evidence
+            assert "the rest of the team: " in r.evidence and f"your {r.n} tasks" in r.evidence, r.evidence
+            figures = (
+                [f"{abs(v):.2f} level" for v in (r.raw, r.value)]
+                if r.effect == "leniency_or_severity"
+                else [f"{v:.0%}" for v in (r.raw, r.value, r.reference)]
+            )
+            assert all(f in r.evidence for f in figures), (figures, r.evidence)
+            told += 1
     assert told

@@ -131,7 +131,8 @@ def central_rows(stats: pd.DataFrame) -> pd.DataFrame:
     rows = share_floor(stats)
     ratio = rows["variance"] / rows["team_variance"]
     rows["evidence"] = [
-        f"{s:.0%} of ratings at inner levels over {n} tasks; variance {v:.2f} times the contractors' overall."
+        f"{s:.0%} of ratings at inner levels over {n} tasks; ratings vary {v:.2f} times as much as all "
+        "contractors' ratings together (variance)."
         for s, n, v in zip(rows["raw"], rows["n_tasks"], ratio, strict=True)
     ]
     return finish(rows.drop(columns=["variance", "team_variance"]), "central_tendency", "high", "share", "own ratings")

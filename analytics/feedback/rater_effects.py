@@ -12,7 +12,8 @@ import pandas as pd
 
 from analytics import agreement as ag
 from analytics.agreement import team as tm
-from analytics.core.formatting import is_missing
+from analytics.alarms.words import REST, dimension_words
+from analytics.core.formatting import is_missing, levels
 from analytics.describe import distributions as dist
 from analytics.describe.distributions import dimensions
 from analytics.effects import EFFECT_TITLES
@@ -106,12 +107,13 @@ def _decided(row: dict, mine: pd.DataFrame) -> dict:
     if status != SHOWN:
         return row
     alarm = _strongest_alarm(mine, row["effect"], row["rubric"])
+    where = dimension_words(str(alarm["rubric"]), str(alarm["dimension"])) if alarm["dimension"] else "The whole rubric"
     values = dict(value=alarm["estimate"], ci_low=alarm["estimate_ci_low"], ci_high=alarm["estimate_ci_high"])
     values |= dict(raw=alarm["raw"], shrunk=True, reference=alarm["team_value"], n=int(alarm["n_tasks"]), n_of="tasks")
     return (
         row
         | values
-        | {"status": SHOWN, "advice": row["advice"] or advice(str(alarm["effect"])), "evidence": alarm["evidence"]}
+        | {"status": SHOWN, "advice": row["advice"] or advice(str(alarm["effect"])), "evidence": plain(alarm, where)}
     )
 
 
@@ -146,25 +148,15 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
     top = pool.loc[(pool["estimate"] - pool["team_value"]).abs().idxmax()]  # type: ignore[call-overload]
     name = EFFECT_TITLES.get(str(top["effect"]), REPORT_EFFECTS[effect])
     where = labels.get(top["dimension"], top["dimension"]) if top["dimension"] else "the whole rubric"
-    listed = "; ".join(
-        f"{labels.get(d, d) if d else 'the whole rubric'} ({r:+.2f} on your {n} tasks alone, {e:+.2f} once pulled "
-        f"toward the team's {t:+.2f})"
-        for d, r, n, e, t in zip(
-            flagged["dimension"],
-            flagged["raw"],
-            flagged["n_tasks"],
-            flagged["estimate"],
-            flagged["team_value"],
-            strict=True,
-        )
+    listed = " ".join(
+        plain(r, labels.get(r["dimension"], r["dimension"]) or "The whole rubric") for _, r in flagged.iterrows()
     )
+    judged = f"{len(flagged)} of the {len(enough)} dimensions" if len(enough) > 1 else "the one dimension"
     evidence = (
-        f"{name} on {len(flagged)} of {len(enough)} dimension(s) judged (an alarm, or at least {ag.MIN_TASKS} tasks): "
-        f"{listed}. "
-        f"{top['evidence']}"
+        f"{name} shows on {judged} with an alarm or at least {ag.MIN_TASKS} tasks. {listed}"
         if len(flagged)
-        else f"Within the team on every dimension with at least {ag.MIN_TASKS} tasks; the furthest is {where}: "
-        f"{top['evidence']}"
+        else f"In line with the rest of the team on every dimension with at least {ag.MIN_TASKS} tasks; the "
+        f"furthest from it: {plain(top, where)}"
     )
     return [
         _effect(
@@ -186,6 +178,39 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
             n_of="tasks",
         )
     ]
+
+
+def plain(row: pd.Series, where: str) -> str:
+    """An effects-table row in plain words, the figures as the table has them: the contractor's own value on their
+    tasks, the value once chance on that many tasks is allowed for (what the alarm judges), and the rest of the
+    team's, in levels of the scale or as a share."""
+    raw, shown, team, n = float(row["raw"]), float(row["estimate"]), float(row["team_value"]), int(row["n_tasks"])
+    if row["unit"] == "levels":
+        other = "the researchers" if row["basis"] == "researchers" else "the other contractors"
+        said = (
+            f"{where}: on your {n} tasks you rated {levels(raw, other)} on average ({levels(shown, other)} once "
+            f"chance on that many tasks is allowed for); {REST}: {levels(team, 'them')}."
+        )
+    elif (what := SHARE_WORDS.get(str(row["effect"]))) is None:  # haste and drift: their measure says it best
+        return str(row["evidence"])
+    else:
+        said = (
+            f"{where}: {what.format(share=f'{raw:.0%}')} over your {n} tasks ({shown:.0%} once chance on that many "
+            f"tasks is allowed for); {REST}: {team:.0%}."
+        )
+    if row["effect"] not in KEEP_EVIDENCE or "; " not in str(row["evidence"]):
+        return said
+    extra = str(row["evidence"]).split("; ", 1)[1]  # what the table's sentence adds after the share it repeats
+    return f"{said} {extra[0].upper()}{extra[1:]}"
+
+
+SHARE_WORDS = {  # an effects-table effect measured as a share -> how the contractor's share reads
+    "central_tendency": "{share} of your ratings at the scale's inner levels (neither end)",
+    "halo": "one answer's ratings spread over {share} of the scale across its dimensions on average",
+    "ties": "you called {share} of your comparisons a tie",
+    "position_bias": "the option shown first won {share} of your decided comparisons",
+}
+KEEP_EVIDENCE = {"central_tendency"}  # its evidence adds, after a "; ", how widely the ratings vary (levels.py)
 
 
 def _effect(effect: str, rubric: str, status: str, evidence: str, **values: Any) -> dict:
