@@ -14,7 +14,7 @@ from analytics.core.formatting import WEEK_D3, week_label
 from analytics.core.rubrics import RUBRICS
 from ui.sidebar import rubric_title
 from ui.tables import column_label
-from ui.text import visible
+from ui.text import visible, visible_cells
 
 # Altair checks a chart against the Vega-Lite JSON schema as each part is built and again as Streamlit serialises
 # it: 0.4-0.5 s of an Agreement rerun at 1M tasks (issue #11), every rerun, for specs this code fixes (only their
@@ -567,9 +567,7 @@ def visible_chart(chart: Any) -> Any:
     if isinstance(data, pd.DataFrame):
         text = [c for c in data.columns if data[c].dtype == object or isinstance(data[c].dtype, pd.StringDtype)]
         if text:
-            chart.data = data.assign(
-                **{c: data[c].map(lambda v: visible(v) if isinstance(v, str) else v) for c in text}
-            )
+            chart.data = data.assign(**{c: visible_cells(data[c]) for c in text})
     if isinstance(getattr(chart, "title", None), str):
         chart.title = visible(chart.title)
     for part in ("layer", "hconcat", "vconcat", "concat"):

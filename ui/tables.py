@@ -13,7 +13,7 @@ from analytics.agreement import LABELS, MIN_TASKS
 from analytics.core import csv_out
 from analytics.core.formatting import WEEK_MOMENT, is_dates
 from analytics.explore import sql
-from ui.text import md_escape, visible
+from ui.text import md_escape, visible_cells
 
 # Columns holding ids and file names: shown with control and bidirectional characters made visible.
 ID_COLUMNS = {"rubric", "dimension", "label", "dimension_label", "target", "file", "file_name", "rater_a", "rater_b"}
@@ -88,7 +88,7 @@ def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
             s = s.astype(object)
         if out is df:
             out = df.copy()
-        out.isetitem(i, s.map(lambda v: visible(v) if isinstance(v, str) else v).to_numpy())
+        out.isetitem(i, visible_cells(s).to_numpy())
     return out
 
 

@@ -22,6 +22,20 @@ def visible(text: object, keep: str = "") -> str:
     return _HIDDEN.sub(lambda m: m[0] if m[0] in keep else f"⟨U+{ord(m[0]):04X}⟩", str(text))
 
 
+def visible_cells(cells: pd.Series) -> pd.Series:
+    """`cells` with each text cell passed through `visible` (other cells as they are), each distinct text once: a
+    table repeats a few dozen ids over thousands of rows."""
+    try:
+        texts = [v for v in pd.unique(cells) if isinstance(v, str)]
+    except TypeError:  # unhashable cells (lists): each cell on its own
+        return cells.map(lambda v: visible(v) if isinstance(v, str) else v)
+    shown = {t: visible(t) for t in texts}
+    changed = {t: v for t, v in shown.items() if v != t}
+    if not changed:
+        return cells
+    return cells.map(lambda v: changed.get(v, v) if isinstance(v, str) else v)
+
+
 def md_escape(text: object) -> str:
     """Untrusted text safe inside st.markdown: control, bidirectional and zero-width characters shown visibly
     (`visible`; line breaks kept), then escaped by analytics.formatting.md_escape with every mark."""
