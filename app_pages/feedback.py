@@ -303,7 +303,7 @@ def show_cases(rep: fb_report.FeedbackReport, contractor: str) -> None:
     if rep.disagreements.empty:
         st.info("No disagreement with a researcher under these filters.")
     elif identity.allowed("page:disagreements") and st.button(
-        f"Review {sidebar.rater_name(contractor)}'s disagreements", key="fb_to_disagreements", type="primary"
+        f"Review {md_escape(sidebar.rater_name(contractor))}'s disagreements", key="fb_to_disagreements", type="primary"
     ):
         st.session_state["disagreements_for"] = contractor  # read once by app_pages/disagreements.py
         st.switch_page("app_pages/disagreements.py")
