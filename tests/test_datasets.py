@@ -143,6 +143,7 @@ def test_the_agreement_page_shows_the_command_lines_alpha_for_a_dataset_loaded_f
     assert not at.exception and not at.error
     at.switch_page("app_pages/agreement.py").run()
     at.selectbox(key="agr_comparison").select("among_contractors").run()
+    at.toggle(key="agr_every_coefficient").set_value(True).run()  # the wide table, every coefficient (issue #50)
     assert not at.exception and not at.error, [e.value for e in at.error]
 
     (want,) = _cli_dimensions(path, capsys).values()
