@@ -175,7 +175,8 @@ def test_a_contractor_sees_only_their_own_card(visitor, small_store):
     for tab in main.get_by_role("tab").all():  # the card's sections are tabs: read each one's text too
         tab.click()
         shown += visitor.locator("body").inner_text()
-    expect(main.get_by_role("heading", name="Agreement with researchers, per dimension")).to_have_count(1)
+    main.get_by_role("tab", name="Agreement", exact=True).click()
+    expect(main.get_by_role("heading", name="Agreement with researchers, per dimension")).to_be_visible()
     others = {r: n for r, n in contractors.items() if r != "c06"}
     leaked = [r for r in others if re.search(rf"\b{r}\b", shown)] + [n for n in others.values() if n in shown]
     assert not leaked, leaked
