@@ -11,7 +11,7 @@ import pytest
 
 from analytics import feedback
 from analytics.core.filters import Filters
-from analytics.feedback import card
+from analytics.feedback import card, cases, durations, weekly
 
 # c13 and c23 have an interval whose delta-method probes (numerical derivatives) differ by about 1e-11 between the
 # two paths (a block of raters shares its levels); c01 is an ordinary one.
@@ -49,3 +49,31 @@ def test_batched_reports_equal_the_reports_made_one_by_one(demo, team):
                 same_frame(mine, theirs)
             else:
                 assert mine == theirs, field.name
+
+
+def test_every_weekly_by_task_is_each_contractors_own(demo):
+    f = Filters(date_from=pd.Timestamp("2026-03-09").date())
+    every = weekly.every_weekly_by_task(demo, (*CONTRACTORS, "nobody"), f)
+    assert every["nobody"].empty
+    for c in CONTRACTORS:
+        own = weekly.weekly_by_task(demo, c, f)
+        assert len(own) > 0
+        same_frame(every[c], own)
+
+
+def test_every_own_durations_is_each_contractors_own(demo):
+    every = durations.every_own_durations(demo, (*CONTRACTORS, "nobody"), Filters())
+    assert every["nobody"].empty
+    for c in CONTRACTORS:
+        own = durations.own_durations(demo, c, Filters())
+        assert len(own) > 0
+        same_frame(every[c], own)
+
+
+def test_cases_from_every_case_rows_are_each_contractors_severe_cases(demo):
+    every = cases.every_case_rows(demo, (*CONTRACTORS, "nobody"), Filters())
+    assert every["nobody"].empty
+    for c in CONTRACTORS:
+        own = cases.severe_cases(demo, c, Filters(), limit=3)
+        assert len(own) > 0
+        same_frame(cases.cases_of(demo, c, every[c], 3), own)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.feedback.scope import NO_FILTERS, contractor_rubrics, team_filter
+from analytics.feedback.scope import NO_FILTERS, contractor_rubrics, every_contractors_rubrics, team_filter
 from analytics.review import disagreements as dis
 
 MAX_CASES = 10  # most severe disagreements listed (every case with a review note is listed as well)
@@ -47,14 +47,37 @@ def severe_cases(
     """The contractor's most severe disagreements on each rubric's primary dimension (every rubric together,
     most severe first), plus every case a reviewer has noted, with the task question, the contractor's comment
     and the researcher's explanation (CASE_COLUMNS)."""
+    rows = case_rows(con, (contractor,), filters, rubric_names or contractor_rubrics(con, contractor, filters))
+    return cases_of(con, contractor, rows, limit)
+
+
+def case_rows(
+    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters, rubric_names: tuple[str, ...]
+) -> pd.DataFrame:
+    """The disagreements of `contractors` on each rubric's primary dimension, one query per rubric for all of
+    them (a case belongs to one contractor, so each one's rows are those they get alone), with `rubric`."""
     frames = [
-        dis.disagreements(con, r, team_filter(filters), contractors=(contractor,)).assign(rubric=r)
-        for r in rubric_names or contractor_rubrics(con, contractor, filters)
+        dis.disagreements(con, r, team_filter(filters), contractors=contractors).assign(rubric=r) for r in rubric_names
     ]
     frames = [f for f in frames if not f.empty]
-    if not frames:
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["contractor_id", "rubric"])
+
+
+def every_case_rows(
+    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters
+) -> dict[str, pd.DataFrame]:
+    """case_rows of each of `contractors` on every rubric any of them rated, from one query per rubric."""
+    every = case_rows(con, contractors, filters, every_contractors_rubrics(con, contractors, filters))
+    by_rater = {str(c): rows.reset_index(drop=True) for c, rows in every.groupby("contractor_id", sort=False)}
+    return {c: by_rater.get(c, every.iloc[:0]) for c in contractors}
+
+
+def cases_of(con: duckdb.DuckDBPyConnection, contractor: str, rows: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """severe_cases from the contractor's case_rows: most severe first, the first `limit` and every noted one,
+    with the texts (CASE_COLUMNS)."""
+    if rows.empty:
         return pd.DataFrame(columns=list(CASE_COLUMNS))
-    cases = pd.concat(frames, ignore_index=True)
+    cases = rows.copy()
     cases["severity_rank"] = cases["severity"].map({s: i for i, s in enumerate(dis.SEVERITIES)})
     cases = cases.sort_values(
         ["severity_rank", "steps", "submitted_at", "rubric", "task_id", "target", "researcher_id"],

@@ -8,7 +8,7 @@ import pandas as pd
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.feedback.scope import subject_filter
+from analytics.feedback.scope import subject_filter, subjects_filter
 
 
 def contractor_durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
@@ -41,6 +41,15 @@ def own_durations(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filt
     """The contractor's contractor_durations rows (per rubric) under the filter."""
     own = contractor_durations(con, subject_filter(filters, contractor))
     return own[own["rater_id"] == contractor]
+
+
+def every_own_durations(
+    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters
+) -> dict[str, pd.DataFrame]:
+    """own_durations of each of `contractors` from one query."""
+    every = contractor_durations(con, subjects_filter(filters, contractors))
+    by_rater = {str(c): g.reset_index(drop=True) for c, g in every.groupby("rater_id")}
+    return {c: by_rater.get(c, every.iloc[:0]) for c in contractors}
 
 
 def no_durations() -> pd.DataFrame:

@@ -86,6 +86,9 @@ class Shared:
     agreement: dict[str, pd.DataFrame]  # card.every_own_agreement: each contractor's rows, with intervals
     stamp: dict  # what the figures were computed on (the same filter, resamples and seed for every one)
     names: dict[str, str]  # people.display_names
+    weeks: dict[str, pd.DataFrame]  # weekly.every_weekly_by_task: each contractor's pairs per rubric, week and task
+    durations: dict[str, pd.DataFrame]  # durations.every_own_durations
+    cases: dict[str, pd.DataFrame]  # cases.every_case_rows: each contractor's disagreements, before ranking
 
 
 def own_figures(
@@ -106,7 +109,12 @@ def own_figures(
     if n == 0:
         raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
     rated = scope.contractor_rubrics(con, contractor, filters)
-    by_task = wk.weekly_by_task(con, contractor, filters)
+    by_task = shared.weeks[contractor] if shared else wk.weekly_by_task(con, contractor, filters)
+    cases = (
+        cs.cases_of(con, contractor, shared.cases[contractor], max_cases)
+        if shared
+        else cs.severe_cases(con, contractor, filters, rated, max_cases)
+    )
     return OwnFigures(
         contractor=contractor,
         filters=filters,
@@ -121,9 +129,9 @@ def own_figures(
         weeks=wk.own_weeks(by_task, n_boot, seed),
         trend=wk.early_late_trend(by_task, n_boot, seed),
         stamp=shared.stamp if shared else stamp(con, filters, None, False, n_boot, seed),
-        durations=du.own_durations(con, contractor, filters),
+        durations=shared.durations[contractor] if shared else du.own_durations(con, contractor, filters),
         levels=lv.levels_vs_researchers(con, contractor, filters),
-        disagreements=cs.severe_cases(con, contractor, filters, rated, max_cases),
+        disagreements=cases,
     )
 
 
@@ -184,10 +192,14 @@ def feedback_reports(
     """feedback_report of each of `contractors` in turn, the figures they share computed once for all of them
     (every contractor's agreement with researchers is one rater_agreement call instead of one each)."""
     team = team or team_figures(con, filters)
+    who = tuple(contractors)
     shared = Shared(
-        agreement=cd.every_own_agreement(con, tuple(contractors), filters, n_boot, seed),
+        agreement=cd.every_own_agreement(con, who, filters, n_boot, seed),
         stamp=stamp(con, filters, None, False, n_boot, seed),
         names=people.display_names(con),
+        weeks=wk.every_weekly_by_task(con, who, filters),
+        durations=du.every_own_durations(con, who, filters),
+        cases=cs.every_case_rows(con, who, filters),
     )
     for c in contractors:
         own = own_figures(con, c, filters, n_boot, seed, max_cases, shared)

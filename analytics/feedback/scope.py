@@ -28,6 +28,11 @@ def subject_filter(filters: Filters, contractor: str) -> Filters:
     return filters.but(raters=(contractor,), roles=(), dimensions=())
 
 
+def subjects_filter(filters: Filters, contractors: tuple[str, ...]) -> Filters:
+    """subject_filter for many contractors at once (their figures are then split per contractor)."""
+    return filters.but(raters=contractors, roles=(), dimensions=())
+
+
 def team_filter(filters: Filters) -> Filters:
     """The filter over every rater (rubric and dates kept): the team's over every role and dimension, the team an
     alarm review tests (analytics.alarms.review.scope)."""
@@ -37,6 +42,13 @@ def team_filter(filters: Filters) -> Filters:
 def contractor_rubrics(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple[str, ...]:
     """The rubrics the contractor has ratings in, under the filter."""
     return tuple(rated_rubrics(con, subject_filter(filters, contractor)))
+
+
+def every_contractors_rubrics(
+    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters
+) -> tuple[str, ...]:
+    """The rubrics any of the contractors has ratings in, under the filter."""
+    return tuple(rated_rubrics(con, subjects_filter(filters, contractors))) if contractors else ()
 
 
 def dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...]) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from analytics.agreement import sides as sd
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.feedback.scope import subject_filter, team_filter
+from analytics.feedback.scope import subject_filter, subjects_filter, team_filter
 
 WEEK_COLUMNS = (
     "rubric",
@@ -77,6 +77,16 @@ def weekly_by_task(con: duckdb.DuckDBPyConnection, contractor: str, filters: Fil
     """One contractor's pairs per rubric, week and task (the task is the unit the bootstrap resamples)."""
     sides = sd.comparison_sides(subject_filter(filters, contractor), "contractor_vs_researcher")
     return weekly_pairs_query(sides, by_task=True).df(con).drop(columns="rater_id")
+
+
+def every_weekly_by_task(
+    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters
+) -> dict[str, pd.DataFrame]:
+    """weekly_by_task of each of `contractors` from one query (each one's pairs are their own ratings')."""
+    sides = sd.comparison_sides(subjects_filter(filters, contractors), "contractor_vs_researcher")
+    every = weekly_pairs_query(sides, by_task=True).df(con)
+    by_rater = {str(c): g.drop(columns="rater_id").reset_index(drop=True) for c, g in every.groupby("rater_id")}
+    return {c: by_rater.get(c, every.iloc[:0].drop(columns="rater_id")) for c in contractors}
 
 
 def own_weeks(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
