@@ -11,7 +11,7 @@ import pytest
 
 from analytics import feedback
 from analytics.core.filters import Filters
-from analytics.feedback import card, cases, durations, weekly
+from analytics.feedback import card, cases, durations, levels, scope, weekly
 
 # c13 and c23 have an interval whose delta-method probes (numerical derivatives) differ by about 1e-11 between the
 # two paths (a block of raters shares its levels); c01 is an ordinary one.
@@ -77,3 +77,12 @@ def test_cases_from_every_case_rows_are_each_contractors_severe_cases(demo):
         own = cases.severe_cases(demo, c, Filters(), limit=3)
         assert len(own) > 0
         same_frame(cases.cases_of(demo, c, every[c], 3), own)
+
+
+def test_the_catalogue_read_once_gives_what_the_store_gives(demo):
+    rubrics = scope.every_contractors_rubrics(demo, tuple(CONTRACTORS), Filters())
+    assert len(rubrics) > 1
+    known = scope.catalogue(demo, rubrics)
+    same_frame(scope.dimension_info(demo, rubrics, known), scope.dimension_info(demo, rubrics))
+    for c in CONTRACTORS:
+        same_frame(levels.levels_vs_researchers(demo, c, Filters(), known), levels.levels_vs_researchers(demo, c))

@@ -9,7 +9,7 @@ import pandas as pd
 from analytics import agreement as ag
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
-from analytics.feedback.scope import NO_FILTERS, against_researchers, dimension_info, subject_filter
+from analytics.feedback.scope import NO_FILTERS, Catalogue, against_researchers, dimension_info, subject_filter
 from analytics.feedback.team import TeamFigures, team_figures, with_kappa
 
 CARD_STATS = ("exact_agreement", "coarse_agreement", "kappa", "mean_difference")
@@ -73,8 +73,15 @@ def card_of_nothing() -> pd.DataFrame:
     return pd.DataFrame(columns=list(CARD_COLUMNS))
 
 
-def card_vs_team(con: duckdb.DuckDBPyConnection, own: pd.DataFrame, contractor: str, team: TeamFigures) -> pd.DataFrame:
-    """report_card from the contractor's agreement rows (own_agreement) and the team's figures."""
+def card_vs_team(
+    con: duckdb.DuckDBPyConnection,
+    own: pd.DataFrame,
+    contractor: str,
+    team: TeamFigures,
+    known: Catalogue | None = None,
+) -> pd.DataFrame:
+    """report_card from the contractor's agreement rows (own_agreement) and the team's figures (`known`: the
+    rubrics' dimensions when read beforehand, scope.catalogue)."""
     if own.empty:
         return card_of_nothing()
     med = tm.team_medians(team.contractors, CARD_STATS, (contractor,), "team_contractors")
@@ -82,7 +89,9 @@ def card_vs_team(con: duckdb.DuckDBPyConnection, own: pd.DataFrame, contractor: 
     ceiling = team.researchers[["rubric", "dimension", *CARD_STATS[:3], "n_tasks"]]
     ceiling = ceiling.rename(columns={**{s: f"ceiling_{s}" for s in CARD_STATS[:3]}, "n_tasks": "ceiling_tasks"})
     card = own.merge(med, on=["rubric", "dimension"], how="left").merge(ceiling, on=["rubric", "dimension"], how="left")
-    card = card.merge(dimension_info(con, tuple(card["rubric"].unique())), on=["rubric", "dimension"], how="left")
+    card = card.merge(
+        dimension_info(con, tuple(card["rubric"].unique()), known), on=["rubric", "dimension"], how="left"
+    )
     card["dimension_label"] = card["dimension_label"].fillna(card["dimension"])
     card["is_primary"] = card["is_primary"].fillna(False).astype(bool)
     for c in ("team_contractors", "ceiling_tasks"):

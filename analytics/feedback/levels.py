@@ -9,11 +9,11 @@ from analytics.agreement import pairing as pg
 from analytics.agreement import sides as sd
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.feedback.scope import NO_FILTERS, dimension_info, subject_filter
+from analytics.feedback.scope import NO_FILTERS, Catalogue, dimension_info, subject_filter
 
 
 def levels_vs_researchers(
-    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters = NO_FILTERS
+    con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters = NO_FILTERS, known: Catalogue | None = None
 ) -> pd.DataFrame:
     """Per dimension, every level in scale order with the contractor's and the researchers' counts and shares,
     over the pairs on units both rated (side is "contractor" or "researcher")."""
@@ -42,7 +42,9 @@ def levels_vs_researchers(
     ).df(con)
     if df.empty:
         return df.assign(is_primary=pd.Series(dtype=bool), dimension_order=pd.Series(dtype=int))
-    info = dimension_info(con, tuple(df["rubric"].unique()))[["rubric", "dimension", "is_primary", "dimension_order"]]
+    info = dimension_info(con, tuple(df["rubric"].unique()), known)[
+        ["rubric", "dimension", "is_primary", "dimension_order"]
+    ]
     df = df.merge(info, on=["rubric", "dimension"], how="left")
     df["is_primary"] = df["is_primary"].fillna(False).astype(bool)
     return df.sort_values(

@@ -15,7 +15,6 @@ from analytics.agreement import team as tm
 from analytics.alarms.words import REST, dimension_words
 from analytics.core.formatting import is_missing, levels
 from analytics.describe import distributions as dist
-from analytics.describe.distributions import dimensions
 from analytics.effects import EFFECT_TITLES
 from analytics.effects.verdicts import (
     NOT_MEASURED,
@@ -28,6 +27,7 @@ from analytics.effects.verdicts import (
     tie_level,
     verdict,
 )
+from analytics.feedback.scope import Catalogue, rubric_dimensions
 from analytics.feedback.team import TeamFigures
 
 EFFECT_HEADERS = {  # a report effect column -> a table's header: which value is shrunk, which is the contractor's own
@@ -68,6 +68,7 @@ def rater_effects(
     card: pd.DataFrame,
     trend: pd.DataFrame,
     times: pd.DataFrame,
+    known: Catalogue | None = None,
 ) -> pd.DataFrame:
     """Each rater effect (REPORT_EFFECTS) checked on each rubric where it can be measured. Whether it applies
     (SHOWN) is the effects table's verdict (analytics.effects.verdicts), decided there once; the evidence speaks to the contractor in the report's own terms:
@@ -76,7 +77,7 @@ def rater_effects(
     mine = team.effects[team.effects["rater_id"] == contractor] if len(team.effects) else team.effects
     rows: list[dict] = []
     for rubric in rubric_names:
-        dims = dimensions(con, rubric)
+        dims = rubric_dimensions(con, rubric, known)
         rows += _position_effects(contractor, team.positions, rubric, dims)
         for effect in ("leniency_or_severity", "central_tendency", "halo"):
             rows += _table_effect(mine, rubric, effect, dims)

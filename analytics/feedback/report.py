@@ -89,6 +89,7 @@ class Shared:
     weeks: dict[str, pd.DataFrame]  # weekly.every_weekly_by_task: each contractor's pairs per rubric, week and task
     durations: dict[str, pd.DataFrame]  # durations.every_own_durations
     cases: dict[str, pd.DataFrame]  # cases.every_case_rows: each contractor's disagreements, before ranking
+    known: dict[str, pd.DataFrame]  # scope.catalogue of every rubric the contractors rated
 
 
 def own_figures(
@@ -130,7 +131,7 @@ def own_figures(
         trend=wk.early_late_trend(by_task, n_boot, seed),
         stamp=shared.stamp if shared else stamp(con, filters, None, False, n_boot, seed),
         durations=shared.durations[contractor] if shared else du.own_durations(con, contractor, filters),
-        levels=lv.levels_vs_researchers(con, contractor, filters),
+        levels=lv.levels_vs_researchers(con, contractor, filters, shared.known if shared else None),
         disagreements=cases,
     )
 
@@ -145,16 +146,18 @@ def feedback_report(
     max_cases: int = MAX_CASES,
     own: OwnFigures | None = None,
     names: dict[str, str] | None = None,
+    known: scope.Catalogue | None = None,
 ) -> FeedbackReport:
     """The contractor's whole feedback report under the filter (rubric and dates; other raters are ignored).
 
     Pass `team` (from team_figures with the same filter) to reuse it across contractors, and `own` (own_figures
-    with the same contractor, filter, n_boot, seed and max_cases) when it was computed beforehand."""
+    with the same contractor, filter, n_boot, seed and max_cases) when it was computed beforehand; `names`
+    (people.display_names) and `known` (scope.catalogue of the contractor's rubrics) when read once for many."""
     own = own or own_figures(con, contractor, filters, n_boot, seed, max_cases)
     if own.made_for() != (contractor, filters, n_boot, seed, max_cases):
         raise ValueError("feedback_report: `own` was computed for another contractor, filter, bootstrap or limit")
     team = team or team_figures(con, filters)
-    card = cd.card_vs_team(con, own.agreement, contractor, team)
+    card = cd.card_vs_team(con, own.agreement, contractor, team, known)
     weekly = wk.with_team_weeks(own.weeks, contractor, team.weekly)
     trend = own.trend
     times = du.durations_vs_team(own.durations, contractor, team.durations)
@@ -170,7 +173,7 @@ def feedback_report(
         trend=trend,
         levels=own.levels,
         disagreements=own.disagreements,
-        effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times),
+        effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times, known),
         durations=times,
         highlights=hl.highlights(card, trend, times),
         rules=rl.broken_rules(contractor, team),
@@ -190,7 +193,8 @@ def feedback_reports(
     max_cases: int = MAX_CASES,
 ) -> Iterator[FeedbackReport]:
     """feedback_report of each of `contractors` in turn, the figures they share computed once for all of them
-    (every contractor's agreement with researchers is one rater_agreement call instead of one each)."""
+    (every contractor's agreement with researchers, weekly pairs, durations and disagreements is one query for
+    all of them instead of one each, split per contractor; the rubrics' dimensions are read once)."""
     team = team or team_figures(con, filters)
     who = tuple(contractors)
     shared = Shared(
@@ -200,10 +204,11 @@ def feedback_reports(
         weeks=wk.every_weekly_by_task(con, who, filters),
         durations=du.every_own_durations(con, who, filters),
         cases=cs.every_case_rows(con, who, filters),
+        known=scope.catalogue(con, scope.every_contractors_rubrics(con, who, filters)),
     )
     for c in contractors:
         own = own_figures(con, c, filters, n_boot, seed, max_cases, shared)
-        yield feedback_report(con, c, filters, team, n_boot, seed, max_cases, own, shared.names)
+        yield feedback_report(con, c, filters, team, n_boot, seed, max_cases, own, shared.names, shared.known)
 
 
 def weekly_agreement(

@@ -3,6 +3,8 @@ rated, the dimensions of those rubrics, the contractor's span of ratings, and ru
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import duckdb
 import pandas as pd
 
@@ -51,11 +53,26 @@ def every_contractors_rubrics(
     return tuple(rated_rubrics(con, subjects_filter(filters, contractors))) if contractors else ()
 
 
-def dimension_info(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...]) -> pd.DataFrame:
-    """Label, primary flag and catalogue order of every dimension of the given rubrics."""
+Catalogue = Mapping[str, pd.DataFrame]  # rubric -> describe.distributions.dimensions, read once for many reports
+
+
+def catalogue(con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+    """The dimensions of each of the rubrics (describe.distributions.dimensions), to share between reports."""
+    return {r: dimensions(con, r) for r in rubric_names}
+
+
+def rubric_dimensions(con: duckdb.DuckDBPyConnection, rubric: str, known: Catalogue | None = None) -> pd.DataFrame:
+    """The rubric's dimensions: from `known` when it has them, else from the store."""
+    return known[rubric] if known is not None and rubric in known else dimensions(con, rubric)
+
+
+def dimension_info(
+    con: duckdb.DuckDBPyConnection, rubric_names: tuple[str, ...], known: Catalogue | None = None
+) -> pd.DataFrame:
+    """Label, primary flag and catalogue order of every dimension of the given rubrics (`known`: catalogue's)."""
     frames = []
     for r in rubric_names:
-        d = dimensions(con, r)
+        d = rubric_dimensions(con, r, known)
         frames.append(
             d.assign(rubric=r, dimension_label=d["label"])[
                 ["rubric", "dimension", "dimension_label", "is_primary", "dimension_order"]
