@@ -86,3 +86,13 @@ def test_the_catalogue_read_once_gives_what_the_store_gives(demo):
     same_frame(scope.dimension_info(demo, rubrics, known), scope.dimension_info(demo, rubrics))
     for c in CONTRACTORS:
         same_frame(levels.levels_vs_researchers(demo, c, Filters(), known), levels.levels_vs_researchers(demo, c))
+
+
+def test_every_levels_vs_researchers_is_each_contractors_own(demo):
+    f = Filters(date_from=pd.Timestamp("2026-03-09").date())
+    every = levels.every_levels_vs_researchers(demo, (*CONTRACTORS, "nobody"), f)
+    assert every["nobody"].empty
+    for c in CONTRACTORS:
+        own = levels.levels_vs_researchers(demo, c, f)
+        assert len(own) > 0
+        same_frame(every[c], own)

@@ -90,6 +90,7 @@ class Shared:
     durations: dict[str, pd.DataFrame]  # durations.every_own_durations
     cases: dict[str, pd.DataFrame]  # cases.every_case_rows: each contractor's disagreements, before ranking
     known: dict[str, pd.DataFrame]  # scope.catalogue of every rubric the contractors rated
+    levels: dict[str, pd.DataFrame]  # levels.every_levels_vs_researchers
 
 
 def own_figures(
@@ -131,7 +132,7 @@ def own_figures(
         trend=wk.early_late_trend(by_task, n_boot, seed),
         stamp=shared.stamp if shared else stamp(con, filters, None, False, n_boot, seed),
         durations=shared.durations[contractor] if shared else du.own_durations(con, contractor, filters),
-        levels=lv.levels_vs_researchers(con, contractor, filters, shared.known if shared else None),
+        levels=shared.levels[contractor] if shared else lv.levels_vs_researchers(con, contractor, filters),
         disagreements=cases,
     )
 
@@ -193,10 +194,11 @@ def feedback_reports(
     max_cases: int = MAX_CASES,
 ) -> Iterator[FeedbackReport]:
     """feedback_report of each of `contractors` in turn, the figures they share computed once for all of them
-    (every contractor's agreement with researchers, weekly pairs, durations and disagreements is one query for
+    (every contractor's agreement with researchers, weekly pairs, durations, levels and disagreements is one query for
     all of them instead of one each, split per contractor; the rubrics' dimensions are read once)."""
     team = team or team_figures(con, filters)
     who = tuple(contractors)
+    known = scope.catalogue(con, scope.every_contractors_rubrics(con, who, filters))
     shared = Shared(
         agreement=cd.every_own_agreement(con, who, filters, n_boot, seed),
         stamp=stamp(con, filters, None, False, n_boot, seed),
@@ -204,7 +206,8 @@ def feedback_reports(
         weeks=wk.every_weekly_by_task(con, who, filters),
         durations=du.every_own_durations(con, who, filters),
         cases=cs.every_case_rows(con, who, filters),
-        known=scope.catalogue(con, scope.every_contractors_rubrics(con, who, filters)),
+        known=known,
+        levels=lv.every_levels_vs_researchers(con, who, filters, known),
     )
     for c in contractors:
         own = own_figures(con, c, filters, n_boot, seed, max_cases, shared)
