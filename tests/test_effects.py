@@ -124,7 +124,7 @@ def test_central_tendency_by_hand(rated):
     c1 = rows[rows["rater_id"] == "c1"].set_index("dimension")
     assert c1["raw"].to_dict() == pytest.approx({"core": 1.0, "coherence": 1.0, "usefulness": 0.0})
     core_ratio = pd.Series([3, 2]).var() / pd.Series([3, 2, 5, 2, 4]).var()  # values 1..5
-    assert f"variance {core_ratio:.2f} times" in c1.loc["core", "evidence"]
+    assert f"vary {core_ratio:.2f} times as much" in c1.loc["core", "evidence"]
     assert c1.loc["usefulness", "se"] == pytest.approx(share_se(0.0, 2))  # a constant share keeps a floor
 
 

@@ -78,7 +78,7 @@ def test_page_opens_on_the_default_with_n_in_tasks_and_no_dates(page_store):
     assert "no dates" in captions
     assert "– to –" not in captions and "- to -" not in captions
     card = next(d.value for d in at.dataframe if "exact_agreement" in d.value.columns)  # the report card
-    assert list(card.columns[:4]) == ["dimension_label", "is_primary", "n_tasks", "n"]
+    assert list(card.columns[:5]) == ["rubric", "dimension_label", "is_primary", "n_tasks", "n"]
     assert card.loc[card["is_primary"], "n_tasks"].tolist() == [40]
     # Choosing another contractor sticks across reruns.
     at.selectbox(key="fb_contractor").select("a_first").run()

@@ -139,7 +139,7 @@ def test_snow_anger_card_and_highlights_read_weighted_kappa(anger):
     card = rep.card.iloc[0]
     assert display.card_rows(rep).iloc[0]["Exact"] == display.NOT_HEADLINE
     page = html_export.to_html(rep)
-    assert page.count(f"<td>{display.NOT_HEADLINE}</td>") == 2  # the exact-agreement strip and the Exact column
+    assert page.count(f">{display.NOT_HEADLINE}</td>") == 2  # the exact-agreement strip and the Exact column
     primary = rep.card.assign(is_primary=True)  # the catalogue marks no primary affect: read it as one
     sentence = highlights.highlights(primary, rep.trend.iloc[0:0], rep.durations.iloc[0:0])[0]
     assert f"weighted kappa (quadratic) with researchers {card['kappa']:.2f}" in sentence

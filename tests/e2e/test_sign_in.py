@@ -163,6 +163,7 @@ def test_a_viewer_has_no_explore_and_no_write(visitor):
     screenshot(visitor, "sign_in_viewer_data")
 
 
+@pytest.mark.timeout(300)  # signs in, then opens each of the card's six tabs
 def test_a_contractor_sees_only_their_own_card(visitor, small_store):
     contractors = small_store[1]
     sign_in(visitor, "eli@lab.org")
