@@ -106,13 +106,6 @@ def _room_for(source: Path, folder: Path) -> str | None:
     return None
 
 
-def _file_state(path: Path) -> tuple[int, int, int]:
-    """The store file's size and modification time, and its write-ahead log's size (0: none)."""
-    st = path.stat()
-    wal = Path(f"{path}.wal")
-    return st.st_size, st.st_mtime_ns, wal.stat().st_size if wal.exists() else 0
-
-
 def _copy_file(cur: duckdb.DuckDBPyConnection, source: Path, target: Path, key: tuple[str | None, int]) -> bool:
     """Checkpoint the store and copy its file to `target` (created 0600 without following a link) in a child
     process; whether the copy is whole: the file did not change meanwhile and the copy holds `key`."""
@@ -120,12 +113,12 @@ def _copy_file(cur: duckdb.DuckDBPyConnection, source: Path, target: Path, key: 
         cur.execute("CHECKPOINT")
     except duckdb.Error:
         return False  # e.g. a transaction of another program's kind is open: COPY FROM DATABASE instead
-    before = _file_state(source)
+    before = store.file_state(source)
     if before[2]:  # committed data still in the write-ahead log only
         return False
     os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE))
     done = subprocess.run(["cp", "--", str(source), str(target)], capture_output=True, check=False)
-    if done.returncode == 0 and _file_state(source) == before and copy_key(target) == key:
+    if done.returncode == 0 and store.file_state(source) == before and store.copy_key(target) == key:
         return True
     remove_entry(target)
     return False
@@ -148,20 +141,6 @@ def _copy_database(cur: duckdb.DuckDBPyConnection, folder: Path, target: Path) -
         for left in (tmp, Path(f"{tmp}.wal")):  # a copy that failed half way leaves nothing behind
             remove_entry(left)
     return version
-
-
-def copy_key(path: Path) -> tuple[str | None, int] | None:
-    """The (store identity, dataset version) a copy holds; None when it cannot be read."""
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error:
-        return None
-    try:
-        return store.store_identity(con), store.dataset_version(con)
-    except (duckdb.Error, IndexError, ValueError):
-        return None
-    finally:
-        con.close()
 
 
 def forget_old_snapshots(folder: Path, keep_s: float = KEEP_SNAPSHOTS_S) -> None:

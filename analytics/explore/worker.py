@@ -160,26 +160,6 @@ def _database_file(cur: duckdb.DuckDBPyConnection) -> Path | None:
     return Path(rows[0][0]) if rows and rows[0][0] else None
 
 
-def _file_state(path: Path) -> tuple[int, int, int]:
-    st = path.stat()
-    wal = Path(f"{path}.wal")
-    return st.st_size, st.st_mtime_ns, wal.stat().st_size if wal.exists() else 0
-
-
-def _snapshot_key(path: Path) -> tuple[str | None, int] | None:
-    """The (identity, dataset version) a copy holds; None when it cannot be read."""
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error:
-        return None
-    try:
-        return store.store_identity(con), store.dataset_version(con)
-    except (duckdb.Error, IndexError, ValueError):
-        return None
-    finally:
-        con.close()
-
-
 def _copy_in_child(source: Path, target: Path) -> None:
     """Copy the store file from another process. DuckDB holds its file with a POSIX lock, and the system
     drops a process's POSIX locks on a file when that process closes ANY handle on it: a copy made here
@@ -206,10 +186,10 @@ def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version
             except duckdb.Error:
                 time.sleep(0.2)
                 continue
-            before = _file_state(source)
+            before = store.file_state(source)
             if before[2] == 0:  # all committed data is in the main file
                 _copy_in_child(source, tmp)
-                if _file_state(source) == before and _snapshot_key(tmp) == (identity, version):
+                if store.file_state(source) == before and store.copy_key(tmp) == (identity, version):
                     os.replace(tmp, path)
                     return path
             with contextlib.suppress(OSError):
@@ -222,7 +202,7 @@ def _build_snapshot(cur: duckdb.DuckDBPyConnection, source: Path | None, version
         cur.execute(f'COPY FROM DATABASE "{database}" TO concord_explore_snapshot')
     finally:
         cur.execute("DETACH concord_explore_snapshot")
-    key = _snapshot_key(tmp)
+    key = store.copy_key(tmp)
     copied = key[1] if key else version  # the version the transaction saw (a load may have landed since)
     built = tmp.with_name(snapshot_name(path.name.split(".explore-")[0], identity, copied))
     os.replace(tmp, built)

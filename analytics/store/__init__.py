@@ -22,7 +22,15 @@ from analytics.store.migrations import (
     sync_catalogue,
 )
 from analytics.store.tx import WRITE_LOCK
-from analytics.store.version import bump_version, dataset_version, next_ingest_id, store_identity, table_counts
+from analytics.store.version import (
+    bump_version,
+    copy_key,
+    dataset_version,
+    file_state,
+    next_ingest_id,
+    store_identity,
+    table_counts,
+)
 
 __all__ = [
     "ALL_RUBRICS",
@@ -36,7 +44,9 @@ __all__ = [
     "StoreInUse",
     "bump_version",
     "damaged_message",
+    "copy_key",
     "dataset_version",
+    "file_state",
     "db_path",
     "is_damage",
     "migrate",

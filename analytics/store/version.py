@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 
 from analytics.core.queries import Query
@@ -42,3 +44,25 @@ def next_ingest_id(con: duckdb.DuckDBPyConnection) -> int:
                            (SELECT coalesce(max(ingest_id), 0) FROM unloads)) + 1"""
     ).fetchall()
     return int(row[0][0])
+
+
+def file_state(path: Path) -> tuple[int, int, int]:
+    """A store file's size and modification time, and its write-ahead log's size (0: none): unchanged while a
+    copy of it is taken means the copy is of one state."""
+    st = path.stat()
+    wal = Path(f"{path}.wal")
+    return st.st_size, st.st_mtime_ns, wal.stat().st_size if wal.exists() else 0
+
+
+def copy_key(path: Path) -> tuple[str | None, int] | None:
+    """The (store identity, dataset version) a store file or copy holds; None when it cannot be read."""
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        return store_identity(con), dataset_version(con)
+    except (duckdb.Error, IndexError, ValueError):
+        return None
+    finally:
+        con.close()
