@@ -30,13 +30,13 @@ WHERE kind = $kind AND rater_id = $rater_id AND rubric = $rubric AND dimension =
 )
 
 
-def _checked(name: str, text: str) -> str:
-    """The stripped text; ValueError when empty or over MAX_TEXT characters."""
-    value = text.strip()
+def checked_text(what: str, name: str, text: str, limit: int = MAX_TEXT) -> str:
+    """`text` stripped; ValueError ("`what` needs `name`") when empty, or when over `limit` characters."""
+    value = str(text).strip()
     if not value:
-        raise ValueError(f"an acknowledgement needs {name}")
-    if len(value) > MAX_TEXT:
-        raise ValueError(f"{name} has {len(value)} characters; at most {MAX_TEXT}")
+        raise ValueError(f"{what} needs {name}")
+    if len(value) > limit:
+        raise ValueError(f"{name} has {len(value)} characters; at most {limit}")
     return value
 
 
@@ -45,7 +45,8 @@ def acknowledge(
 ) -> None:
     """Record (or replace) a lead's acknowledgement of an alarm; ValueError without a name or a reason."""
     params = {"kind": kind, "rater_id": rater_id, "rubric": rubric, "dimension": dimension}
-    who, why = _checked("who acknowledges it", by), _checked("a reason", reason)
+    who = checked_text("an acknowledgement", "who acknowledges it", by)
+    why = checked_text("an acknowledgement", "a reason", reason)
     with tx.write(con):
         ACK_SAVE.bind(**params, by=who, reason=why).run(con)
         store.bump_version(con)

@@ -16,6 +16,7 @@ import duckdb
 import pandas as pd
 
 from analytics import store
+from analytics.alarms import acks
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.store import tx
@@ -64,12 +65,7 @@ def now() -> dt.datetime:
 
 def _checked(name: str, text: str) -> str:
     """The stripped text; ValueError when empty or over MAX_TEXT characters."""
-    value = str(text).strip()
-    if not value:
-        raise ValueError(f"a feedback event needs {name}")
-    if len(value) > MAX_TEXT:
-        raise ValueError(f"{name} has {len(value)} characters; at most {MAX_TEXT}")
-    return value
+    return acks.checked_text("a feedback event", name, text, MAX_TEXT)
 
 
 def record(
