@@ -64,9 +64,8 @@ def team_medians_each(
         rows = n > 0
         if not rows.any():
             continue
-        frame = pd.DataFrame({"rater_id": wanted[rows]})
-        for col, value in zip(cols, key if isinstance(key, tuple) else (key,), strict=True):
-            frame[col] = value
+        labels = dict(zip(cols, key if isinstance(key, tuple) else (key,), strict=True))
+        frame = pd.DataFrame({"rater_id": wanted[rows], **{c: [v] * int(rows.sum()) for c, v in labels.items()}})
         values = group[list(statistics)].to_numpy(dtype=float)
         with warnings.catch_warnings():  # a statistic nobody has is nan, as pandas' median gives
             warnings.simplefilter("ignore", RuntimeWarning)
