@@ -16,7 +16,7 @@ from analytics.core import rubrics
 from analytics.core.filters import Filters
 from analytics.review import case_view as cv
 from analytics.review import disagreements as dis
-from ui import case_panel, identity, query_log, sidebar, state
+from ui import alarm_panel, case_panel, identity, query_log, sidebar, state
 from ui import consistency_charts as cc
 from ui.charts import show
 from ui.tables import number_columns, table
@@ -31,7 +31,7 @@ RATES = ("rate", "rate_ci_low", "rate_ci_high", "team_rate", "difference_ci_low"
 @query_log.loader(max_entries=8, show_spinner="Checking the rubric rules...")
 def load(version: tuple, filters: Filters) -> rates.Consistency:
     """Every rule figure for one filter and dataset version."""
-    return reviewed_rules(state.cursor(), filters)
+    return reviewed_rules(state.cursor(), filters, alarm_panel.review_of(version, filters))
 
 
 @query_log.loader(max_entries=32)

@@ -75,7 +75,8 @@ def load_ceiling(version: tuple, rubric: str | None) -> pd.DataFrame:
 @query_log.loader(max_entries=8, show_spinner="Computing the team's figures...")
 def load_team(version: tuple, filters: Filters) -> fb_team.TeamFigures:
     """Every contractor's figures (only ever shown as medians) for one filter and version."""
-    return fb_team.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric))
+    alarms = alarm_panel.review_of(version, filters)  # the Overview's and Raters' review of the same team
+    return fb_team.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric), alarms)
 
 
 @query_log.loader(max_entries=8, show_spinner="Ranking who needs feedback next...")

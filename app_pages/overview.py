@@ -6,7 +6,6 @@ import datetime as dt
 
 import streamlit as st
 
-from analytics.alarms.review import review
 from analytics.consistency import rates
 from analytics.core.filters import Filters
 from analytics.describe import overview
@@ -39,7 +38,7 @@ def load(version: tuple, filters: Filters) -> dict:
 def load_alarms(version: tuple, filters: Filters) -> dict:
     """The review's alarms and power, the drift-alarmed contractors' weeks and the guideline-change markers."""
     con = state.cursor()
-    found = review(con, filters)
+    found = alarm_panel.review_of(version, filters)
     drifting = found.alerts[found.alerts["kind"] == "drift"]
     return {
         "alerts": found.alerts,

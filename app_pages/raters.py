@@ -40,7 +40,8 @@ EFFECT_TABLE = [
 @query_log.loader(max_entries=8)
 def load(version: tuple, filters: Filters, rubric: str, _progress: Report | None = None) -> raters.RatersView:
     """Every figure of the page for one rubric, filter and dataset version (`_progress` hears how far it is)."""
-    return raters.raters_view(state.cursor(), filters, rubric, progress=_progress)
+    alarms = alarm_panel.review_of(version, filters)  # the Overview's and Feedback's review of the same team
+    return raters.raters_view(state.cursor(), filters, rubric, progress=_progress, alarms=alarms)
 
 
 SHRUNK_AND_OWN = (

@@ -10,11 +10,12 @@ import pandas as pd
 import streamlit as st
 
 from analytics.alarms import acks, budget
-from analytics.alarms.review import KIND_TITLES
+from analytics.alarms.review import KIND_TITLES, Review, narrowed, scope, team_review
 from analytics.alarms.words import alarm_line, dimension_words
 from analytics.core import significance
+from analytics.core.filters import Filters
 from analytics.core.formatting import WEEK_MOMENT
-from ui import identity, state
+from ui import identity, query_log, state
 from ui.sidebar import rubric_title
 from ui.tables import column_label, number_columns, table
 from ui.text import md_escape
@@ -25,6 +26,18 @@ BUDGET_NOTE = (
     "are expected per review, whatever the team's size, the number of rules or the project's length "
     "(measured on simulated steady teams)."
 )
+
+
+@query_log.loader(max_entries=16, show_spinner="Testing every contractor for alarms...")
+def _team_review(version: tuple, team: Filters) -> Review:
+    """The alarm review of one team (review.scope of the sidebar's filters) and dataset version."""
+    return team_review(state.cursor(), team)
+
+
+def review_of(version: tuple, filters: Filters) -> Review:
+    """The alarm review under the sidebar's filters: one per team and dataset version, shared by every page
+    (Overview, Raters, Feedback, Consistency), narrowed to the filter's raters."""
+    return narrowed(_team_review(version, scope(filters)), filters)
 
 
 def _label(a: pd.Series, names: Callable[[str], str]) -> str:

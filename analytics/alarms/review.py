@@ -67,7 +67,24 @@ def scope(filters: Filters) -> Filters:
 
 def review(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> Review:
     """Every test of the team under the filter, the one step-up rule over all of their p-values, and the alarms."""
-    team, log = scope(filters), QueryLog()
+    return narrowed(team_review(con, scope(filters)), filters)
+
+
+def narrowed(found: Review, filters: Filters) -> Review:
+    """The review of the filter's team (`found`: team_review of scope(filters)) with the alarms of the filter's
+    raters: the same as review(con, filters), so pages whose filters differ only in raters, roles or dimensions
+    share one review."""
+    if scope(found.filters) != scope(filters):
+        raise ValueError("the review was of another team than the filter's")
+    alerts = found.alerts
+    if filters.raters:
+        alerts = alerts[alerts["rater_id"].isin(filters.raters)].reset_index(drop=True)
+    return replace(found, filters=filters, alerts=alerts)
+
+
+def team_review(con: duckdb.DuckDBPyConnection, team: Filters) -> Review:
+    """review() of the whole team a filter scopes (`team` is scope() of it), every contractor's alarms listed."""
+    log = QueryLog()
     effects = estimate_effects(con, team, log)
     rules = cons.consistency(con, team)
     p_values = np.concatenate([effects["p_value"].to_numpy(dtype=float), rules.raters["p_value"].to_numpy(dtype=float)])
@@ -78,9 +95,7 @@ def review(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> Rev
     rules = replace(rules, raters=raters)
     weeks = drift.week_sums(con, team, log)
     alerts = _alerts(effects, rules, weeks, markers.markers(con, team.rubric), ack.acks(con))
-    if filters.raters:
-        alerts = alerts[alerts["rater_id"].isin(filters.raters)].reset_index(drop=True)
-    return Review(filters, effects, rules, alerts, threshold, n_tests, power.power(effects, rules, weeks, n_tests))
+    return Review(team, effects, rules, alerts, threshold, n_tests, power.power(effects, rules, weeks, n_tests))
 
 
 def _alerts(
@@ -177,10 +192,16 @@ def _rule_alerts(rules: cons.Consistency) -> pd.DataFrame:
     )
 
 
-def reviewed_rules(con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS) -> cons.Consistency:
+def reviewed_rules(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, found: Review | None = None
+) -> cons.Consistency:
     """The rules' figures under the filter, with each contractor's rates, tests and flags from the review (the
-    whole team under the filter's rubric and dates; the rater filter chooses the rows)."""
-    own, tested = cons.consistency(con, filters), review(con, filters).rules.raters
+    whole team under the filter's rubric and dates; the rater filter chooses the rows). `found`: that review,
+    when the caller has it (team_review of scope(filters)); its rules are the figures when the filter narrows
+    nothing."""
+    found = narrowed(found, filters) if found is not None else review(con, filters)
+    own = found.rules if filters == scope(filters) else cons.consistency(con, filters)
+    tested = found.rules.raters
     if filters.raters:
         tested = tested[tested["rater_id"].isin(filters.raters)].reset_index(drop=True)
     return replace(own, raters=tested)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from analytics import agreement as ag
-from analytics.alarms.review import review
+from analytics.alarms.review import Review, narrowed, review
 from analytics.consistency import rates as cons
 from analytics.core.concurrent import side_by_side
 from analytics.core.filters import Filters
@@ -49,11 +49,15 @@ def researcher_figures(con: duckdb.DuckDBPyConnection, rubric: str | None = None
 
 
 def team_figures(
-    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, researchers: pd.DataFrame | None = None
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters = NO_FILTERS,
+    researchers: pd.DataFrame | None = None,
+    alarms: Review | None = None,
 ) -> TeamFigures:
     """Every contractor's figures under the filter and the ceiling (no intervals: only medians are shown).
 
-    Pass `researchers` (researcher_figures of the filter's rubric) to reuse them."""
+    Pass `researchers` (researcher_figures of the filter's rubric) and `alarms` (the review of the filter's team,
+    analytics.alarms.review.team_review) to reuse them."""
     f = team_filter(filters)
 
     def rest(c: duckdb.DuckDBPyConnection) -> dict:
@@ -65,7 +69,10 @@ def team_figures(
         }
 
     contractors, alarms, others = side_by_side(
-        con, lambda c: ag.rater_agreement(c, against_researchers(f)), lambda c: review(c, f), rest
+        con,
+        lambda c: ag.rater_agreement(c, against_researchers(f)),
+        lambda c: review(c, f) if alarms is None else narrowed(alarms, f),
+        rest,
     )
     return TeamFigures(
         filters=f,

@@ -11,7 +11,7 @@ import pandas as pd
 
 from analytics import agreement
 from analytics.agreement import MIN_TASKS
-from analytics.alarms.review import review
+from analytics.alarms.review import Review, narrowed, review
 from analytics.core.filters import Filters
 from analytics.core.queries import QueryLog
 from analytics.describe.distributions import dimensions
@@ -108,16 +108,18 @@ def raters_view(
     n_boot: int = 1000,
     seed: int = 0,
     progress: Callable[[float, str], None] | None = None,
+    alarms: Review | None = None,
 ) -> RatersView:
     """Effects, model and agreement with researchers for one rubric under the filter's dates; the rater filter
     picks whose figures are shown, never the team they are measured against (everyone is estimated). `progress`
-    hears the share of the work done and what comes next, as it goes."""
+    hears the share of the work done and what comes next, as it goes; `alarms` is the review of the filter's team
+    when the caller has it (analytics.alarms.review.team_review)."""
     say = progress or (lambda share, what: None)
     scoped = filters.but(rubric=rubric, raters=(), roles=())
     log = QueryLog()  # drift's weekly query runs once for the effects, the alerts and the weeks
     say(VIEW_STARTS["effects"], "Estimating rater effects and deciding alarms")
     # The review of the sidebar's filters, whichever rubric is shown: its alarms are those of Overview and alerts.
-    alarms = review(con, filters)
+    alarms = review(con, filters) if alarms is None else narrowed(alarms, filters)
     table = alarms.effects[alarms.effects["rubric"] == rubric].reset_index(drop=True)
     if filters.raters:
         table = table[table["rater_id"].isin(filters.raters)].reset_index(drop=True)
