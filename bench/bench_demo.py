@@ -9,7 +9,7 @@ AppTest of app.py:
 
 - `first visit`: the app has run once on the Overview (its sidebar cached, as it is when a user clicks through
   the navigation), then the `.run()` that opens the page; the Overview's is the app's first run itself, after the
-  pages' libraries are imported as the dashboard's server imports them while it starts (ui/serve.py preload).
+  pages' libraries are imported as the dashboard's server imports them while it starts (ui/serve.py starting).
 - `date change`: the rerun after moving the sidebar's date range start a week later (every page loader misses).
 - the Agreement page's toggle "Every contractor on every dimension": the rerun after switching it on.
 
@@ -79,9 +79,9 @@ def measure_page(name: str) -> dict[str, float]:
     """In this (fresh) process: the page's first visit, its rerun after a date change, and Agreement's toggle."""
     from streamlit.testing.v1 import AppTest
 
-    from ui.serve import preload
+    from ui.serve import starting
 
-    preload()  # as the server does while it starts (scripts/dashboard.sh runs it through ui.serve)
+    starting().join()  # as the server does while it starts (scripts/dashboard.sh runs it through ui.serve)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     out: dict[str, float] = {}
     if name != "Overview":

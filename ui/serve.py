@@ -18,6 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
+from streamlit import delta_generator
 from streamlit.web import cli
 
 import ui.headers  # noqa: F401 - installs the headers on import
@@ -63,6 +64,22 @@ def _is_module(name: str) -> bool:
         return False
 
 
+def not_a_repl() -> None:
+    """Skip Streamlit's once-a-process check, at the first element a page draws, of whether it runs in a Python
+    REPL: it reads the source of every frame of the run (about 0.2 s of the first visit on the 2-core machine) to
+    decide whether to print a hint; a server started here never is one."""
+    delta_generator._use_warning_has_been_displayed = True  # Streamlit 1.x: the flag that check sets once
+
+
+def starting() -> threading.Thread:
+    """What the server does as it starts, before its first visitor: no REPL check, and preload in a background
+    thread (returned)."""
+    not_a_repl()
+    thread = threading.Thread(target=preload, name="concord-preload", daemon=True)
+    thread.start()
+    return thread
+
+
 if __name__ == "__main__":
-    threading.Thread(target=preload, name="concord-preload", daemon=True).start()
+    starting()
     sys.exit(cli.main(prog_name="streamlit"))
