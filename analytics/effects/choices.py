@@ -20,10 +20,12 @@ def comparison_counts(con: duckdb.DuckDBPyConnection, filters: Filters, rubrics:
     the option shown first (one comparison per task)."""
     parts = []
     for rubric in rubrics:
+        dims = dist.dimensions(con, rubric)
+        if not dims["is_comparison"].astype(bool).any():
+            continue  # a rubric without comparison dimensions has no comparison to count
         counts = dist.position_bias(con, rubric, filters.but(roles=("contractor",)))
         counts = counts[~counts["pooled"].astype(bool) & ~counts["rater_id"].str.startswith("anon:")]
-        levels = dist.dimensions(con, rubric)[["dimension", "levels"]]
-        parts.append(counts.merge(levels, on="dimension").assign(rubric=rubric))
+        parts.append(counts.merge(dims[["dimension", "levels"]], on="dimension").assign(rubric=rubric))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 

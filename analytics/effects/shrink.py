@@ -36,6 +36,7 @@ typical rater has would be flagged as confidently as a planted habit.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -147,6 +148,34 @@ def shrink_one(raw: float, se: float, mu: float, var_mu: float, tau2: float) -> 
     return estimate, estimate - Z95 * sd, estimate + Z95 * sd
 
 
+def shrink_many(
+    raw: np.ndarray, se: np.ndarray, mu: np.ndarray, var_mu: np.ndarray, tau2: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """shrink_one of each position of the arrays (the same arithmetic, element by element)."""
+    usable = np.isfinite(raw) & np.isfinite(se) & (se > 0)
+    team = usable & np.isfinite(mu)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = tau2 / (tau2 + se**2)
+        shrunk = mu + b * (raw - mu)
+        sd = np.sqrt(b * se**2 + (1.0 - b) ** 2 * var_mu)
+        estimate = np.where(team, shrunk, raw)
+        low = np.where(team, shrunk - Z95 * sd, np.where(usable, raw - Z95 * se, np.nan))
+        high = np.where(team, shrunk + Z95 * sd, np.where(usable, raw + Z95 * se, np.nan))
+    return estimate, low, high
+
+
+def alarm_z_many(
+    raw: np.ndarray, se: np.ndarray, team_value: np.ndarray, var_team: np.ndarray, high: np.ndarray, margin: float
+) -> np.ndarray:
+    """alarm_z of each position of the arrays (`high`: whether the bad side is high), the same arithmetic."""
+    finite = np.isfinite(raw) & np.isfinite(se) & np.isfinite(team_value)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(se**2 + np.where(np.isfinite(var_team), var_team, 0.0))
+        beyond = np.where(high, raw - team_value - margin, team_value - margin - raw)
+        z = np.where(sd > 0, beyond / sd, np.nan)
+    return np.where(finite, z, np.nan)
+
+
 def alarm_z(raw: float, se: float, team_value: float, var_team: float, bad_side: str, margin: float = 0.0) -> float:
     """How many standard errors of the difference the raw estimate lies beyond the team value plus the margin, on
     the effect's bad side (NaN without a team or an estimate)."""
@@ -185,29 +214,30 @@ def shrink_effects(rows: pd.DataFrame, margins: dict[str, float] | None = None) 
     if missing:
         raise ValueError(f"shrink_effects needs columns {missing}")
     out = rows.reset_index(drop=True).copy()
-    values: dict[str, list] = {c: [math.nan] * len(out) for c in OUTPUT_COLUMNS}
-    values["flagged"] = [False] * len(out)
-    for (_, _, effect), group in out.groupby(list(GROUP), sort=False, dropna=False):
-        margin = margins.get(str(effect), 0.0)
-        raw = group["raw"].to_numpy(dtype=float)
-        se = group["se"].to_numpy(dtype=float)
-        se = np.where(se == 0.0, SE_FLOOR, se)
-        n_tasks = group["n_tasks"].to_numpy(dtype=int)
+    values = {c: np.full(len(out), np.nan) for c in OUTPUT_COLUMNS if c != "flagged"}
+    all_sides = out["bad_side"].astype(str).to_numpy()
+    if not np.isin(all_sides, SIDES).all():
+        raise ValueError(f"bad_side must be one of {SIDES}, not {sorted(set(all_sides) - set(SIDES))[0]!r}")
+    all_raw, all_se = out["raw"].to_numpy(dtype=float), out["se"].to_numpy(dtype=float)
+    all_n = out["n_tasks"].to_numpy(dtype=int)
+    groups = out.groupby(list(GROUP), sort=False, dropna=False).indices
+    for key, at in groups.items():
+        effect = cast(tuple, key)[2]
+        raw, sides, n_tasks = all_raw[at], all_sides[at], all_n[at]
+        se = np.where(all_se[at] == 0.0, SE_FLOOR, all_se[at])
         variance = task_variance(se, n_tasks)
         rest, var_rest = rest_of_team(raw, n_tasks, variance)
-        sides = group["bad_side"].astype(str).tolist()
         tau2 = bayes_modal_tau2(raw, se)
         mus, var_mus = team_means_without_each(raw, se, tau2)
-        for pos, i in enumerate(group.index):
-            mu = float(mus[pos])
-            estimate, low, high = shrink_one(float(raw[pos]), float(se[pos]), mu, float(var_mus[pos]), tau2)
-            values["estimate"][i], values["estimate_ci_low"][i], values["estimate_ci_high"][i] = estimate, low, high
-            values["team_value"][i] = mu
-            tested_se = max(float(se[pos]), math.sqrt(variance / n_tasks[pos]) if n_tasks[pos] > 0 else math.nan)
-            z = alarm_z(float(raw[pos]), tested_se, float(rest[pos]), float(var_rest[pos]), sides[pos], margin)
-            values["team_pooled"][i] = rest[pos]
-            values["z"][i], values["p_value"][i] = z, significance.z_p_value(z)
+        estimate, low, high = shrink_many(raw, se, mus, var_mus, tau2)
+        values["estimate"][at], values["estimate_ci_low"][at], values["estimate_ci_high"][at] = estimate, low, high
+        values["team_value"][at], values["team_pooled"][at] = mus, rest
+        with np.errstate(divide="ignore", invalid="ignore"):
+            floor = np.where(n_tasks > 0, np.sqrt(variance / np.where(n_tasks > 0, n_tasks, 1)), np.nan)
+        tested_se = np.where(floor > se, floor, se)  # max(se, floor) as Python's max: a nan floor keeps se
+        values["z"][at] = alarm_z_many(raw, tested_se, rest, var_rest, sides == "high", margins.get(str(effect), 0.0))
+    values["p_value"] = np.array([significance.z_p_value(float(z)) for z in values["z"]])
     for c in OUTPUT_COLUMNS:
-        out[c] = values[c]
+        out[c] = values[c] if c != "flagged" else False
     out["flagged"] = out["flagged"].astype(bool)
     return out
