@@ -38,10 +38,21 @@ EFFECT_TABLE = [
 
 
 @query_log.loader(max_entries=8)
-def load(version: tuple, filters: Filters, rubric: str, _progress: Report | None = None) -> raters.RatersView:
-    """Every figure of the page for one rubric, filter and dataset version (`_progress` hears how far it is)."""
+def load_effects(version: tuple, filters: Filters, rubric: str, _progress: Report | None = None) -> raters.EffectsView:
+    """The effects of one rubric, filter and dataset version (`_progress` hears how far it is)."""
     alarms = alarm_panel.review_of(version, filters)  # the Overview's and Feedback's review of the same team
-    return raters.raters_view(state.cursor(), filters, rubric, progress=_progress, alarms=alarms)
+    return raters.effects_view(state.cursor(), filters, rubric, progress=_progress, alarms=alarms)
+
+
+@query_log.loader(max_entries=8)
+def load_model(version: tuple, filters: Filters, rubric: str, _progress: Report | None = None) -> raters.ModelView:
+    """The rater model of one rubric, filter and dataset version, with accuracy beside agreement."""
+    return raters.model_view(state.cursor(), filters, rubric, progress=_progress)
+
+
+def fitted_here() -> set[tuple]:
+    """The (dataset version, filters, rubric) whose rater model this session has fitted (or asked for)."""
+    return st.session_state.setdefault("raters_fitted", set())  # type: ignore[no-any-return]
 
 
 SHRUNK_AND_OWN = (
@@ -49,6 +60,61 @@ SHRUNK_AND_OWN = (
     "team: that figure pulled toward the rest of the team in proportion to its noise, the one flags are read on; "
     "with few tasks it sits near the team's value, which is the team's and not evidence about the contractor."
 )
+
+
+def asked_for_model() -> bool:
+    """What the rater model is and a button to fit it; whether it was clicked on this run."""
+    st.caption(
+        "The rater model (Dawid-Skene with researcher labels as known truth) estimates each contractor's accuracy "
+        "on all their tasks, also those no researcher saw, and a consensus label for every unit. Its fit takes "
+        "longer than the rest of the page, so it runs when asked, with a progress bar, and is kept for these "
+        "filters and this rubric."
+    )
+    return st.button("Fit the rater model", key="raters_fit_model", type="primary")
+
+
+def show_model(fit: raters.ModelView, view: raters.EffectsView, rubric: str) -> None:
+    """The rater model's accuracy beside agreement on one dimension, and its consensus labels."""
+    beside = fit.beside
+    if beside.empty:
+        st.info("The rater model found nothing to fit: no unit of this rubric has ratings from two raters.")
+    else:
+        dims = list(dict.fromkeys(beside["dimension"]))
+        first = next((i for i, d in enumerate(dims) if d in view.primary), 0)
+        dimension = st.selectbox(
+            "Dimension", dims, index=first, key="raters_model_dim", format_func=lambda d: view.labels.get(d, d)
+        )
+        if dimension in rater_model.unconverged(fit.model):
+            st.warning(
+                f"The rater model did not converge on this dimension within {rater_model.MAX_ITERATIONS} steps: "
+                "its accuracies and consensus labels here are approximate."
+            )
+        if dimension in rater_model.uncalibrated(fit.model):
+            st.info(f"This dimension has {rater_model.uncalibration_text()}.")
+        one = beside[beside["dimension"] == dimension].assign(
+            rater_name=lambda d: d["rater_id"].map(sidebar.rater_name)
+        )
+        show(st, rc.model_vs_agreement(one, f"{view.labels.get(dimension, dimension)}: model accuracy and agreement"))
+        st.caption(
+            "Model accuracy: the probability that the contractor's label is the true label, estimated on all their "
+            "tasks by the rater model. Exact agreement: the share of tasks shared with a researcher where both gave "
+            "the same level. Points far below the diagonal do worse on the tasks no researcher saw."
+        )
+        table(
+            one.drop(columns=["rater_name"]),
+            f"model accuracy {rubric} {dimension}",
+            key="raters_dl_model",
+            column_config=number_columns(one),
+        )
+
+    st.subheader("Consensus labels")
+    consensus = fit.model.consensus
+    st.caption(
+        "The model's most probable label for every unit, with the probability it gives that label; units a "
+        "researcher labelled take the researcher's label. Download it as a labelled dataset."
+    )
+    table(consensus, f"consensus labels {rubric}", key="raters_dl_consensus", column_config=number_columns(consensus))
+
 
 filters = sidebar.current()
 st.title("Raters")
@@ -71,9 +137,9 @@ if rubric is None:
     st.info("No ratings are loaded. Load files on the Data page.")
     st.stop()
 version, chosen = state.version(), rubric
-# At 1M tasks the first view takes about half a minute (the rater model): a progress bar, and the work goes on
+# After a filter change the alarm review is computed again: a progress bar when it takes long, and the work goes on
 # if the user moves on (ui/progress.py).
-view = with_progress(lambda report: load(version, filters, chosen, report), "Estimating rater effects")
+view = with_progress(lambda report: load_effects(version, filters, chosen, report), "Estimating rater effects")
 
 st.subheader("Who shows which effect")
 if view.grid.empty:
@@ -144,40 +210,11 @@ else:
     )
 
 st.subheader("Rater model: accuracy on every task")
-beside = view.beside
-if beside.empty:
-    st.info("The rater model found nothing to fit: no unit of this rubric has ratings from two raters.")
-else:
-    dims = list(dict.fromkeys(beside["dimension"]))
-    first = next((i for i, d in enumerate(dims) if d in view.primary), 0)
-    dimension = st.selectbox(
-        "Dimension", dims, index=first, key="raters_model_dim", format_func=lambda d: view.labels.get(d, d)
-    )
-    if dimension in rater_model.unconverged(view.model):
-        st.warning(
-            f"The rater model did not converge on this dimension within {rater_model.MAX_ITERATIONS} steps: "
-            "its accuracies and consensus labels here are approximate."
-        )
-    if dimension in rater_model.uncalibrated(view.model):
-        st.info(f"This dimension has {rater_model.uncalibration_text()}.")
-    one = beside[beside["dimension"] == dimension].assign(rater_name=lambda d: d["rater_id"].map(sidebar.rater_name))
-    show(st, rc.model_vs_agreement(one, f"{view.labels.get(dimension, dimension)}: model accuracy and agreement"))
-    st.caption(
-        "Model accuracy: the probability that the contractor's label is the true label, estimated on all their "
-        "tasks by the rater model. Exact agreement: the share of tasks shared with a researcher where both gave "
-        "the same level. Points far below the diagonal do worse on the tasks no researcher saw."
-    )
-    table(
-        one.drop(columns=["rater_name"]),
-        f"model accuracy {rubric} {dimension}",
-        key="raters_dl_model",
-        column_config=number_columns(one),
-    )
-
-st.subheader("Consensus labels")
-consensus = view.model.consensus
-st.caption(
-    "The model's most probable label for every unit, with the probability it gives that label; units a "
-    "researcher labelled take the researcher's label. Download it as a labelled dataset."
-)
-table(consensus, f"consensus labels {rubric}", key="raters_dl_consensus", column_config=number_columns(consensus))
+# The fit is most of the page's work (issue #51: on demand, then cached): it runs when asked, and once asked in this
+# session for these filters and rubric it shows directly (a cache hit).
+key = (version, filters, chosen)
+if key in fitted_here() or asked_for_model():
+    fitted_here().add(key)
+    # At 1M tasks the fit takes about half a minute: a progress bar, and the work goes on if the user moves on.
+    fit = with_progress(lambda report: load_model(version, filters, chosen, report), "Fitting the rater model")
+    show_model(fit, view, rubric)

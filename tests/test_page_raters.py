@@ -1,7 +1,10 @@
 """AppTest of the Raters page on the demo store: who shows which effect, one contractor's effects against the
-team, the model's accuracy beside agreement with researchers, and the consensus labels to download."""
+team, and (fitted when asked, issue #51) the model's accuracy beside agreement with researchers and the consensus
+labels to download."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 import pandas as pd
 
@@ -13,6 +16,12 @@ from tests.conftest import app_test
 from ui import raters_charts as rc
 
 PAGE = "app_pages/raters.py"
+FIT = "raters_fit_model"
+
+
+def fitted(at):
+    """The page after clicking "Fit the rater model"."""
+    return at.button(key=FIT).click().run()
 
 
 def _markdown(at) -> str:
@@ -21,7 +30,7 @@ def _markdown(at) -> str:
 
 
 def test_effects_model_and_consensus_on_the_demo(shared_app_store):
-    at = app_test(PAGE)
+    at = fitted(app_test(PAGE))
     assert not at.exception, at.exception
     text = _markdown(at)
     assert "Flagged:" in text
@@ -73,7 +82,7 @@ def test_an_unconverged_fit_is_flagged_on_the_page(app_store, monkeypatch):
     """When the rater model stops at its step limit on the dimension shown, the page says its figures there are
     approximate (and says nothing when it converged: test_effects_model_and_consensus_on_the_demo)."""
     monkeypatch.setattr(rater_model, "MAX_ITERATIONS", 2)
-    at = app_test(PAGE)
+    at = fitted(app_test(PAGE))
     assert not at.exception, at.exception
     assert any("did not converge on this dimension within 2 steps" in w.value for w in at.warning)
 
@@ -82,24 +91,67 @@ def test_an_uncalibrated_dimension_is_labelled_on_the_page(app_store, monkeypatc
     """When the dimension shown has too few researcher-labelled units to calibrate its accuracy intervals on, the
     page says so with the coverage such intervals were measured to have."""
     monkeypatch.setattr(calibration, "MIN_CALIBRATION_UNITS", 10**9)
-    at = app_test(PAGE)
+    at = fitted(app_test(PAGE))
     assert not at.exception, at.exception
     assert any(f"covered {calibration.UNCALIBRATED_COVERAGE}" in i.value for i in at.info)
 
 
-def test_the_view_reports_its_progress_in_order(demo_store):
-    """raters_view tells its progress from 0 to the last part, never backwards, naming the dimensions fitted."""
+def test_the_views_report_their_progress_in_order(demo_store):
+    """effects_view and model_view each tell their progress from 0 to their last part, never backwards, the model
+    naming the dimensions fitted."""
     con = store.open_store(demo_store, read_only=True)
     heard: list[tuple[float, str]] = []
-    raters.raters_view(con, Filters(), "answer_comparison", n_boot=0, progress=lambda s, what: heard.append((s, what)))
+    raters.effects_view(con, Filters(), "answer_comparison", progress=lambda s, what: heard.append((s, what)))
+    assert [s for s, _ in heard] == [0.0, raters.EFFECTS_STARTS["drift"]]
+    assert heard[0][1] == "Estimating rater effects and deciding alarms"
+    heard.clear()
+    raters.model_view(con, Filters(), "answer_comparison", n_boot=0, progress=lambda s, what: heard.append((s, what)))
     con.close()
     shares = [s for s, _ in heard]
-    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == raters.VIEW_STARTS["drift"]
-    assert heard[0][1] == "Estimating rater effects and deciding alarms"
+    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == raters.MODEL_STARTS["agreement"]
     fitting = [(s, what) for s, what in heard if what.startswith("Fitting the rater model")]
     assert (
-        fitting[1][1].startswith("Fitting the rater model: 1 of") and fitting[-1][0] == raters.VIEW_STARTS["agreement"]
+        fitting[1][1].startswith("Fitting the rater model: 1 of") and fitting[-1][0] == raters.MODEL_STARTS["agreement"]
     )
+
+
+def test_the_model_is_fitted_when_asked_and_then_shown_directly(app_store, demo_store, monkeypatch):
+    """Issue #51: the page opens with the effects and no fit (a button instead of the model's sections); the
+    button fits it, and later runs under the same filters and rubric show it from the cache without fitting again;
+    a date change asks again. What it shows is model_view's figures."""
+    con = store.open_store(demo_store, read_only=True)
+    expected = raters.model_view(con, Filters(), "answer_comparison")
+    con.close()
+    fits: list[str] = []
+    fit = rater_model.fit_model
+    monkeypatch.setattr(
+        rater_model, "fit_model", lambda con, filters, **kw: fits.append(filters.rubric) or fit(con, filters, **kw)
+    )
+    at = app_test(PAGE)
+    assert not at.exception, at.exception
+    assert fits == [] and at.button(key=FIT).label == "Fit the rater model"
+    assert "Who shows which effect" in [h.value for h in at.subheader]
+    assert "Consensus labels" not in [h.value for h in at.subheader]
+    assert not any("accuracy" in t.value.columns for t in at.dataframe)
+
+    fitted(at)
+    assert not at.exception, at.exception
+    assert fits == ["answer_comparison"] and "Consensus labels" in [h.value for h in at.subheader]
+    dimension = at.selectbox(key="raters_model_dim").value
+    shown = next(t.value for t in at.dataframe if "accuracy" in t.value.columns)
+    one = expected.beside[expected.beside["dimension"] == dimension].reset_index(drop=True)
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), one)
+
+    at.selectbox(key="raters_contractor").select_index(1).run()
+    assert not at.exception and fits == ["answer_comparison"]
+    assert at.selectbox(key="raters_model_dim").value == dimension  # shown directly, not fitted again
+
+    dates = at.sidebar.date_input(key="f_dates")
+    lo, hi = dates.value
+    dates.set_value((lo + dt.timedelta(days=7), hi)).run()
+    assert not at.exception and fits == ["answer_comparison"]
+    assert not any(s.key == "raters_model_dim" for s in at.selectbox)
+    assert at.button(key=FIT).label == "Fit the rater model"
 
 
 def test_choosing_another_contractor_redraws(shared_app_store):
