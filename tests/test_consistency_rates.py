@@ -4,7 +4,9 @@ for the test: which submissions it checks and breaks is set here, so every count
 from __future__ import annotations
 
 import datetime as dt
+import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import fisher_exact
@@ -13,8 +15,9 @@ from analytics import store
 from analytics.agreement import intervals as iv
 from analytics.alarms import budget
 from analytics.consistency import catalogue, rates, results
-from analytics.core import stats
+from analytics.core import significance, stats
 from analytics.core.filters import Filters
+from analytics.core.rater_ids import is_anonymous
 
 RUBRIC = "answer_comparison"
 START = dt.datetime(2026, 3, 2, 9)
@@ -152,3 +155,43 @@ def test_a_read_only_store_computes_without_writing(con, tmp_path, monkeypatch):
     assert results.source(ro) == results.FOUND
     assert ro.execute("SELECT count(*) FROM rule_results").fetchall()[0][0] == 0
     assert len(rates.consistency(ro).violations) == 2 * 39
+
+
+def test_the_vectorised_p_values_equal_one_fisher_test_per_row(demo_store):
+    """rater_table's p-values (one vectorised call, issue 50 item 9) are significance.fisher_p_value of each row to
+    the last bit, on the demo's rules and on counts with the edge cases: a contractor alone on a rule (no team), a
+    rule that only reports (no test), nothing broken, everything broken."""
+    con = store.open_store(demo_store, read_only=True)
+    demo = rates.counts_query(Filters(), results.source(con)).df(con)
+    con.close()
+    edges = pd.DataFrame(
+        [
+            ("c01", "contractor", "test_no_break", 12, 12),
+            ("c02", "contractor", "test_no_break", 30, 0),
+            ("c03", "contractor", "test_no_break", 1, 1),
+            ("c01", "contractor", "test_reported", 5, 2),
+            ("c02", "contractor", "test_reported", 9, 1),
+            ("c09", "contractor", "test_alone", 7, 3),
+        ],
+        columns=["rater_id", "role", "rule_id", "n_checked", "n_violations"],
+    )
+    alone = catalogue.Rule("test_alone", RUBRIC, "One contractor only.", ("submissions.comment",), _breaks)
+    for counts, rules in ((demo, catalogue.rules()), (edges, (TEST_RULE, REPORTED, alone))):
+        table = rates.rater_table(counts, rules)
+        flags = {r.rule_id: r.flags for r in rules}
+        expected = [
+            significance.fisher_p_value(int(r.n_violations), int(r.n_checked), int(tv), int(r.team_checked))
+            if flags[r.rule_id]
+            else math.nan
+            for r, tv in zip(table.itertuples(), _team_violations(counts, table), strict=True)
+        ]
+        got = table["p_value"].to_numpy()
+        assert np.array_equal(got, np.array(expected), equal_nan=True)
+        assert np.isfinite(got).any() and np.isnan(got).any()
+
+
+def _team_violations(counts: pd.DataFrame, table: pd.DataFrame) -> list[int]:
+    """Each row's team violations: the rule's other named contractors' (from the counts, not from the rates)."""
+    people = counts[(counts["role"] == "contractor") & ~counts["rater_id"].map(is_anonymous)]
+    totals = people.groupby("rule_id")["n_violations"].sum()
+    return [int(totals[r]) - int(v) for r, v in zip(table["rule_id"], table["n_violations"], strict=True)]
