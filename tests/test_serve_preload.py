@@ -55,5 +55,5 @@ def test_after_starting_the_first_run_imports_no_library_and_no_engine_module(ap
     late = [m for m in new if m.split(".")[0] not in ("ui", "app_pages", "streamlit")]
     assert not [m for m in late if m.split(".")[0] == "analytics"], late
     # A library's own lazily imported parts (pandas' reshape on a first pivot) may come late; no library may.
-    libraries = {"pandas", "numpy", "scipy", "altair", "duckdb", "pyarrow", "sklearn", "scipy.stats", "scipy.optimize"}
+    libraries = {"pandas", "numpy", "scipy", "altair", "duckdb", "pyarrow", "scipy.stats", "jinja2"}
     assert not libraries & set(late), late

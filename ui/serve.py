@@ -27,6 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # Not preloaded: the pages' own helpers (ui: their Streamlit caches are declared when the server runs a page) and
 # Streamlit, which the server has already imported.
 NOT_PRELOADED = ("ui", "app_pages", "streamlit", "__future__")
+# Imported by a library on first use rather than by the pages: pandas' Styler (DataFrame.style, the tables with
+# coloured cells) and jinja2 under it, about 0.23 s of the first page that draws one.
+LAZY = ("pandas.io.formats.style",)
 
 
 def page_imports(root: Path = ROOT) -> list[str]:
@@ -46,7 +49,7 @@ def page_imports(root: Path = ROOT) -> list[str]:
 def preload(names: list[str] | None = None) -> list[str]:
     """Import each of `names` (page_imports by default) that is a module; the names imported."""
     done = []
-    for name in page_imports() if names is None else names:
+    for name in [*page_imports(), *LAZY] if names is None else names:
         parent, _, _ = name.rpartition(".")
         if parent and parent not in sys.modules and not _is_module(parent):
             continue
