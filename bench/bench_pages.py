@@ -36,8 +36,9 @@ PAGES = {
     "Disagreements": "app_pages/disagreements.py",
     "Feedback": "app_pages/feedback.py",
 }
-# The page #11 does not name that reads these ratings, measured beside them by bench/run_all.py: Raters refits its
-# rater model on a date change (about two minutes at 1M tasks, under a spinner, then cached). Consistency would
+# The page #11 does not name that reads these ratings, measured beside them by bench/run_all.py: Raters (its
+# effects sections; since issue 50 its rater model is fitted only when its button is clicked, about two minutes at
+# 1M tasks with progress, then cached, and this row does not click it). Consistency would
 # be empty here (its rules are checked on rubric documents, not the long format): bench_consistency.py times it.
 OTHER_PAGES = {"Raters": "app_pages/raters.py"}
 CHANGED_FROM = dt.date(2026, 1, 12)  # the benchmark's ratings run from 2026-01-05 for 8 weeks
