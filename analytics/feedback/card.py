@@ -9,7 +9,14 @@ import pandas as pd
 from analytics import agreement as ag
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
-from analytics.feedback.scope import NO_FILTERS, Catalogue, against_researchers, dimension_info, subject_filter
+from analytics.feedback.scope import (
+    NO_FILTERS,
+    Catalogue,
+    against_researchers,
+    dimension_info,
+    per_rater,
+    subject_filter,
+)
 from analytics.feedback.team import TeamFigures, team_figures, with_kappa
 
 CARD_STATS = ("exact_agreement", "coarse_agreement", "kappa", "mean_difference")
@@ -68,6 +75,16 @@ def every_own_agreement(
     return {c: by_rater.get(c, every.iloc[:0]) for c in contractors}
 
 
+def team_card_medians(team: TeamFigures, contractor: str) -> pd.DataFrame:
+    """Per dimension, the team median of each card statistic over the other contractors (agreement.team)."""
+    return tm.team_medians(team.contractors, CARD_STATS, (contractor,), "team_contractors")
+
+
+def every_team_card_medians(team: TeamFigures, contractors: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+    """team_card_medians of each of `contractors` in one pass (agreement.team.team_medians_each)."""
+    return per_rater(tm.team_medians_each(team.contractors, CARD_STATS, contractors, "team_contractors"), contractors)
+
+
 def card_of_nothing() -> pd.DataFrame:
     """The report card of a contractor without agreement rows."""
     return pd.DataFrame(columns=list(CARD_COLUMNS))
@@ -79,12 +96,14 @@ def card_vs_team(
     contractor: str,
     team: TeamFigures,
     known: Catalogue | None = None,
+    medians: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """report_card from the contractor's agreement rows (own_agreement) and the team's figures (`known`: the
-    rubrics' dimensions when read beforehand, scope.catalogue)."""
+    rubrics' dimensions when read beforehand, scope.catalogue; `medians`: team_card_medians of the contractor,
+    when computed for many by every_team_card_medians)."""
     if own.empty:
         return card_of_nothing()
-    med = tm.team_medians(team.contractors, CARD_STATS, (contractor,), "team_contractors")
+    med = team_card_medians(team, contractor) if medians is None else medians
     med = med.rename(columns={s: f"team_{s}" for s in CARD_STATS})
     ceiling = team.researchers[["rubric", "dimension", *CARD_STATS[:3], "n_tasks"]]
     ceiling = ceiling.rename(columns={**{s: f"ceiling_{s}" for s in CARD_STATS[:3]}, "n_tasks": "ceiling_tasks"})

@@ -8,7 +8,7 @@ import pandas as pd
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.feedback.scope import subject_filter, subjects_filter
+from analytics.feedback.scope import per_rater, subject_filter, subjects_filter
 
 
 def contractor_durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
@@ -57,14 +57,30 @@ def no_durations() -> pd.DataFrame:
     return pd.DataFrame(columns=DURATION_COLUMNS)
 
 
-def durations_vs_team(own: pd.DataFrame, contractor: str, team_durations: pd.DataFrame) -> pd.DataFrame:
+def team_duration_medians(team_durations: pd.DataFrame, contractor: str) -> pd.DataFrame:
+    """Per rubric, the median of the other contractors' median seconds (`team_durations`: contractor_durations
+    rows)."""
+    return tm.team_medians(team_durations, ("median_s",), (contractor,), "team_contractors", ("rubric",), "submissions")
+
+
+def every_team_duration_medians(team_durations: pd.DataFrame, contractors: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+    """team_duration_medians of each of `contractors` in one pass (agreement.team.team_medians_each)."""
+    each = tm.team_medians_each(
+        team_durations, ("median_s",), contractors, "team_contractors", ("rubric",), "submissions"
+    )
+    return per_rater(each, contractors)
+
+
+def durations_vs_team(
+    own: pd.DataFrame, contractor: str, team_durations: pd.DataFrame, medians: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per rubric: the contractor's submissions, median (and quartiles of) seconds per submission, the median of
     other contractors' medians, and the ratio of the two (below 1 = faster than the team), from the contractor's
     rows (own_durations) and every contractor's (`team_durations`: contractor_durations rows); the team median is
-    analytics.agreement.team's."""
+    analytics.agreement.team's (`medians`: team_duration_medians of the contractor, when computed beforehand)."""
     if own.empty:
         return no_durations()
-    med = tm.team_medians(team_durations, ("median_s",), (contractor,), "team_contractors", ("rubric",), "submissions")
+    med = team_duration_medians(team_durations, contractor) if medians is None else medians
     out = own.merge(med.rename(columns={"median_s": "team_median_s"}), on="rubric", how="left")
     out["team_median_s"] = out["team_median_s"].astype(float)
     out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)

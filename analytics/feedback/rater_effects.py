@@ -4,6 +4,7 @@ show it, with the evidence in the report's own terms and advice where it applies
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import duckdb
@@ -18,6 +19,7 @@ from analytics.describe import distributions as dist
 from analytics.effects import EFFECT_TITLES
 from analytics.effects.verdicts import (
     NOT_MEASURED,
+    NOT_SHOWN,
     REPORT_EFFECTS,
     SHOWN,
     STATUS_ORDER,
@@ -25,7 +27,6 @@ from analytics.effects.verdicts import (
     TOO_FEW,
     advice,
     tie_level,
-    verdict,
 )
 from analytics.feedback.scope import Catalogue, rubric_dimensions
 from analytics.feedback.team import TeamFigures
@@ -60,6 +61,23 @@ EFFECT_COLUMNS = (
 )
 
 
+EffectRows = Mapping[str, list[dict]]  # rubric -> one contractor's effects-table rows in it, in the table's order
+
+
+def effect_rows(effects: pd.DataFrame, contractor: str) -> dict[str, list[dict]]:
+    """The contractor's rows of the effects table (analytics.effects.estimate_effects), per rubric."""
+    return every_effect_rows(effects, (contractor,))[contractor]
+
+
+def every_effect_rows(effects: pd.DataFrame, contractors: tuple[str, ...]) -> dict[str, dict[str, list[dict]]]:
+    """effect_rows of each of `contractors` from one pass over the effects table."""
+    out: dict[str, dict[str, list[dict]]] = {c: {} for c in contractors}
+    for row in effects.to_dict("records") if len(effects) else []:
+        if (mine := out.get(row["rater_id"])) is not None:
+            mine.setdefault(row["rubric"], []).append(row)
+    return out
+
+
 def rater_effects(
     con: duckdb.DuckDBPyConnection,
     contractor: str,
@@ -69,21 +87,23 @@ def rater_effects(
     trend: pd.DataFrame,
     times: pd.DataFrame,
     known: Catalogue | None = None,
+    mine: EffectRows | None = None,
 ) -> pd.DataFrame:
     """Each rater effect (REPORT_EFFECTS) checked on each rubric where it can be measured. Whether it applies
-    (SHOWN) is the effects table's verdict (analytics.effects.verdicts), decided there once; the evidence speaks to the contractor in the report's own terms:
-    position bias and ties (distributions.position_bias), leniency or severity, central tendency and halo (the
-    effects table), haste (time per submission) and drift (the early/late trend)."""
-    mine = team.effects[team.effects["rater_id"] == contractor] if len(team.effects) else team.effects
+    (SHOWN) is the effects table's verdict (analytics.effects.verdicts), decided there once; the evidence speaks to
+    the contractor in the report's own terms: position bias and ties (distributions.position_bias), leniency or
+    severity, central tendency and halo (the effects table), haste (time per submission) and drift (the early/late
+    trend). `mine`: effect_rows of the contractor, when split beforehand for many (every_effect_rows)."""
+    mine = effect_rows(team.effects, contractor) if mine is None else mine
     rows: list[dict] = []
     for rubric in rubric_names:
         dims = rubric_dimensions(con, rubric, known)
         rows += _position_effects(contractor, team.positions, rubric, dims)
         for effect in ("leniency_or_severity", "central_tendency", "halo"):
-            rows += _table_effect(mine, rubric, effect, dims)
+            rows += _table_effect(mine.get(rubric, []), rubric, effect, dims)
     rows += _haste_effects(times, card)
     rows += _drift_effects(trend)
-    rows = [_decided(r, mine) for r in rows]
+    rows = [_decided(r, mine.get(r["rubric"], [])) for r in rows]
     out = pd.DataFrame(rows, columns=list(EFFECT_COLUMNS))
     if out.empty:
         return out
@@ -97,17 +117,29 @@ def rater_effects(
     return out.loc[key.sort_values(["status", "effect", "rubric"], kind="stable").index].reset_index(drop=True)
 
 
-def _decided(row: dict, mine: pd.DataFrame) -> dict:
-    """An effect row with its status set to the verdict on the contractor's effects table rows (`mine`), its advice
-    kept only where the effect is shown. A row the report's own evidence finds too thin (too few, not measured)
-    stays so unless the alarm layer flags the effect: then it is shown with the alarm's own figures, so a card
-    never says "too few to judge" beside an alarm."""
-    status = verdict(mine, row["effect"], row["rubric"])
+def row_verdict(rows: list[dict], effect: str) -> str:
+    """analytics.effects.verdicts.verdict on the contractor's effects-table rows of one rubric (effect_rows'):
+    SHOWN when one of the report effect's rows is flagged, else NOT_SHOWN."""
+    return SHOWN if any(r["flagged"] for r in _of_effect(rows, effect)) else NOT_SHOWN
+
+
+def _of_effect(rows: list[dict], effect: str) -> list[dict]:
+    """The rows of the effects table's effects that decide a report effect (TABLE_EFFECTS), in table order."""
+    table = TABLE_EFFECTS[effect]
+    return [r for r in rows if r["effect"] in table]
+
+
+def _decided(row: dict, mine: list[dict]) -> dict:
+    """An effect row with its status set to the verdict on the contractor's effects table rows of its rubric
+    (`mine`), its advice kept only where the effect is shown. A row the report's own evidence finds too thin (too
+    few, not measured) stays so unless the alarm layer flags the effect: then it is shown with the alarm's own
+    figures, so a card never says "too few to judge" beside an alarm."""
+    status = row_verdict(mine, row["effect"])
     if row["status"] == JUDGED:
         return row | {"status": status, "advice": row["advice"] if status == SHOWN else ""}
     if status != SHOWN:
         return row
-    alarm = _strongest_alarm(mine, row["effect"], row["rubric"])
+    alarm = _strongest_alarm(mine, row["effect"])
     where = dimension_words(str(alarm["rubric"]), str(alarm["dimension"])) if alarm["dimension"] else "The whole rubric"
     values = dict(value=alarm["estimate"], ci_low=alarm["estimate_ci_low"], ci_high=alarm["estimate_ci_high"])
     values |= dict(raw=alarm["raw"], shrunk=True, reference=alarm["team_value"], n=int(alarm["n_tasks"]), n_of="tasks")
@@ -118,22 +150,24 @@ def _decided(row: dict, mine: pd.DataFrame) -> dict:
     )
 
 
-def _strongest_alarm(mine: pd.DataFrame, effect: str, rubric: str) -> pd.Series:
-    """The contractor's flagged effects-table row of a report effect in a rubric with the largest z."""
-    rows = mine[mine["effect"].isin(TABLE_EFFECTS[effect]) & (mine["rubric"] == rubric) & mine["flagged"]]
-    return rows.sort_values("z", ascending=False).iloc[0]
+def _strongest_alarm(mine: list[dict], effect: str) -> dict:
+    """The contractor's flagged effects-table row of a report effect in a rubric with the largest z (the first of
+    equals; a z that is not a number counts last)."""
+    flagged = [r for r in _of_effect(mine, effect) if r["flagged"]]
+    return max([r for r in flagged if not math.isnan(r["z"])] or flagged, key=lambda r: r["z"])
 
 
-def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFrame) -> list[dict]:
-    """One report row of an effect read straight from the effects table: the flagged dimension furthest from
-    the team (or, none flagged, the furthest of those with enough tasks), with its evidence."""
-    rows = mine[mine["effect"].isin(TABLE_EFFECTS[effect]) & (mine["rubric"] == rubric)]
-    if rows.empty:
+def _table_effect(mine: list[dict], rubric: str, effect: str, dims: pd.DataFrame) -> list[dict]:
+    """One report row of an effect read straight from the effects table (`mine`: the contractor's rows of the
+    rubric): the flagged dimension furthest from the team (or, none flagged, the furthest of those with enough
+    tasks), with its evidence."""
+    rows = _of_effect(mine, effect)
+    if not rows:
         return []
     labels = dict(zip(dims["dimension"], dims["label"], strict=True))
-    enough = rows[(rows["n_tasks"] >= ag.MIN_TASKS) | rows["flagged"].astype(bool)]  # an alarm needs no floor
-    if enough.empty:
-        most = int(rows["n_tasks"].max())
+    enough = [r for r in rows if r["n_tasks"] >= ag.MIN_TASKS or bool(r["flagged"])]  # an alarm needs no floor
+    if not enough:
+        most = int(max(r["n_tasks"] for r in rows))
         return [
             _effect(
                 effect,
@@ -144,14 +178,12 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
                 n_of="tasks",
             )
         ]
-    flagged = enough[enough["flagged"]]
-    pool = flagged if len(flagged) else enough
-    top = pool.loc[(pool["estimate"] - pool["team_value"]).abs().idxmax()]  # type: ignore[call-overload]
+    flagged = [r for r in enough if r["flagged"]]
+    pool = flagged or enough
+    top = pool[int(np.nanargmax([abs(r["estimate"] - r["team_value"]) for r in pool]))]  # as pandas idxmax
     name = EFFECT_TITLES.get(str(top["effect"]), REPORT_EFFECTS[effect])
     where = labels.get(top["dimension"], top["dimension"]) if top["dimension"] else "the whole rubric"
-    listed = " ".join(
-        plain(r, labels.get(r["dimension"], r["dimension"]) or "The whole rubric") for _, r in flagged.iterrows()
-    )
+    listed = " ".join(plain(r, labels.get(r["dimension"], r["dimension"]) or "The whole rubric") for r in flagged)
     judged = f"{len(flagged)} of the {len(enough)} dimensions" if len(enough) > 1 else "the one dimension"
     evidence = (
         f"{name} shows on {judged} with an alarm or at least {ag.MIN_TASKS} tasks. {listed}"
@@ -181,7 +213,7 @@ def _table_effect(mine: pd.DataFrame, rubric: str, effect: str, dims: pd.DataFra
     ]
 
 
-def plain(row: pd.Series, where: str) -> str:
+def plain(row: Mapping[str, Any], where: str) -> str:
     """An effects-table row in plain words, the figures as the table has them: the contractor's own value on their
     tasks, the value once chance on that many tasks is allowed for (what the alarm judges), and the rest of the
     team's, in levels of the scale or as a share."""

@@ -5,7 +5,7 @@ rules that apply to them, and their time per task; assembled from the contractor
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import duckdb
@@ -91,6 +91,10 @@ class Shared:
     cases: dict[str, pd.DataFrame]  # cases.every_case_rows: each contractor's disagreements, before ranking
     known: dict[str, pd.DataFrame]  # scope.catalogue of every rubric the contractors rated
     levels: dict[str, pd.DataFrame]  # levels.every_levels_vs_researchers
+    effects: Mapping[str, ef.EffectRows]  # rater_effects.every_effect_rows: each contractor's effects-table rows
+    card_medians: dict[str, pd.DataFrame]  # card.every_team_card_medians: each contractor's team medians
+    week_medians: dict[str, pd.DataFrame]  # weekly.every_team_week_medians
+    duration_medians: dict[str, pd.DataFrame]  # durations.every_team_duration_medians
 
 
 def own_figures(
@@ -148,20 +152,29 @@ def feedback_report(
     own: OwnFigures | None = None,
     names: dict[str, str] | None = None,
     known: scope.Catalogue | None = None,
+    shared: Shared | None = None,
 ) -> FeedbackReport:
     """The contractor's whole feedback report under the filter (rubric and dates; other raters are ignored).
 
     Pass `team` (from team_figures with the same filter) to reuse it across contractors, and `own` (own_figures
     with the same contractor, filter, n_boot, seed and max_cases) when it was computed beforehand; `names`
-    (people.display_names) and `known` (scope.catalogue of the contractor's rubrics) when read once for many."""
+    (people.display_names) and `known` (scope.catalogue of the contractor's rubrics) when read once for many;
+    `shared` (feedback_reports': computed with `team` for many contractors, this one among them) gives those and
+    the contractor's team medians and effects-table rows."""
     own = own or own_figures(con, contractor, filters, n_boot, seed, max_cases)
     if own.made_for() != (contractor, filters, n_boot, seed, max_cases):
         raise ValueError("feedback_report: `own` was computed for another contractor, filter, bootstrap or limit")
     team = team or team_figures(con, filters)
-    card = cd.card_vs_team(con, own.agreement, contractor, team, known)
-    weekly = wk.with_team_weeks(own.weeks, contractor, team.weekly)
+    names, known = (shared.names, shared.known) if shared else (names, known)
+    card = cd.card_vs_team(
+        con, own.agreement, contractor, team, known, shared.card_medians[contractor] if shared else None
+    )
+    weekly = wk.with_team_weeks(own.weeks, contractor, team.weekly, shared.week_medians[contractor] if shared else None)
     trend = own.trend
-    times = du.durations_vs_team(own.durations, contractor, team.durations)
+    times = du.durations_vs_team(
+        own.durations, contractor, team.durations, shared.duration_medians[contractor] if shared else None
+    )
+    mine = shared.effects[contractor] if shared else None
     return FeedbackReport(
         contractor_id=contractor,
         filters=filters,
@@ -174,7 +187,7 @@ def feedback_report(
         trend=trend,
         levels=own.levels,
         disagreements=own.disagreements,
-        effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times, known),
+        effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times, known, mine),
         durations=times,
         highlights=hl.highlights(card, trend, times),
         rules=rl.broken_rules(contractor, team),
@@ -195,7 +208,8 @@ def feedback_reports(
 ) -> Iterator[FeedbackReport]:
     """feedback_report of each of `contractors` in turn, the figures they share computed once for all of them
     (every contractor's agreement with researchers, weekly pairs, durations, levels and disagreements is one query for
-    all of them instead of one each, split per contractor; the rubrics' dimensions are read once)."""
+    all of them instead of one each, split per contractor; the rubrics' dimensions are read once, the team medians
+    that leave each contractor out are computed in one pass and the effects table is split once)."""
     team = team or team_figures(con, filters)
     who = tuple(contractors)
     known = scope.catalogue(con, scope.every_contractors_rubrics(con, who, filters))
@@ -208,10 +222,14 @@ def feedback_reports(
         cases=cs.every_case_rows(con, who, filters),
         known=known,
         levels=lv.every_levels_vs_researchers(con, who, filters, known),
+        effects=ef.every_effect_rows(team.effects, who),
+        card_medians=cd.every_team_card_medians(team, who),
+        week_medians=wk.every_team_week_medians(team.weekly, who),
+        duration_medians=du.every_team_duration_medians(team.durations, who),
     )
     for c in contractors:
         own = own_figures(con, c, filters, n_boot, seed, max_cases, shared)
-        yield feedback_report(con, c, filters, team, n_boot, seed, max_cases, own, shared.names, shared.known)
+        yield feedback_report(con, c, filters, team, n_boot, seed, max_cases, own, shared=shared)
 
 
 def weekly_agreement(

@@ -83,6 +83,14 @@ def dimension_info(
     return pd.concat(frames, ignore_index=True)
 
 
+def per_rater(each: pd.DataFrame, contractors: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+    """Rows of many raters (`rater_id` first, as agreement.team.team_medians_each gives them) split per rater without
+    `rater_id`; a rater without rows gets an empty frame of the other columns, as team_medians gives."""
+    columns = [c for c in each.columns if c != "rater_id"]
+    by_rater = {str(r): g[columns].reset_index(drop=True) for r, g in each.groupby("rater_id", sort=False)}
+    return {c: by_rater[c] if c in by_rater else pd.DataFrame(columns=columns) for c in contractors}
+
+
 def span_query(contractor: str, filters: Filters) -> Query:
     """The contractor's number of ratings and first and last rating time under the filter, from the rater tasks
     kept at ingest (analytics/store/derived/rater_tasks.py; the ratings when those cannot answer the filter)."""

@@ -19,7 +19,7 @@ from analytics.agreement import sides as sd
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.feedback.scope import subject_filter, subjects_filter, team_filter
+from analytics.feedback.scope import per_rater, subject_filter, subjects_filter, team_filter
 
 WEEK_COLUMNS = (
     "rubric",
@@ -115,15 +115,36 @@ def own_weeks(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def with_team_weeks(weeks: pd.DataFrame, contractor: str, team_weekly: pd.DataFrame) -> pd.DataFrame:
+def team_week_medians(team_weekly: pd.DataFrame, contractor: str) -> pd.DataFrame:
+    """Per rubric and week, the median of the other contractors' weekly exact agreement (`team_weekly`:
+    weekly_by_contractor's rows)."""
+    return tm.team_medians(_rates(team_weekly), WEEK_STAT, (contractor,), "team_contractors", WEEK_BY, "n_pairs")
+
+
+def every_team_week_medians(team_weekly: pd.DataFrame, contractors: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+    """team_week_medians of each of `contractors` in one pass (agreement.team.team_medians_each)."""
+    rates = _rates(team_weekly)
+    each = tm.team_medians_each(rates, WEEK_STAT, contractors, "team_contractors", WEEK_BY, "n_pairs")
+    return per_rater(each, contractors)
+
+
+WEEK_STAT, WEEK_BY = ("team_exact_agreement",), ("rubric", "week")  # the team's weekly median: of what, per what
+
+
+def _rates(team_weekly: pd.DataFrame) -> pd.DataFrame:
+    """weekly_by_contractor's rows with each one's exact agreement."""
+    return team_weekly.assign(team_exact_agreement=team_weekly["agree"] / team_weekly["n_pairs"])
+
+
+def with_team_weeks(
+    weeks: pd.DataFrame, contractor: str, team_weekly: pd.DataFrame, medians: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The contractor's weekly rows (`own_weeks`) with the median of the other contractors' weekly agreement
-    (`team_weekly`: weekly_by_contractor's rows)."""
+    (`team_weekly`: weekly_by_contractor's rows; `medians`: team_week_medians of the contractor, when computed
+    beforehand)."""
     if weeks.empty:
         return pd.DataFrame(columns=list(WEEK_COLUMNS))
-    rates = team_weekly.assign(team_exact_agreement=team_weekly["agree"] / team_weekly["n_pairs"])
-    med = tm.team_medians(
-        rates, ("team_exact_agreement",), (contractor,), "team_contractors", by=("rubric", "week"), size="n_pairs"
-    )
+    med = (team_week_medians(team_weekly, contractor) if medians is None else medians).copy()
     med["week"] = pd.to_datetime(med["week"])
     out = weeks.merge(med, on=["rubric", "week"], how="left")
     out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pandas as pd
@@ -158,22 +158,37 @@ def weekly_rows(report: FeedbackReport) -> pd.DataFrame:
 def level_shares(g: pd.DataFrame) -> dict[tuple, dict]:
     """Per (level_index, level) in scale order, each role's share of that level (a role without one is left out:
     read it as 0), for both exports' level sections."""
+    return _shares(zip(g["level_index"], g["level"], g["role"], g["share"], strict=True))
+
+
+def _shares(rows: Iterable[tuple]) -> dict[tuple, dict]:
+    """level_shares of (level_index, level, role, share) rows: a row with a missing field is left out, a role's
+    first share of a level is kept."""
     shares: dict[tuple, dict] = {}
-    for key in zip(g["level_index"], g["level"], g["role"], g["share"], strict=True):
+    for key in rows:
         if not any(pd.isna(k) for k in key):
             shares.setdefault(key[:2], {}).setdefault(key[2], key[3])
     return dict(sorted(shares.items()))
 
 
+LEVEL_KEYS = ("rubric", "dimension", "dimension_label")  # a level summary's row
+LEVEL_FIELDS = ("level_index", "level", "role", "share", "n")
+
+
 def level_summary(levels: pd.DataFrame) -> pd.DataFrame:
-    """Per dimension, "level you% / researchers%" for every level in scale order."""
+    """Per dimension, "level you% / researchers%" for every level in scale order (the dimensions in the order they
+    first appear; a row missing its rubric, dimension or label is left out, as a pandas groupby leaves it)."""
+    groups: dict[tuple, list[tuple]] = {}
+    for row in zip(*(levels[c].tolist() for c in (*LEVEL_KEYS, *LEVEL_FIELDS)), strict=True):
+        if not any(pd.isna(k) for k in row[:3]):
+            groups.setdefault(row[:3], []).append(row[3:])
     rows = []
-    for (rubric, _, label), g in levels.groupby(["rubric", "dimension", "dimension_label"], sort=False):
+    for (rubric, _, label), g in groups.items():
         cells = [
             f"{lvl} {float(s.get('contractor', 0.0)):.0%} / {float(s.get('researcher', 0.0)):.0%}"
-            for (_, lvl), s in level_shares(g).items()
+            for (_, lvl), s in _shares(r[:4] for r in g).items()
         ]
-        n = int(g.loc[g["role"] == "contractor", "n"].sum())
+        n = int(sum(r[4] for r in g if isinstance(r[2], str) and r[2] == "contractor"))
         rows.append(
             {"rubric": rubric, "Dimension": label, "Pairs": str(n), "Levels (you / researchers)": " · ".join(cells)}
         )
