@@ -25,10 +25,15 @@ def every_levels_vs_researchers(
     con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters, known: Catalogue | None = None
 ) -> dict[str, pd.DataFrame]:
     """levels_vs_researchers of each of `contractors` from one query (each one's counts are their own pairs')."""
-    every = levels_query(subjects_filter(filters, contractors)).df(con)
-    by_rater = {str(c): g.drop(columns="rater_id").reset_index(drop=True) for c, g in every.groupby("rater_id")}
-    empty = every.iloc[:0].drop(columns="rater_id")
-    return {c: in_scale_order(con, by_rater.get(c, empty), known) for c in contractors}
+    rows = levels_query(subjects_filter(filters, contractors)).df(con)
+    every = in_scale_order(con, rows, known, ("rater_id",))
+    ids = every["rater_id"].to_numpy(dtype=object)
+    cuts = [0, *(i for i in range(1, len(ids)) if ids[i] != ids[i - 1]), len(ids)]  # rows are sorted by rater
+    by_rater = {str(ids[a]): every.iloc[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a}
+    none = in_scale_order(con, rows.iloc[:0].drop(columns="rater_id"), known)
+    return {
+        c: by_rater[c].drop(columns="rater_id").reset_index(drop=True) if c in by_rater else none for c in contractors
+    }
 
 
 def levels_query(subject: Filters) -> Query:
@@ -62,8 +67,11 @@ def levels_query(subject: Filters) -> Query:
     )
 
 
-def in_scale_order(con: duckdb.DuckDBPyConnection, df: pd.DataFrame, known: Catalogue | None) -> pd.DataFrame:
-    """One contractor's levels_query rows with primary flag and catalogue order, primary dimension first."""
+def in_scale_order(
+    con: duckdb.DuckDBPyConnection, df: pd.DataFrame, known: Catalogue | None, first: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """One contractor's levels_query rows with primary flag and catalogue order, primary dimension first (`first`:
+    columns to sort by before those, such as the rater of many contractors' rows)."""
     if df.empty:
         return df.assign(is_primary=pd.Series(dtype=bool), dimension_order=pd.Series(dtype=int))
     info = dimension_info(con, tuple(df["rubric"].unique()), known)[
@@ -72,7 +80,7 @@ def in_scale_order(con: duckdb.DuckDBPyConnection, df: pd.DataFrame, known: Cata
     df = df.merge(info, on=["rubric", "dimension"], how="left")
     df["is_primary"] = df["is_primary"].fillna(False).astype(bool)
     return df.sort_values(
-        ["rubric", "is_primary", "dimension_order", "dimension", "role", "level_index"],
-        ascending=[True, False, True, True, True, True],
+        [*first, "rubric", "is_primary", "dimension_order", "dimension", "role", "level_index"],
+        ascending=[*(True for _ in first), True, False, True, True, True, True],
         ignore_index=True,
     )

@@ -101,18 +101,18 @@ def provenance_line(report: FeedbackReport) -> str:
 
 def card_rows(report: FeedbackReport) -> pd.DataFrame:
     """The report card as display text, one row per dimension (the columns both exports show)."""
-    c = report.card
-    out = pd.DataFrame(
-        {
-            "rubric": c["rubric"],
-            "Dimension": c["dimension_label"] + c["is_primary"].map({True: " (primary)", False: ""}),
-            "n": c["n_tasks"].astype(int).astype(str)
-            + " tasks, "
-            + c["n"].astype(int).astype(str)
-            + " pairs"
-            + c["small_n"].map({True: " (small)", False: ""}),
-        }
-    )
+    c = {k: report.card[k].tolist() for k in report.card.columns}
+    out: dict[str, list] = {
+        "rubric": c["rubric"],
+        "Dimension": [
+            f"{label}{' (primary)' if p else ''}"
+            for label, p in zip(c["dimension_label"], c["is_primary"], strict=True)
+        ],
+        "n": [
+            f"{int(t)} tasks, {int(n)} pairs{' (small)' if small else ''}"
+            for t, n, small in zip(c["n_tasks"], c["n"], c["small_n"], strict=True)
+        ],
+    }
     for s, name in (
         ("exact_agreement", "Exact"),
         ("coarse_agreement", "Coarse"),
@@ -125,7 +125,7 @@ def card_rows(report: FeedbackReport) -> pd.DataFrame:
                 c[s], c[f"{s}_ci_low"], c[f"{s}_ci_high"], c["level"], c["n_levels"], strict=True
             )
         ]
-    out["Kappa weights"] = c["kappa_statistic"].map(KAPPA_WEIGHTS).fillna(c["kappa_statistic"])
+    out["Kappa weights"] = [KAPPA_WEIGHTS.get(k, k) for k in c["kappa_statistic"]]
     out["Team exact / coarse / kappa"] = [
         " / ".join(fmt(v) for v in vals)
         for vals in zip(c["team_exact_agreement"], c["team_coarse_agreement"], c["team_kappa"], strict=True)
@@ -134,7 +134,21 @@ def card_rows(report: FeedbackReport) -> pd.DataFrame:
         " / ".join(fmt(v) for v in vals)
         for vals in zip(c["ceiling_exact_agreement"], c["ceiling_coarse_agreement"], c["ceiling_kappa"], strict=True)
     ]
-    return out
+    return pd.DataFrame(out, columns=CARD_ROW_COLUMNS)
+
+
+CARD_ROW_COLUMNS = [
+    "rubric",
+    "Dimension",
+    "n",
+    "Exact",
+    "Coarse",
+    "Kappa",
+    "Mean difference",
+    "Kappa weights",
+    "Team exact / coarse / kappa",
+    "Researchers with each other (pooled) exact / coarse / kappa",
+]
 
 
 def weekly_rows(report: FeedbackReport) -> pd.DataFrame:

@@ -16,9 +16,25 @@ from analytics.feedback.scope import rubric_title
 
 def _md_table(df: pd.DataFrame) -> list[str]:
     """A Markdown table of display text, every cell escaped."""
-    lines = ["| " + " | ".join(md_escape(c) for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
-    lines += ["| " + " | ".join(md_escape(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return _md_rows(list(df.columns), list(zip(*(df.iloc[:, k].tolist() for k in range(df.shape[1])), strict=True)))
+
+
+def _md_rows(columns: list, rows: list[tuple]) -> list[str]:
+    """A Markdown table of display text from its column names and rows, every cell escaped."""
+    lines = ["| " + " | ".join(md_escape(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(md_escape(v) for v in row) + " |" for row in rows]
     return lines
+
+
+def _per_rubric(df: pd.DataFrame) -> list[tuple[str, list[str]]]:
+    """Display rows with a `rubric` column as one Markdown table per rubric without it, in the order the rubrics
+    first appear (a row without a rubric left out, as a pandas groupby leaves it)."""
+    columns = [c for c in df.columns if c != "rubric"]
+    groups: dict[object, list[tuple]] = {}
+    for rubric, *row in zip(df["rubric"].tolist(), *(df[c].tolist() for c in columns), strict=True):
+        if not is_missing(rubric):
+            groups.setdefault(rubric, []).append(tuple(row))
+    return [(str(rubric), _md_rows(columns, rows)) for rubric, rows in groups.items()]
 
 
 def _md_quote(text: object) -> list[str]:
@@ -33,10 +49,11 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     out += ["", "## Highlights", ""]
     out += [f"- {md_escape(h)}" for h in report.highlights] or ["- No figures yet."]
     out += ["", "## What to change", "", md_escape(display.EFFECTS_EXPLAIN)]
-    for _, effect in display.shown_effects(report).iterrows():
+    shown = display.shown_effects(report)
+    for _, effect in shown.iterrows():
         out += ["", f"### {md_escape(display.effect_heading(effect))}", "", md_escape(effect["evidence"])]
         out += ["", f"What to do: {md_escape(effect['advice'])}"]
-    if display.shown_effects(report).empty:
+    if shown.empty:
         out += ["", "No rater effect shows clearly in your ratings."]
     out += ["", *[f"- {md_escape(line)}" for line in display.effects_summary(report)]]
     out += ["", "## Alarms", ""]
@@ -48,24 +65,19 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
         out += ["", md_escape(others)]
     out += ["", "## Agreement with researchers, per dimension", "", md_escape(display.EXPLAIN)]
     rows = display.card_rows(report)
-    for rubric, g in rows.groupby("rubric", sort=False):
-        out += ["", f"### {md_escape(rubric_title(str(rubric)))}", ""]
-        out += _md_table(g.drop(columns="rubric"))
+    for rubric, table in _per_rubric(rows):
+        out += ["", f"### {md_escape(rubric_title(rubric))}", "", *table]
     if rows.empty:
         out += ["", "No unit shared with a researcher."]
     out += ["", "## Agreement week by week", "", md_escape(display.WEEKLY_EXPLAIN)]
-    weekly = display.weekly_rows(report)
-    for rubric, g in weekly.groupby("rubric", sort=False):
-        out += ["", f"### {md_escape(rubric_title(str(rubric)))}", ""]
-        out += _md_table(g.drop(columns="rubric"))
+    for rubric, table in _per_rubric(display.weekly_rows(report)):
+        out += ["", f"### {md_escape(rubric_title(rubric))}", "", *table]
     if not report.trend.empty:
         out += ["", "First against second half of your weeks (change with its 95% interval):", ""]
         out += _md_table(display.trend_rows(report))
     out += ["", "## Levels you use, against researchers on the same units", ""]
-    levels = display.level_summary(report.levels)
-    for rubric, g in levels.groupby("rubric", sort=False):
-        out += [f"### {md_escape(rubric_title(str(rubric)))}", ""]
-        out += [*_md_table(g.drop(columns="rubric")), ""]
+    for rubric, table in _per_rubric(display.level_summary(report.levels)):
+        out += [f"### {md_escape(rubric_title(rubric))}", "", *table, ""]
     out += ["## Time per submission", ""]
     out += _md_table(display.duration_rows(report)) if not report.durations.empty else ["No durations were recorded."]
     out += ["", "## Most severe disagreements", ""]
