@@ -88,7 +88,7 @@ class Shared:
     names: dict[str, str]  # people.display_names
     weeks: dict[str, pd.DataFrame]  # weekly.every_weekly_by_task: each contractor's pairs per rubric, week and task
     durations: dict[str, pd.DataFrame]  # durations.every_own_durations
-    cases: dict[str, pd.DataFrame]  # cases.every_case_rows: each contractor's disagreements, before ranking
+    cases: dict[str, pd.DataFrame]  # cases.every_severe_cases: each contractor's (at the reports' max_cases)
     known: dict[str, pd.DataFrame]  # scope.catalogue of every rubric the contractors rated
     levels: dict[str, pd.DataFrame]  # levels.every_levels_vs_researchers
     effects: Mapping[str, ef.EffectRows]  # rater_effects.every_effect_rows: each contractor's effects-table rows
@@ -116,11 +116,7 @@ def own_figures(
         raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
     rated = scope.contractor_rubrics(con, contractor, filters)
     by_task = shared.weeks[contractor] if shared else wk.weekly_by_task(con, contractor, filters)
-    cases = (
-        cs.cases_of(con, contractor, shared.cases[contractor], max_cases)
-        if shared
-        else cs.severe_cases(con, contractor, filters, rated, max_cases)
-    )
+    cases = shared.cases[contractor] if shared else cs.severe_cases(con, contractor, filters, rated, max_cases)
     return OwnFigures(
         contractor=contractor,
         filters=filters,
@@ -219,7 +215,7 @@ def feedback_reports(
         names=people.display_names(con),
         weeks=wk.every_weekly_by_task(con, who, filters),
         durations=du.every_own_durations(con, who, filters),
-        cases=cs.every_case_rows(con, who, filters),
+        cases=cs.every_severe_cases(con, who, filters, max_cases),
         known=known,
         levels=lv.every_levels_vs_researchers(con, who, filters, known),
         effects=ef.every_effect_rows(team.effects, who),
