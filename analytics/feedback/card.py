@@ -3,6 +3,8 @@ kappa and mean difference, with 95% intervals and n) beside the team median and 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import duckdb
 import pandas as pd
 
@@ -14,7 +16,6 @@ from analytics.feedback.scope import (
     Catalogue,
     against_researchers,
     dimension_info,
-    per_rater,
     subject_filter,
 )
 from analytics.feedback.team import TeamFigures, team_figures, with_kappa
@@ -75,16 +76,6 @@ def every_own_agreement(
     return {c: by_rater.get(c, every.iloc[:0]) for c in contractors}
 
 
-def team_card_medians(team: TeamFigures, contractor: str) -> pd.DataFrame:
-    """Per dimension, the team median of each card statistic over the other contractors (agreement.team)."""
-    return tm.team_medians(team.contractors, CARD_STATS, (contractor,), "team_contractors")
-
-
-def every_team_card_medians(team: TeamFigures, contractors: tuple[str, ...]) -> dict[str, pd.DataFrame]:
-    """team_card_medians of each of `contractors` in one pass (agreement.team.team_medians_each)."""
-    return per_rater(tm.team_medians_each(team.contractors, CARD_STATS, contractors, "team_contractors"), contractors)
-
-
 def card_of_nothing() -> pd.DataFrame:
     """The report card of a contractor without agreement rows."""
     return pd.DataFrame(columns=list(CARD_COLUMNS))
@@ -96,18 +87,53 @@ def card_vs_team(
     contractor: str,
     team: TeamFigures,
     known: Catalogue | None = None,
-    medians: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """report_card from the contractor's agreement rows (own_agreement) and the team's figures (`known`: the
-    rubrics' dimensions when read beforehand, scope.catalogue; `medians`: team_card_medians of the contractor,
-    when computed for many by every_team_card_medians)."""
+    rubrics' dimensions when read beforehand, scope.catalogue)."""
     if own.empty:
         return card_of_nothing()
-    med = team_card_medians(team, contractor) if medians is None else medians
+    med = tm.team_medians(team.contractors, CARD_STATS, (contractor,), "team_contractors")
+    return _with_team(con, own, med, ["rubric", "dimension"], team, known)
+
+
+def every_card_vs_team(
+    con: duckdb.DuckDBPyConnection,
+    agreement: Mapping[str, pd.DataFrame],
+    team: TeamFigures,
+    known: Catalogue | None = None,
+) -> dict[str, pd.DataFrame]:
+    """card_vs_team of each contractor of `agreement` (their own_agreement rows, every_own_agreement's) at once:
+    the team medians that leave each one out in one pass (agreement.team.team_medians_each), the team's figures
+    joined to every contractor's rows together and put in order by contractor first."""
+    who = tuple(agreement)
+    frames = [rows for rows in agreement.values() if len(rows)]
+    if not frames:
+        return {c: card_of_nothing() for c in who}
+    med = tm.team_medians_each(team.contractors, CARD_STATS, who, "team_contractors")
+    every = _with_team(con, pd.concat(frames, ignore_index=True), med, ["rater_id", "rubric", "dimension"], team, known)
+    ids = every["rater_id"].to_numpy(dtype=object)
+    cuts = [0, *(i for i in range(1, len(ids)) if ids[i] != ids[i - 1]), len(ids)]  # rows are sorted by rater
+    cards = {
+        str(ids[a]): every.iloc[a:b][list(CARD_COLUMNS)].reset_index(drop=True)
+        for a, b in zip(cuts, cuts[1:], strict=False)
+    }
+    return {c: cards[c] if c in cards else card_of_nothing() for c in who}
+
+
+def _with_team(
+    con: duckdb.DuckDBPyConnection,
+    own: pd.DataFrame,
+    med: pd.DataFrame,
+    keys: list[str],
+    team: TeamFigures,
+    known: Catalogue | None,
+) -> pd.DataFrame:
+    """Agreement rows beside the team medians `med` (joined on `keys`), the ceiling and the dimensions' labels,
+    primary dimension first (CARD_COLUMNS; `rater_id` too, first in the order, when it is one of the keys)."""
     med = med.rename(columns={s: f"team_{s}" for s in CARD_STATS})
     ceiling = team.researchers[["rubric", "dimension", *CARD_STATS[:3], "n_tasks"]]
     ceiling = ceiling.rename(columns={**{s: f"ceiling_{s}" for s in CARD_STATS[:3]}, "n_tasks": "ceiling_tasks"})
-    card = own.merge(med, on=["rubric", "dimension"], how="left").merge(ceiling, on=["rubric", "dimension"], how="left")
+    card = own.merge(med, on=keys, how="left").merge(ceiling, on=["rubric", "dimension"], how="left")
     card = card.merge(
         dimension_info(con, tuple(card["rubric"].unique()), known), on=["rubric", "dimension"], how="left"
     )
@@ -115,5 +141,8 @@ def card_vs_team(
     card["is_primary"] = card["is_primary"].fillna(False).astype(bool)
     for c in ("team_contractors", "ceiling_tasks"):
         card[c] = card[c].fillna(0).astype(int)
-    card = card.sort_values(["rubric", "is_primary", "dimension_order"], ascending=[True, False, True])
-    return card[list(CARD_COLUMNS)].reset_index(drop=True)
+    first = keys[:-2]
+    card = card.sort_values(
+        [*first, "rubric", "is_primary", "dimension_order"], ascending=[*(True for _ in first), True, False, True]
+    )
+    return card[[*first, *CARD_COLUMNS]].reset_index(drop=True)

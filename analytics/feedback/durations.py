@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import duckdb
 import pandas as pd
 
 from analytics.agreement import team as tm
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
-from analytics.feedback.scope import per_rater, subject_filter, subjects_filter
+from analytics.feedback.scope import subject_filter, subjects_filter
 
 
 def contractor_durations(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
@@ -57,32 +59,35 @@ def no_durations() -> pd.DataFrame:
     return pd.DataFrame(columns=DURATION_COLUMNS)
 
 
-def team_duration_medians(team_durations: pd.DataFrame, contractor: str) -> pd.DataFrame:
-    """Per rubric, the median of the other contractors' median seconds (`team_durations`: contractor_durations
-    rows)."""
-    return tm.team_medians(team_durations, ("median_s",), (contractor,), "team_contractors", ("rubric",), "submissions")
-
-
-def every_team_duration_medians(team_durations: pd.DataFrame, contractors: tuple[str, ...]) -> dict[str, pd.DataFrame]:
-    """team_duration_medians of each of `contractors` in one pass (agreement.team.team_medians_each)."""
-    each = tm.team_medians_each(
-        team_durations, ("median_s",), contractors, "team_contractors", ("rubric",), "submissions"
-    )
-    return per_rater(each, contractors)
-
-
-def durations_vs_team(
-    own: pd.DataFrame, contractor: str, team_durations: pd.DataFrame, medians: pd.DataFrame | None = None
-) -> pd.DataFrame:
+def durations_vs_team(own: pd.DataFrame, contractor: str, team_durations: pd.DataFrame) -> pd.DataFrame:
     """Per rubric: the contractor's submissions, median (and quartiles of) seconds per submission, the median of
     other contractors' medians, and the ratio of the two (below 1 = faster than the team), from the contractor's
     rows (own_durations) and every contractor's (`team_durations`: contractor_durations rows); the team median is
-    analytics.agreement.team's (`medians`: team_duration_medians of the contractor, when computed beforehand)."""
+    analytics.agreement.team's."""
     if own.empty:
         return no_durations()
-    med = team_duration_medians(team_durations, contractor) if medians is None else medians
-    out = own.merge(med.rename(columns={"median_s": "team_median_s"}), on="rubric", how="left")
+    med = tm.team_medians(team_durations, ("median_s",), (contractor,), "team_contractors", ("rubric",), "submissions")
+    return _with_team(own, med, ["rubric"])[DURATION_COLUMNS].reset_index(drop=True)
+
+
+def every_durations_vs_team(own: Mapping[str, pd.DataFrame], team_durations: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """durations_vs_team of each contractor of `own` (their own_durations rows, every_own_durations') at once: the
+    team medians that leave each one out in one pass (agreement.team.team_medians_each), joined to every
+    contractor's rows together."""
+    who = tuple(own)
+    frames = [rows for rows in own.values() if len(rows)]
+    if not frames:
+        return {c: no_durations() for c in who}
+    med = tm.team_medians_each(team_durations, ("median_s",), who, "team_contractors", ("rubric",), "submissions")
+    every = _with_team(pd.concat(frames, ignore_index=True), med, ["rater_id", "rubric"])
+    by_rater = {str(c): g[DURATION_COLUMNS].reset_index(drop=True) for c, g in every.groupby("rater_id", sort=False)}
+    return {c: by_rater[c] if c in by_rater else no_durations() for c in who}
+
+
+def _with_team(own: pd.DataFrame, med: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Durations rows beside the team medians `med` (joined on `keys`), with the ratio of the two."""
+    out = own.merge(med.rename(columns={"median_s": "team_median_s"}), on=keys, how="left")
     out["team_median_s"] = out["team_median_s"].astype(float)
     out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
     out["ratio"] = out["median_s"] / out["team_median_s"]
-    return out[DURATION_COLUMNS].reset_index(drop=True)
+    return out

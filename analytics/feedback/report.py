@@ -92,9 +92,9 @@ class Shared:
     known: dict[str, pd.DataFrame]  # scope.catalogue of every rubric the contractors rated
     levels: dict[str, pd.DataFrame]  # levels.every_levels_vs_researchers
     effects: Mapping[str, ef.EffectRows]  # rater_effects.every_effect_rows: each contractor's effects-table rows
-    card_medians: dict[str, pd.DataFrame]  # card.every_team_card_medians: each contractor's team medians
+    cards: dict[str, pd.DataFrame]  # card.every_card_vs_team: each contractor's card beside the team's figures
     week_medians: dict[str, pd.DataFrame]  # weekly.every_team_week_medians
-    duration_medians: dict[str, pd.DataFrame]  # durations.every_team_duration_medians
+    times: dict[str, pd.DataFrame]  # durations.every_durations_vs_team
 
 
 def own_figures(
@@ -156,20 +156,16 @@ def feedback_report(
     with the same contractor, filter, n_boot, seed and max_cases) when it was computed beforehand; `names`
     (people.display_names) and `known` (scope.catalogue of the contractor's rubrics) when read once for many;
     `shared` (feedback_reports': computed with `team` for many contractors, this one among them) gives those and
-    the contractor's team medians and effects-table rows."""
+    the contractor's card, team medians, times and effects-table rows."""
     own = own or own_figures(con, contractor, filters, n_boot, seed, max_cases)
     if own.made_for() != (contractor, filters, n_boot, seed, max_cases):
         raise ValueError("feedback_report: `own` was computed for another contractor, filter, bootstrap or limit")
     team = team or team_figures(con, filters)
     names, known = (shared.names, shared.known) if shared else (names, known)
-    card = cd.card_vs_team(
-        con, own.agreement, contractor, team, known, shared.card_medians[contractor] if shared else None
-    )
+    card = shared.cards[contractor] if shared else cd.card_vs_team(con, own.agreement, contractor, team, known)
     weekly = wk.with_team_weeks(own.weeks, contractor, team.weekly, shared.week_medians[contractor] if shared else None)
     trend = own.trend
-    times = du.durations_vs_team(
-        own.durations, contractor, team.durations, shared.duration_medians[contractor] if shared else None
-    )
+    times = shared.times[contractor] if shared else du.durations_vs_team(own.durations, contractor, team.durations)
     mine = shared.effects[contractor] if shared else None
     return FeedbackReport(
         contractor_id=contractor,
@@ -209,19 +205,21 @@ def feedback_reports(
     team = team or team_figures(con, filters)
     who = tuple(contractors)
     known = scope.catalogue(con, scope.every_contractors_rubrics(con, who, filters))
+    agreement = cd.every_own_agreement(con, who, filters, n_boot, seed)
+    own_durations = du.every_own_durations(con, who, filters)
     shared = Shared(
-        agreement=cd.every_own_agreement(con, who, filters, n_boot, seed),
+        agreement=agreement,
         stamp=stamp(con, filters, None, False, n_boot, seed),
         names=people.display_names(con),
         weeks=wk.every_weekly_by_task(con, who, filters),
-        durations=du.every_own_durations(con, who, filters),
+        durations=own_durations,
         cases=cs.every_severe_cases(con, who, filters, max_cases),
         known=known,
         levels=lv.every_levels_vs_researchers(con, who, filters, known),
         effects=ef.every_effect_rows(team.effects, who),
-        card_medians=cd.every_team_card_medians(team, who),
+        cards=cd.every_card_vs_team(con, agreement, team, known),
         week_medians=wk.every_team_week_medians(team.weekly, who),
-        duration_medians=du.every_team_duration_medians(team.durations, who),
+        times=du.every_durations_vs_team(own_durations, team.durations),
     )
     for c in contractors:
         own = own_figures(con, c, filters, n_boot, seed, max_cases, shared)
