@@ -1,6 +1,8 @@
 """report --all's batched path (analytics.feedback.feedback_reports: every contractor's agreement with researchers
-in one rater_agreement call, the stamp and names once) gives each contractor the report feedback_report gives
-them alone (issue 50 item 9: the speed is measured in bench/bench_demo.py)."""
+in one rater_agreement call, the stamp and names once, the team medians that leave each one out in one pass, the
+card, times, levels and cases of all of them at once, the effects table split once) gives each contractor the
+report feedback_report gives them alone, and the Markdown export's faster tables equal the pandas definitions they
+replace (issue 50 item 9: the speed is measured in bench/bench_demo.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,12 @@ import pandas as pd
 import pytest
 
 from analytics import feedback
+from analytics.agreement import headline
 from analytics.core.filters import Filters
-from analytics.feedback import card, cases, durations, levels, scope, weekly
+from analytics.core.formatting import fmt, fmt_ci
+from analytics.effects.verdicts import REPORT_EFFECTS, SHOWN, verdict
+from analytics.feedback import card, cases, durations, levels, rater_effects, scope, weekly
+from analytics.feedback.export import display, markdown
 
 # c13 and c23 have an interval whose delta-method probes (numerical derivatives) differ by about 1e-11 between the
 # two paths (a block of raters shares its levels); c01 is an ordinary one.
@@ -39,8 +45,8 @@ def test_every_own_agreement_is_each_contractors_own(demo):
 
 
 def test_batched_reports_equal_the_reports_made_one_by_one(demo, team):
-    batched = list(feedback.feedback_reports(demo, CONTRACTORS[:2], Filters(), team))
-    assert [r.contractor_id for r in batched] == CONTRACTORS[:2]
+    batched = list(feedback.feedback_reports(demo, CONTRACTORS, Filters(), team))
+    assert [r.contractor_id for r in batched] == CONTRACTORS
     for rep in batched:
         alone = feedback.feedback_report(demo, rep.contractor_id, Filters(), team)
         for field in dataclasses.fields(rep):
@@ -96,3 +102,141 @@ def test_every_levels_vs_researchers_is_each_contractors_own(demo):
         own = levels.levels_vs_researchers(demo, c, f)
         assert len(own) > 0
         same_frame(every[c], own)
+
+
+def test_every_card_vs_team_is_each_contractors_card(demo, team):
+    f = Filters()
+    agreement = card.every_own_agreement(demo, (*CONTRACTORS, "nobody"), f, 0, 0)
+    every = card.every_card_vs_team(demo, agreement, team)
+    assert every["nobody"].empty and list(every["nobody"].columns) == list(card.CARD_COLUMNS)
+    for c in CONTRACTORS:
+        own = card.card_vs_team(demo, agreement[c], c, team)
+        assert len(own) > 0 and own["team_exact_agreement"].notna().any()
+        same_frame(every[c], own)
+
+
+def test_every_durations_vs_team_is_each_contractors_times(demo, team):
+    own = durations.every_own_durations(demo, (*CONTRACTORS, "nobody"), Filters())
+    every = durations.every_durations_vs_team(own, team.durations)
+    assert every["nobody"].empty
+    for c in CONTRACTORS:
+        alone = durations.durations_vs_team(own[c], c, team.durations)
+        assert len(alone) > 0 and alone["team_median_s"].notna().all()
+        same_frame(every[c], alone)
+
+
+def test_every_team_week_medians_leave_each_contractor_out(demo, team):
+    every = weekly.every_team_week_medians(team.weekly, (*CONTRACTORS, "nobody"))
+    for c in [*CONTRACTORS, "nobody"]:
+        alone = weekly.team_week_medians(team.weekly, c)
+        assert len(alone) > 0
+        same_frame(every[c], alone)
+    assert not every["c01"].equals(every["nobody"])  # leaving c01 out changes some week's median
+
+
+def test_every_severe_cases_are_each_contractors_own(demo):
+    every = cases.every_severe_cases(demo, (*CONTRACTORS, "nobody"), Filters(), 3)
+    assert every["nobody"].empty
+    for c in CONTRACTORS:
+        own = cases.severe_cases(demo, c, Filters(), limit=3)
+        assert len(own) > 0 and list(own["rank"]) == list(range(1, len(own) + 1))
+        same_frame(every[c], own)
+
+
+def test_effects_split_once_give_the_verdict_of_the_effects_table(team):
+    raters = tuple(team.effects["rater_id"].unique())
+    every = rater_effects.every_effect_rows(team.effects, (*raters, "nobody"))
+    assert every["nobody"] == {}
+    seen = set()
+    for r in raters:
+        mine = team.effects[team.effects["rater_id"] == r]
+        assert sum(len(rows) for rows in every[r].values()) == len(mine)
+        for rubric in team.effects["rubric"].unique():
+            for effect in REPORT_EFFECTS:
+                said = rater_effects.row_verdict(every[r].get(rubric, []), effect)
+                assert said == verdict(mine, effect, rubric), (r, rubric, effect)
+                seen.add(said)
+    assert SHOWN in seen and len(seen) == 2
+
+
+def old_level_summary(levels: pd.DataFrame) -> pd.DataFrame:
+    """display.level_summary as it was, grouping with pandas: the definition the faster one keeps."""
+    rows = []
+    for (rubric, _, label), g in levels.groupby(["rubric", "dimension", "dimension_label"], sort=False):
+        cells = [
+            f"{lvl} {float(s.get('contractor', 0.0)):.0%} / {float(s.get('researcher', 0.0)):.0%}"
+            for (_, lvl), s in display.level_shares(g).items()
+        ]
+        n = int(g.loc[g["role"] == "contractor", "n"].sum())
+        rows.append(
+            {"rubric": rubric, "Dimension": label, "Pairs": str(n), "Levels (you / researchers)": " · ".join(cells)}
+        )
+    return pd.DataFrame(rows, columns=["rubric", "Dimension", "Pairs", "Levels (you / researchers)"])
+
+
+def test_level_summary_equals_the_pandas_grouping(demo):
+    every = levels.every_levels_vs_researchers(demo, tuple(CONTRACTORS), Filters())
+    for c in CONTRACTORS:
+        same_frame(display.level_summary(every[c]), old_level_summary(every[c]))
+    holes = every["c01"].copy()
+    holes.loc[0, "share"] = float("nan")  # a level without a share is left out
+    holes.loc[1, "role"] = None
+    holes.loc[len(holes) - 1, "dimension_label"] = None  # a row without a label is left out of every summary
+    assert display.level_summary(holes).equals(old_level_summary(holes))
+
+
+def test_markdown_tables_per_rubric_equal_the_pandas_grouping(demo, team):
+    rep = next(feedback.feedback_reports(demo, ["c01"], Filters(), team, n_boot=0))
+    for rows in (display.card_rows(rep), display.weekly_rows(rep), display.level_summary(rep.levels)):
+        grouped = rows.groupby("rubric", sort=False)
+        assert markdown._per_rubric(rows) == [(r, markdown._md_table(g.drop(columns="rubric"))) for r, g in grouped]
+        assert len(grouped) > 1
+
+
+def old_card_rows(c: pd.DataFrame) -> pd.DataFrame:
+    """display.card_rows as it was, on pandas columns: the definition the list-built one keeps."""
+    out = pd.DataFrame(
+        {
+            "rubric": c["rubric"],
+            "Dimension": c["dimension_label"] + c["is_primary"].map({True: " (primary)", False: ""}),
+            "n": c["n_tasks"].astype(int).astype(str)
+            + " tasks, "
+            + c["n"].astype(int).astype(str)
+            + " pairs"
+            + c["small_n"].map({True: " (small)", False: ""}),
+        }
+    )
+    for s, name in (("exact_agreement", "Exact"), ("coarse_agreement", "Coarse"), ("kappa", "Kappa")):
+        out[name] = [
+            fmt_ci(v, lo, hi) if headline(s, str(lvl), int(k)) else display.NOT_HEADLINE
+            for v, lo, hi, lvl, k in zip(
+                c[s], c[f"{s}_ci_low"], c[f"{s}_ci_high"], c["level"], c["n_levels"], strict=True
+            )
+        ]
+    out["Mean difference"] = [
+        fmt_ci(v, lo, hi) if headline("mean_difference", str(lvl), int(k)) else display.NOT_HEADLINE
+        for v, lo, hi, lvl, k in zip(
+            c["mean_difference"],
+            c["mean_difference_ci_low"],
+            c["mean_difference_ci_high"],
+            c["level"],
+            c["n_levels"],
+            strict=True,
+        )
+    ]
+    out["Kappa weights"] = c["kappa_statistic"].map(display.KAPPA_WEIGHTS).fillna(c["kappa_statistic"])
+    out["Team exact / coarse / kappa"] = [
+        " / ".join(fmt(v) for v in vals)
+        for vals in zip(c["team_exact_agreement"], c["team_coarse_agreement"], c["team_kappa"], strict=True)
+    ]
+    out["Researchers with each other (pooled) exact / coarse / kappa"] = [
+        " / ".join(fmt(v) for v in vals)
+        for vals in zip(c["ceiling_exact_agreement"], c["ceiling_coarse_agreement"], c["ceiling_kappa"], strict=True)
+    ]
+    return out
+
+
+def test_card_rows_equal_the_pandas_columns(demo, team):
+    for rep in feedback.feedback_reports(demo, CONTRACTORS, Filters(), team, n_boot=0):
+        assert len(rep.card) > 1
+        pd.testing.assert_frame_equal(display.card_rows(rep), old_card_rows(rep.card))

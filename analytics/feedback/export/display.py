@@ -156,10 +156,10 @@ def weekly_rows(report: FeedbackReport) -> pd.DataFrame:
     w = report.weekly
     return pd.DataFrame(
         {
-            "rubric": w["rubric"],
+            "rubric": w["rubric"].tolist(),
             "Week": [f"{pd.Timestamp(x):%Y-%m-%d}" for x in w["week"]],
-            "Tasks": w["n_tasks"].astype(int).astype(str),
-            "Pairs": w["n_pairs"].astype(int).astype(str),
+            "Tasks": [str(int(n)) for n in w["n_tasks"]],
+            "Pairs": [str(int(n)) for n in w["n_pairs"]],
             "Exact": [
                 fmt_ci(v, lo, hi) for v, lo, hi in zip(w["exact_agreement"], w["ci_low"], w["ci_high"], strict=True)
             ],
@@ -351,16 +351,15 @@ def effect_heading(effect: pd.Series) -> str:
 def effects_summary(report: FeedbackReport) -> list[str]:
     """Plain sentences naming the effects checked and not seen, and those with too few ratings to judge."""
     e = report.effects
+    rows = list(zip(e["status"].tolist(), e["title"].tolist(), e["rubric"].tolist(), strict=True)) if len(e) else []
     out = []
     for status, lead in (
         (NOT_SHOWN, "Checked and not seen"),
         (TOO_FEW, "Too few ratings to judge"),
         (NOT_MEASURED, "Not measurable from these files"),
     ):
-        rows = e[e["status"] == status] if len(e) else e
-        if len(rows):
-            named = "; ".join(f"{t} ({rubric_title(r)})" for t, r in zip(rows["title"], rows["rubric"], strict=True))
-            out.append(f"{lead}: {named}.")
+        if named := [f"{t} ({rubric_title(r)})" for s, t, r in rows if s == status]:
+            out.append(f"{lead}: {'; '.join(named)}.")
     return out
 
 
