@@ -7,12 +7,15 @@ replace (issue 50 item 9: the speed is measured in bench/bench_demo.py)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from analytics import feedback
-from analytics.agreement import headline
+from analytics.agreement import MIN_TASKS, headline
+from analytics.agreement import intervals as iv
 from analytics.core.filters import Filters
 from analytics.core.formatting import fmt, fmt_ci
 from analytics.effects.verdicts import REPORT_EFFECTS, SHOWN, verdict
@@ -240,3 +243,75 @@ def test_card_rows_equal_the_pandas_columns(demo, team):
     for rep in feedback.feedback_reports(demo, CONTRACTORS, Filters(), team, n_boot=0):
         assert len(rep.card) > 1
         pd.testing.assert_frame_equal(display.card_rows(rep), old_card_rows(rep.card))
+
+
+def old_own_weeks(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """weekly.own_weeks as it was, grouping with pandas: the definition the faster one keeps."""
+    rows = []
+    for i, ((rubric, week), g) in enumerate(by_task.groupby(["rubric", "week"], sort=True)):
+        agree, pairs = g["agree"].to_numpy(float), g["n_pairs"].to_numpy(float)
+        value = agree.sum() / pairs.sum()
+        samples = iv.ratio_samples(agree, pairs, n_boot, np.random.default_rng([seed, i]))
+        ci = iv.interval("exact_agreement", value, samples, len(g), n_boot, n_pairs=float(pairs.sum()))
+        rows.append(
+            {
+                "rubric": rubric,
+                "week": pd.Timestamp(week),
+                "n_pairs": int(pairs.sum()),
+                "n_tasks": len(g),
+                "exact_agreement": value,
+                "ci_low": ci.low,
+                "ci_high": ci.high,
+                "coarse_agreement": g["coarse_agree"].sum() / pairs.sum(),
+                "small_n": len(g) < MIN_TASKS,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def old_early_late_trend(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """weekly.early_late_trend as it was, filtering with pandas: the definition the faster one keeps."""
+    rows = []
+    for i, (rubric, g) in enumerate(by_task.groupby("rubric", sort=True)):
+        weeks = sorted(g["week"].unique())
+        if len(weeks) < 2:
+            continue
+        half = len(weeks) // 2
+        early, late = g[g["week"].isin(weeks[:half])], g[g["week"].isin(weeks[len(weeks) - half :])]
+        e = early["agree"].sum() / early["n_pairs"].sum()
+        lt = late["agree"].sum() / late["n_pairs"].sum()
+        rng = np.random.default_rng([seed, 1_000 + i])
+        be = iv.ratio_samples(early["agree"].to_numpy(float), early["n_pairs"].to_numpy(float), n_boot, rng)
+        bl = iv.ratio_samples(late["agree"].to_numpy(float), late["n_pairs"].to_numpy(float), n_boot, rng)
+        n_early, n_late = early["task_id"].nunique(), late["task_id"].nunique()
+        change = bl - be if be.size and bl.size else np.empty(0)
+        lo, hi, _ = iv.difference_interval(e, n_early, lt, n_late, change, MIN_TASKS) if n_boot else (math.nan,) * 3
+        rows.append(
+            {
+                "rubric": rubric,
+                "weeks": len(weeks),
+                "early_weeks": f"{pd.Timestamp(weeks[0]):%Y-%m-%d} to {pd.Timestamp(weeks[half - 1]):%Y-%m-%d}",
+                "late_weeks": f"{pd.Timestamp(weeks[len(weeks) - half]):%Y-%m-%d} to {pd.Timestamp(weeks[-1]):%Y-%m-%d}",
+                "early_tasks": int(n_early),
+                "late_tasks": int(n_late),
+                "early": float(e),
+                "late": float(lt),
+                "change": float(lt - e),
+                "change_ci_low": lo,
+                "change_ci_high": hi,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(weekly.TREND_COLUMNS))
+
+
+def test_weeks_and_trend_equal_the_pandas_grouping(demo):
+    every = weekly.every_weekly_by_task(demo, tuple(CONTRACTORS), Filters())
+    for c in CONTRACTORS:
+        by_task = every[c].sample(frac=1.0, random_state=3).reset_index(drop=True)  # groups need not be contiguous
+        for n_boot in (0, 200):
+            weeks = weekly.own_weeks(by_task, n_boot, 5)
+            assert len(weeks) > 2 and weeks["ci_low"].notna().any() == bool(n_boot)
+            pd.testing.assert_frame_equal(weeks, old_own_weeks(by_task, n_boot, 5))
+            trend = weekly.early_late_trend(by_task, n_boot, 5)
+            assert len(trend) > 0
+            pd.testing.assert_frame_equal(trend, old_early_late_trend(by_task, n_boot, 5))

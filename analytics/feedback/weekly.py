@@ -4,9 +4,7 @@ rated, as in analytics.agreement.pairing: a unit with two researcher labels give
 
 from __future__ import annotations
 
-import datetime as dt
 import math
-from typing import cast
 
 import duckdb
 import numpy as np
@@ -94,25 +92,37 @@ def own_weeks(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
     interval (Wilson at the effective tasks, their variance from the task bootstrap) and coarse agreement, from their per-task pair counts (weekly_by_task); without the
     team's columns (with_team_weeks adds them), so the Feedback page computes them alongside the team's."""
     rows = []
-    for i, ((rubric, week), g) in enumerate(by_task.groupby(["rubric", "week"], sort=True)):
-        agree, pairs = g["agree"].to_numpy(float), g["n_pairs"].to_numpy(float)
+    all_agree, all_pairs = by_task["agree"].to_numpy(float), by_task["n_pairs"].to_numpy(float)
+    all_coarse = by_task["coarse_agree"].to_numpy()
+    for i, ((rubric, week), at) in enumerate(groups(by_task, ("rubric", "week"))):
+        agree, pairs = all_agree[at], all_pairs[at]
         value = agree.sum() / pairs.sum()
         samples = iv.ratio_samples(agree, pairs, n_boot, np.random.default_rng([seed, i]))
-        ci = iv.interval("exact_agreement", value, samples, len(g), n_boot, n_pairs=float(pairs.sum()))
+        ci = iv.interval("exact_agreement", value, samples, len(at), n_boot, n_pairs=float(pairs.sum()))
         rows.append(
             {
                 "rubric": rubric,
-                "week": pd.Timestamp(cast(dt.date, week)),  # pandas-stubs types groupby keys as Hashable
+                "week": pd.Timestamp(week),
                 "n_pairs": int(pairs.sum()),
-                "n_tasks": len(g),
+                "n_tasks": len(at),
                 "exact_agreement": value,
                 "ci_low": ci.low,
                 "ci_high": ci.high,
-                "coarse_agreement": g["coarse_agree"].sum() / pairs.sum(),
-                "small_n": len(g) < ag.MIN_TASKS,
+                "coarse_agreement": all_coarse[at].sum() / pairs.sum(),
+                "small_n": len(at) < ag.MIN_TASKS,
             }
         )
     return pd.DataFrame(rows)
+
+
+def groups(frame: pd.DataFrame, keys: tuple[str, ...]) -> list[tuple[tuple, np.ndarray]]:
+    """The rows of each value of `keys`, as a pandas groupby(sort=True) gives them: the keys in sorted order, each
+    one's row positions in the frame's order, rows with a missing key left out."""
+    at: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(*(frame[k].tolist() for k in keys), strict=True)):
+        if not any(pd.isna(k) for k in key):
+            at.setdefault(key, []).append(i)
+    return [(key, np.array(rows, dtype=int)) for key, rows in sorted(at.items())]
 
 
 def team_week_medians(team_weekly: pd.DataFrame, contractor: str) -> pd.DataFrame:
@@ -171,18 +181,22 @@ def early_late_trend(by_task: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFr
     researcher, and the change (late minus early) with its 95% task-bootstrap interval, from the contractor's
     per-task pair counts (weekly_by_task)."""
     rows = []
-    for i, (rubric, g) in enumerate(by_task.groupby("rubric", sort=True)):
-        weeks = sorted(g["week"].unique())
+    agree, pairs, task = by_task["agree"].to_numpy(), by_task["n_pairs"].to_numpy(), by_task["task_id"].to_numpy()
+    week_of = np.array(by_task["week"].tolist(), dtype=object)
+    for i, ((rubric,), at) in enumerate(groups(by_task, ("rubric",))):
+        weeks = sorted(set(week_of[at]))
         if len(weeks) < 2:
             continue
         half = len(weeks) // 2  # an odd middle week is left out
-        early, late = g[g["week"].isin(weeks[:half])], g[g["week"].isin(weeks[len(weeks) - half :])]
-        e = early["agree"].sum() / early["n_pairs"].sum()
-        lt = late["agree"].sum() / late["n_pairs"].sum()
+        first, last = set(weeks[:half]), set(weeks[len(weeks) - half :])
+        early = at[[w in first for w in week_of[at]]]
+        late = at[[w in last for w in week_of[at]]]
+        e = agree[early].sum() / pairs[early].sum()
+        lt = agree[late].sum() / pairs[late].sum()
         rng = np.random.default_rng([seed, 1_000 + i])
-        be = iv.ratio_samples(early["agree"].to_numpy(float), early["n_pairs"].to_numpy(float), n_boot, rng)
-        bl = iv.ratio_samples(late["agree"].to_numpy(float), late["n_pairs"].to_numpy(float), n_boot, rng)
-        n_early, n_late = early["task_id"].nunique(), late["task_id"].nunique()
+        be = iv.ratio_samples(agree[early].astype(float), pairs[early].astype(float), n_boot, rng)
+        bl = iv.ratio_samples(agree[late].astype(float), pairs[late].astype(float), n_boot, rng)
+        n_early, n_late = len(set(task[early])), len(set(task[late]))
         change = bl - be if be.size and bl.size else np.empty(0)
         lo, hi, _ = iv.difference_interval(e, n_early, lt, n_late, change, ag.MIN_TASKS) if n_boot else (math.nan,) * 3
         rows.append(
