@@ -88,17 +88,20 @@ def rater_effects(
     times: pd.DataFrame,
     known: Catalogue | None = None,
     mine: EffectRows | None = None,
+    positions: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Each rater effect (REPORT_EFFECTS) checked on each rubric where it can be measured. Whether it applies
     (SHOWN) is the effects table's verdict (analytics.effects.verdicts), decided there once; the evidence speaks to
     the contractor in the report's own terms: position bias and ties (distributions.position_bias), leniency or
     severity, central tendency and halo (the effects table), haste (time per submission) and drift (the early/late
-    trend). `mine`: effect_rows of the contractor, when split beforehand for many (every_effect_rows)."""
+    trend). `mine`: effect_rows of the contractor, `positions`: rubric_positions of the team, when split
+    beforehand for many (every_effect_rows)."""
     mine = effect_rows(team.effects, contractor) if mine is None else mine
+    positions = rubric_positions(team.positions) if positions is None else positions
     rows: list[dict] = []
     for rubric in rubric_names:
         dims = rubric_dimensions(con, rubric, known)
-        rows += _position_effects(contractor, team.positions, rubric, dims)
+        rows += _position_effects(contractor, positions.get(rubric, team.positions.iloc[:0]), rubric, dims)
         for effect in ("leniency_or_severity", "central_tendency", "halo"):
             rows += _table_effect(mine.get(rubric, []), rubric, effect, dims)
     rows += _haste_effects(times, card)
@@ -115,6 +118,11 @@ def rater_effects(
         }
     )
     return out.loc[key.sort_values(["status", "effect", "rubric"], kind="stable").index].reset_index(drop=True)
+
+
+def rubric_positions(positions: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The team's position_bias rows (TeamFigures.positions) per rubric."""
+    return {str(r): g for r, g in positions.groupby("rubric", sort=False)} if len(positions) else {}
 
 
 def row_verdict(rows: list[dict], effect: str) -> str:
@@ -269,13 +277,12 @@ def _effect(effect: str, rubric: str, status: str, evidence: str, **values: Any)
     }
 
 
-def _position_effects(contractor: str, positions: pd.DataFrame, rubric: str, dims: pd.DataFrame) -> list[dict]:
+def _position_effects(contractor: str, g: pd.DataFrame, rubric: str, dims: pd.DataFrame) -> list[dict]:
     """Position bias and ties on the rubric's primary comparison dimension (else the comparison dimension the
-    contractor rated most), from distributions.position_bias rows of every rater."""
+    contractor rated most), from distributions.position_bias rows of every rater in the rubric (`g`)."""
     comparison = dims[dims["is_comparison"].astype(bool)]
     if comparison.empty:
         return []
-    g = positions[positions["rubric"] == rubric] if len(positions) else positions
     mine = g[(g["rater_id"] == contractor) & ~g["pooled"].astype(bool)] if len(g) else g
     if mine.empty:
         return [_effect("position_bias", rubric, NOT_MEASURED, dist.NO_SHOWN_FIRST)]
@@ -349,7 +356,8 @@ def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:
     """Haste per rubric: the contractor's time per submission against the team's median, with their agreement
     on the rubric's primary dimension beside the team's."""
     rows = []
-    for _, d in times.iterrows():
+    primaries = [p for p in card.to_dict("records") if p["is_primary"] and p["n"] > 0]
+    for d in times.to_dict("records"):
         if is_missing(d["team_median_s"]):
             continue
         n = int(d["submissions"])
@@ -369,9 +377,8 @@ def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:
             f"Your median time per submission is {d['median_s']:.0f} s (middle half {d['q1_s']:.0f} to "
             f"{d['q3_s']:.0f} s) over {n} submissions; the team median is {d['team_median_s']:.0f} s."
         )
-        primary = card[(card["rubric"] == d["rubric"]) & card["is_primary"] & (card["n"] > 0)]
-        if not primary.empty and not is_missing(primary["team_exact_agreement"].iloc[0]):
-            p = primary.iloc[0]
+        p = next((p for p in primaries if p["rubric"] == d["rubric"]), None)
+        if p is not None and not is_missing(p["team_exact_agreement"]):
             evidence += (
                 f" Your exact agreement with researchers on {p['dimension_label']} is {p['exact_agreement']:.2f} "
                 f"({int(p['n_tasks'])} tasks) against a team median of {p['team_exact_agreement']:.2f}."

@@ -92,6 +92,7 @@ class Shared:
     known: dict[str, pd.DataFrame]  # scope.catalogue of every rubric the contractors rated
     levels: dict[str, pd.DataFrame]  # levels.every_levels_vs_researchers
     effects: Mapping[str, ef.EffectRows]  # rater_effects.every_effect_rows: each contractor's effects-table rows
+    positions: dict[str, pd.DataFrame]  # rater_effects.rubric_positions: the team's position_bias rows per rubric
     cards: dict[str, pd.DataFrame]  # card.every_card_vs_team: each contractor's card beside the team's figures
     week_medians: dict[str, pd.DataFrame]  # weekly.every_team_week_medians
     times: dict[str, pd.DataFrame]  # durations.every_durations_vs_team
@@ -166,7 +167,7 @@ def feedback_report(
     weekly = wk.with_team_weeks(own.weeks, contractor, team.weekly, shared.week_medians[contractor] if shared else None)
     trend = own.trend
     times = shared.times[contractor] if shared else du.durations_vs_team(own.durations, contractor, team.durations)
-    mine = shared.effects[contractor] if shared else None
+    mine, positions = (shared.effects[contractor], shared.positions) if shared else (None, None)
     return FeedbackReport(
         contractor_id=contractor,
         filters=filters,
@@ -179,7 +180,7 @@ def feedback_report(
         trend=trend,
         levels=own.levels,
         disagreements=own.disagreements,
-        effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times, known, mine),
+        effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times, known, mine, positions),
         durations=times,
         highlights=hl.highlights(card, trend, times),
         rules=rl.broken_rules(contractor, team),
@@ -217,6 +218,7 @@ def feedback_reports(
         known=known,
         levels=lv.every_levels_vs_researchers(con, who, filters, known),
         effects=ef.every_effect_rows(team.effects, who),
+        positions=ef.rubric_positions(team.positions),
         cards=cd.every_card_vs_team(con, agreement, team, known),
         week_medians=wk.every_team_week_medians(team.weekly, who),
         times=du.every_durations_vs_team(own_durations, team.durations),
