@@ -315,3 +315,27 @@ def test_weeks_and_trend_equal_the_pandas_grouping(demo):
             trend = weekly.early_late_trend(by_task, n_boot, 5)
             assert len(trend) > 0
             pd.testing.assert_frame_equal(trend, old_early_late_trend(by_task, n_boot, 5))
+
+
+def old_with_team_weeks(weeks: pd.DataFrame, contractor: str, team_weekly: pd.DataFrame) -> pd.DataFrame:
+    """weekly.with_team_weeks as it was, a pandas merge: the definition the lookup keeps."""
+    med = weekly.team_week_medians(team_weekly, contractor)
+    med["week"] = pd.to_datetime(med["week"])
+    out = weeks.merge(med, on=["rubric", "week"], how="left")
+    out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
+    return out[list(weekly.WEEK_COLUMNS)]
+
+
+def test_team_weeks_equal_the_pandas_merge(demo, team):
+    every = weekly.every_weekly_by_task(demo, tuple(CONTRACTORS), Filters(date_from=pd.Timestamp("2026-03-09").date()))
+    medians = weekly.every_team_week_medians(team.weekly, tuple(CONTRACTORS))
+    for c in CONTRACTORS:
+        weeks = weekly.own_weeks(every[c], 0, 0)
+        old = old_with_team_weeks(weeks, c, team.weekly)
+        assert old["team_exact_agreement"].notna().any()
+        pd.testing.assert_frame_equal(weekly.with_team_weeks(weeks, c, team.weekly), old)
+        pd.testing.assert_frame_equal(weekly.with_team_weeks(weeks, c, team.weekly, medians[c]), old)
+    unmatched = weekly.own_weeks(every["c01"], 0, 0).assign(week=pd.Timestamp("2030-01-07"))  # no team week then
+    got = weekly.with_team_weeks(unmatched, "c01", team.weekly)
+    assert got["team_exact_agreement"].isna().all() and (got["team_contractors"] == 0).all()
+    pd.testing.assert_frame_equal(got, old_with_team_weeks(unmatched, "c01", team.weekly))

@@ -356,8 +356,8 @@ def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:
     """Haste per rubric: the contractor's time per submission against the team's median, with their agreement
     on the rubric's primary dimension beside the team's."""
     rows = []
-    primaries = [p for p in card.to_dict("records") if p["is_primary"] and p["n"] > 0]
-    for d in times.to_dict("records"):
+    primaries = [p for p in _records(card, HASTE_CARD) if p["is_primary"] and p["n"] > 0]
+    for d in _records(times, list(times.columns)):
         if is_missing(d["team_median_s"]):
             continue
         n = int(d["submissions"])
@@ -385,6 +385,14 @@ def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:
             )
         rows.append(_effect("haste", d["rubric"], JUDGED, evidence, advice=advice("haste"), **values))
     return rows
+
+
+HASTE_CARD = ["rubric", "dimension_label", "is_primary", "n", "n_tasks", "exact_agreement", "team_exact_agreement"]
+
+
+def _records(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
+    """The frame's rows as dicts of the given columns (Python values, as pandas' to_dict gives them)."""
+    return [dict(zip(columns, row, strict=True)) for row in zip(*(frame[c].tolist() for c in columns), strict=True)]
 
 
 def _drift_effects(trend: pd.DataFrame) -> list[dict]:

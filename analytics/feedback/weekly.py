@@ -154,10 +154,19 @@ def with_team_weeks(
     beforehand)."""
     if weeks.empty:
         return pd.DataFrame(columns=list(WEEK_COLUMNS))
-    med = (team_week_medians(team_weekly, contractor) if medians is None else medians).copy()
-    med["week"] = pd.to_datetime(med["week"])
-    out = weeks.merge(med, on=["rubric", "week"], how="left")
-    out["team_contractors"] = out["team_contractors"].fillna(0).astype(int)
+    med = team_week_medians(team_weekly, contractor) if medians is None else medians
+    team = {
+        (rubric, week): (value, n)
+        for rubric, week, value, n in zip(
+            med["rubric"].tolist(),
+            pd.to_datetime(med["week"]).tolist(),
+            med["team_exact_agreement"].tolist(),
+            med["team_contractors"].tolist(),
+            strict=True,
+        )
+    }
+    found = [team.get(key, (math.nan, 0)) for key in zip(weeks["rubric"].tolist(), weeks["week"].tolist(), strict=True)]
+    out = weeks.assign(team_exact_agreement=[float(v) for v, _ in found], team_contractors=[int(n) for _, n in found])
     return out[list(WEEK_COLUMNS)]
 
 
