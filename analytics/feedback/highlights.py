@@ -31,13 +31,34 @@ def _shift_sentence(rubric: str, shifted: pd.DataFrame) -> str:
     )
 
 
+PRIMARY_COLUMNS = [  # what a primary dimension's sentence reads from the card
+    "rubric",
+    "dimension_label",
+    "is_primary",
+    "n",
+    "n_tasks",
+    "level",
+    "n_levels",
+    "kappa_statistic",
+    *(f"{s}{q}" for s in ("exact_agreement", "kappa") for q in ("", "_ci_low", "_ci_high")),
+    *(f"{p}{s}" for s in ("exact_agreement", "kappa") for p in ("team_", "ceiling_")),
+]
+
+
+def _records(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
+    """The frame's rows as dicts of the given columns (Python values), in order."""
+    return [dict(zip(columns, row, strict=True)) for row in zip(*(frame[c].tolist() for c in columns), strict=True)]
+
+
 def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> tuple[str, ...]:
     """Plain sentences: agreement on each primary dimension against team and researcher-researcher agreement
     (exact agreement, or on a fine interval or ratio scale, where it is no headline figure, the card's weighted
     kappa), scale shifts and falls in weekly agreement whose 95% interval excludes zero, and time per submission
     against the team."""
     out = []
-    for _, r in card[card["is_primary"]].iterrows():
+    for r in _records(card, PRIMARY_COLUMNS):
+        if not r["is_primary"]:
+            continue
         where = f"{rubric_title(r['rubric'])}, {r['dimension_label']}"
         if r["n"] == 0:
             out.append(f"{where}: no unit shared with a researcher yet.")
@@ -54,13 +75,17 @@ def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> 
     shifted = card[(card["mean_difference_ci_low"] > 0) | (card["mean_difference_ci_high"] < 0)]
     for rubric, g in shifted.groupby("rubric", sort=True):
         out.append(_shift_sentence(str(rubric), g))
-    for _, t in trend[trend["change_ci_high"] < 0].iterrows():
+    for t in _records(
+        trend, ["rubric", "early", "late", "early_weeks", "late_weeks", "change_ci_low", "change_ci_high"]
+    ):
+        if not t["change_ci_high"] < 0:
+            continue
         out.append(
             f"{rubric_title(t['rubric'])}: exact agreement fell from {_num(t['early'])} ({t['early_weeks']}) to "
             f"{_num(t['late'])} ({t['late_weeks']}); the 95% interval of the change, {_num(t['change_ci_low'])} "
             f"to {_num(t['change_ci_high'])}, is below zero."
         )
-    for _, d in times.iterrows():
+    for d in _records(times, ["rubric", "median_s", "submissions", "team_median_s", "ratio"]):
         if not math.isnan(d["ratio"]):
             out.append(
                 f"{rubric_title(d['rubric'])}: median {d['median_s']:.0f} s per submission over {int(d['submissions'])} "

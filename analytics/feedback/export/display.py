@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -17,6 +17,8 @@ from analytics.core.formatting import fmt, fmt_ci, is_missing
 from analytics.effects.verdicts import NOT_MEASURED, NOT_SHOWN, SHOWN, TOO_FEW
 from analytics.feedback.report import FeedbackReport
 from analytics.feedback.scope import rubric_title
+
+Row = pd.Series | Mapping[str, Any]  # one row of a report's table: a Series, or a dict of its values
 
 EXPLAIN = (
     "Agreement is measured on the units (task, dimension and answer) that you and a researcher both rated. "
@@ -215,7 +217,7 @@ def duration_rows(report: FeedbackReport) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Rubric": [rubric_title(r) for r in d["rubric"]],
-            "Submissions": d["submissions"].astype(int).astype(str),
+            "Submissions": [str(int(n)) for n in d["submissions"]],
             "Median seconds": [fmt(v, 0) for v in d["median_s"]],
             "Middle half": [f"{fmt(a, 0)} to {fmt(b, 0)}" for a, b in zip(d["q1_s"], d["q3_s"], strict=True)],
             "Team median seconds": [fmt(v, 0) for v in d["team_median_s"]],
@@ -230,9 +232,9 @@ def trend_rows(report: FeedbackReport) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Rubric": [rubric_title(r) for r in t["rubric"]],
-            "Early weeks": t["early_weeks"],
+            "Early weeks": t["early_weeks"].tolist(),
             "Early exact": [fmt(v) for v in t["early"]],
-            "Late weeks": t["late_weeks"],
+            "Late weeks": t["late_weeks"].tolist(),
             "Late exact": [fmt(v) for v in t["late"]],
             "Change": [
                 fmt_ci(v, lo, hi)
@@ -292,7 +294,7 @@ NO_ALARM = "No alarm: nothing credibly beyond the rest of the team under the rev
 def alert_lines(report: FeedbackReport) -> list[str]:
     """Each alarm of the contractor as a plain sentence: kind, rubric and dimension or rule, since when, the
     evidence, and who acknowledged it."""
-    return [alert_line(a) for a in report.alerts.itertuples(index=False)]
+    return [alert_line(a) for a in report.alerts.itertuples(index=False)] if len(report.alerts) else []
 
 
 def alert_line(a: Any) -> str:
@@ -302,7 +304,7 @@ def alert_line(a: Any) -> str:
     return f"{alarm_line(a)}{acked}"
 
 
-def case_heading(case: pd.Series) -> str:
+def case_heading(case: Row) -> str:
     """One disagreement's heading (plain text): rank, severity, rubric, task, dimension and target."""
     target = f", {case['target']}" if not is_missing(case["target"]) else ""
     return (
@@ -311,7 +313,7 @@ def case_heading(case: pd.Series) -> str:
     )
 
 
-def case_values(case: pd.Series, contractor: str) -> str:
+def case_values(case: Row, contractor: str) -> str:
     """The contractor's rating of a case and every researcher's rating of the unit in one line (plain text); the
     steps are to the furthest researcher."""
     several = int(case["n_researchers"]) > 1
@@ -323,7 +325,7 @@ def case_values(case: pd.Series, contractor: str) -> str:
     )
 
 
-def note_line(case: pd.Series) -> str:
+def note_line(case: Row) -> str:
     """The review status, reviewer and date of a case (plain text)."""
     who = f" by {case['reviewer']}" if not is_missing(case["reviewer"]) else ""
     when = f" on {_fmt_time(case['note_updated_at'])}" if not is_missing(case["note_updated_at"]) else ""
@@ -343,7 +345,7 @@ EFFECTS_EXPLAIN = (
 )
 
 
-def effect_heading(effect: pd.Series) -> str:
+def effect_heading(effect: Row) -> str:
     """One shown effect's heading (plain text): its title and rubric."""
     return f"{effect['title']}: {rubric_title(effect['rubric'])}"
 

@@ -37,6 +37,12 @@ def _per_rubric(df: pd.DataFrame) -> list[tuple[str, list[str]]]:
     return [(str(rubric), _md_rows(columns, rows)) for rubric, rows in groups.items()]
 
 
+def _records(df: pd.DataFrame) -> list[dict]:
+    """The frame's rows as dicts of Python values (what iterrows' rows hold, without a Series per row)."""
+    columns = list(df.columns)
+    return [dict(zip(columns, row, strict=True)) for row in zip(*(df[c].tolist() for c in columns), strict=True)]
+
+
 def _md_quote(text: object) -> list[str]:
     """Untrusted multi-line text as an escaped Markdown block quote."""
     return [f"> {line}" if line.strip() else ">" for line in md_escape(text, lines=True).splitlines()]
@@ -50,7 +56,7 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     out += [f"- {md_escape(h)}" for h in report.highlights] or ["- No figures yet."]
     out += ["", "## What to change", "", md_escape(display.EFFECTS_EXPLAIN)]
     shown = display.shown_effects(report)
-    for _, effect in shown.iterrows():
+    for effect in _records(shown):
         out += ["", f"### {md_escape(display.effect_heading(effect))}", "", md_escape(effect["evidence"])]
         out += ["", f"What to do: {md_escape(effect['advice'])}"]
     if shown.empty:
@@ -82,7 +88,7 @@ def to_markdown(report: FeedbackReport, generated_at: dt.datetime | None = None)
     out += _md_table(display.duration_rows(report)) if not report.durations.empty else ["No durations were recorded."]
     out += ["", "## Most severe disagreements", ""]
     out.append("On each rubric's primary dimension, most severe first; every case a reviewer noted is listed too.")
-    for _, case in report.disagreements.iterrows():
+    for case in _records(report.disagreements):
         out += [
             "",
             f"### {md_escape(display.case_heading(case))}",
