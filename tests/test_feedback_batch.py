@@ -339,3 +339,14 @@ def test_team_weeks_equal_the_pandas_merge(demo, team):
     got = weekly.with_team_weeks(unmatched, "c01", team.weekly)
     assert got["team_exact_agreement"].isna().all() and (got["team_contractors"] == 0).all()
     pd.testing.assert_frame_equal(got, old_with_team_weeks(unmatched, "c01", team.weekly))
+
+
+def test_every_span_and_rubrics_are_each_contractors_own(demo):
+    for f in (Filters(), Filters(date_from=pd.Timestamp("2026-03-09").date()), Filters(rubric="answer_comparison")):
+        spans = scope.every_span(demo, (*CONTRACTORS, "nobody"), f)
+        rubrics = scope.each_contractors_rubrics(demo, (*CONTRACTORS, "nobody"), f)
+        assert spans["nobody"] == (0, None, None) and rubrics["nobody"] == ()
+        for c in CONTRACTORS:
+            assert spans[c] == scope.span_query(c, f).rows(demo)[0] and spans[c][0] > 0
+            assert rubrics[c] == scope.contractor_rubrics(demo, c, f) and len(rubrics[c]) > 0
+    assert len(scope.each_contractors_rubrics(demo, ("c01",), Filters())["c01"]) > 1

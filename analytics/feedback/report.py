@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -93,6 +94,8 @@ class Shared:
     levels: dict[str, pd.DataFrame]  # levels.every_levels_vs_researchers
     effects: Mapping[str, ef.EffectRows]  # rater_effects.every_effect_rows: each contractor's effects-table rows
     positions: dict[str, pd.DataFrame]  # rater_effects.rubric_positions: the team's position_bias rows per rubric
+    spans: dict[str, tuple[int, Any, Any]]  # scope.every_span: each contractor's ratings, first and last rating time
+    rubrics: dict[str, tuple[str, ...]]  # scope.each_contractors_rubrics
     cards: dict[str, pd.DataFrame]  # card.every_card_vs_team: each contractor's card beside the team's figures
     week_medians: dict[str, pd.DataFrame]  # weekly.every_team_week_medians
     times: dict[str, pd.DataFrame]  # durations.every_durations_vs_team
@@ -112,10 +115,10 @@ def own_figures(
     figures share, computed once for many (feedback_reports)."""
     if not contractor:
         raise ValueError("feedback_report needs a contractor id")
-    n, first, last = scope.span_query(contractor, filters).rows(con)[0]
+    n, first, last = shared.spans[contractor] if shared else scope.span_query(contractor, filters).rows(con)[0]
     if n == 0:
         raise ValueError(f"contractor {contractor!r} has no ratings under these filters")
-    rated = scope.contractor_rubrics(con, contractor, filters)
+    rated = shared.rubrics[contractor] if shared else scope.contractor_rubrics(con, contractor, filters)
     by_task = shared.weeks[contractor] if shared else wk.weekly_by_task(con, contractor, filters)
     cases = shared.cases[contractor] if shared else cs.severe_cases(con, contractor, filters, rated, max_cases)
     return OwnFigures(
@@ -219,6 +222,8 @@ def feedback_reports(
         levels=lv.every_levels_vs_researchers(con, who, filters, known),
         effects=ef.every_effect_rows(team.effects, who),
         positions=ef.rubric_positions(team.positions),
+        spans=scope.every_span(con, who, filters),
+        rubrics=scope.each_contractors_rubrics(con, who, filters),
         cards=cd.every_card_vs_team(con, agreement, team, known),
         week_medians=wk.every_team_week_medians(team.weekly, who),
         times=du.every_durations_vs_team(own_durations, team.durations),

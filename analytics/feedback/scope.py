@@ -4,6 +4,7 @@ rated, the dimensions of those rubrics, the contractor's span of ratings, and ru
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -44,6 +45,18 @@ def team_filter(filters: Filters) -> Filters:
 def contractor_rubrics(con: duckdb.DuckDBPyConnection, contractor: str, filters: Filters) -> tuple[str, ...]:
     """The rubrics the contractor has ratings in, under the filter."""
     return tuple(rated_rubrics(con, subject_filter(filters, contractor)))
+
+
+def each_contractors_rubrics(
+    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters
+) -> dict[str, tuple[str, ...]]:
+    """contractor_rubrics of each of `contractors` from one query (rated_rubrics_query's rows, per rater)."""
+    where, params = subjects_filter(filters, contractors).where_named("r")
+    sql = f"SELECT DISTINCT r.rater_id, r.rubric FROM level_counts r WHERE {where} ORDER BY 1, 2"
+    found: dict[str, list[str]] = {}
+    for rater, rubric in Query("each_contractors_rubrics", sql, params).rows(con) if contractors else []:
+        found.setdefault(rater, []).append(rubric)
+    return {c: tuple(found.get(c, ())) for c in contractors}
 
 
 def every_contractors_rubrics(
@@ -100,6 +113,21 @@ def span_query(contractor: str, filters: Filters) -> Query:
     sql = f"""SELECT CAST(coalesce({n}, 0) AS BIGINT), min(submitted_at), max(submitted_at)
 FROM {table} WHERE role = 'contractor' AND {where}"""
     return Query("contractor_span", sql, params)
+
+
+def every_span(
+    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters
+) -> dict[str, tuple[int, Any, Any]]:
+    """span_query's row (ratings, first and last rating time) of each of `contractors` from one query."""
+    f = subjects_filter(filters, contractors)
+    where, params = f.where_named()
+    table, n = ("rater_tasks", "sum(n_ratings)") if rater_tasks.answers(f) else ("ratings", "count(*)")
+    sql = f"""SELECT rater_id, CAST(coalesce({n}, 0) AS BIGINT), min(submitted_at), max(submitted_at)
+FROM {table} WHERE role = 'contractor' AND {where} GROUP BY rater_id"""
+    found = (
+        {r: (n, a, b) for r, n, a, b in Query("every_contractor_span", sql, params).rows(con)} if contractors else {}
+    )
+    return {c: found.get(c, (0, None, None)) for c in contractors}
 
 
 def rubric_title(name: str) -> str:
