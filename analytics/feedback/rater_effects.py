@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -88,7 +89,7 @@ def rater_effects(
     times: pd.DataFrame,
     known: Catalogue | None = None,
     mine: EffectRows | None = None,
-    positions: Mapping[str, pd.DataFrame] | None = None,
+    positions: Mapping[str, RubricPositions] | None = None,
 ) -> pd.DataFrame:
     """Each rater effect (REPORT_EFFECTS) checked on each rubric where it can be measured. Whether it applies
     (SHOWN) is the effects table's verdict (analytics.effects.verdicts), decided there once; the evidence speaks to
@@ -101,28 +102,50 @@ def rater_effects(
     rows: list[dict] = []
     for rubric in rubric_names:
         dims = rubric_dimensions(con, rubric, known)
-        rows += _position_effects(contractor, positions.get(rubric, team.positions.iloc[:0]), rubric, dims)
+        at = positions[rubric] if rubric in positions else _split_positions(team.positions.iloc[:0])
+        rows += _position_effects(contractor, at, rubric, dims)
         for effect in ("leniency_or_severity", "central_tendency", "halo"):
             rows += _table_effect(mine.get(rubric, []), rubric, effect, dims)
     rows += _haste_effects(times, card)
     rows += _drift_effects(trend)
     rows = [_decided(r, mine.get(r["rubric"], [])) for r in rows]
-    out = pd.DataFrame(rows, columns=list(EFFECT_COLUMNS))
-    if out.empty:
-        return out
-    key = pd.DataFrame(
-        {
-            "status": out["status"].map({s: i for i, s in enumerate(STATUS_ORDER)}),
-            "effect": out["effect"].map({e: i for i, e in enumerate(REPORT_EFFECTS)}),
-            "rubric": out["rubric"],
-        }
+    return pd.DataFrame(sorted(rows, key=_report_order), columns=list(EFFECT_COLUMNS))
+
+
+STATUS_RANK = {s: i for i, s in enumerate(STATUS_ORDER)}
+EFFECT_RANK = {e: i for i, e in enumerate(REPORT_EFFECTS)}
+
+
+def _report_order(row: Any) -> tuple:
+    """Where an effect row goes in a report: by status (shown first), effect, then rubric (a stable sort)."""
+    return (
+        STATUS_RANK.get(row["status"], len(STATUS_RANK)),
+        EFFECT_RANK.get(row["effect"], len(EFFECT_RANK)),
+        row["rubric"],
     )
-    return out.loc[key.sort_values(["status", "effect", "rubric"], kind="stable").index].reset_index(drop=True)
 
 
-def rubric_positions(positions: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The team's position_bias rows (TeamFigures.positions) per rubric."""
-    return {str(r): g for r, g in positions.groupby("rubric", sort=False)} if len(positions) else {}
+@dataclass(frozen=True)
+class RubricPositions:
+    """The team's distributions.position_bias rows of one rubric, split for every contractor's report."""
+
+    rows: pd.DataFrame  # every rater's and role's rows
+    own: dict[str, pd.DataFrame]  # rater -> their own rows (not pooled), in the table's order
+    researchers: pd.DataFrame  # the researchers' pooled rows
+
+
+def rubric_positions(positions: pd.DataFrame) -> dict[str, RubricPositions]:
+    """The team's position_bias rows (TeamFigures.positions) per rubric, split once for many reports."""
+    return {str(r): _split_positions(g) for r, g in positions.groupby("rubric", sort=False)} if len(positions) else {}
+
+
+def _split_positions(g: pd.DataFrame) -> RubricPositions:
+    """One rubric's position_bias rows split per rater, and the researchers' pooled rows."""
+    if not len(g):
+        return RubricPositions(g, {}, g)
+    pooled = g["pooled"].astype(bool)
+    own = {str(r): rows for r, rows in g[~pooled].groupby("rater_id", sort=False)}
+    return RubricPositions(g, own, g[pooled & (g["role"] == "researcher")])
 
 
 def row_verdict(rows: list[dict], effect: str) -> str:
@@ -277,21 +300,21 @@ def _effect(effect: str, rubric: str, status: str, evidence: str, **values: Any)
     }
 
 
-def _position_effects(contractor: str, g: pd.DataFrame, rubric: str, dims: pd.DataFrame) -> list[dict]:
+def _position_effects(contractor: str, at: RubricPositions, rubric: str, dims: pd.DataFrame) -> list[dict]:
     """Position bias and ties on the rubric's primary comparison dimension (else the comparison dimension the
-    contractor rated most), from distributions.position_bias rows of every rater in the rubric (`g`)."""
+    contractor rated most), from distributions.position_bias rows of every rater in the rubric (`at`)."""
     comparison = dims[dims["is_comparison"].astype(bool)]
     if comparison.empty:
         return []
-    mine = g[(g["rater_id"] == contractor) & ~g["pooled"].astype(bool)] if len(g) else g
-    if mine.empty:
+    g, mine = at.rows, at.own.get(contractor)
+    if mine is None or mine.empty:
         return [_effect("position_bias", rubric, NOT_MEASURED, dist.NO_SHOWN_FIRST)]
     primary = comparison.loc[comparison["is_primary"].astype(bool), "dimension"]
     at_primary = mine[mine["dimension"].isin(primary)]
     r = (at_primary if not at_primary.empty else mine.sort_values("n_rated", ascending=False, kind="stable")).iloc[0]
     dim = comparison[comparison["dimension"] == r["dimension"]].iloc[0]
     label, where = str(dim["label"]), {"dimension": r["dimension"], "dimension_label": str(dim["label"])}
-    researchers = g[g["pooled"].astype(bool) & (g["role"] == "researcher") & (g["dimension"] == r["dimension"])]
+    researchers = at.researchers[at.researchers["dimension"] == r["dimension"]]
     return [_position_bias(r, researchers, rubric, label, where), _ties(r, g, researchers, dim, rubric, where)]
 
 

@@ -93,7 +93,7 @@ class Shared:
     known: dict[str, pd.DataFrame]  # scope.catalogue of every rubric the contractors rated
     levels: dict[str, pd.DataFrame]  # levels.every_levels_vs_researchers
     effects: Mapping[str, ef.EffectRows]  # rater_effects.every_effect_rows: each contractor's effects-table rows
-    positions: dict[str, pd.DataFrame]  # rater_effects.rubric_positions: the team's position_bias rows per rubric
+    positions: dict[str, ef.RubricPositions]  # rater_effects.rubric_positions: the team's position_bias rows per rubric
     spans: dict[str, tuple[int, Any, Any]]  # scope.every_span: each contractor's ratings, first and last rating time
     rubrics: dict[str, tuple[str, ...]]  # scope.each_contractors_rubrics
     cards: dict[str, pd.DataFrame]  # card.every_card_vs_team: each contractor's card beside the team's figures
