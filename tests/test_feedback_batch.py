@@ -19,7 +19,7 @@ from analytics.agreement import intervals as iv
 from analytics.core.filters import Filters
 from analytics.core.formatting import fmt, fmt_ci
 from analytics.effects.verdicts import REPORT_EFFECTS, SHOWN, verdict
-from analytics.feedback import card, cases, durations, levels, rater_effects, scope, weekly
+from analytics.feedback import card, cases, durations, levels, rater_effects, rules, scope, weekly
 from analytics.feedback.export import display, markdown
 
 # c13 and c23 have an interval whose delta-method probes (numerical derivatives) differ by about 1e-11 between the
@@ -350,3 +350,15 @@ def test_every_span_and_rubrics_are_each_contractors_own(demo):
             assert spans[c] == scope.span_query(c, f).rows(demo)[0] and spans[c][0] > 0
             assert rubrics[c] == scope.contractor_rubrics(demo, c, f) and len(rubrics[c]) > 0
     assert len(scope.each_contractors_rubrics(demo, ("c01",), Filters())["c01"]) > 1
+
+
+def test_every_broken_rules_are_each_contractors_own(team):
+    raters = tuple(team.rules.raters["rater_id"].unique())
+    every = rules.every_broken_rules((*raters, "nobody"), team)
+    assert every["nobody"].empty and list(every["nobody"].columns) == rules.RULE_COLUMNS
+    broke = 0
+    for r in raters:
+        alone = rules.broken_rules(r, team)
+        broke += len(alone) > 0
+        pd.testing.assert_frame_equal(every[r], alone)
+    assert broke > 1

@@ -96,6 +96,7 @@ class Shared:
     positions: dict[str, ef.RubricPositions]  # rater_effects.rubric_positions: the team's position_bias rows per rubric
     spans: dict[str, tuple[int, Any, Any]]  # scope.every_span: each contractor's ratings, first and last rating time
     rubrics: dict[str, tuple[str, ...]]  # scope.each_contractors_rubrics
+    rules: dict[str, pd.DataFrame]  # rules.every_broken_rules
     cards: dict[str, pd.DataFrame]  # card.every_card_vs_team: each contractor's card beside the team's figures
     week_medians: dict[str, pd.DataFrame]  # weekly.every_team_week_medians
     times: dict[str, pd.DataFrame]  # durations.every_durations_vs_team
@@ -186,7 +187,7 @@ def feedback_report(
         effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times, known, mine, positions),
         durations=times,
         highlights=hl.highlights(card, trend, times),
-        rules=rl.broken_rules(contractor, team),
+        rules=shared.rules[contractor] if shared else rl.broken_rules(contractor, team),
         alerts=team.alerts[team.alerts["rater_id"] == contractor].reset_index(drop=True),
         stamp=own.stamp,
         name=people.who(contractor, people.display_names(con) if names is None else names),
@@ -224,6 +225,7 @@ def feedback_reports(
         positions=ef.rubric_positions(team.positions),
         spans=scope.every_span(con, who, filters),
         rubrics=scope.each_contractors_rubrics(con, who, filters),
+        rules=rl.every_broken_rules(who, team),
         cards=cd.every_card_vs_team(con, agreement, team, known),
         week_medians=wk.every_team_week_medians(team.weekly, who),
         times=du.every_durations_vs_team(own_durations, team.durations),
