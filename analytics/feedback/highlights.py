@@ -46,7 +46,10 @@ PRIMARY_COLUMNS = [  # what a primary dimension's sentence reads from the card
 
 
 def _records(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
-    """The frame's rows as dicts of the given columns (Python values), in order."""
+    """The frame's rows as dicts of the given columns (Python values), in order (none of a frame without rows,
+    whatever its columns)."""
+    if not len(frame):
+        return []
     return [dict(zip(columns, row, strict=True)) for row in zip(*(frame[c].tolist() for c in columns), strict=True)]
 
 
@@ -56,9 +59,7 @@ def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> 
     kappa), scale shifts and falls in weekly agreement whose 95% interval excludes zero, and time per submission
     against the team."""
     out = []
-    for r in _records(card, PRIMARY_COLUMNS):
-        if not r["is_primary"]:
-            continue
+    for r in _records(card[card["is_primary"]], PRIMARY_COLUMNS):
         where = f"{rubric_title(r['rubric'])}, {r['dimension_label']}"
         if r["n"] == 0:
             out.append(f"{where}: no unit shared with a researcher yet.")
@@ -75,11 +76,10 @@ def highlights(card: pd.DataFrame, trend: pd.DataFrame, times: pd.DataFrame) -> 
     shifted = card[(card["mean_difference_ci_low"] > 0) | (card["mean_difference_ci_high"] < 0)]
     for rubric, g in shifted.groupby("rubric", sort=True):
         out.append(_shift_sentence(str(rubric), g))
+    falls = trend[trend["change_ci_high"] < 0]
     for t in _records(
-        trend, ["rubric", "early", "late", "early_weeks", "late_weeks", "change_ci_low", "change_ci_high"]
+        falls, ["rubric", "early", "late", "early_weeks", "late_weeks", "change_ci_low", "change_ci_high"]
     ):
-        if not t["change_ci_high"] < 0:
-            continue
         out.append(
             f"{rubric_title(t['rubric'])}: exact agreement fell from {_num(t['early'])} ({t['early_weeks']}) to "
             f"{_num(t['late'])} ({t['late_weeks']}); the 95% interval of the change, {_num(t['change_ci_low'])} "

@@ -379,7 +379,7 @@ def _haste_effects(times: pd.DataFrame, card: pd.DataFrame) -> list[dict]:
     """Haste per rubric: the contractor's time per submission against the team's median, with their agreement
     on the rubric's primary dimension beside the team's."""
     rows = []
-    primaries = [p for p in _records(card, HASTE_CARD) if p["is_primary"] and p["n"] > 0]
+    primaries = _records(card[card["is_primary"] & (card["n"] > 0)], HASTE_CARD) if len(times) else []
     for d in _records(times, list(times.columns)):
         if is_missing(d["team_median_s"]):
             continue
@@ -414,7 +414,10 @@ HASTE_CARD = ["rubric", "dimension_label", "is_primary", "n", "n_tasks", "exact_
 
 
 def _records(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
-    """The frame's rows as dicts of the given columns (Python values, as pandas' to_dict gives them)."""
+    """The frame's rows as dicts of the given columns (Python values, as pandas' to_dict gives them); none of a
+    frame without rows, whatever its columns."""
+    if not len(frame):
+        return []
     return [dict(zip(columns, row, strict=True)) for row in zip(*(frame[c].tolist() for c in columns), strict=True)]
 
 
