@@ -19,7 +19,7 @@ from analytics.agreement import intervals as iv
 from analytics.core.filters import Filters
 from analytics.core.formatting import fmt, fmt_ci
 from analytics.effects.verdicts import REPORT_EFFECTS, SHOWN, verdict
-from analytics.feedback import card, cases, durations, levels, rater_effects, rules, scope, weekly
+from analytics.feedback import card, cases, durations, levels, rater_effects, report, rules, scope, weekly
 from analytics.feedback.export import display, markdown
 
 # c13 and c23 have an interval whose delta-method probes (numerical derivatives) differ by about 1e-11 between the
@@ -362,3 +362,13 @@ def test_every_broken_rules_are_each_contractors_own(team):
         broke += len(alone) > 0
         pd.testing.assert_frame_equal(every[r], alone)
     assert broke > 1
+
+
+def test_own_alerts_are_each_contractors_rows_of_the_review(team):
+    raters = tuple(team.alerts["rater_id"].unique())
+    assert len(raters) > 1
+    every = report.own_alerts(team.alerts, (*raters, "nobody"))
+    assert every["nobody"].empty and list(every["nobody"].columns) == list(team.alerts.columns)
+    for r in raters:
+        alone = team.alerts[team.alerts["rater_id"] == r].reset_index(drop=True)
+        pd.testing.assert_frame_equal(every[r], alone)

@@ -113,10 +113,8 @@ def every_card_vs_team(
     every = _with_team(con, pd.concat(frames, ignore_index=True), med, ["rater_id", "rubric", "dimension"], team, known)
     ids = every["rater_id"].to_numpy(dtype=object)
     cuts = [0, *(i for i in range(1, len(ids)) if ids[i] != ids[i - 1]), len(ids)]  # rows are sorted by rater
-    cards = {
-        str(ids[a]): every.iloc[a:b][list(CARD_COLUMNS)].reset_index(drop=True)
-        for a, b in zip(cuts, cuts[1:], strict=False)
-    }
+    shown = every[list(CARD_COLUMNS)]
+    cards = {str(ids[a]): shown.iloc[a:b].reset_index(drop=True) for a, b in zip(cuts, cuts[1:], strict=False)}
     return {c: cards[c] if c in cards else card_of_nothing() for c in who}
 
 

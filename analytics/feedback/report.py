@@ -97,6 +97,7 @@ class Shared:
     spans: dict[str, tuple[int, Any, Any]]  # scope.every_span: each contractor's ratings, first and last rating time
     rubrics: dict[str, tuple[str, ...]]  # scope.each_contractors_rubrics
     rules: dict[str, pd.DataFrame]  # rules.every_broken_rules
+    alerts: dict[str, pd.DataFrame]  # own_alerts: each contractor's alarms
     cards: dict[str, pd.DataFrame]  # card.every_card_vs_team: each contractor's card beside the team's figures
     week_medians: dict[str, pd.DataFrame]  # weekly.every_team_week_medians
     times: dict[str, pd.DataFrame]  # durations.every_durations_vs_team
@@ -188,7 +189,7 @@ def feedback_report(
         durations=times,
         highlights=hl.highlights(card, trend, times),
         rules=shared.rules[contractor] if shared else rl.broken_rules(contractor, team),
-        alerts=team.alerts[team.alerts["rater_id"] == contractor].reset_index(drop=True),
+        alerts=shared.alerts[contractor] if shared else own_alerts(team.alerts, (contractor,))[contractor],
         stamp=own.stamp,
         name=people.who(contractor, people.display_names(con) if names is None else names),
     )
@@ -226,6 +227,7 @@ def feedback_reports(
         spans=scope.every_span(con, who, filters),
         rubrics=scope.each_contractors_rubrics(con, who, filters),
         rules=rl.every_broken_rules(who, team),
+        alerts=own_alerts(team.alerts, who),
         cards=cd.every_card_vs_team(con, agreement, team, known),
         week_medians=wk.every_team_week_medians(team.weekly, who),
         times=du.every_durations_vs_team(own_durations, team.durations),
@@ -233,6 +235,15 @@ def feedback_reports(
     for c in contractors:
         own = own_figures(con, c, filters, n_boot, seed, max_cases, shared)
         yield feedback_report(con, c, filters, team, n_boot, seed, max_cases, own, shared=shared)
+
+
+def own_alerts(alerts: pd.DataFrame, contractors: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+    """Each contractor's rows of the review's alarms (analytics.alarms.review.ALERT_COLUMNS), in the review's order."""
+    by_rater = (
+        {str(r): g.reset_index(drop=True) for r, g in alerts.groupby("rater_id", sort=False)} if len(alerts) else {}
+    )
+    none = alerts.iloc[:0].reset_index(drop=True)
+    return {c: by_rater[c] if c in by_rater else none for c in contractors}
 
 
 def weekly_agreement(
