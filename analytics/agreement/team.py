@@ -52,35 +52,41 @@ def team_medians_each(
 ) -> pd.DataFrame:
     """team_medians with each of `raters` left out in turn, in one pass (the rows of every rater, `rater_id` first):
     the same figures as calling it once per rater, for a report of every contractor."""
-    cols, out = list(by), []
+    cols = list(by)
     keep = team[team[size] > 0] if len(team) else team
     wanted = np.asarray(raters, dtype=object)
     if keep.empty or not len(wanted):
         return pd.DataFrame(columns=["rater_id", *cols, *statistics, count])
-    for key, group in keep.groupby(cols, sort=True):
-        ids = group["rater_id"].to_numpy(dtype=object)
+    ids_all = keep["rater_id"].to_numpy(dtype=object)
+    values_all = keep[list(statistics)].to_numpy(dtype=float)
+    who, where, medians, counts = [], [], [], []
+    for key, at in sorted(keep.groupby(cols, sort=True).indices.items()):
+        ids = ids_all[at]
         others = ids[None, :] != wanted[:, None]  # raters x rows: which rows each rater's team keeps
-        n = np.array([len(set(ids[row])) for row in others])
+        n = others.sum(axis=1) if len(set(ids)) == len(ids) else np.array([len(set(ids[row])) for row in others])
         rows = n > 0
         if not rows.any():
             continue
-        labels = dict(zip(cols, key if isinstance(key, tuple) else (key,), strict=True))
-        frame = pd.DataFrame({"rater_id": wanted[rows], **{c: [v] * int(rows.sum()) for c, v in labels.items()}})
-        values = group[list(statistics)].to_numpy(dtype=float)
+        masked = np.where(others[rows][:, :, None], values_all[at][None, :, :], np.nan)  # raters x rows x stats
         with warnings.catch_warnings():  # a statistic nobody has is nan, as pandas' median gives
             warnings.simplefilter("ignore", RuntimeWarning)
-            for i, stat in enumerate(statistics):
-                masked = np.where(others[rows], values[:, i][None, :], np.nan)
-                frame[stat] = np.nanmedian(masked, axis=1)
-        frame[count] = n[rows]
-        out.append(frame)
-    if not out:
+            medians.append(np.nanmedian(masked, axis=1))
+        who.append(wanted[rows])
+        where.extend([key if isinstance(key, tuple) else (key,)] * int(rows.sum()))
+        counts.append(n[rows])
+    if not who:
         return pd.DataFrame(columns=["rater_id", *cols, *statistics, count])
-    order = {r: i for i, r in enumerate(raters)}
-    joined = pd.concat(out, ignore_index=True)
-    joined = joined.sort_values([*cols], kind="stable").sort_values(
-        "rater_id", key=lambda s: s.map(order), kind="stable"
+    stacked = np.concatenate(medians)
+    joined = pd.DataFrame(
+        {
+            "rater_id": np.concatenate(who),
+            **{c: [k[i] for k in where] for i, c in enumerate(cols)},
+            **{stat: stacked[:, i] for i, stat in enumerate(statistics)},
+            count: np.concatenate(counts),
+        }
     )
+    order = {r: i for i, r in enumerate(raters)}
+    joined = joined.sort_values("rater_id", key=lambda c: c.map(order), kind="stable")
     return joined.reset_index(drop=True)
 
 
