@@ -126,15 +126,8 @@ def primary_agreement(con: duckdb.DuckDBPyConnection, filters: Filters, n_boot: 
     rows = ag.rater_agreement(con, against_researchers(f.but(dimensions=dims), n_boot, seed))
     keep = [(r, d) in primary for r, d in zip(rows["rubric"], rows["dimension"], strict=True)]
     rows = rows[pd.Series(keep, index=rows.index) & (rows["role"] == "contractor") & (rows["n_tasks"] > 0)]
-    medians = [
-        tm.team_medians(rows, (STATISTIC,), (rater,), "others").assign(rater_id=rater)
-        for rater in rows["rater_id"].unique()
-    ]
-    med = (
-        pd.concat(medians, ignore_index=True).rename(columns={STATISTIC: "team_median"})
-        if medians
-        else pd.DataFrame(columns=["rubric", "dimension", "team_median", "others", "rater_id"])
-    )
+    raters = tuple(str(r) for r in rows["rater_id"].unique())
+    med = tm.team_medians_each(rows, (STATISTIC,), raters, "others").rename(columns={STATISTIC: "team_median"})
     out = rows[["rater_id", "rubric", "dimension", STATISTIC, f"{STATISTIC}_ci_high"]].rename(
         columns={f"{STATISTIC}_ci_high": "upper"}
     )
@@ -150,9 +143,9 @@ def alarm_reason(open_alarms: pd.DataFrame) -> str:
     """One line naming a contractor's open alarms by kind ('' when none)."""
     if open_alarms.empty:
         return ""
-    parts = []
+    parts, counts = [], open_alarms["kind"].value_counts()
     for kind in budget.KINDS:
-        n = int((open_alarms["kind"] == kind).sum())
+        n = int(counts.get(kind, 0))
         if not n:
             continue
         if kind == "rule":
@@ -211,7 +204,7 @@ def ranking(
     }
     open_ = alerts[~alerts["acknowledged"].astype(bool)] if len(alerts) else alerts
     quiet = rules[(rules["n_violations"] > 0) & ~rules["flagged"].astype(bool)] if len(rules) else rules
-    rows = [_row(str(r), int(n), open_, gaps, quiet, labels) for r, n in enough.items()]
+    rows = _rows(enough, open_, gaps, quiet, labels)
     ranked = pd.DataFrame(rows, columns=list(COLUMNS[1:9]))
     return Ranking(filters, _ordered(ranked.assign(waiting=False)).drop(columns="waiting"), too_few)
 
@@ -227,11 +220,34 @@ def narrowed(ranking: Ranking, filters: Filters) -> Ranking:
     return Ranking(filters, keep, tuple(r for r in ranking.too_few if r in filters.raters))
 
 
-def _row(rater: str, n_tasks: int, alerts: pd.DataFrame, gaps: pd.DataFrame, rules: pd.DataFrame, labels: dict) -> dict:
-    """One contractor's score, reasons and lowest agreement bound."""
-    mine = alerts[alerts["rater_id"] == rater] if len(alerts) else alerts
-    own = gaps[gaps["rater_id"] == rater]
-    broken = int(rules.loc[rules["rater_id"] == rater, "rule_id"].nunique()) if len(rules) else 0
+def _by_rater(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """`frame`'s rows per rater_id (grouped once, not filtered once per contractor)."""
+    if frame.empty:
+        return {}
+    return {str(r): rows for r, rows in frame.groupby("rater_id", sort=False)}
+
+
+def _rows(enough: pd.Series, alerts: pd.DataFrame, gaps: pd.DataFrame, rules: pd.DataFrame, labels: dict) -> list[dict]:
+    """Each contractor's row (_row) of those with enough tasks, the alarms, gaps and rules grouped once."""
+    alarms, own = _by_rater(alerts), _by_rater(gaps)
+    broken = rules.groupby("rater_id")["rule_id"].nunique() if len(rules) else pd.Series(dtype="int64")
+    broken.index = broken.index.astype(str)
+    return [
+        _row(
+            str(r),
+            int(n),
+            alarms.get(str(r), alerts.iloc[0:0]),
+            own.get(str(r), gaps.iloc[0:0]),
+            int(broken.get(str(r), 0)),
+            labels,
+        )
+        for r, n in enough.items()
+    ]
+
+
+def _row(rater: str, n_tasks: int, mine: pd.DataFrame, own: pd.DataFrame, broken: int, labels: dict) -> dict:
+    """One contractor's score, reasons and lowest agreement bound from their open alarms (`mine`), their primary
+    dimensions' agreement (`own`) and the rules they broke without an alarm (`broken`)."""
     below = int((own["upper"] < own["team_median"]).sum())
     alarms, other = alarm_reason(mine), other_reason(own, broken, labels)
     return {
