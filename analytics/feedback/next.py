@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
@@ -139,13 +141,13 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
-def alarm_reason(open_alarms: pd.DataFrame) -> str:
-    """One line naming a contractor's open alarms by kind ('' when none)."""
-    if open_alarms.empty:
+def alarm_reason(kinds: Sequence[str]) -> str:
+    """One line naming a contractor's open alarms by kind (each alarm's kind; '' when none)."""
+    if not kinds:
         return ""
-    parts, counts = [], open_alarms["kind"].value_counts()
+    parts, counts = [], Counter(kinds)
     for kind in budget.KINDS:
-        n = int(counts.get(kind, 0))
+        n = counts[kind]
         if not n:
             continue
         if kind == "rule":
@@ -154,21 +156,36 @@ def alarm_reason(open_alarms: pd.DataFrame) -> str:
             parts.append(f"drift in {_plural(n, 'rubric')}")
         else:
             parts.append(f"{KIND_TITLES[kind].lower()} on {_plural(n, 'dimension')}")
-    return f"{_plural(len(open_alarms), 'alarm')}: " + ", ".join(parts) + "."
+    return f"{_plural(len(kinds), 'alarm')}: " + ", ".join(parts) + "."
 
 
-def other_reason(gaps: pd.DataFrame, rules_broken: int, labels: dict[tuple[str, str], str]) -> str:
+@dataclass(frozen=True)
+class Gap:
+    """One contractor's exact agreement on a primary dimension: its 95% upper bound against the others' median."""
+
+    rubric: str
+    dimension: str
+    upper: float
+    team_median: float
+
+    @property
+    def below(self) -> bool:
+        """Whether the whole interval lies below the other contractors' median (False when either is missing)."""
+        return self.upper < self.team_median
+
+
+def other_reason(gaps: Sequence[Gap], rules_broken: int, labels: dict[tuple[str, str], str]) -> str:
     """One line of what is not an alarm: agreement below the other contractors' median, rules broken as often
     as the team; said as such."""
     parts = []
-    below = gaps[gaps["upper"] < gaps["team_median"]]
-    if len(below):
-        worst = below.assign(gap=below["team_median"] - below["upper"]).sort_values("gap", ascending=False).iloc[0]
-        label = labels.get((worst["rubric"], worst["dimension"]), worst["dimension"])
+    below = [g for g in gaps if g.below]
+    if below:
+        worst = max(below, key=lambda g: g.team_median - g.upper)  # the first of the largest gaps
+        label = labels.get((worst.rubric, worst.dimension), worst.dimension)
         more = f" (and on {_plural(len(below) - 1, 'more dimension')})" if len(below) > 1 else ""
         parts.append(
-            f"agreement with researchers on {label}, in {rubric_title(worst['rubric'])}, is at most "
-            f"{worst['upper']:.0%} (95% bound), under the other contractors' median of {worst['team_median']:.0%}{more}"
+            f"agreement with researchers on {label}, in {rubric_title(worst.rubric)}, is at most "
+            f"{worst.upper:.0%} (95% bound), under the other contractors' median of {worst.team_median:.0%}{more}"
         )
     if rules_broken:
         parts.append(f"broke {_plural(rules_broken, 'rubric rule')} at least once, no more often than the team")
@@ -220,45 +237,51 @@ def narrowed(ranking: Ranking, filters: Filters) -> Ranking:
     return Ranking(filters, keep, tuple(r for r in ranking.too_few if r in filters.raters))
 
 
-def _by_rater(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """`frame`'s rows per rater_id (grouped once, not filtered once per contractor)."""
-    if frame.empty:
-        return {}
-    return {str(r): rows for r, rows in frame.groupby("rater_id", sort=False)}
+def _gaps(gaps: pd.DataFrame) -> dict[str, list[Gap]]:
+    """primary_agreement's rows per contractor, in their order (plain floats: a missing one is nan)."""
+    out: dict[str, list[Gap]] = {}
+    columns = (gaps[c].tolist() for c in ("rater_id", "rubric", "dimension", "upper", "team_median"))
+    for rater, rubric, dim, upper, median in zip(*columns, strict=True):
+        out.setdefault(str(rater), []).append(Gap(str(rubric), str(dim), _float(upper), _float(median)))
+    return out
+
+
+def _float(value: object) -> float:
+    """A figure as a float, nan when missing (None, pd.NA or NaN)."""
+    return math.nan if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]
 
 
 def _rows(enough: pd.Series, alerts: pd.DataFrame, gaps: pd.DataFrame, rules: pd.DataFrame, labels: dict) -> list[dict]:
-    """Each contractor's row (_row) of those with enough tasks, the alarms, gaps and rules grouped once."""
-    alarms, own = _by_rater(alerts), _by_rater(gaps)
-    broken = rules.groupby("rater_id")["rule_id"].nunique() if len(rules) else pd.Series(dtype="int64")
-    broken.index = broken.index.astype(str)
+    """Each contractor's row (_row) of those with enough tasks, the alarms, gaps and rules gone through once."""
+    kinds: dict[str, list[str]] = {}
+    for rater, kind in zip(alerts["rater_id"], alerts["kind"], strict=True) if len(alerts) else ():
+        kinds.setdefault(str(rater), []).append(str(kind))
+    rules_of: dict[str, set[str]] = {}
+    for rater, rule in zip(rules["rater_id"], rules["rule_id"], strict=True) if len(rules) else ():
+        if not pd.isna(rule):  # nunique() leaves a missing rule out
+            rules_of.setdefault(str(rater), set()).add(rule)
+    own = _gaps(gaps)
     return [
-        _row(
-            str(r),
-            int(n),
-            alarms.get(str(r), alerts.iloc[0:0]),
-            own.get(str(r), gaps.iloc[0:0]),
-            int(broken.get(str(r), 0)),
-            labels,
-        )
+        _row(str(r), int(n), kinds.get(str(r), []), own.get(str(r), []), len(rules_of.get(str(r), ())), labels)
         for r, n in enough.items()
     ]
 
 
-def _row(rater: str, n_tasks: int, mine: pd.DataFrame, own: pd.DataFrame, broken: int, labels: dict) -> dict:
-    """One contractor's score, reasons and lowest agreement bound from their open alarms (`mine`), their primary
-    dimensions' agreement (`own`) and the rules they broke without an alarm (`broken`)."""
-    below = int((own["upper"] < own["team_median"]).sum())
-    alarms, other = alarm_reason(mine), other_reason(own, broken, labels)
+def _row(rater: str, n_tasks: int, kinds: list[str], own: list[Gap], broken: int, labels: dict) -> dict:
+    """One contractor's score, reasons and lowest agreement bound from their open alarms' kinds, their primary
+    dimensions' agreement (`own`) and how many rules they broke without an alarm (`broken`)."""
+    below = sum(g.below for g in own)
+    alarms, other = alarm_reason(kinds), other_reason(own, broken, labels)
+    uppers = [g.upper for g in own if not math.isnan(g.upper)]
     return {
         "rater_id": rater,
-        "score": ALARM_WEIGHT * len(mine) + AGREEMENT_WEIGHT * below + min(broken, RULES_CAP),
-        "alarms": len(mine),
+        "score": ALARM_WEIGHT * len(kinds) + AGREEMENT_WEIGHT * below + min(broken, RULES_CAP),
+        "alarms": len(kinds),
         "alarm_reason": alarms,
         "other_reason": other,
         "reason": alarms or other,
         "n_tasks": n_tasks,
-        "agreement_upper": float(own["upper"].min()) if own["upper"].notna().any() else math.nan,
+        "agreement_upper": min(uppers) if uppers else math.nan,
     }
 
 
