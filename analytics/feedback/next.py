@@ -240,15 +240,11 @@ def narrowed(ranking: Ranking, filters: Filters) -> Ranking:
 def _gaps(gaps: pd.DataFrame) -> dict[str, list[Gap]]:
     """primary_agreement's rows per contractor, in their order (plain floats: a missing one is nan)."""
     out: dict[str, list[Gap]] = {}
-    columns = (gaps[c].tolist() for c in ("rater_id", "rubric", "dimension", "upper", "team_median"))
-    for rater, rubric, dim, upper, median in zip(*columns, strict=True):
-        out.setdefault(str(rater), []).append(Gap(str(rubric), str(dim), _float(upper), _float(median)))
+    names = (gaps[c].tolist() for c in ("rater_id", "rubric", "dimension"))
+    figures = (gaps[c].to_numpy(dtype=float, na_value=math.nan).tolist() for c in ("upper", "team_median"))
+    for rater, rubric, dim, upper, median in zip(*names, *figures, strict=True):
+        out.setdefault(str(rater), []).append(Gap(str(rubric), str(dim), upper, median))
     return out
-
-
-def _float(value: object) -> float:
-    """A figure as a float, nan when missing (None, pd.NA or NaN)."""
-    return math.nan if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]
 
 
 def _rows(enough: pd.Series, alerts: pd.DataFrame, gaps: pd.DataFrame, rules: pd.DataFrame, labels: dict) -> list[dict]:
