@@ -32,6 +32,8 @@ from ui.text import md_escape, show_text, text_block
 
 identity.require("page:feedback")  # the navigation hides it too; a page run directly stops here
 
+SECTIONS = ("What to change", "Agreement", "Week by week", "Levels and time", "Disagreements", "Alarms and rules")
+SECTION = "fb_section"  # the card's open tab (session state); only its section is drawn
 HANDOFF = "feedback_for"  # set by other pages (Disagreements) before st.switch_page to this one
 STATISTICS = {
     "exact_agreement": "Exact agreement",
@@ -380,7 +382,9 @@ fn.mark_sent_button(contractor, f"{stem}, {display.filters_text(rep)}", named, c
 st.subheader("Highlights")
 st.markdown("\n".join(f"- {md_escape(h)}" for h in rep.highlights) or "No figures yet.")
 
-tabs = st.tabs(["What to change", "Agreement", "Week by week", "Levels and time", "Disagreements", "Alarms and rules"])
+# Only the open tab's section is drawn (its charts and tables built); another tab's click reruns the page, its figures
+# cached: drawing all six cost a run about a second of CPU on the demo (bench/RESULTS.md).
+tabs = st.tabs(SECTIONS, key=SECTION, on_change="rerun")
 sections = (
     partial(show_changes, rep, contractor),
     partial(show_agreement, rep.card, contractor),
@@ -390,5 +394,6 @@ sections = (
     partial(show_alarms_and_rules, rep, contractor, filters),
 )
 for tab, section in zip(tabs, sections, strict=True):
-    with tab:
-        section()
+    if tab.open:
+        with tab:
+            section()

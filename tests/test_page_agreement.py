@@ -374,6 +374,7 @@ def test_agreement_and_feedback_pages_show_one_ceiling_and_one_team_median(app_s
     assert not at.exception
     m = metrics(at)
     fb = app_test("app_pages/feedback.py")
+    fb.session_state["fb_section"] = "Agreement"  # the card's tab with its figures (only the open tab is drawn)
     fb.sidebar.multiselect(key="f_raters").select("c03").run()
     assert not fb.exception
     card = frame(fb, "ceiling_kappa")

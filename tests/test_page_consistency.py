@@ -82,6 +82,7 @@ def test_feedback_report_has_the_broken_rule_with_the_same_rate_as_the_consisten
     md = markdown.to_markdown(rep)
     assert "## Rubric rules you broke" in md and "A rule made for the test." in md
     at = app_test("app_pages/feedback.py")
+    at.session_state["fb_section"] = "Alarms and rules"  # the card's tab with the rules (only the open tab is drawn)
     at.selectbox(key="fb_contractor").select(BREAKER).run()
     assert not at.exception
     shown = next(df.value for df in at.dataframe if "Broken in" in df.value.columns)

@@ -27,6 +27,17 @@ from tests.conftest import app_test, click_downloads
 from ui import sidebar
 
 PAGE = "app_pages/feedback.py"
+SECTION = "fb_section"  # the card's open tab (app_pages/feedback.py): only its section is drawn
+
+
+def opened(at, section: str):
+    """The page rerun with the card's tab `section` open, as a click on it does."""
+    at.session_state[SECTION] = section
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 EVERY_RUBRIC = "Every rubric this contractor rated"  # the caption of app_pages/feedback.py
 
 
@@ -57,12 +68,20 @@ def test_page_shows_the_report_of_the_chosen_contractor(shared_app_store, downlo
     picker = at.selectbox(key="fb_contractor")
     at = picker.select("c06").run()
     assert not at.exception, at.exception
-    heads = [s.value for s in at.subheader]
-    for h in ("Highlights", "Agreement with researchers, per dimension", "Agreement week by week"):
-        assert h in heads
-    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
-    assert len(charts) >= 3  # agreement vs team, weekly, levels
-    card = _card(at)
+    assert {"Highlights", "What to change"} <= {s.value for s in at.subheader}
+    charts = 0
+    for section, heading in (
+        ("Agreement", "Agreement with researchers, per dimension"),
+        ("Week by week", "Agreement week by week"),
+        ("Levels and time", "Levels used, against researchers on the same units"),
+    ):
+        opened(at, section)
+        assert heading in [s.value for s in at.subheader], section
+        shown = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+        assert shown, section
+        charts += len(shown)
+    assert charts >= 3  # agreement vs team, weekly, levels
+    card = _card(opened(at, "Agreement"))
     assert {"exact_agreement", "team_exact_agreement", "ceiling_exact_agreement"} <= set(card.columns)
     assert card["n"].max() > 0
     html = _download(at, "fb_dl_html", downloads, download_buttons)
@@ -135,18 +154,21 @@ def test_one_rubric_control_every_rubric_rated_when_the_sidebar_says_all(shared_
     team = truth["volume"]["projects"]["preference_ranking"]["contractors"]  # they rate answer comparisons too
     at = app_test(PAGE)
     at.selectbox(key="fb_contractor").select(team[0]).run()
-    at.selectbox(key="fb_statistic").select("kappa").run()
+    opened(at, "Agreement").selectbox(key="fb_statistic").select("kappa").run()
     assert not at.exception, at.exception
     assert [s.key for s in at.selectbox if s.label == "Rubric"] == ["f_rubric"]  # the sidebar's is the only one
     rubrics = set(_card(at)["rubric"])
     assert {"preference_ranking", "answer_comparison"} <= rubrics
     assert set(_card(at)["dimension_label"]) >= {"Accuracy"}
-    titles = {_unescaped(m.value) for m in at.markdown}
-    assert {f"**{sidebar.rubric_title(r)}**" for r in rubrics} <= titles
-    every = [c for c in at.caption if _unescaped(c.value).startswith(EVERY_RUBRIC)]
-    assert len(every) == 3  # Agreement, Week by week, Levels
-    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
-    assert len(charts) >= 3 * len(rubrics)
+    for section in ("Agreement", "Week by week", "Levels and time"):
+        opened(at, section)
+        titles = {_unescaped(m.value) for m in at.markdown}
+        assert {f"**{sidebar.rubric_title(r)}**" for r in rubrics} <= titles, section
+        every = [c for c in at.caption if _unescaped(c.value).startswith(EVERY_RUBRIC)]
+        assert len(every) == 1, section
+        charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+        assert len(charts) >= len(rubrics), section
+    opened(at, "Agreement")
     at.sidebar.selectbox(key="f_rubric").select("preference_ranking").run()
     assert not at.exception, at.exception
     assert set(_card(at)["rubric"]) == {"preference_ranking"}
@@ -168,7 +190,7 @@ def test_disagreement_text_and_notes_show_as_plain_text(app_store):
     con.close()
     at = app_test(PAGE)
     at.selectbox(key="fb_contractor").select("c06").run()
-    assert not at.exception, at.exception
+    opened(at, "Disagreements")
     assert note in [t.value for t in at.text]  # st.text: shown literally
     assert not any("<b>first" in m.value or "](http" in m.value for m in at.markdown)
 
@@ -188,7 +210,7 @@ def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store,
     """After a date change the chosen contractor's own figures are computed in the prefetch thread while the
     team's are computed in the page's (ui/prefetch.py), each once, and the card shown is the API's report card."""
     at = app_test(PAGE)
-    at.selectbox(key="fb_contractor").select("c06").run()
+    opened(at.selectbox(key="fb_contractor").select("c06").run(), "Agreement")
     calls: list[tuple[str, object, str]] = []
 
     def spy(module: object, name: str, subject):
@@ -233,7 +255,7 @@ def test_the_rules_table_is_the_exports_flagged_rules_and_sentence(shared_app_st
     report = SimpleNamespace(rules=frules.broken_rules(mixed[0], team))  # all the rule rows read
     at = app_test(PAGE)
     at.selectbox(key="fb_contractor").select(mixed[0]).run()
-    assert not at.exception, at.exception
+    opened(at, "Alarms and rules")
     shown = next(d.value for d in at.dataframe if "Broken in" in d.value.columns)
     expected = display.flagged_rule_rows(report)
     assert "Flagged" not in shown.columns

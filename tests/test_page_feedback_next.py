@@ -105,12 +105,33 @@ def test_the_cards_sections_are_folded_into_tabs(shared_app_store):
     at = app_test(PAGE)
     assert not at.exception, at.exception
     assert [t.label for t in at.tabs] == SECTIONS
-    inside = {s.value for t in at.tabs for s in t.subheader}
-    outside = [s.value for s in at.main.subheader if s.value not in inside]
-    # Only the list and the card's heading and highlights stand outside the tabs; the rest is one tab at a time.
-    assert outside[0] == "Who needs feedback next" and _plain(outside[1]).startswith("Report card: ")
-    assert outside[2:] == ["Highlights"]
+    inside: set[str] = set()
+    for section in SECTIONS:  # each tab reachable, one at a time
+        at.session_state["fb_section"] = section
+        at.run()
+        assert not at.exception, (section, at.exception)
+        inside |= {s.value for t in at.tabs for s in t.subheader}
+        outside = [s.value for s in at.main.subheader if s.value not in inside]
+        # Only the list and the card's heading and highlights stand outside the tabs; the rest is one tab at a time.
+        assert outside[0] == "Who needs feedback next" and _plain(outside[1]).startswith("Report card: ")
+        assert outside[2:] == ["Highlights"]
     assert "Agreement week by week" in inside and "Most severe disagreements" in inside
+
+
+def test_only_the_open_tab_is_drawn(shared_app_store):
+    """The card draws the open tab's section alone (issue 50 item 9: the six sections' charts and tables cost a run
+    about a second); another tab's click reruns the page and draws that one."""
+    at = app_test(PAGE)
+    assert not at.exception, at.exception
+    drawn = [[s.value for s in t.subheader] for t in at.tabs]
+    assert drawn == [["What to change"], [], [], [], [], []]
+    assert not (at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"))
+    at.session_state["fb_section"] = "Week by week"
+    at.run()
+    assert not at.exception, at.exception
+    drawn = [[s.value for s in t.subheader] for t in at.tabs]
+    assert drawn == [[], [], ["Agreement week by week"], [], [], []]
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
 
 
 def test_a_lead_marks_a_card_as_sent_and_a_viewer_cannot(roles_file, app_store, expected):
@@ -156,7 +177,8 @@ def test_the_cards_disagreements_open_on_the_disagreements_page(shared_app_store
     opens on their cases: no dead end between the two pages."""
     ranked, _, names = expected
     at = app_test(PAGE)
-    review = at.button(key="fb_to_disagreements")
+    at.session_state["fb_section"] = "Disagreements"
+    review = at.run().button(key="fb_to_disagreements")
     assert _plain(review.label) == f"Review {_name(names, ranked[0])}'s disagreements"
     review.click().run()
     assert not at.exception, at.exception
