@@ -8,6 +8,7 @@ Other contractors appear only as medians. Every piece of submission or note text
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from functools import partial
 
 import pandas as pd
@@ -75,18 +76,24 @@ def load_ceiling(version: tuple, rubric: str | None) -> pd.DataFrame:
 
 
 @query_log.loader(max_entries=8, show_spinner="Computing the team's figures...")
+def load_team_parts(version: tuple, filters: Filters) -> fb_team.TeamParts:
+    """Every contractor's figures but the alarms (only ever shown as medians) for one filter and version."""
+    return fb_team.team_parts(state.cursor(), filters, load_ceiling(version, filters.rubric))
+
+
 def load_team(version: tuple, filters: Filters) -> fb_team.TeamFigures:
-    """Every contractor's figures (only ever shown as medians) for one filter and version."""
-    alarms = alarm_panel.review_of(version, filters)  # the Overview's and Raters' review of the same team
-    return fb_team.team_figures(state.cursor(), filters, load_ceiling(version, filters.rubric), alarms)
+    """Every contractor's figures for one filter and version: the cached parts and the Overview's and Raters'
+    review of the same team (each cached; joining them costs nothing)."""
+    return fb_team.with_alarms(load_team_parts(version, filters), alarm_panel.review_of(version, filters))
 
 
 @query_log.loader(max_entries=8, show_spinner="Ranking who needs feedback next...")
 def load_ranking(version: tuple, filters: Filters) -> who_next.Ranking:
-    """Who needs feedback next under the sidebar's rubric and dates, from the team's alarms (the team figures'
-    review); the page narrows it to the rater and role filters (who_next.narrowed)."""
-    team = load_team(version, scope.team_filter(filters))
-    return who_next.ranking(state.cursor(), filters, team.alerts, team.rules.raters)
+    """Who needs feedback next under the sidebar's rubric and dates, from the team's alarm review (not the team's
+    other figures: they are computed beside it, ui/prefetch.py); the page narrows it to the rater and role filters
+    (who_next.narrowed)."""
+    alarms = alarm_panel.review_of(version, scope.team_filter(filters))
+    return who_next.ranking(state.cursor(), filters, alarms.alerts, alarms.rules.raters)
 
 
 @query_log.loader(max_entries=32, show_spinner="Computing the contractor's figures...")
@@ -129,11 +136,7 @@ def choose(filters: Filters) -> str:
     """The "Who needs feedback next" list under every sidebar filter and the picker in its order; an empty list
     names the filter that empties it and offers to clear it."""
     st.subheader("Who needs feedback next")
-    version, prior = state.version(), st.session_state.get("fb_contractor")
-    # The contractor chosen before (a filter change) likely stays: their own figures fill while the team's are computed.
-    likely = [partial(load_own, version, filters.but(raters=(), roles=(), dimensions=()), prior)] if prior else []
-    wide = prefetch.alongside(partial(load_ranking, version, filters.but(raters=(), roles=())), *likely)
-    ranking = who_next.narrowed(wide, filters)
+    ranking = who_next.narrowed(load_ranking(state.version(), filters.but(raters=(), roles=())), filters)
     rows = who_next.with_events(ranking, fb_events.last_events(state.cursor()), fb_events.now())
     options = [*rows["rater_id"], *ranking.too_few]
     handed = st.session_state.get(HANDOFF)
@@ -158,6 +161,27 @@ def choose(filters: Filters) -> str:
         names = ", ".join(sidebar.rater_name(r) for r in ranking.too_few)
         st.caption(md_escape(f"Not ranked, fewer than {who_next.MIN_TASKS} tasks under these filters: {names}."))
     return pick_contractor(options, clicked)
+
+
+def likely(card_filters: Filters) -> list[Callable[[], object]]:
+    """What the card will need beside the list's ranking (which needs the team's alarm review alone): the chosen
+    contractor's own figures when one was chosen before (a filter change likely keeps them), then the team's other
+    figures; ui/prefetch.py computes them in another thread while the ranking is computed in the page's."""
+    version, prior = state.version(), st.session_state.get("fb_contractor")
+    own = [partial(load_own, version, card_filters, prior)] if prior else []
+    return [*own, partial(load_team_parts, version, scope.team_filter(card_filters))]
+
+
+def open_card(filters: Filters, card_filters: Filters, contractors: list[str]) -> fb_report.FeedbackReport:
+    """The list and picker (a contractor sees their own card only), then the chosen contractor's report; an empty
+    card names the filter that empties it and offers to clear it."""
+    contractor = choose(filters) if identity.allowed("other_raters") else own_card(contractors)
+    try:
+        return load_report(state.version(), card_filters, contractor)
+    except ValueError:
+        blame = who_next.emptied_by(state.cursor(), card_filters, contractor)
+        fn.widen_offer(f"{sidebar.rater_name(contractor)} has no ratings", blame, card_filters, "fb_widen_card")
+        st.stop()
 
 
 def own_card(contractors: list[str]) -> str:
@@ -345,14 +369,9 @@ if not contractors:
     )
     st.stop()
 
-contractor = choose(filters) if identity.allowed("other_raters") else own_card(contractors)
 card_filters = filters.but(raters=(), roles=(), dimensions=())
-try:
-    rep = load_report(state.version(), card_filters, contractor)
-except ValueError:
-    blame = who_next.emptied_by(state.cursor(), card_filters, contractor)
-    fn.widen_offer(f"{sidebar.rater_name(contractor)} has no ratings", blame, card_filters, "fb_widen_card")
-    st.stop()
+rep = prefetch.alongside(partial(open_card, filters, card_filters, contractors), *likely(card_filters))
+contractor = rep.contractor_id
 
 st.subheader(md_escape(f"Report card: {sidebar.rater_name(contractor)}"))
 st.caption(

@@ -207,8 +207,9 @@ def test_disagreements_page_hands_the_contractor_over(shared_app_store):
 
 
 def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store, monkeypatch):
-    """After a date change the chosen contractor's own figures are computed in the prefetch thread while the
-    team's are computed in the page's (ui/prefetch.py), each once, and the card shown is the API's report card."""
+    """After a date change the chosen contractor's own figures and the team's figures other than the alarms are
+    computed in the prefetch thread while the list's ranking (the alarm review and agreement bounds) is computed in
+    the page's (ui/prefetch.py), each once, and the card shown is the API's report card."""
     at = app_test(PAGE)
     opened(at.selectbox(key="fb_contractor").select("c06").run(), "Agreement")
     calls: list[tuple[str, object, str]] = []
@@ -223,17 +224,18 @@ def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store,
         monkeypatch.setattr(module, name, run)
 
     spy(fr, "own_figures", lambda args: (args[1], args[2]))  # (con, contractor, filters, ...)
-    spy(fteam, "team_figures", lambda args: args[1])  # (con, filters, researchers)
+    spy(fteam, "team_parts", lambda args: args[1])  # (con, filters, researchers)
+    spy(who_next, "ranking", lambda args: args[1])  # (con, filters, alerts, rules)
     low, high = at.sidebar.date_input(key="f_dates").value
     later = low + dt.timedelta(days=(high - low).days // 4)
     at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
     assert not at.exception, at.exception
-    assert sorted(name for name, *_ in calls) == ["own_figures", "team_figures"], calls
-    (own,) = [(subject, thread) for name, subject, thread in calls if name == "own_figures"]
-    (team,) = [(subject, thread) for name, subject, thread in calls if name == "team_figures"]
-    (contractor, filters), own_thread = own
+    assert sorted(name for name, *_ in calls) == ["own_figures", "ranking", "team_parts"], calls
+    threads = {name: thread for name, _, thread in calls}
+    (contractor, filters) = next(subject for name, subject, _ in calls if name == "own_figures")
     assert contractor == "c06" and filters.date_from == later  # (the last day selected is an open end)
-    assert own_thread.startswith("concord-warm") and not team[1].startswith("concord-warm"), calls
+    assert threads["own_figures"].startswith("concord-warm") and threads["team_parts"].startswith("concord-warm")
+    assert not threads["ranking"].startswith("concord-warm"), calls
     con = store.open_store(app_store)
     card = fcard.report_card(con, "c06", filters)
     con.close()

@@ -48,16 +48,24 @@ def researcher_figures(con: duckdb.DuckDBPyConnection, rubric: str | None = None
     return with_kappa(ag.ceiling_table(con, against_researchers(Filters(rubric=rubric))))
 
 
-def team_figures(
-    con: duckdb.DuckDBPyConnection,
-    filters: Filters = NO_FILTERS,
-    researchers: pd.DataFrame | None = None,
-    alarms: Review | None = None,
-) -> TeamFigures:
-    """Every contractor's figures under the filter and the ceiling (no intervals: only medians are shown).
+@dataclass(frozen=True)
+class TeamParts:
+    """The part of TeamFigures that needs no alarm review (team_parts), so a page can compute it while the review
+    is computed, and join them (with_alarms)."""
 
-    Pass `researchers` (researcher_figures of the filter's rubric) and `alarms` (the review of the filter's team,
-    analytics.alarms.review.team_review) to reuse them."""
+    filters: Filters
+    contractors: pd.DataFrame
+    researchers: pd.DataFrame
+    weekly: pd.DataFrame
+    durations: pd.DataFrame
+    positions: pd.DataFrame
+
+
+def team_parts(
+    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, researchers: pd.DataFrame | None = None
+) -> TeamParts:
+    """Every contractor's agreement (no intervals), weeks, durations and positions under the filter, and the ceiling
+    (`researchers`: researcher_figures of the filter's rubric, computed here when not given)."""
     f = team_filter(filters)
 
     def rest(c: duckdb.DuckDBPyConnection) -> dict:
@@ -68,21 +76,42 @@ def team_figures(
             "positions": position_rows(c, f),
         }
 
-    contractors, alarms, others = side_by_side(
-        con,
-        lambda c: ag.rater_agreement(c, against_researchers(f)),
-        lambda c: review(c, f) if alarms is None else narrowed(alarms, f),
-        rest,
-    )
+    contractors, others = side_by_side(con, lambda c: ag.rater_agreement(c, against_researchers(f)), rest)
+    return TeamParts(filters=f, contractors=with_kappa(contractors[contractors["role"] == "contractor"]), **others)
+
+
+def with_alarms(parts: TeamParts, alarms: Review) -> TeamFigures:
+    """The team's figures: `parts` and the alarm review of the same team (analytics.alarms.review)."""
+    found = narrowed(alarms, parts.filters)
     return TeamFigures(
-        filters=f,
-        contractors=with_kappa(contractors[contractors["role"] == "contractor"]),
-        effects=alarms.effects,
-        rules=alarms.rules,
-        alerts=alarms.alerts,
-        power=alarms.power,
-        **others,
+        filters=parts.filters,
+        contractors=parts.contractors,
+        researchers=parts.researchers,
+        weekly=parts.weekly,
+        durations=parts.durations,
+        positions=parts.positions,
+        effects=found.effects,
+        rules=found.rules,
+        alerts=found.alerts,
+        power=found.power,
     )
+
+
+def team_figures(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters = NO_FILTERS,
+    researchers: pd.DataFrame | None = None,
+    alarms: Review | None = None,
+) -> TeamFigures:
+    """Every contractor's figures under the filter and the ceiling (no intervals: only medians are shown).
+
+    Pass `researchers` (researcher_figures of the filter's rubric) and `alarms` (the review of the filter's team,
+    analytics.alarms.review.team_review) to reuse them; the review is computed beside the rest otherwise."""
+    f = team_filter(filters)
+    if alarms is not None:
+        return with_alarms(team_parts(con, f, researchers), alarms)
+    parts, found = side_by_side(con, lambda c: team_parts(c, f, researchers), lambda c: review(c, f))
+    return with_alarms(parts, found)
 
 
 def position_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
