@@ -125,7 +125,8 @@ def primary_agreement(con: duckdb.DuckDBPyConnection, filters: Filters, n_boot: 
     dims = tuple(sorted({d for _, d in primary if d}))
     if not dims:
         return pd.DataFrame(columns=["rater_id", "rubric", "dimension", STATISTIC, "upper", "team_median"])
-    rows = ag.rater_agreement(con, against_researchers(f.but(dimensions=dims), n_boot, seed))
+    spec = against_researchers(f.but(dimensions=dims), n_boot, seed)
+    rows = ag.rater_agreement(con, spec, stats=(STATISTIC,))  # the one coefficient ranked: its intervals alone
     keep = [(r, d) in primary for r, d in zip(rows["rubric"], rows["dimension"], strict=True)]
     rows = rows[pd.Series(keep, index=rows.index) & (rows["role"] == "contractor") & (rows["n_tasks"] > 0)]
     raters = tuple(str(r) for r in rows["rater_id"].unique())
