@@ -163,13 +163,28 @@ def choose(filters: Filters) -> str:
     return pick_contractor(options, clicked)
 
 
-def likely(card_filters: Filters) -> list[Callable[[], object]]:
-    """What the card will need beside the list's ranking (which needs the team's alarm review alone): the chosen
-    contractor's own figures when one was chosen before (a filter change likely keeps them), then the team's other
-    figures; ui/prefetch.py computes them in another thread while the ranking is computed in the page's."""
-    version, prior = state.version(), st.session_state.get("fb_contractor")
-    own = [partial(load_own, version, card_filters, prior)] if prior else []
-    return [*own, partial(load_team_parts, version, scope.team_filter(card_filters))]
+def likely(filters: Filters, card_filters: Filters) -> list[Callable[[], object]]:
+    """What the card will need beside the list's ranking (which needs the team's alarm review alone): the own figures
+    of the contractor it will likely open on (one handed over, else the one chosen before, as a filter change keeps
+    them; a contractor's own) and the team's other figures; ui/prefetch.py computes them in another thread while the
+    ranking is computed in the page's. On a first visit, the one the review gives the most alarms (likely_own)."""
+    version = state.version()
+    who = st.session_state.get(HANDOFF) or st.session_state.get("fb_contractor")
+    if not identity.allowed("other_raters"):
+        who = identity.current().rater_id
+    team = partial(load_team_parts, version, scope.team_filter(card_filters))
+    if who:
+        return [partial(load_own, version, card_filters, who), team]
+    return [team, partial(likely_own, version, filters, card_filters)]
+
+
+def likely_own(version: tuple, filters: Filters, card_filters: Filters) -> None:
+    """Compute the own figures of the contractor the list will likely open on, from the team's alarm review
+    (who_next.likely_first; cached after the Overview, else computed by the page's thread meanwhile)."""
+    alarms = alarm_panel.review_of(version, scope.team_filter(filters))
+    who = who_next.likely_first(alarms.alerts, filters, fb_events.last_events(state.cursor()), fb_events.now())
+    if who:
+        load_own(version, card_filters, who)
 
 
 def open_card(filters: Filters, card_filters: Filters, contractors: list[str]) -> fb_report.FeedbackReport:
@@ -370,7 +385,7 @@ if not contractors:
     st.stop()
 
 card_filters = filters.but(raters=(), roles=(), dimensions=())
-rep = prefetch.alongside(partial(open_card, filters, card_filters, contractors), *likely(card_filters))
+rep = prefetch.alongside(partial(open_card, filters, card_filters, contractors), *likely(filters, card_filters))
 contractor = rep.contractor_id
 
 st.subheader(md_escape(f"Report card: {sidebar.rater_name(contractor)}"))

@@ -162,3 +162,26 @@ def test_docs_give_the_score_and_the_follow_up_window_the_code_uses():
         assert f" | {weight} |" in text
     assert f"(at most {who_next.RULES_CAP})" in text and f"at least {who_next.MIN_TASKS} tasks" in text
     assert "migration 18" in text and "feedback_events" in text
+
+
+def _alarms(*rows: tuple[str, bool]) -> pd.DataFrame:
+    """Open (False) or acknowledged (True) alarms of the named contractors."""
+    return pd.DataFrame(
+        {"kind": ["haste"] * len(rows), "rater_id": [r for r, _ in rows], "acknowledged": [a for _, a in rows]}
+    )
+
+
+def test_the_likely_first_is_the_one_with_strictly_the_most_open_alarms(team):
+    """who_next.likely_first (the contractor whose figures the page computes while it ranks) is the ranking's first
+    when one contractor has the most open alarms; none when several share the most."""
+    alerts = _alarms(("a_top", False), ("a_top", False), ("c_mid", False), ("c_low", True), ("c_low", True))
+    last = events.last_events(team)
+    first = who_next.likely_first(alerts, NO_FILTERS, last, NOW)
+    assert first == "a_top" == _order(team, alerts=alerts)[0]
+    assert who_next.likely_first(alerts, Filters(raters=("c_mid", "c_low")), last, NOW) == "c_mid"
+    assert who_next.likely_first(alerts, Filters(roles=("researcher",)), last, NOW) is None
+    assert who_next.likely_first(_alarms(("a_top", False), ("c_mid", False)), NO_FILTERS, last, NOW) is None
+    assert who_next.likely_first(NO_ALARMS, NO_FILTERS, last, NOW) is None
+    events.record(team, "a_top", "lead@lab.org", "feedback_a_top", [], Filters(), at=NOW - dt.timedelta(days=1))
+    waiting = events.last_events(team)
+    assert who_next.likely_first(alerts, NO_FILTERS, waiting, NOW) == "c_mid" == _order(team, alerts=alerts)[0]

@@ -245,6 +245,31 @@ def test_the_contractors_own_figures_are_computed_alongside_the_teams(app_store,
     assert shown["exact_agreement"].round(6).tolist() == expected["exact_agreement"].round(6).tolist()
 
 
+def test_a_first_visit_computes_the_likely_contractors_own_figures_while_it_ranks(app_store, monkeypatch):
+    """On a first visit (nobody chosen yet) the page guesses from the alarm review whom the list opens on
+    (who_next.likely_first) and computes their own figures in the prefetch thread while it ranks: the guess is the
+    contractor opened, whose figures are computed once."""
+    guesses: list[str | None] = []
+    owns: list[tuple[str, str]] = []
+    guess, own = who_next.likely_first, fr.own_figures
+
+    def guessed(*args, **kwargs):
+        guesses.append(guess(*args, **kwargs))
+        return guesses[-1]
+
+    def computed(con, contractor, *args, **kwargs):
+        owns.append((contractor, threading.current_thread().name))
+        return own(con, contractor, *args, **kwargs)
+
+    monkeypatch.setattr(who_next, "likely_first", guessed)
+    monkeypatch.setattr(fr, "own_figures", computed)
+    at = app_test(PAGE)
+    assert not at.exception, at.exception
+    opened_on = at.selectbox(key="fb_contractor").value
+    assert guesses == [opened_on]
+    assert len(owns) == 1 and owns[0][0] == opened_on and owns[0][1].startswith("concord-warm"), owns
+
+
 def test_the_rules_table_is_the_exports_flagged_rules_and_sentence(shared_app_store, demo_store):
     """The page's "Rubric rules broken" lists what the exports list (display.flagged_rule_rows, no Flagged column)
     and the same sentence counting the others, for a contractor with flagged and unflagged broken rules."""

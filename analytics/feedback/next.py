@@ -227,6 +227,25 @@ def ranking(
     return Ranking(filters, _ordered(ranked.assign(waiting=False)).drop(columns="waiting"), too_few)
 
 
+def likely_first(alerts: pd.DataFrame, filters: Filters, last: pd.DataFrame, now: dt.datetime) -> str | None:
+    """The contractor the list will likely open on, known before it is ranked: the one with strictly the most open
+    alarms (`alerts`: the review's) among the filter's raters not waiting for follow-up (`last`: last_events as of
+    `now`), since an alarm outweighs every other part of the score; None when several share the most or nobody has
+    one. A guess to compute their figures early (a contractor with too few tasks is not ranked), never shown."""
+    if alerts.empty or (filters.roles and "contractor" not in filters.roles):
+        return None
+    open_ = alerts[~alerts["acknowledged"].astype(bool)]
+    if filters.raters:
+        open_ = open_[open_["rater_id"].isin(filters.raters)]
+    if len(last):
+        until = pd.to_datetime(last["sent_at"]) + pd.Timedelta(days=FOLLOW_UP_DAYS)
+        open_ = open_[~open_["rater_id"].isin(last.loc[until > pd.Timestamp(now), "rater_id"])]
+    counts = open_["rater_id"].astype(str).value_counts()
+    if counts.empty or (len(counts) > 1 and counts.iloc[0] == counts.iloc[1]):
+        return None
+    return str(counts.index[0])
+
+
 def narrowed(ranking: Ranking, filters: Filters) -> Ranking:
     """The ranking of the whole team under the filter's rubric and dates narrowed to the filter's raters and roles
     (the same rows as ranking() under the whole filter, without computing it again)."""
