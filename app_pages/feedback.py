@@ -169,10 +169,11 @@ def likely(filters: Filters, card_filters: Filters) -> list[Callable[[], object]
     them; a contractor's own) and the team's other figures; ui/prefetch.py computes them in another thread while the
     ranking is computed in the page's. On a first visit, the one the review gives the most alarms (likely_own)."""
     version = state.version()
-    who = st.session_state.get(HANDOFF) or st.session_state.get("fb_contractor")
-    if not identity.allowed("other_raters"):
-        who = identity.current().rater_id
     team = partial(load_team_parts, version, scope.team_filter(card_filters))
+    if not identity.allowed("other_raters"):  # a contractor: their own card
+        mine = identity.current().rater_id
+        return [partial(load_own, version, card_filters, mine), team] if mine else [team]
+    who = st.session_state.get(HANDOFF) or st.session_state.get("fb_contractor")
     if who:
         return [partial(load_own, version, card_filters, who), team]
     return [team, partial(likely_own, version, filters, card_filters)]
@@ -417,7 +418,7 @@ st.subheader("Highlights")
 st.markdown("\n".join(f"- {md_escape(h)}" for h in rep.highlights) or "No figures yet.")
 
 # Only the open tab's section is drawn (its charts and tables built); another tab's click reruns the page, its figures
-# cached: drawing all six cost a run about a second of CPU on the demo (bench/RESULTS.md).
+# cached: drawing all six cost every run about a second of CPU on the demo (issue 50 item 9).
 tabs = st.tabs(SECTIONS, key=SECTION, on_change="rerun")
 sections = (
     partial(show_changes, rep, contractor),
