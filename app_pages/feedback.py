@@ -174,9 +174,9 @@ def likely(filters: Filters, card_filters: Filters) -> list[Callable[[], object]
         mine = identity.current().rater_id
         return [partial(load_own, version, card_filters, mine), team] if mine else [team]
     who = st.session_state.get(HANDOFF) or st.session_state.get("fb_contractor")
-    if who:
-        return [partial(load_own, version, card_filters, who), team]
-    return [team, partial(likely_own, version, filters, card_filters)]
+    own = partial(load_own, version, card_filters, who) if who else partial(likely_own, version, filters, card_filters)
+    # The own figures first: when the ranking is done before them, the page's thread computes the team's itself.
+    return [own, team]
 
 
 def likely_own(version: tuple, filters: Filters, card_filters: Filters) -> None:
