@@ -77,6 +77,9 @@ def test_page_opens_on_the_default_with_n_in_tasks_and_no_dates(page_store):
     captions = " ".join(c.value for c in at.caption)
     assert "no dates" in captions
     assert "– to –" not in captions and "- to -" not in captions
+    at.session_state["fb_section"] = "Agreement"  # the card's tab with its figures (only the open tab is drawn)
+    at.run()
+    assert not at.exception, at.exception
     card = next(d.value for d in at.dataframe if "exact_agreement" in d.value.columns)  # the report card
     assert list(card.columns[:5]) == ["rubric", "dimension_label", "is_primary", "n_tasks", "n"]
     assert card.loc[card["is_primary"], "n_tasks"].tolist() == [40]
