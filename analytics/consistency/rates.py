@@ -16,14 +16,13 @@ from dataclasses import dataclass
 import duckdb
 import numpy as np
 import pandas as pd
-import scipy.stats as sps
 
 from analytics.agreement import intervals as iv
 from analytics.agreement.contract import records
 from analytics.agreement.rows import MIN_TASKS
 from analytics.consistency import catalogue, results
 from analytics.core import rater_ids as an
-from analytics.core import stats
+from analytics.core import significance, stats
 from analytics.core.filters import NO_FILTERS, Filters
 from analytics.core.queries import Query, run
 from analytics.review.disagreements import CaseKey
@@ -189,7 +188,7 @@ def fisher_p_values(
     out = np.full(len(v), np.nan)
     at = tested & (n > 0) & (team_n > 0)
     if at.any():
-        out[at] = sps.hypergeom.sf(v[at] - 1, n[at] + team_n[at], v[at] + team_v[at], n[at])
+        out[at] = significance.hypergeom_sf(v[at] - 1, n[at] + team_n[at], v[at] + team_v[at], n[at])
     return out
 
 
