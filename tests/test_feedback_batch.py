@@ -18,7 +18,7 @@ from analytics.agreement import MIN_TASKS, headline
 from analytics.agreement import intervals as iv
 from analytics.core.filters import Filters
 from analytics.core.formatting import fmt, fmt_ci
-from analytics.effects.verdicts import REPORT_EFFECTS, SHOWN, verdict
+from analytics.effects.verdicts import NOT_SHOWN, REPORT_EFFECTS, SHOWN, TABLE_EFFECTS, verdict, verdict_of_rows
 from analytics.feedback import card, cases, durations, levels, rater_effects, report, rules, scope, weekly
 from analytics.feedback.export import display, markdown
 
@@ -156,7 +156,9 @@ def test_effects_split_once_give_the_verdict_of_the_effects_table(team):
         assert sum(len(rows) for rows in every[r].values()) == len(mine)
         for rubric in team.effects["rubric"].unique():
             for effect in REPORT_EFFECTS:
-                said = rater_effects.row_verdict(every[r].get(rubric, []), effect)
+                said = verdict_of_rows(every[r].get(rubric, []), effect)
+                decide = mine[mine["effect"].isin(TABLE_EFFECTS[effect]) & (mine["rubric"] == rubric)]
+                assert said == (SHOWN if decide["flagged"].any() else NOT_SHOWN), (r, rubric, effect)
                 assert said == verdict(mine, effect, rubric), (r, rubric, effect)
                 seen.add(said)
     assert SHOWN in seen and len(seen) == 2

@@ -9,6 +9,9 @@ Nothing else decides it, so a page, a report and its exports cannot disagree on 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 import pandas as pd
 
 SHOWN, NOT_SHOWN, TOO_FEW, NOT_MEASURED = "shown", "not shown", "too few", "not measured"
@@ -65,5 +68,12 @@ def advice(effect: str, tie: str = NO_TIE) -> str:
 def verdict(table: pd.DataFrame, effect: str, rubric: str) -> str:
     """SHOWN when the effects table flags the contractor on the report effect in the rubric, else NOT_SHOWN
     (`table`: the contractor's rows of analytics.effects.estimate_effects)."""
-    rows = table[table["effect"].isin(TABLE_EFFECTS[effect]) & (table["rubric"] == rubric)] if len(table) else table
-    return SHOWN if len(rows) and bool(rows["flagged"].any()) else NOT_SHOWN
+    rows = table[table["rubric"] == rubric].to_dict("records") if len(table) else []
+    return verdict_of_rows(rows, effect)
+
+
+def verdict_of_rows(rows: Iterable[Mapping[Any, Any]], effect: str) -> str:
+    """The verdict on the contractor's effects-table rows of one rubric, as records: SHOWN when one of the rows
+    that decide the report effect (TABLE_EFFECTS) is flagged, else NOT_SHOWN."""
+    table = TABLE_EFFECTS[effect]
+    return SHOWN if any(bool(r["flagged"]) for r in rows if r["effect"] in table) else NOT_SHOWN

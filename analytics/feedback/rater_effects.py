@@ -20,7 +20,6 @@ from analytics.describe import distributions as dist
 from analytics.effects import EFFECT_TITLES
 from analytics.effects.verdicts import (
     NOT_MEASURED,
-    NOT_SHOWN,
     REPORT_EFFECTS,
     SHOWN,
     STATUS_ORDER,
@@ -28,6 +27,7 @@ from analytics.effects.verdicts import (
     TOO_FEW,
     advice,
     tie_level,
+    verdict_of_rows,
 )
 from analytics.feedback.scope import Catalogue, rubric_dimensions
 from analytics.feedback.team import TeamFigures
@@ -148,12 +148,6 @@ def _split_positions(g: pd.DataFrame) -> RubricPositions:
     return RubricPositions(g, own, g[pooled & (g["role"] == "researcher")])
 
 
-def row_verdict(rows: list[dict], effect: str) -> str:
-    """analytics.effects.verdicts.verdict on the contractor's effects-table rows of one rubric (effect_rows'):
-    SHOWN when one of the report effect's rows is flagged, else NOT_SHOWN."""
-    return SHOWN if any(r["flagged"] for r in _of_effect(rows, effect)) else NOT_SHOWN
-
-
 def _of_effect(rows: list[dict], effect: str) -> list[dict]:
     """The rows of the effects table's effects that decide a report effect (TABLE_EFFECTS), in table order."""
     table = TABLE_EFFECTS[effect]
@@ -165,7 +159,7 @@ def _decided(row: dict, mine: list[dict]) -> dict:
     (`mine`), its advice kept only where the effect is shown. A row the report's own evidence finds too thin (too
     few, not measured) stays so unless the alarm layer flags the effect: then it is shown with the alarm's own
     figures, so a card never says "too few to judge" beside an alarm."""
-    status = row_verdict(mine, row["effect"])
+    status = verdict_of_rows(mine, row["effect"])
     if row["status"] == JUDGED:
         return row | {"status": status, "advice": row["advice"] if status == SHOWN else ""}
     if status != SHOWN:
