@@ -79,15 +79,6 @@ def test_every_own_durations_is_each_contractors_own(demo):
         same_frame(every[c], own)
 
 
-def test_cases_from_every_case_rows_are_each_contractors_severe_cases(demo):
-    every = cases.every_case_rows(demo, (*CONTRACTORS, "nobody"), Filters())
-    assert every["nobody"].empty
-    for c in CONTRACTORS:
-        own = cases.severe_cases(demo, c, Filters(), limit=3)
-        assert len(own) > 0
-        same_frame(cases.cases_of(demo, c, every[c], 3), own)
-
-
 def test_the_catalogue_read_once_gives_what_the_store_gives(demo):
     rubrics = scope.every_contractors_rubrics(demo, tuple(CONTRACTORS), Filters())
     assert len(rubrics) > 1

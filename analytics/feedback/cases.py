@@ -63,19 +63,10 @@ def case_rows(
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["contractor_id", "rubric"])
 
 
-def every_case_rows(
-    con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters
-) -> dict[str, pd.DataFrame]:
-    """case_rows of each of `contractors` on every rubric any of them rated, from one query per rubric."""
-    every = case_rows(con, contractors, filters, every_contractors_rubrics(con, contractors, filters))
-    by_rater = {str(c): rows.reset_index(drop=True) for c, rows in every.groupby("contractor_id", sort=False)}
-    return {c: by_rater.get(c, every.iloc[:0]) for c in contractors}
-
-
 def every_severe_cases(
     con: duckdb.DuckDBPyConnection, contractors: tuple[str, ...], filters: Filters, limit: int = MAX_CASES
 ) -> dict[str, pd.DataFrame]:
-    """severe_cases of each of `contractors` (cases_of their every_case_rows): their disagreements from one query
+    """severe_cases of each of `contractors`: their disagreements from one query (case_rows)
     per rubric, ranked in one sort (by contractor first), the texts of every case read in one query."""
     every = case_rows(con, contractors, filters, every_contractors_rubrics(con, contractors, filters))
     if every.empty:
