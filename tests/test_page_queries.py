@@ -11,7 +11,7 @@ import streamlit as st
 
 from analytics import store
 from tests.conftest import app_test
-from ui import prefetch
+from ui import prefetch, query_log
 
 PAGES = [
     "app_pages/overview.py",
@@ -67,7 +67,7 @@ def executed(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 def panel(at) -> tuple[set[str], set[str]]:
     """The SQL the page's panel lists as run, and the readable queries it shows beside optimised plans (each after
-    a caption saying so, ui/query_log.READABLE)."""
+    a caption saying so, ui/query_log.READABLE); the panel is open (app_test opens it, as a user clicks it)."""
     ran, readable = set(), set()
     for p in (e for e in at.expander if e.label.startswith("SQL behind this page")):
         beside = False
@@ -88,6 +88,7 @@ def listed(at) -> set[str]:
 @pytest.mark.parametrize("page", PAGES)
 def test_the_page_lists_every_query_that_ran_and_only_those(page, logged_store):
     at = app_test()
+    at.session_state[query_log.PANEL] = True  # the panel draws its queries only while open
     (con,) = logged_store
     st.cache_data.clear()  # the first run filled the Overview's caches: every page starts cold
     con.execute("CALL truncate_duckdb_logs()")
@@ -118,3 +119,20 @@ def test_the_page_lists_every_query_that_ran_and_only_those(page, logged_store):
     assert warm_listed - warm_ran, "a cache hit lists the queries its result came from"
     # The same page again needs at most what it needed cold (the Feedback page no longer asks whom to open on).
     assert warm_listed <= cold_listed
+
+
+def test_the_panel_draws_its_queries_only_when_opened(app_store):
+    """Closed (as every page opens), the panel shows its label and draws no query; opened, it lists them and says
+    how many."""
+    at = app_test("app_pages/feedback.py")
+    (closed,) = [e for e in at.expander if e.label == "SQL behind this page"]
+    assert not listed(at) and not list(closed.children.values())
+    at.session_state[query_log.PANEL] = True
+    at.run()
+    assert not at.exception
+    (opened,) = [e for e in at.expander if e.label == "SQL behind this page"]
+    children = list(opened.children.values())
+    count = int(re.match(r"(\d+) queries\.", children[0].value).group(1))
+    readable = sum(c.type == "caption" and c.value.startswith("The same result in plain SQL") for c in children)
+    assert sum(c.type == "code" for c in children) - readable == count > 0
+    assert listed(at)

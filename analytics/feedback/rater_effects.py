@@ -67,7 +67,8 @@ EffectRows = Mapping[str, list[dict]]  # rubric -> one contractor's effects-tabl
 
 def effect_rows(effects: pd.DataFrame, contractor: str) -> dict[str, list[dict]]:
     """The contractor's rows of the effects table (analytics.effects.estimate_effects), per rubric."""
-    return every_effect_rows(effects, (contractor,))[contractor]
+    mine = effects[effects["rater_id"] == contractor] if len(effects) else effects  # not every rater's as records
+    return every_effect_rows(mine, (contractor,))[contractor]
 
 
 def every_effect_rows(effects: pd.DataFrame, contractors: tuple[str, ...]) -> dict[str, dict[str, list[dict]]]:
@@ -98,7 +99,7 @@ def rater_effects(
     trend). `mine`: effect_rows of the contractor, `positions`: rubric_positions of the team, when split
     beforehand for many (every_effect_rows)."""
     mine = effect_rows(team.effects, contractor) if mine is None else mine
-    positions = rubric_positions(team.positions) if positions is None else positions
+    positions = rubric_positions(team.positions, (contractor,)) if positions is None else positions
     rows: list[dict] = []
     for rubric in rubric_names:
         dims = rubric_dimensions(con, rubric, known)
@@ -134,17 +135,22 @@ class RubricPositions:
     researchers: pd.DataFrame  # the researchers' pooled rows
 
 
-def rubric_positions(positions: pd.DataFrame) -> dict[str, RubricPositions]:
-    """The team's position_bias rows (TeamFigures.positions) per rubric, split once for many reports."""
-    return {str(r): _split_positions(g) for r, g in positions.groupby("rubric", sort=False)} if len(positions) else {}
+def rubric_positions(positions: pd.DataFrame, raters: tuple[str, ...] | None = None) -> dict[str, RubricPositions]:
+    """The team's position_bias rows (TeamFigures.positions) per rubric, split once for many reports (`raters`:
+    the only raters whose own rows are split out, None: everyone)."""
+    if not len(positions):
+        return {}
+    return {str(r): _split_positions(g, raters) for r, g in positions.groupby("rubric", sort=False)}
 
 
-def _split_positions(g: pd.DataFrame) -> RubricPositions:
-    """One rubric's position_bias rows split per rater, and the researchers' pooled rows."""
+def _split_positions(g: pd.DataFrame, raters: tuple[str, ...] | None = None) -> RubricPositions:
+    """One rubric's position_bias rows split per rater (`raters` alone when given), and the researchers' pooled
+    rows."""
     if not len(g):
         return RubricPositions(g, {}, g)
     pooled = g["pooled"].astype(bool)
-    own = {str(r): rows for r, rows in g[~pooled].groupby("rater_id", sort=False)}
+    own_rows = g[~pooled] if raters is None else g[~pooled & g["rater_id"].isin(raters)]
+    own = {str(r): rows for r, rows in own_rows.groupby("rater_id", sort=False)}
     return RubricPositions(g, own, g[pooled & (g["role"] == "researcher")])
 
 
