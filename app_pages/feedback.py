@@ -75,10 +75,18 @@ def load_ceiling(version: tuple, rubric: str | None) -> pd.DataFrame:
     return fb_team.researcher_figures(state.cursor(), rubric)
 
 
+@query_log.loader(max_entries=4)
+def load_catalogue(version: tuple) -> scope.Catalogue:
+    """The dimensions of every rubric in the store, read once per version for the ranking and the cards (each read
+    them rubric by rubric on every filter change: a dozen queries on the demo)."""
+    return scope.catalogue(state.cursor(), tuple(sidebar.options()["rubrics"]))
+
+
 @query_log.loader(max_entries=8, show_spinner="Computing the team's figures...")
 def load_team_parts(version: tuple, filters: Filters) -> fb_team.TeamParts:
-    """Every contractor's figures but the alarms (only ever shown as medians) for one filter and version."""
-    return fb_team.team_parts(state.cursor(), filters, load_ceiling(version, filters.rubric))
+    """Every contractor's figures but the alarms (only ever shown as medians) for one filter and version, and the
+    ranking's agreement gaps from the same call."""
+    return fb_team.team_parts(state.cursor(), filters, load_ceiling(version, filters.rubric), ranked=True)
 
 
 def load_team(version: tuple, filters: Filters) -> fb_team.TeamFigures:
@@ -89,17 +97,20 @@ def load_team(version: tuple, filters: Filters) -> fb_team.TeamFigures:
 
 @query_log.loader(max_entries=8, show_spinner="Ranking who needs feedback next...")
 def load_ranking(version: tuple, filters: Filters) -> who_next.Ranking:
-    """Who needs feedback next under the sidebar's rubric and dates, from the team's alarm review (not the team's
-    other figures: they are computed beside it, ui/prefetch.py); the page narrows it to the rater and role filters
-    (who_next.narrowed)."""
-    alarms = alarm_panel.review_of(version, scope.team_filter(filters))
-    return who_next.ranking(state.cursor(), filters, alarms.alerts, alarms.rules.raters)
+    """Who needs feedback next under the sidebar's rubric and dates, from the team's alarm review and the agreement
+    gaps of the team's figures (computed beside the review, ui/prefetch.py); the page narrows it to the rater and
+    role filters (who_next.narrowed)."""
+    team = scope.team_filter(filters)
+    alarms = alarm_panel.review_of(version, team)
+    gaps = load_team_parts(version, team).ranked
+    known = load_catalogue(version)
+    return who_next.ranking(state.cursor(), filters, alarms.alerts, alarms.rules.raters, gaps=gaps, known=known)
 
 
 @query_log.loader(max_entries=32, show_spinner="Computing the contractor's figures...")
 def load_own(version: tuple, filters: Filters, contractor: str) -> fb_report.OwnFigures:
     """The part of one contractor's report that does not need the team's figures."""
-    return fb_report.own_figures(state.cursor(), contractor, filters)
+    return fb_report.own_figures(state.cursor(), contractor, filters, known=load_catalogue(version))
 
 
 @query_log.loader(max_entries=32, show_spinner="Building the feedback report...")
@@ -107,7 +118,8 @@ def load_report(version: tuple, filters: Filters, contractor: str) -> fb_report.
     """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py)."""
     own = partial(load_own, version, filters, contractor)  # one argument list for the prefetch and the join
     team = prefetch.alongside(partial(load_team, version, scope.team_filter(filters)), own)
-    return fb_report.feedback_report(state.cursor(), contractor, filters, team, own=own())
+    known = load_catalogue(version)
+    return fb_report.feedback_report(state.cursor(), contractor, filters, team, own=own(), known=known)
 
 
 def pick_contractor(options: list[str], clicked: str | None) -> str:
@@ -164,10 +176,11 @@ def choose(filters: Filters) -> str:
 
 
 def likely(filters: Filters, card_filters: Filters) -> list[Callable[[], object]]:
-    """What the card will need beside the list's ranking (which needs the team's alarm review alone): the own figures
-    of the contractor it will likely open on (one handed over, else the one chosen before, as a filter change keeps
-    them; a contractor's own) and the team's other figures; ui/prefetch.py computes them in another thread while the
-    ranking is computed in the page's. On a first visit, the one the review gives the most alarms (likely_own)."""
+    """What the list and card will need beside the team's alarm review: the team's other figures (the ranking's
+    agreement gaps among them), then the own figures of the contractor the card will likely open on (one handed
+    over, else the one chosen before, as a filter change keeps them; a contractor's own); ui/prefetch.py computes
+    them in another thread while the review is computed in the page's. On a first visit, the own figures of the one
+    the review gives the most alarms (likely_own)."""
     version = state.version()
     team = partial(load_team_parts, version, scope.team_filter(card_filters))
     if not identity.allowed("other_raters"):  # a contractor: their own card
@@ -175,8 +188,8 @@ def likely(filters: Filters, card_filters: Filters) -> list[Callable[[], object]
         return [partial(load_own, version, card_filters, mine), team] if mine else [team]
     who = st.session_state.get(HANDOFF) or st.session_state.get("fb_contractor")
     own = partial(load_own, version, card_filters, who) if who else partial(likely_own, version, filters, card_filters)
-    # The own figures first: when the ranking is done before them, the page's thread computes the team's itself.
-    return [own, team]
+    # The team's first: the ranking needs them once the review is done; the card then needs the own figures.
+    return [team, own]
 
 
 def likely_own(version: tuple, filters: Filters, card_filters: Filters) -> None:

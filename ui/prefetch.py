@@ -5,9 +5,9 @@ the report and the shown dimension's raters, confusion matrix and rater pairs ar
 at 1M tasks the page took a median 2.13 s with them one after the other and 1.82 s this way (bench/RESULTS.md,
 session 23). The likely loaders run one after the other in a single thread: each in a thread of its own (four
 queries at once on 2 cores) slowed the report from 0.8 s to 1.4 s and gained nothing. On the Feedback page the
-list (its ranking, from the shared alarm review) and the card are `main`; the likely contractor's own figures, then
-the team's other figures, are the likely loaders (issue 50 item 9: a date change on the demo went from about 5.0 s
-to 2.7 s with the other changes of that step)."""
+list (its ranking, from the shared alarm review) and the card are `main`; the team's other figures (with the
+ranking's agreement gaps), then the likely contractor's own figures, are the likely loaders (issue 50 item 9: a date
+change on the demo went from about 5.0 s to 2.7 s with the other changes of that step)."""
 
 from __future__ import annotations
 

@@ -122,12 +122,14 @@ def _rater_table(
     boot_raters: tuple[str, ...] | None = None,
     long: bool = True,
     stats: tuple[str, ...] = RATER_STATS,
+    boot_dimensions: frozenset[tuple[str, str]] | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """Rows of every subject rater (RATER_COLUMNS) and, with `long`, their coefficients in long form; intervals
-    only for `boot_raters` (None: everyone); coefficients not in `stats` left empty (NaN, no notes)."""
+    only for `boot_raters` (None: everyone) on `boot_dimensions` ((rubric, dimension) pairs, None: every one);
+    coefficients not in `stats` left empty (NaN, no notes)."""
     comparison, n_boot, seed = spec.comparison, spec.n_boot, spec.seed
     sides = sd.comparison_sides(spec.filters, comparison)
-    no_interval = n_boot == 0 or (boot_raters is not None and not boot_raters)
+    no_interval = n_boot == 0 or (boot_raters is not None and not boot_raters) or boot_dimensions == frozenset()
     ps = pair_set(con, sides, "rater", scale_of, queries, summed=no_interval)
     subjects = ct.rater_level_counts(con, sides.subject, queries)
     roles = subjects.groupby("rater_id")["role"].agg(lambda r: ",".join(sorted(set(r)))).to_dict()
@@ -139,7 +141,12 @@ def _rater_table(
         by_scale.setdefault(key[1:], []).append(key)
     rows, longs = [], []
     for scale_key, group in sorted(by_scale.items()):
-        boots = [n_boot if boot_raters is None or k[0] in boot_raters else 0 for k in group]
+        boots = [
+            n_boot
+            if (boot_raters is None or k[0] in boot_raters) and (boot_dimensions is None or k[1:] in boot_dimensions)
+            else 0
+            for k in group
+        ]
         results = pair_rows(
             scale_of[scale_key],
             group,
@@ -273,11 +280,14 @@ def rater_agreement(
     *,
     queries: list | None = None,
     stats: tuple[str, ...] = RATER_STATS,
+    interval_dimensions: frozenset[tuple[str, str]] | None = None,
 ) -> pd.DataFrame:
     """Agreement of each rater the filter selects with the comparison's reference side, per dimension; only the
-    coefficients in `stats` (some of RATER_STATS, those a caller reads: each costs its intervals), the others NaN."""
+    coefficients in `stats` (some of RATER_STATS, those a caller reads: each costs its intervals), the others NaN;
+    intervals (with spec.n_boot) only on `interval_dimensions`, (rubric, dimension) pairs, when given."""
     queries = QueryLog() if queries is None else queries
-    rows, _ = _rater_table(con, spec, _scales(con, spec, queries), queries, long=False, stats=stats)
+    scales = _scales(con, spec, queries)
+    rows, _ = _rater_table(con, spec, scales, queries, long=False, stats=stats, boot_dimensions=interval_dimensions)
     return sorted_frame(rows, RATER_COLUMNS, ["rubric", "dimension", "rater_id"])
 
 

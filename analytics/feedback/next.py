@@ -22,7 +22,7 @@ from analytics.alarms.review import KIND_TITLES, review
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.describe.overview import rated_rubrics
-from analytics.feedback.scope import against_researchers, dimension_info, rubric_title, team_filter
+from analytics.feedback.scope import Catalogue, against_researchers, dimension_info, rubric_title, team_filter
 from analytics.review import disagreements as dis
 
 MIN_TASKS = ag.MIN_TASKS  # tasks under the filters a contractor needs to be ranked
@@ -31,6 +31,7 @@ ALARM_WEIGHT = 100  # per open (not acknowledged) alarm
 AGREEMENT_WEIGHT = 10  # per primary dimension whose whole agreement interval is below the other contractors' median
 RULES_CAP = 9  # rules broken at least once without an alarm, one point each up to this
 STATISTIC = "exact_agreement"
+N_BOOT = 1000  # intervals on the ranked statistic (the delta method's; agreement.pair_rows)
 SCORE_RULE = (
     f"Ranked by a score: {ALARM_WEIGHT} per open alarm, {AGREEMENT_WEIGHT} per primary dimension where the whole "
     "95% interval of their exact agreement with researchers lies below the other contractors' median, and 1 per "
@@ -117,16 +118,27 @@ def emptied_by(con: duckdb.DuckDBPyConnection, filters: Filters, rater: str | No
     return ()
 
 
+def primary_pairs(con: duckdb.DuckDBPyConnection, filters: Filters) -> frozenset[tuple[str, str]]:
+    """(rubric, primary dimension) of every rubric rated under the filter's rubric and dates."""
+    return frozenset((r, d) for r in rated_rubrics(con, team_filter(filters)) if (d := dis.primary_dimension(con, r)))
+
+
 def primary_agreement(con: duckdb.DuckDBPyConnection, filters: Filters, n_boot: int, seed: int) -> pd.DataFrame:
     """Every contractor's exact agreement with researchers on each rubric's primary dimension, with its 95% interval
     and the other contractors' median there (`team_median`), under the filter's rubric and dates."""
     f = team_filter(filters)
-    primary = {(r, dis.primary_dimension(con, r)) for r in rated_rubrics(con, f)}
-    dims = tuple(sorted({d for _, d in primary if d}))
-    if not dims:
+    primary = primary_pairs(con, f)
+    if not primary:
+        return primary_rows(pd.DataFrame(), primary)
+    spec = against_researchers(f.but(dimensions=tuple(sorted({d for _, d in primary}))), n_boot, seed)
+    return primary_rows(ag.rater_agreement(con, spec, stats=(STATISTIC,)), primary)  # the one coefficient ranked
+
+
+def primary_rows(rows: pd.DataFrame, primary: frozenset[tuple[str, str]]) -> pd.DataFrame:
+    """primary_agreement from rater_agreement rows (`rows`, with intervals on `primary`: primary_pairs) of every
+    rater under the filter's rubric and dates."""
+    if not primary or rows.empty:
         return pd.DataFrame(columns=["rater_id", "rubric", "dimension", STATISTIC, "upper", "team_median"])
-    spec = against_researchers(f.but(dimensions=dims), n_boot, seed)
-    rows = ag.rater_agreement(con, spec, stats=(STATISTIC,))  # the one coefficient ranked: its intervals alone
     keep = [(r, d) in primary for r, d in zip(rows["rubric"], rows["dimension"], strict=True)]
     rows = rows[pd.Series(keep, index=rows.index) & (rows["role"] == "contractor") & (rows["n_tasks"] > 0)]
     raters = tuple(str(r) for r in rows["rater_id"].unique())
@@ -200,13 +212,17 @@ def ranking(
     filters: Filters,
     alerts: pd.DataFrame | None = None,
     rules: pd.DataFrame | None = None,
-    n_boot: int = 1000,
+    n_boot: int = N_BOOT,
     seed: int = 0,
+    gaps: pd.DataFrame | None = None,
+    known: Catalogue | None = None,
 ) -> Ranking:
     """The contractors the list shows under the filter, scored (SCORE_RULE) and in order without the events.
 
     `alerts` and `rules` are the review's alarms and contractor x rule rows of the team under the filter's rubric
-    and dates (analytics.alarms.review; computed here when not given, e.g. from a page's TeamFigures)."""
+    and dates (analytics.alarms.review; computed here when not given, e.g. from a page's TeamFigures); `gaps` is
+    primary_agreement of the same filter with `n_boot` and `seed` when the caller has it (team.team_parts), `known`
+    scope.catalogue of the rubrics when read beforehand."""
     if alerts is None or rules is None:
         found = review(con, team_filter(filters))
         alerts, rules = found.alerts, found.rules.raters
@@ -215,8 +231,8 @@ def ranking(
     too_few = tuple(tasks[tasks < MIN_TASKS].index)
     if enough.empty:
         return Ranking(filters, pd.DataFrame(columns=list(COLUMNS[1:9])), too_few)
-    gaps = primary_agreement(con, filters, n_boot, seed)
-    info = dimension_info(con, tuple(gaps["rubric"].unique()))
+    gaps = primary_agreement(con, filters, n_boot, seed) if gaps is None else gaps
+    info = dimension_info(con, tuple(gaps["rubric"].unique()), known)
     labels = {
         (r, d): str(x) for r, d, x in zip(info["rubric"], info["dimension"], info["dimension_label"], strict=True)
     }

@@ -111,10 +111,12 @@ def own_figures(
     seed: int = 0,
     max_cases: int = MAX_CASES,
     shared: Shared | None = None,
+    known: scope.Catalogue | None = None,
 ) -> OwnFigures:
     """The contractor's own figures under the filter (rubric and dates; other raters are ignored); ValueError
     when there is no contractor or they have no ratings under the filter. `shared`: what every contractor's
-    figures share, computed once for many (feedback_reports)."""
+    figures share, computed once for many (feedback_reports); `known`: scope.catalogue of their rubrics, when read
+    beforehand."""
     if not contractor:
         raise ValueError("feedback_report needs a contractor id")
     n, first, last = shared.spans[contractor] if shared else scope.span_query(contractor, filters).rows(con)[0]
@@ -138,7 +140,7 @@ def own_figures(
         trend=wk.early_late_trend(by_task, n_boot, seed),
         stamp=shared.stamp if shared else stamp(con, filters, None, False, n_boot, seed),
         durations=shared.durations[contractor] if shared else du.own_durations(con, contractor, filters),
-        levels=shared.levels[contractor] if shared else lv.levels_vs_researchers(con, contractor, filters),
+        levels=shared.levels[contractor] if shared else lv.levels_vs_researchers(con, contractor, filters, known),
         disagreements=cases,
     )
 
