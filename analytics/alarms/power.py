@@ -36,7 +36,8 @@ def power(effects: pd.DataFrame, rules: cons.Consistency, weeks: pd.DataFrame, n
     """One row per alarm kind (POWER_COLUMNS): the effect found with 80% probability at the team's median n."""
     level = budget.steady_level(n_tests)
     rows = [_drift_power(effects, weeks, level), _rule_power(rules, level)]
-    rows += [_effect_power(effects, e, level) for e in EFFECTS if e != "drift"]
+    spread = _spreads(effects)
+    rows += [_effect_power(e, spread.get(e, (math.nan, math.nan)), level) for e in EFFECTS if e != "drift"]
     order = {k: i for i, k in enumerate(budget.KINDS)}
     return pd.DataFrame(rows, columns=list(POWER_COLUMNS)).sort_values("kind", key=lambda s: s.map(order))
 
@@ -53,19 +54,25 @@ def _row(kind: str, effect_size: float, n: float, sentence: str) -> dict:
     }
 
 
-def _spread(rows: pd.DataFrame) -> tuple[float, float]:
-    """The median number of tasks of the rows and the median task-level variance (se^2 * n) behind them."""
-    ok = rows[np.isfinite(rows["se"].astype(float)) & (rows["n_tasks"] > 0)]
-    if ok.empty:
-        return math.nan, math.nan
-    n = float(ok["n_tasks"].median())
-    return n, float((ok["se"].astype(float) ** 2 * ok["n_tasks"]).median())
+def _spreads(effects: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """Per effect: the median number of tasks of its rows with a finite standard error and tasks, and the median
+    task-level variance (se^2 * n) behind them (arrays, not a frame per effect: this runs in every review)."""
+    if not len(effects):
+        return {}
+    kind = effects["effect"].to_numpy(dtype=object)
+    se, n = effects["se"].to_numpy(dtype=float), effects["n_tasks"].to_numpy(dtype=float)
+    ok = np.isfinite(se) & (n > 0)
+    out = {}
+    for effect in {str(k) for k in kind[ok]}:
+        mine = ok & (kind == effect)
+        out[effect] = float(np.median(n[mine])), float(np.median(se[mine] ** 2 * n[mine]))
+    return out
 
 
-def _effect_power(effects: pd.DataFrame, effect: str, level: float) -> dict:
-    """An effect's margin plus the difference a z-test finds 80% of the time at the median tasks."""
-    rows = effects[effects["effect"] == effect] if len(effects) else effects
-    n, var = _spread(rows) if len(rows) else (math.nan, math.nan)
+def _effect_power(effect: str, spread: tuple[float, float], level: float) -> dict:
+    """An effect's margin plus the difference a z-test finds 80% of the time at the median tasks (`spread`: its
+    median tasks and task-level variance, _spreads)."""
+    n, var = spread
     if not math.isfinite(n):
         return _row(effect, math.nan, math.nan, "Not measured under these filters.")
     size = MARGIN.get(effect, 0.0) + significance.z_power(level) * math.sqrt(var / n)
