@@ -3,6 +3,7 @@ every planted behaviour found by its effect with no careful or typical contracto
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import pandas as pd
@@ -11,7 +12,8 @@ import pytest
 from analytics import effects
 from analytics.agreement.rows import MIN_TASKS
 from analytics.alarms import review
-from analytics.core.filters import NO_FILTERS
+from analytics.core.filters import NO_FILTERS, Filters
+from analytics.describe.overview import rated_rubrics
 from analytics.effects import choices, drift, haste, levels
 from analytics.effects.rows import share_means, share_se, task_means
 from analytics.ingest.load import ingest_bytes
@@ -309,3 +311,18 @@ def test_demo_drift_alarms_name_the_drifting_in_the_recent_weeks(demo_review, tr
     assert {who[r] for r in alarms["rater_id"]} == {"drifting"}
     last = pd.Timestamp(demo_review.effects.loc[demo_review.effects["effect"] == "drift", "since"].max())
     assert (alarms["since"] == last).all()
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [Filters(), Filters(rubric="answer_comparison"), Filters(date_from=dt.date(2026, 4, 6), roles=("researcher",))],
+    ids=["all", "one rubric", "late dates, a role"],
+)
+def test_comparison_counts_from_the_shared_position_table_equal_their_own(demo, filters):
+    """The alarm review reads every role's position bias once (choices.position_table, also a feedback report's):
+    the contractors' comparison counts taken from it equal those read for contractors alone."""
+    rubrics = rated_rubrics(demo, Filters(rubric=filters.rubric))
+    shared = choices.comparison_counts(demo, filters, rubrics, choices.position_table(demo, filters))
+    own = choices.comparison_counts(demo, filters, rubrics)
+    assert len(own) > 0
+    pd.testing.assert_frame_equal(shared, own)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 
 import pandas as pd
@@ -11,6 +12,8 @@ from analytics import agreement as ag
 from analytics.alarms.review import review
 from analytics.core.concurrent import side_by_side
 from analytics.core.filters import Filters
+from analytics.describe import distributions as dist
+from analytics.describe.overview import rated_rubrics
 from analytics.feedback import durations, scope, weekly
 from analytics.feedback import team as fteam
 
@@ -45,7 +48,19 @@ def test_a_failing_job_raises_its_own_error(demo):
         side_by_side(demo, lambda con: 1, bad, lambda con: 3)
 
 
-@pytest.mark.parametrize("filters", [Filters(), Filters(rubric="answer_comparison")], ids=["all", "one rubric"])
+def positions_as_they_were(con, filters: Filters) -> pd.DataFrame:
+    """The team's position rows as team_parts read them before the review shared its own (position_bias of every
+    rubric rated under the filter, every role)."""
+    frames = [dist.position_bias(con, r, filters).assign(rubric=r) for r in rated_rubrics(con, filters)]
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["rubric", "rater_id", "dimension"])
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [Filters(), Filters(rubric="answer_comparison"), Filters(date_from=dt.date(2026, 4, 6))],
+    ids=["all", "one rubric", "late dates"],
+)
 def test_team_figures_equal_the_parts_computed_one_after_the_other(demo, filters):
     team = fteam.team_figures(demo, filters)
     f = scope.team_filter(filters)
@@ -56,7 +71,7 @@ def test_team_figures_equal_the_parts_computed_one_after_the_other(demo, filters
         "researchers": fteam.researcher_figures(demo, f.rubric),
         "weekly": weekly.weekly_by_contractor(demo, f),
         "durations": durations.contractor_durations(demo, f)[["rater_id", "rubric", "submissions", "median_s"]],
-        "positions": fteam.position_rows(demo, f),
+        "positions": positions_as_they_were(demo, f),
         "effects": alarms.effects,
         "alerts": alarms.alerts,
         "power": alarms.power,

@@ -19,7 +19,7 @@ from analytics.consistency import catalogue
 from analytics.consistency import rates as cons
 from analytics.core.filters import NO_FILTERS, Filters
 from analytics.core.queries import QueryLog
-from analytics.effects import drift, estimate_effects, markers
+from analytics.effects import choices, drift, estimate_effects, markers
 
 ALERT_COLUMNS = (
     "kind",
@@ -52,6 +52,7 @@ class Review:
     threshold: float  # the p-value at or below which a test alarmed in this review
     n_tests: int  # every test of the review, all kinds and contractors
     power: pd.DataFrame  # power.POWER_COLUMNS: what each kind finds at the team's n
+    positions: pd.DataFrame  # effects.choices.position_table: every role's position bias (a feedback report's too)
 
     @property
     def headline(self) -> pd.DataFrame:
@@ -85,7 +86,8 @@ def narrowed(found: Review, filters: Filters) -> Review:
 def team_review(con: duckdb.DuckDBPyConnection, team: Filters) -> Review:
     """review() of the whole team a filter scopes (`team` is scope() of it), every contractor's alarms listed."""
     log = QueryLog()
-    effects = estimate_effects(con, team, log)
+    positions = choices.position_table(con, team)
+    effects = estimate_effects(con, team, log, positions)
     rules = cons.consistency(con, team)
     p_values = np.concatenate([effects["p_value"].to_numpy(dtype=float), rules.raters["p_value"].to_numpy(dtype=float)])
     threshold = budget.discovery_threshold(p_values)
@@ -95,7 +97,8 @@ def team_review(con: duckdb.DuckDBPyConnection, team: Filters) -> Review:
     rules = replace(rules, raters=raters)
     weeks = drift.week_sums(con, team, log)
     alerts = _alerts(effects, rules, weeks, markers.markers(con, team.rubric), ack.acks(con))
-    return Review(team, effects, rules, alerts, threshold, n_tests, power.power(effects, rules, weeks, n_tests))
+    found = power.power(effects, rules, weeks, n_tests)
+    return Review(team, effects, rules, alerts, threshold, n_tests, found, positions)
 
 
 def _alerts(

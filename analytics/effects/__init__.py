@@ -36,16 +36,20 @@ EFFECT_HEADERS = {  # effects-table column -> a table's header: which figure is 
 
 
 def raw_effects(
-    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, queries: list | None = None
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters = NO_FILTERS,
+    queries: list | None = None,
+    positions: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Every effect's raw rows (before shrinkage) for the contractors under the filter (`queries`: a QueryLog
-    shared with drift's other figures runs their weekly query once)."""
+    shared with drift's other figures runs their weekly query once; `positions`: choices.position_table of the
+    filter when read beforehand)."""
     rubrics = rated_rubrics(con, Filters(rubric=filters.rubric))
     researchers = levels.researcher_shift_query(filters).df(con)
     kept_levels = levels.kept_levels_query(filters).df(con)
     by_team, central = levels.consensus_stats(kept_levels), levels.central_stats(kept_levels)
     halo = levels.halo_query(filters).df(con)
-    counts = choices.comparison_counts(con, filters, rubrics)
+    counts = choices.comparison_counts(con, filters, rubrics, positions)
     ranked = choices.ranking_ties_query(filters).df(con)
     parts = [
         levels.shift_rows(researchers, by_team) if len(researchers) or len(by_team) else None,
@@ -61,10 +65,14 @@ def raw_effects(
 
 
 def estimate_effects(
-    con: duckdb.DuckDBPyConnection, filters: Filters = NO_FILTERS, queries: list | None = None
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters = NO_FILTERS,
+    queries: list | None = None,
+    positions: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The effects table (EFFECT_COLUMNS): every contractor's effects, shrunk toward the team, with flags."""
-    raw = raw_effects(con, filters, queries)
+    """The effects table (EFFECT_COLUMNS): every contractor's effects, shrunk toward the team, with flags
+    (`positions`: choices.position_table of the filter when read beforehand)."""
+    raw = raw_effects(con, filters, queries, positions)
     hasty = haste.haste_rows(haste.durations(con, filters))
     parts = [shrink.shrink_effects(raw)] if len(raw) else []
     if len(hasty):

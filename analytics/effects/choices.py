@@ -11,19 +11,44 @@ import pandas as pd
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.describe import distributions as dist
+from analytics.describe.overview import rated_rubrics
 from analytics.effects.rows import finish, share_means, share_se
 from analytics.store import keys
 
 
-def comparison_counts(con: duckdb.DuckDBPyConnection, filters: Filters, rubrics: list[str]) -> pd.DataFrame:
+def comparison_rubrics(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
+    """The rubrics with comparison dimensions among those rated at any date under the filter's rubric."""
+    rubrics = rated_rubrics(con, Filters(rubric=filters.rubric))
+    return [r for r in rubrics if dist.dimensions(con, r)["is_comparison"].astype(bool).any()]
+
+
+def position_table(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """distributions.position_bias of every rubric with comparison dimensions under the filter, every role (the
+    filter's roles aside), with a `rubric` column: what comparison_counts reads and a feedback report shows."""
+    every_role = filters.but(roles=())
+    frames = [dist.position_bias(con, r, every_role).assign(rubric=r) for r in comparison_rubrics(con, filters)]
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["rubric", "rater_id", "dimension"])
+
+
+def comparison_counts(
+    con: duckdb.DuckDBPyConnection, filters: Filters, rubrics: list[str], positions: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per contractor, rubric and comparison dimension: comparisons rated, ties, and decided comparisons won by
-    the option shown first (one comparison per task)."""
+    the option shown first (one comparison per task); `positions`: position_table of the filter, when read
+    beforehand (a contractor's rows are the same in it as in position_bias of contractors alone)."""
     parts = []
     for rubric in rubrics:
         dims = dist.dimensions(con, rubric)
         if not dims["is_comparison"].astype(bool).any():
             continue  # a rubric without comparison dimensions has no comparison to count
-        counts = dist.position_bias(con, rubric, filters.but(roles=("contractor",)))
+        if positions is None:
+            counts = dist.position_bias(con, rubric, filters.but(roles=("contractor",)))
+        elif positions.empty:
+            continue  # no comparison rated under the filter: position_bias has no row either
+        else:
+            counts = positions[(positions["rubric"] == rubric) & (positions["role"] == "contractor")]
+            counts = counts.drop(columns="rubric")
         counts = counts[~counts["pooled"].astype(bool) & ~counts["rater_id"].str.startswith("anon:")]
         parts.append(counts.merge(dims[["dimension", "levels"]], on="dimension").assign(rubric=rubric))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()

@@ -16,8 +16,6 @@ from analytics.alarms.review import Review, narrowed, review
 from analytics.consistency import rates as cons
 from analytics.core.concurrent import side_by_side
 from analytics.core.filters import Filters
-from analytics.describe import distributions as dist
-from analytics.describe.overview import rated_rubrics
 from analytics.feedback import next as who_next
 from analytics.feedback.durations import contractor_durations
 from analytics.feedback.scope import NO_FILTERS, against_researchers, team_filter
@@ -60,7 +58,6 @@ class TeamParts:
     researchers: pd.DataFrame
     weekly: pd.DataFrame
     durations: pd.DataFrame
-    positions: pd.DataFrame
     ranked: pd.DataFrame | None = None  # next.primary_agreement (with ranked=True): the ranking's agreement gaps
 
 
@@ -70,7 +67,7 @@ def team_parts(
     researchers: pd.DataFrame | None = None,
     ranked: bool = False,
 ) -> TeamParts:
-    """Every contractor's agreement, weeks, durations and positions under the filter, and the ceiling (`researchers`:
+    """Every contractor's agreement, weeks and durations under the filter, and the ceiling (`researchers`:
     researcher_figures of the filter's rubric, computed here when not given). The agreement has no intervals; with
     `ranked`, it has them on each rubric's primary dimension, which give the ranking's primary_agreement from the
     same call (next.ranking's gaps: one call costs about 0.1 s less than two on the demo)."""
@@ -83,7 +80,6 @@ def team_parts(
             "researchers": researcher_figures(c, f.rubric) if researchers is None else researchers,
             "weekly": weekly_by_contractor(c, f),
             "durations": contractor_durations(c, f)[["rater_id", "rubric", "submissions", "median_s"]],
-            "positions": position_rows(c, f),
         }
 
     agreement = partial(ag.rater_agreement, spec=spec, interval_dimensions=primary or None)
@@ -102,7 +98,7 @@ def with_alarms(parts: TeamParts, alarms: Review) -> TeamFigures:
         researchers=parts.researchers,
         weekly=parts.weekly,
         durations=parts.durations,
-        positions=parts.positions,
+        positions=found.positions,
         effects=found.effects,
         rules=found.rules,
         alerts=found.alerts,
@@ -125,13 +121,6 @@ def team_figures(
         return with_alarms(team_parts(con, f, researchers), alarms)
     parts, found = side_by_side(con, lambda c: team_parts(c, f, researchers), lambda c: review(c, f))
     return with_alarms(parts, found)
-
-
-def position_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
-    """distributions.position_bias of every rubric under the filter, with a `rubric` column."""
-    frames = [dist.position_bias(con, r, filters).assign(rubric=r) for r in rated_rubrics(con, filters)]
-    frames = [f for f in frames if not f.empty]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["rubric", "rater_id", "dimension"])
 
 
 def with_kappa(rows: pd.DataFrame) -> pd.DataFrame:
