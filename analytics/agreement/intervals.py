@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics.core.stats import PERCENTILES_95, Z95, t95, wilson
+from analytics.core.stats import PERCENTILES_95, Z95, t95, wilson, wilson_bounds
 
 BOOT_BUDGET = 4_000_000  # most numbers held at once by one bootstrap batch (32 MB of float64)
 BOOTSTRAP, DELTA = "task bootstrap", "task delta method"  # how an interval was made
@@ -430,6 +430,19 @@ def newcombe(p1: float, n1: float, p2: float, n2: float) -> tuple[float, float]:
     l2, u2 = wilson(p2, n2)
     d = p2 - p1
     return d - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2), d + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+
+
+def newcombe_bounds(p1: np.ndarray, n1: np.ndarray, p2: np.ndarray, n2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """newcombe of each element (NaN where a side has no unit): the same IEEE operations in the same order, so the
+    same bounds to the last bit (as stats.wilson_bounds to stats.wilson)."""
+    l1, u1 = wilson_bounds(p1, n1)
+    l2, u2 = wilson_bounds(p2, n2)
+    both = (np.asarray(n1) > 0) & (np.asarray(n2) > 0)
+    with np.errstate(invalid="ignore"):
+        d = p2 - p1
+        low = np.where(both, d - np.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2), np.nan)
+        high = np.where(both, d + np.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2), np.nan)
+    return low, high
 
 
 def difference_interval(

