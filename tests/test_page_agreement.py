@@ -20,7 +20,7 @@ from analytics.core.filters import Filters
 from analytics.core.queries import Query, QueryLog, distinct_queries
 from analytics.core.rubrics import RUBRICS
 from tests.conftest import app_test
-from ui import sidebar
+from ui import query_log, sidebar
 from ui.agreement_view import pairs_for, with_interval
 from ui.text import md_escape
 
@@ -346,6 +346,8 @@ def test_sidebar_filters_and_the_sql_behind_the_figures(app_store):
     at.sidebar.selectbox(key="f_rubric").select("article_likert").run()
     assert not at.exception
     assert not any(s.key == "agr_rubric" for s in at.selectbox)  # the sidebar's rubric replaces the page's choice
+    at.session_state[query_log.PANEL] = True  # the SQL panel draws its queries while open, as a user opens it
+    at.run()
     codes = [c.value for c in at.code]
     con = api(app_store)
     f = Filters(rubric="article_likert")
@@ -396,6 +398,7 @@ def test_a_date_change_reuses_the_results_that_depend_on_the_data_only(app_store
         return original(self, con)
 
     monkeypatch.setattr(Query, "df", spy)
+    at.session_state[query_log.PANEL] = True  # the SQL panel draws its queries while open, as a user opens it
     low, high = at.sidebar.date_input(key="f_dates").value
     later = low + dt.timedelta(days=(high - low).days // 3)
     at.sidebar.date_input(key="f_dates").set_value((later, high)).run()

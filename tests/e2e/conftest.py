@@ -137,6 +137,22 @@ def wait_for_app(page, timeout: float = 120_000) -> None:
     page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=timeout)
 
 
+def open_tab(page, name: str, timeout: float = 120_000) -> None:
+    """Open one of the Feedback card's tabs and wait for its section: a tab click reruns the page (only the open
+    tab's section is drawn, app_pages/feedback.py), and a click while a run is still drawing can be lost, so the app
+    is idle first and the click is made again if the tab did not open."""
+    wait_for_app(page, timeout)
+    tab = page.get_by_test_id("stMain").get_by_role("tab", name=name, exact=True)
+    tab.click()
+    try:
+        expect(tab).to_have_attribute("aria-selected", "true", timeout=10_000)
+    except AssertionError:
+        wait_for_app(page, timeout)
+        tab.click()
+        expect(tab).to_have_attribute("aria-selected", "true", timeout=timeout)
+    wait_for_app(page, timeout)
+
+
 @pytest.fixture
 def external_requests() -> list[str]:
     """Requests that tried to leave loopback (they are aborted)."""

@@ -10,7 +10,7 @@ import re
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import open_tab, screenshot, wait_for_app
 
 NOTE = "Check the sources before choosing a side: option B cites a forum post."
 
@@ -93,11 +93,11 @@ def test_note_on_a_disagreement_shows_in_feedback(app_page, external_requests):
     go_to(page, "Feedback")
     # The picker names people ("Dana K. (c13)") when a rater directory does, else shows the id.
     choose(page, "Contractor", contractor, re.compile(rf"(^|\(){re.escape(contractor)}\)?$"))
-    main.get_by_role("tab", name="Disagreements", exact=True).click()  # the card's sections are tabs (issue 50)
+    open_tab(page, "Disagreements")  # the card's sections are tabs (issue 50)
     expect(page.get_by_role("heading", name="Most severe disagreements")).to_be_visible()
     expect(main).to_contain_text(NOTE)
     expect(main).to_contain_text("Review: feedback given by e2e lead")
-    main.get_by_role("tab", name="Agreement", exact=True).click()
+    open_tab(page, "Agreement")
     expect(main.get_by_test_id("stVegaLiteChart").first).to_be_visible()
     whole_page(page, "feedback_demo")
     assert external_requests == [], f"requests left loopback: {external_requests[:3]}"

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, ROOT, run_streamlit, wait_for_app
+from tests.e2e.conftest import ARTIFACTS, ROOT, open_tab, run_streamlit, wait_for_app
 from tests.e2e.test_disagreement_note_flow import choose, go_to
 
 README_SHOTS = os.environ.get("CONCORD_README_SCREENSHOTS") == "1"
@@ -131,7 +131,7 @@ def test_a_lead_walks_a_whole_review(page, tmp_path, demo_store, demo_inputs):
         expect(main).to_contain_text("Highlights")
 
         # One of their disagreements, opened from the card.
-        main.get_by_role("tab", name="Disagreements", exact=True).click()
+        open_tab(page, "Disagreements")
         main.get_by_role("button", name=re.compile(r"^Review .* disagreements$")).click()
         expect(page.get_by_role("heading", name="Disagreements").first).to_be_visible()
         wait_for_app(page)
@@ -164,7 +164,7 @@ def test_a_lead_walks_a_whole_review(page, tmp_path, demo_store, demo_inputs):
         # Back to the card: the note is there, and both exports carry it.
         main.get_by_role("button", name=re.compile(r"feedback report$")).click()
         expect(picker).to_have_value(named(first))
-        main.get_by_role("tab", name="Disagreements", exact=True).click()
+        open_tab(page, "Disagreements")
         expect(main).to_contain_text(NOTE)
         html = download(page, "Download report (HTML)", tmp_path)
         markdown = download(page, "Download report (Markdown)", tmp_path)

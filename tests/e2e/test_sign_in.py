@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 from analytics import store
 from analytics.ingest.load import ingest_file
 from analytics.store import people
-from tests.e2e.conftest import run_streamlit, screenshot, wait_for_app
+from tests.e2e.conftest import open_tab, run_streamlit, screenshot, wait_for_app
 
 ROLES = "email,role,rater_id\nlead@lab.org,lead,\nres@lab.org,researcher,r01\nview@lab.org,viewer,\neli@lab.org,contractor,c06\n"
 EVERY_PAGE = ["Overview", "Agreement", "Distributions", "Disagreements", "Feedback", "Consistency", "Raters"]
@@ -173,10 +173,10 @@ def test_a_contractor_sees_only_their_own_card(visitor, small_store):
     wait_for_app(visitor)
     assert not visitor.get_by_test_id("stSidebarNav").count()  # one page: no navigation
     shown = visitor.locator("body").inner_text()
-    for tab in main.get_by_role("tab").all():  # the card's sections are tabs: read each one's text too
-        tab.click()
+    for name in [t.inner_text().strip() for t in main.get_by_role("tab").all()]:  # the card's sections are tabs
+        open_tab(visitor, name)  # read each one's text too
         shown += visitor.locator("body").inner_text()
-    main.get_by_role("tab", name="Agreement", exact=True).click()
+    open_tab(visitor, "Agreement")
     expect(main.get_by_role("heading", name="Agreement with researchers, per dimension")).to_be_visible()
     others = {r: n for r, n in contractors.items() if r != "c06"}
     leaked = [r for r in others if re.search(rf"\b{r}\b", shown)] + [n for n in others.values() if n in shown]
