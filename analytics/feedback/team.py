@@ -31,7 +31,7 @@ class TeamFigures:
     Holds other contractors' individual figures, so it is never shown: reports take medians from it."""
 
     filters: Filters
-    contractors: pd.DataFrame  # rater_agreement rows of every contractor (no intervals)
+    contractors: pd.DataFrame  # rater_agreement rows of every contractor (intervals on primary dimensions at most)
     researchers: pd.DataFrame  # the researcher ceiling per dimension (agreement.ceiling_table, all dates)
     weekly: pd.DataFrame  # rater_id, rubric, week, n_pairs, agree
     durations: pd.DataFrame  # rater_id, rubric, submissions, median_s
