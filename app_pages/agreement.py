@@ -143,8 +143,9 @@ class Loads:
         calls: list[Callable[[], object]] = [
             partial(self.raters, (dimension,)),
             partial(self.confusion, dimension, who),
-            partial(self.pairwise, dimension),
         ]
+        if st.session_state.get(view.PAIRS_PANEL):
+            calls.append(partial(self.pairwise, dimension))
         return calls + ([partial(self.team, dimension)] if narrows_team(self.spec.filters) else [])
 
 
@@ -375,39 +376,48 @@ else:
 
 # --- rater x rater -----------------------------------------------------------------------------------------
 st.subheader("Rater x rater agreement")
-pair_stat = st.selectbox("Cell value", list(view.PAIRWISE_STATS), format_func=view.label, key="agr_pair_statistic")
-pm = view.pairs_for(loads.pairwise(dimension), comparison)
-if pm.empty:
-    st.info(
-        view.NO_IDS_HERE
-        if dimension in view.anonymous_dimensions(data["needs_rater_ids"])
-        else "No pair of raters shares a unit on this dimension under these filters."
-    )
+# Computed only while open: its size grows with the square of the raters (DESIGN.md, `agreement --pairs`).
+pairs_panel = st.expander("Each pair of raters on their shared units", key=view.PAIRS_PANEL, on_change="rerun")
+if not pairs_panel.open:
+    st.caption("Open to compute each pair of raters' agreement on this dimension (one row per pair).")
 else:
-    n_pairs = len(pm) // 2 if comparison != "contractor_vs_researcher" else len(pm)
-    if pm[pair_stat].isna().all():
-        st.info(
-            f"{view.label(pair_stat).capitalize()} is undefined or does not apply for every one of the {n_pairs} "
-            "rater pairs below (the notes of the tables above say why); choose another cell value."
+    with pairs_panel:
+        pair_stat = st.selectbox(
+            "Cell value", list(view.PAIRWISE_STATS), format_func=view.label, key="agr_pair_statistic"
         )
-    else:
-        st.caption(
-            f"Each pair's {view.label(pair_stat)} (colour) over the units both rated (the number in the cell); "
-            f"fewer than {agreement.MIN_TASKS} shared tasks make a single pair's figure indicative only."
-        )
-        title = f"{view.label(pair_stat).capitalize()} on {labels.get(dimension, dimension)}, pair by pair"
-        rows, columns = ("rater_a", "rater_b")  # the contractors (or the role's raters) as rows, one name a row
-        named_pairs = view.with_names(pm, sidebar.rater_name, ("rater_a", "rater_b"))
-        chart = charts.pairwise_heatmap(named_pairs, pair_stat, view.label(pair_stat), title, rows, columns)
-        charts.show(st, chart, width="content")
-    config = view.column_config(pm, "shared pairs")
-    table(
-        view.with_names(pm, sidebar.rater_name, ("rater_a", "rater_b")),
-        f"rater pairs {rubric} {dimension}",
-        key="dl_pairs",
-        download=pm,
-        column_config=config,
-    )
+        pm = view.pairs_for(loads.pairwise(dimension), comparison)
+        if pm.empty:
+            st.info(
+                view.NO_IDS_HERE
+                if dimension in view.anonymous_dimensions(data["needs_rater_ids"])
+                else "No pair of raters shares a unit on this dimension under these filters."
+            )
+        else:
+            n_pairs = len(pm) // 2 if comparison != "contractor_vs_researcher" else len(pm)
+            if pm[pair_stat].isna().all():
+                st.info(
+                    f"{view.label(pair_stat).capitalize()} is undefined or does not apply for every one of the "
+                    f"{n_pairs} rater pairs below (the notes of the tables above say why); choose another cell value."
+                )
+            else:
+                st.caption(
+                    f"Each pair's {view.label(pair_stat)} (colour) over the units both rated (the number in the "
+                    f"cell); fewer than {agreement.MIN_TASKS} shared tasks make a single pair's figure indicative "
+                    "only."
+                )
+                title = f"{view.label(pair_stat).capitalize()} on {labels.get(dimension, dimension)}, pair by pair"
+                rows, columns = ("rater_a", "rater_b")  # the contractors (or the role's raters) as rows
+                named_pairs = view.with_names(pm, sidebar.rater_name, ("rater_a", "rater_b"))
+                chart = charts.pairwise_heatmap(named_pairs, pair_stat, view.label(pair_stat), title, rows, columns)
+                charts.show(st, chart, width="content")
+            config = view.column_config(pm, "shared pairs")
+            table(
+                view.with_names(pm, sidebar.rater_name, ("rater_a", "rater_b")),
+                f"rater pairs {rubric} {dimension}",
+                key="dl_pairs",
+                download=pm,
+                column_config=config,
+            )
 
 # --- kappa paradox -----------------------------------------------------------------------------------------
 flagged = [d for d in used if d in set(report.dimensions.loc[report.dimensions["kappa_paradox"], "dimension"])]

@@ -518,7 +518,7 @@ def test_json_has_pooled_ceiling_rater_pairs_with_tasks_and_a_stamp(demo_store):
     # what is asserted is which keys every row carries, not the intervals' values: 10 resamples give every
     # interval column as 50 would, on every rater pair, for a third less time
     payload = agreement.contract_payload(
-        con, agreement.AgreementSpec(n_boot=10, filters=Filters(rubric="answer_comparison"))
+        con, agreement.AgreementSpec(n_boot=10, filters=Filters(rubric="answer_comparison")), pairs=True
     )
     for key in ("dimensions", "raters", "pooled", "ceiling", "rater_pairs"):
         assert payload[key] and all({"n_units", "n_tasks"} <= set(r) for r in payload[key]), key

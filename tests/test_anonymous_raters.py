@@ -48,7 +48,7 @@ def test_anonymous_ids_name_positions():
 def test_pair_figures_are_left_out_and_named(con, tmp_path):
     labels = _labels()
     _load(con, tmp_path, labels)
-    p = contract_payload(con, AgreementSpec(n_boot=0))
+    p = contract_payload(con, AgreementSpec(n_boot=0), pairs=True)
     assert p["raters"] == []  # each anonymous contractor against the expert: a made-up person's figure
     assert p["rater_pairs"] == []  # every pair includes an anonymous position
     [entry] = p["needs_rater_ids"]
@@ -76,7 +76,7 @@ def test_pair_figures_are_left_out_and_named(con, tmp_path):
 def test_named_raters_keep_their_figures(con, tmp_path):
     """The same labels under real ids: rater rows and pairs are there, and needs_rater_ids is empty."""
     _load(con, tmp_path, _labels(), rename=lambda r: r.replace(ANONYMOUS_PREFIX, ""))
-    p = contract_payload(con, AgreementSpec(n_boot=0))
+    p = contract_payload(con, AgreementSpec(n_boot=0), pairs=True)
     assert {r["rater_id"] for r in p["raters"]} == {"crowd_1", "crowd_2", "crowd_3"}
     assert len(p["rater_pairs"]) == 6  # four raters
     assert p["needs_rater_ids"] == []
@@ -85,6 +85,6 @@ def test_named_raters_keep_their_figures(con, tmp_path):
 def test_text_form_says_why_sections_are_empty(con, tmp_path):
     """The command line's readable tables: rater sections say the anonymous raters were left out, and why."""
     _load(con, tmp_path, _labels())
-    text = contract_text(contract_payload(con, AgreementSpec(n_boot=0)))
+    text = contract_text(contract_payload(con, AgreementSpec(n_boot=0), pairs=True))
     assert text.count("(none shown: raters without ids are left out") == 2  # each contractor, each pair
     assert "Needs rater ids: toy/label (3 anonymous positions): raters, rater_pairs, ceiling left out" in text

@@ -151,7 +151,7 @@ def test_progress_on_a_terminal_only_names_each_table(paired, capsys, monkeypatc
     on a new line; stdout is the same as piped, and piped stderr stays empty."""
     terminal = TerminalStderr()
     monkeypatch.setattr(sys, "stderr", terminal)
-    assert main(["agreement", *map(str, paired), "--json"]) == 0
+    assert main(["agreement", *map(str, paired), "--json", "--pairs"]) == 0
     shown = capsys.readouterr().out
     lines = terminal.getvalue().split("\r")[1:]
     assert [line.split(" (")[0] for line in lines] == [
@@ -164,7 +164,7 @@ def test_progress_on_a_terminal_only_names_each_table(paired, capsys, monkeypatc
     ]
     assert lines[-1].endswith("(100%)\x1b[K\n")
     monkeypatch.undo()
-    code, piped, err = _run(capsys, "agreement", *map(str, paired), "--json")
+    code, piped, err = _run(capsys, "agreement", *map(str, paired), "--json", "--pairs")
     assert code == 0 and err == ""
     drop = lambda text: {k: v for k, v in json.loads(text).items() if k != "stamp"}  # noqa: E731
     assert drop(piped) == drop(shown)

@@ -21,7 +21,7 @@ from analytics.core.queries import Query, QueryLog, distinct_queries
 from analytics.core.rubrics import RUBRICS
 from tests.conftest import app_test
 from ui import query_log, sidebar
-from ui.agreement_view import pairs_for, with_interval
+from ui.agreement_view import PAIRS_PANEL, pairs_for, with_interval
 from ui.text import md_escape
 
 PAGE = "app_pages/agreement.py"
@@ -141,7 +141,7 @@ def test_default_view_is_every_dimension_and_every_contractor(app_store):
 
     titles = chart_titles(at)
     assert "Weighted kappa on Usefulness overall (comparison): each contractor against researchers" in titles
-    assert len(titles) >= 3  # intervals, confusion matrix, rater x rater
+    assert len(titles) == 2  # intervals, confusion matrix; the rater x rater section is closed
     assert any(c.label.startswith("Download") for c in at.get("download_button"))
 
 
@@ -232,6 +232,7 @@ def test_coarse_scale_and_level_override(app_store):
 
 def test_comparisons_among_contractors_and_among_researchers(app_store):
     at = app_test(PAGE)
+    at.session_state[PAIRS_PANEL] = True  # with the rater x rater section open
     at.selectbox(key="agr_comparison").select("among_contractors").run()
     assert not at.exception
     assert "Each contractor against the other contractors" in [h.value for h in at.subheader]
@@ -267,6 +268,8 @@ def test_dimension_statistic_and_pair_value_choices(app_store):
     assert shown.index.tolist() == team.review_order(shown, "exact_agreement").index.tolist()
     assert {"exact_agreement_ci_low", "exact_agreement_ci_high"} <= set(raters.columns)
 
+    at.session_state[PAIRS_PANEL] = True  # the rater x rater section computes while open, as a user opens it
+    at.run()
     at.selectbox(key="agr_pair_statistic").select("cohen_kappa").run()
     assert not at.exception
     spec, data = next((s, d) for s, d in charts(at) if "pair by pair" in str(s.get("title")))
@@ -390,6 +393,7 @@ def test_a_date_change_reuses_the_results_that_depend_on_the_data_only(app_store
     them once per dataset version (ui/state.query_log), not on each filter change, and still lists them under
     "How this is computed" with the figures unchanged (checked against the API, computed afresh)."""
     at = app_test(PAGE)
+    at.session_state[PAIRS_PANEL] = True  # with the rater x rater section open
     ran: list[str] = []
     original = Query.df
 
@@ -425,6 +429,7 @@ def test_the_chosen_dimension_and_rater_are_computed_once_alongside_the_report(a
     the prefetch thread, ui/prefetch.py), and its own calls read those results: each computation runs once, and
     the figures shown are those of the chosen dimension and rater (checked against the API)."""
     at = app_test(PAGE)
+    at.session_state[PAIRS_PANEL] = True  # with the rater x rater section open
     at.selectbox(key="agr_dimension").select("usefulness").run()
     at.selectbox(key="agr_confusion_rater").select("c14").run()
     calls: list[tuple[str, tuple, str]] = []
@@ -473,3 +478,39 @@ def test_the_chosen_dimension_and_rater_are_computed_once_alongside_the_report(a
     assert f"{int(cm['n'].sum()):,} pairs of" in " ".join(c.value for c in at.caption)
     shown_pairs = frame(at, "role_b")
     assert shown_pairs["n"].sum() == pairs["n"].sum() and len(shown_pairs) == len(pairs)
+
+
+def test_rater_pairs_are_computed_only_while_their_section_is_open(app_store, monkeypatch):
+    """The rater x rater section grows with the square of the raters (DESIGN.md, `agreement --pairs`): closed, the
+    page computes no rater pair and says how to see them; opened, it shows the pairs of the API."""
+    calls: list[str] = []
+    original = agreement.pairwise_matrix
+
+    def spy(*args, **kwargs):
+        calls.append(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(agreement, "pairwise_matrix", spy)
+    at = app_test(PAGE)
+    at.selectbox(key="agr_dimension").select("usefulness").run()
+    low, high = at.sidebar.date_input(key="f_dates").value
+    later = low + dt.timedelta(days=(high - low).days // 5)  # dates no other test asks for: nothing cached
+    at.sidebar.date_input(key="f_dates").set_value((later, high)).run()
+    assert not at.exception, at.exception
+    assert calls == [], calls
+    assert "Open to compute each pair of raters' agreement" in " ".join(c.value for c in at.caption)
+    assert not [s for s in at.selectbox if s.key == "agr_pair_statistic"]
+
+    at.session_state[PAIRS_PANEL] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert calls, "opening the section computed no rater pair"
+    con = api(app_store)
+    f = Filters(rubric=RUBRIC, date_from=later, date_to=high)
+    pm = agreement.pairwise_matrix(
+        con, agreement.AgreementSpec(comparison="all_raters", filters=f), RUBRIC, "usefulness"
+    )
+    con.close()
+    want = pairs_for(pm, "contractor_vs_researcher")
+    shown = frame(at, "role_b")
+    assert len(shown) == len(want) and int(shown["n"].sum()) == int(want["n"].sum())

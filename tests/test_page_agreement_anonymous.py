@@ -43,7 +43,11 @@ def test_page_names_the_figures_that_need_rater_ids(crowd_store):
     # No anonymous position is offered as a contractor to look at.
     pickers = [s for s in at.selectbox if s.key == "agr_confusion_rater"]
     assert pickers and not any(str(o).startswith("anon:") for o in pickers[0].options)
-    # The per-rater and rater-pair sections say why they are empty, not that nobody shares a unit.
+    # The per-rater and rater-pair sections say why they are empty, not that nobody shares a unit (the rater x
+    # rater section once opened).
+    assert sum(i.value == view.NO_IDS_HERE for i in at.info) == 1
+    at.session_state[view.PAIRS_PANEL] = True
+    at.run()
     assert sum(i.value == view.NO_IDS_HERE for i in at.info) == 2
 
 

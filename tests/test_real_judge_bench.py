@@ -91,7 +91,7 @@ def test_alpha_matches_the_published_figures(con, name):
 
 def test_pair_figures_are_named_as_needing_rater_ids(con):
     ingest_file(con, shared_path(*DIR, "newsroom.json"))
-    p = contract_payload(con, AgreementSpec(n_boot=0))
+    p = contract_payload(con, AgreementSpec(n_boot=0), pairs=True)
     assert p["raters"] == [] and p["rater_pairs"] == []
     entries = {e["dimension"]: e for e in p["needs_rater_ids"]}
     assert set(entries) == {"informativeness", "relevance", "fluency", "coherence"}

@@ -92,7 +92,7 @@ def test_crowd_alpha_matches_krippendorff_on_the_raw_file(con):
 def test_pooled_crowd_against_clinician_matches_scikit_learn(con):
     """Every crowd label against the clinician's label of the same unit, once: scikit-learn's Cohen's kappa."""
     ingest_file(con, shared_path(*CROWD))
-    p = contract_payload(con, AgreementSpec(n_boot=0))
+    p = contract_payload(con, AgreementSpec(n_boot=0), pairs=True)
     pooled = {d["dimension"]: d for d in p["pooled"]}
     df = _crowd_frame()
     crowd, expert = [], []

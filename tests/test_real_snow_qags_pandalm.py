@@ -38,7 +38,7 @@ def loaded(*paths: Path, **kw) -> store.duckdb.DuckDBPyConnection:
 
 def payload(con) -> dict:
     """What `python -m analytics agreement --json --n-boot 0` prints for the store."""
-    return agreement.contract_payload(con, agreement.AgreementSpec(n_boot=0, filters=Filters()))
+    return agreement.contract_payload(con, agreement.AgreementSpec(n_boot=0, filters=Filters()), pairs=True)
 
 
 def snow_tsv(task: str) -> pd.DataFrame:

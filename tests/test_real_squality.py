@@ -55,7 +55,7 @@ def _reviews() -> pd.DataFrame:
 def payload(con):
     r = ingest_file(con, shared_path(*FILE))
     assert (r.status, r.format, r.rows_loaded, r.rows_quarantined) == ("loaded", "squality", 5400, 0)
-    return contract_payload(con, AgreementSpec(n_boot=0))
+    return contract_payload(con, AgreementSpec(n_boot=0), pairs=True)
 
 
 def test_detected():

@@ -190,10 +190,14 @@ def test_every_named_query_and_the_whole_payload_are_the_same_on_spark(both):
     con, sc, _ = both
     duck_queries, spark_queries = Recorder(con), Recorder(sc)
     duck = agreement.contract_payload(
-        duck_queries, agreement.AgreementSpec(coarse=False, level=None, n_boot=200, seed=3, filters=Filters())
+        duck_queries,
+        agreement.AgreementSpec(coarse=False, level=None, n_boot=200, seed=3, filters=Filters()),
+        pairs=True,
     )
     spark = agreement.contract_payload(
-        spark_queries, agreement.AgreementSpec(coarse=False, level=None, n_boot=200, seed=3, filters=Filters())
+        spark_queries,
+        agreement.AgreementSpec(coarse=False, level=None, n_boot=200, seed=3, filters=Filters()),
+        pairs=True,
     )
     # every named query the computation ran against the ratings gave the same rows on Spark
     assert len(duck_queries.results) >= 12  # value patterns, level counts, every pairing grain, rankings, anonymous

@@ -39,6 +39,7 @@ SIDES = {
     "among_contractors": ("Contractor", "contractors", "the other contractors", "Other contractor"),
     "researcher_vs_researcher": ("Researcher", "researchers", "the other researchers", "Other researcher"),
 }
+PAIRS_PANEL = "agr_pairs_panel"  # the rater x rater section's open state (session state): computed only while open
 PAIRWISE_STATS = ("percent_agreement", "coarse_agreement", "cohen_kappa", "weighted_kappa")
 CHART_DEFAULTS = ("weighted_kappa", "cohen_kappa", "exact_agreement")  # first one defined is the chart default
 RANKING_STATS = ("preference_agreement", "kendall_tau_b")

@@ -2,7 +2,7 @@
 
 Keys are added, never renamed: dimensions[] (all raters per dimension), raters[] (each contractor against
 researchers), pooled[] (all contractors against researchers), ceiling[] (researcher pairs), rater_pairs[]
-(each pair of raters), every row with n_units and n_tasks, the top level with min_tasks and a stamp saying
+(each pair of raters, only on request: it grows with the square of the raters, DESIGN.md), every row with n_units and n_tasks, the top level with min_tasks and a stamp saying
 what the figures were computed on, and needs_rater_ids[] naming the dimensions whose labels came without rater
 ids (analytics/core/rater_ids.py) and the figures left out for them.
 """
@@ -60,12 +60,22 @@ def contract_payload(
     con: duckdb.DuckDBPyConnection,
     spec: AgreementSpec = report.DEFAULT_SPEC,
     progress: Callable[[float, str], None] | None = None,
+    pairs: bool = False,
+    min_shared: int = 1,
 ) -> dict:
     """The `agreement --json` object (DESIGN.md, command line) under the spec's filter, levels, resamples and seed
-    (every table names its own comparison); `progress` hears the share done and the table under way as each table
-    starts, and 1.0 at the end."""
+    (every table names its own comparison); with `pairs`, rater_pairs[] too: each pair sharing at least
+    `min_shared` units. `progress` hears the share done and the table under way as each table starts, and 1.0 at
+    the end."""
+    if min_shared < 1:
+        raise ValueError(f"min_shared must be 1 or more, not {min_shared}")
     filters, level, coarse, n_boot, seed = spec.filters, spec.level, spec.coarse, spec.n_boot, spec.seed
-    say = progress or (lambda share, what: None)
+    heard = progress or (lambda share, what: None)
+    end = 1.0 if pairs else TABLE_STARTS["rater pairs"]  # without rater pairs the tables before them are the whole
+
+    def say(start: float, what: str) -> None:
+        heard(min(start / end, 1.0), what)
+
     log = QueryLog()  # one log: a statistic the tables share (dimensions with several targets, level counts) runs once
     say(TABLE_STARTS["dimensions"], "agreement among all raters per dimension")
     dims = report.dimension_agreement(con, spec.but(comparison="all_raters"), log)
@@ -75,22 +85,27 @@ def contract_payload(
     pooled = report.pooled_table(con, spec, log)
     say(TABLE_STARTS["ceiling"], "researcher-researcher agreement")
     ceiling = report.ceiling_table(con, spec, queries=log)
-    say(TABLE_STARTS["rater pairs"], "each pair of raters")
-    pairs = report.rater_pairs_table(con, spec, log)
+    pair_rows = None
+    if pairs:
+        say(TABLE_STARTS["rater pairs"], "each pair of raters")
+        pair_rows = report.rater_pairs_table(con, spec, log)
+        pair_rows = pair_rows[pair_rows["n_units"] >= min_shared]
     anonymous = an.needs_rater_ids(con, filters, log)
     say(1.0, "done")
     rater_rows = records(raters)
     for row in rater_rows:
         row["ci95"] = [row[f"{CONTRACT_CI}_ci_low"], row[f"{CONTRACT_CI}_ci_high"]]
         row["ci95_of"] = CONTRACT_CI
-    return {
-        "comparison": {
-            "dimensions": "all_raters",
-            "raters": "contractor_vs_researcher",
-            "pooled": "every contractor-researcher pair on a shared unit",
-            "ceiling": "every researcher pair on a shared unit, all dates",
-            "rater_pairs": "each pair of raters on their shared units",
-        },
+    comparison = {
+        "dimensions": "all_raters",
+        "raters": "contractor_vs_researcher",
+        "pooled": "every contractor-researcher pair on a shared unit",
+        "ceiling": "every researcher pair on a shared unit, all dates",
+    }
+    if pair_rows is not None:
+        comparison["rater_pairs"] = f"each pair of raters on at least {min_shared} shared unit(s)"
+    payload = {
+        "comparison": comparison,
         "level": level or "declared scale of each dimension",
         "coarse": coarse,
         "n_boot": n_boot,
@@ -102,9 +117,12 @@ def contract_payload(
         "raters": rater_rows,
         "pooled": records(pooled),
         "ceiling": records(ceiling),
-        "rater_pairs": records(pairs),
         "needs_rater_ids": anonymous,
     }
+    if pair_rows is not None:
+        payload["rater_pairs"] = records(pair_rows)
+        payload["min_shared"] = min_shared
+    return payload
 
 
 def differences(a: Any, b: Any, where: str = "") -> list[str]:
@@ -149,6 +167,9 @@ def contract_text(payload: dict) -> str:
         ("Each pair of raters", "rater_pairs", ("rater_a", "rater_b", "rubric", "dimension")),
     )
     for title, key, lead in sections:
+        if key not in payload:
+            lines += ["", f"{title}: not computed (add --pairs; its size grows with the square of the raters)"]
+            continue
         lines += ["", title]
         rows = payload[key]
         cols = (*lead, *[c for c in pair_cols if not rows or c in rows[0]])

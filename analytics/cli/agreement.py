@@ -36,6 +36,18 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--coarse", action="store_true", help="on the catalogue's coarse scale")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% intervals (0: none)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--pairs",
+        action="store_true",
+        help="also each pair of raters on their shared units (rater_pairs[]; grows with the square of the raters)",
+    )
+    p.add_argument(
+        "--min-shared",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --pairs: only pairs of raters sharing at least N units (default 1)",
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument(
         "--csv",
@@ -67,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"no such file: {missing[0]}")
     if args.raw and not args.csv:
         return fail("--raw applies to the --csv file: give --csv PATH")
+    if args.min_shared is not None and not args.pairs:
+        return fail("--min-shared applies to rater pairs: add --pairs")
+    if args.min_shared is not None and args.min_shared < 1:
+        return fail(f"--min-shared must be 1 or more, not {args.min_shared}")
     if args.scales and not args.files and args.engine == "duckdb":
         return fail(
             "--scales applies to the FILEs given (the store is only read here); to declare scales for the store, "
@@ -125,6 +141,8 @@ def _figures_out(con: Any, args: argparse.Namespace) -> int:
             coarse=args.coarse, level=args.level, n_boot=args.n_boot, seed=args.seed, filters=filters
         ),
         progress=progress,
+        pairs=args.pairs,
+        min_shared=args.min_shared or 1,
     )
     payload["engine"] = args.engine
     if args.csv:
