@@ -171,6 +171,34 @@ def assert_kept_tasks_are_the_ratings(con) -> None:
         assert_reference_tasks_are_the_ratings(con)
         assert_rater_tasks_are_the_ratings(con)
         assert_level_counts_are_the_ratings(con)
+        assert_task_patterns_are_the_ratings(con)
+
+
+def assert_task_patterns_are_the_ratings(con) -> None:
+    """The kept task patterns (analytics/store/derived/task_patterns.py) hold the store's packing whenever it is a
+    BIGINT one (and no row otherwise), and give the rows of the task pattern query on the ratings, exactly."""
+    from analytics.agreement import counts as ct
+    from analytics.agreement.pairing import multi_target
+    from analytics.core import packing as pk
+    from analytics.core.filters import Filters
+    from analytics.store.derived import task_patterns as tp
+
+    bits = tp.store_bits(con)
+    assert tp.usable_bits(con) == bits
+    if not bits:
+        assert not con.execute("SELECT count(*) FROM task_patterns").fetchall()[0][0]
+        return
+    pack = pk.packing(pk.scale_width(con))
+    for filters in (
+        Filters(),
+        *(Filters(rubric=r) for (r,) in con.execute("SELECT DISTINCT rubric FROM ratings").fetchall()),
+    ):
+        kept = ct.kept_task_patterns_query(filters).df(con)
+        live = ct.task_patterns_query(filters, multi_target(con), pack).df(con)
+        # the kept units are named structs, the query's row constructors unnamed: the same fields in order
+        kept["units"] = [[(u["code"], u["m"]) for u in units] for units in kept["units"]]
+        live["units"] = [[tuple(u) for u in units] for units in live["units"]]
+        pd.testing.assert_frame_equal(kept, live, check_dtype=False)
 
 
 REFERENCE_COLUMNS = ["task_key", "dim_key", "rater_key", "rater_id", "role", "rubric", "dimension", "submitted_at",

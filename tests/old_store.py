@@ -15,6 +15,7 @@ CREATED_BY = {
     16: ("alarm_acks",),
     17: ("store_identity",),
     18: ("feedback_events",),
+    20: ("task_patterns",),
 }
 # Tables a migration rebuilt in a new shape, by its version: the table and the migration that made its old shape.
 REBUILT_BY = {

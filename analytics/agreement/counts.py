@@ -27,6 +27,7 @@ from analytics.core import packing as pk
 from analytics.core.filters import Filters
 from analytics.core.packing import OVERFLOWS, Packing, PackingOverflow, unpack_codes
 from analytics.core.queries import Query, run
+from analytics.store.derived import task_patterns as kept_patterns
 
 # The last SELECT of the pattern queries: groups keyed by dim_key, named (analytics/store/keys.py).
 _NAMED = """
@@ -98,19 +99,46 @@ def _task_patterns_plan(filters: Filters, multi: list[str] | None = None, pack: 
     return Query("task_value_patterns", sql, {**params, "bits": pack.bits, "multi": multi})
 
 
+def kept_task_patterns_query(filters: Filters) -> Query:
+    """`task_patterns_query`'s packed result from the task patterns kept at ingest
+    (analytics/store/derived/task_patterns.py): the same rows, for a filter on rubric and dimensions only."""
+    where, params = filters.where_named()
+    sql = f"""WITH grouped AS (
+    SELECT dim_key, units, count(*) AS n_tasks
+    FROM task_patterns
+    WHERE dim_key IN (SELECT dim_key FROM dimension_keys WHERE {where})
+    GROUP BY ALL
+){_NAMED}"""
+    return Query("task_value_patterns_kept", sql, params).with_readable(_task_patterns_plan(filters))
+
+
+def reads_kept_patterns(con: duckdb.DuckDBPyConnection | object, filters: Filters) -> int:
+    """The bits of the kept task patterns when they answer `filters` on this connection (0: read the ratings): a
+    DuckDB store (not another engine) whose kept rows hold its packing, under a filter on rubric and dimensions
+    only (the kept rows count every rater, role and date)."""
+    only_items = not (filters.roles or filters.raters or filters.date_from or filters.date_to)
+    if not only_items or not isinstance(con, duckdb.DuckDBPyConnection):
+        return 0
+    return kept_patterns.usable_bits(con)
+
+
 def task_patterns_for(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
     q_of: Callable[[tuple[str, str]], int | None],
     queries: list | None = None,
 ) -> dict[tuple[str, str], TaskPatterns]:
-    """Run `task_patterns_query` (packed where the scales allow, the list form when counts overflow) and
-    decode it; the queries that ran are appended to `queries`."""
+    """Run `task_patterns_query` (from the kept task patterns where they answer the filter, packed where the scales
+    allow, the list form when counts overflow) and decode it; the queries that ran are appended to `queries`."""
     pack = pk.packing(pk.scale_width(con, queries))
-    multi = multi_target(con, queries)
-    query = task_patterns_query(filters, multi, pack)
+    kept = reads_kept_patterns(con, filters)
+    if kept:
+        query = kept_task_patterns_query(filters)
+    else:
+        query = task_patterns_query(filters, multi_target(con, queries), pack)
+    bits = kept or (pack.bits if pack else 0)
     try:
-        result = task_patterns(fetch(con, query) if pack else query.df(con), q_of, pack.bits if pack else 0)
+        result = task_patterns(fetch(con, query) if bits else query.df(con), q_of, bits)
     except (PackingOverflow, *OVERFLOWS):
         query = task_patterns_query(filters)
         result = task_patterns(query.df(con), q_of)

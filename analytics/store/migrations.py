@@ -18,6 +18,7 @@ from analytics.store.derived import (
     reference_pairs,
     reference_tasks,
     rule_results,
+    task_patterns,
 )
 
 # Each migration is (version, statements). Never edit a released migration: append a new one.
@@ -202,6 +203,9 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
             "ALTER TABLE case_notes RENAME TO review_notes",
         ],
     ),
+    # Per dimension and task, its units' packed level counts, what the multi-rater figures of all raters group
+    # (analytics/store/derived/task_patterns.py), filled from the ratings already stored.
+    (20, task_patterns.migration_steps()),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

@@ -1,5 +1,6 @@
 """The tables kept beside the ratings at ingest (analytics/store/derived/reference_pairs.py, analytics/store/derived/level_counts.py,
-analytics/store/derived/reference_tasks.py, analytics/store/derived/contractor_tasks.py, analytics/store/derived/rater_tasks.py): every change of stored
+analytics/store/derived/reference_tasks.py, analytics/store/derived/contractor_tasks.py, analytics/store/derived/rater_tasks.py,
+analytics/store/derived/task_patterns.py): every change of stored
 ratings calls one function here, inside its transaction, and each kept table follows it. A new kept table is added
 here once, not at every place that changes ratings. An unload takes the file's rows out of the tables kept per load
 (remove_load) and reads its tasks (tasks_of_load) before its deletes (analytics/ingest/unload.py), then calls after_unload.
@@ -15,14 +16,21 @@ from types import ModuleType
 
 import duckdb
 
-from analytics.store.derived import contractor_tasks, level_counts, rater_tasks, reference_pairs, reference_tasks
+from analytics.store.derived import (
+    contractor_tasks,
+    level_counts,
+    rater_tasks,
+    reference_pairs,
+    reference_tasks,
+    task_patterns,
+)
 
 # The tables kept per load (their rows carry the loads of their ratings): a change adds, takes out or redoes the
 # rows of the loads it touched.
 PER_LOAD = (reference_pairs, level_counts)
 
 # The tables kept per task: a change recomputes their rows of the tasks it touched.
-PER_TASK = (reference_tasks, contractor_tasks, rater_tasks)
+PER_TASK = (reference_tasks, contractor_tasks, rater_tasks, task_patterns)
 # The tasks a change touched, held once per change in a temporary table of the connection. A semi-join on it
 # is cheaper than re-reading the load's ratings in each statement, and the fills run a dozen statements for a
 # large load (contractor_tasks fills in ranges of tasks).
@@ -48,16 +56,21 @@ def only(*tables: ModuleType) -> Iterator[None]:
         _ONLY.reset(token)
 
 
-def _per_task() -> tuple:
-    """The per-task kept tables this change fills (all of PER_TASK outside `only`)."""
+def _per_task(con: duckdb.DuckDBPyConnection) -> tuple:
+    """The per-task kept tables this change fills (all of PER_TASK outside `only`); a table left out that its
+    readers would trust (task_patterns: they read it when its packing is the store's) is forgotten."""
     chosen = _ONLY.get()
-    return PER_TASK if chosen is None else tuple(t for t in PER_TASK if t in chosen)
+    if chosen is None:
+        return PER_TASK
+    if task_patterns not in chosen:
+        task_patterns.forget(con)
+    return tuple(t for t in PER_TASK if t in chosen)
 
 
 def _redo_tasks(con: duckdb.DuckDBPyConnection, tasks_sql: str, params: dict) -> None:
     """Recompute every per-task kept table's rows of the tasks `tasks_sql` (a SELECT of task_key) gives."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE kept_scope AS {tasks_sql}", params)
-    for table in _per_task():
+    for table in _per_task(con):
         table.redo(con, SCOPE, {})
     con.execute("DROP TABLE kept_scope")
 
@@ -68,7 +81,7 @@ def after_load(con: duckdb.DuckDBPyConnection, ingest_id: int) -> None:
         table.add_load(con, ingest_id)
     others = con.execute("SELECT 1 FROM ratings WHERE ingest_id <> $id LIMIT 1", {"id": ingest_id}).fetchall()
     if not others:  # the store's first ratings (a large first load, typically): every row, with no scope to read
-        for table in _per_task():
+        for table in _per_task(con):
             table.redo(con, "TRUE", {})
         return
     _redo_tasks(con, LOAD_TASKS, {"id": ingest_id})
@@ -90,7 +103,7 @@ def after_rescale(con: duckdb.DuckDBPyConnection, rubric: str, dimension: str) -
     level, which rater_tasks counts)."""
     for kept_per_load in PER_LOAD:
         kept_per_load.redo_dimension(con, rubric, dimension)
-    for table in _per_task():
+    for table in _per_task(con):
         table.redo(con, RUBRIC, {"rubric": rubric})
 
 
