@@ -36,10 +36,10 @@ PAGES = {
     "Disagreements": "app_pages/disagreements.py",
     "Feedback": "app_pages/feedback.py",
 }
-# The page #11 does not name that reads these ratings, measured beside them by bench/run_all.py: Raters (its
-# effects sections; since issue 50 its rater model is fitted only when its button is clicked, about two minutes at
-# 1M tasks with progress, then cached, and this row does not click it). Consistency would
-# be empty here (its rules are checked on rubric documents, not the long format): bench_consistency.py times it.
+# The page #11 did not name that reads these ratings, measured beside them by bench/run_all.py against issue 51's
+# targets: Raters (its effects sections; its rater model is fitted only when its button is clicked, with progress,
+# then cached, and this row does not click it). Consistency would be empty here (its rules are checked on rubric
+# documents, not the long format): bench_consistency.py times it.
 OTHER_PAGES = {"Raters": "app_pages/raters.py"}
 CHANGED_FROM = dt.date(2026, 1, 12)  # the benchmark's ratings run from 2026-01-05 for 8 weeks
 
@@ -155,14 +155,20 @@ def feedback_parts(con, filters, contractor: str) -> list[tuple[str, float]]:
     return out
 
 
-def apptest(page: str, contractor: str) -> tuple[float, float]:
-    """Seconds of the warm-up run and of the rerun after a sidebar date change, on one page."""
+def apptest(page: str, contractor: str) -> tuple[float, float, float]:
+    """Seconds of the page's first visit (caches cleared; the app's start page shown before it, but for that page
+    itself), of a warm rerun, and of the rerun after a sidebar date change, on one page."""
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
     st.cache_data.clear()
+    t = time.perf_counter()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).run()
-    at.switch_page(page).run()
+    opened = time.perf_counter() - t
+    if not page.endswith("overview.py"):  # the start page
+        t = time.perf_counter()
+        at.switch_page(page).run()
+        opened = time.perf_counter() - t
     if page.endswith("feedback.py"):
         at.selectbox(key="fb_contractor").select(contractor).run()
     t = time.perf_counter()
@@ -175,7 +181,7 @@ def apptest(page: str, contractor: str) -> tuple[float, float]:
     changed = time.perf_counter() - t
     if at.exception:
         raise RuntimeError(f"{page}: {at.exception}")
-    return warm, changed
+    return opened, warm, changed
 
 
 def contractor_with_pairs(con) -> str:
@@ -236,8 +242,9 @@ def main() -> None:
     for page, path in PAGES.items():
         results = [apptest(path, args.contractor) for _ in range(args.repeat)]
         print(
-            f"  {page}: {statistics.median(c for _, c in results):.2f} "
-            f"(runs {', '.join(f'{c:.2f}' for _, c in results)}; warm rerun {statistics.median(w for w, _ in results):.2f})",
+            f"  {page}: {statistics.median(c for *_, c in results):.2f} "
+            f"(runs {', '.join(f'{c:.2f}' for *_, c in results)}; warm rerun "
+            f"{statistics.median(w for _, w, _ in results):.2f}; first visit {statistics.median(o for o, *_ in results):.2f})",
             flush=True,
         )
     print(f"load average after: {os.getloadavg()}")

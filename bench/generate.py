@@ -3,7 +3,7 @@
 1M tasks is about 25M ratings. Generated inside DuckDB (no Python loop over rows) and written sorted by
 (rubric, dimension, task) as Parquet and CSV under bench/data/.
 
-Two shapes:
+Three shapes:
 - flat (ratings_<N>.*): 8 absolute dimensions of answer A only, one researcher, 8 weeks of dates; every
   dimension has one target. The figures in bench/RESULTS.md before the full shape were measured on it.
 - full (ratings_<N>_full.*): every shape the pages read. Three absolute dimensions rated on both answers
@@ -96,17 +96,46 @@ ORDER BY rubric, dimension, task_id
 """
 
 
+# Three distinct contractors a task: 0..199 shifted by 0, 67 and 134 are distinct mod 200 for any start.
+MANY_SQL = """
+WITH tasks AS (
+    SELECT range AS t, hash(range) AS h FROM range($n)
+), raters AS (
+    SELECT t, h, CASE WHEN k < 3 THEN 'c' || lpad(CAST((h // 65536 + k * 67) % 200 AS VARCHAR), 3, '0')
+                      ELSE 'r' || CAST((h // 10) % 5 AS VARCHAR) END AS rater_id,
+           CASE WHEN k < 3 THEN 'contractor' ELSE 'researcher' END AS role
+    FROM tasks, range(4) AS ks(k)
+    WHERE k < 3 OR h % 10 = 0
+), noisy AS (
+    SELECT t, h, rater_id, role, dimension, CAST(hash(t, dimension) % 5 AS INT) AS q,
+           CASE WHEN hash(t, rater_id, dimension) % 10 < 3
+                THEN CAST(hash(t, dimension, rater_id) % 3 AS INT) - 1 ELSE 0 END AS noise,
+           CASE WHEN role = 'researcher' THEN 0 WHEN right(rater_id, 1) = '0' THEN 1
+                WHEN right(rater_id, 1) = '1' THEN -1 ELSE 0 END AS bias
+    FROM raters, unnest($dimensions) AS x(dimension)
+)
+SELECT 'bt' || lpad(CAST(t AS VARCHAR), 7, '0') AS task_id, rater_id, role, 'answer_comparison' AS rubric,
+       dimension, 'A' AS target, list_extract($levels, 1 + greatest(0, least(4, q + noise + bias))) AS value,
+       TIMESTAMP '2026-01-05' + to_seconds(CAST((h + hash(rater_id) % 86400) % 10281600 AS BIGINT)) AS submitted_at
+FROM noisy
+ORDER BY rubric, dimension, task_id
+"""
+SUFFIX = {"flat": "", "full": "_full", "many": "_many"}
+
+
 def generate(n_tasks: int, out: Path, shape: str = "flat") -> dict[str, Path]:
-    """Write the ratings of n_tasks tasks in `shape` (flat or full) as Parquet and CSV; return their paths."""
+    """Write the ratings of n_tasks tasks in `shape` (flat, full or many) as Parquet and CSV; return their paths."""
     out.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect()
-    if shape == "full":
+    if shape == "many":
+        con.execute(f"CREATE TABLE r AS {MANY_SQL}", {"n": n_tasks, "dimensions": DIMENSIONS, "levels": LEVELS})
+    elif shape == "full":
         params = {"n": n_tasks, "absolute": ABSOLUTE, "comparison": COMPARISON, "levels": LEVELS,
                   "comparison_levels": COMPARISON_LEVELS}  # fmt: skip
         con.execute(f"CREATE TABLE r AS {FULL_SQL}", params)
     else:
         con.execute(f"CREATE TABLE r AS {RATINGS_SQL}", [n_tasks, DIMENSIONS, DIMENSIONS, LEVELS])
-    stem = f"ratings_{n_tasks}" + ("_full" if shape == "full" else "")
+    stem = f"ratings_{n_tasks}{SUFFIX[shape]}"
     paths = {"parquet": out / f"{stem}.parquet", "csv": out / f"{stem}.csv"}
     con.execute("COPY r TO ? (FORMAT parquet)", [str(paths["parquet"])])
     con.execute("COPY r TO ? (FORMAT csv, HEADER)", [str(paths["csv"])])
@@ -120,7 +149,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--tasks", type=int, default=100_000)
     p.add_argument("--out", default=str(HERE / "data"))
-    p.add_argument("--shape", choices=["flat", "full"], default="flat", help="see the module docstring")
+    p.add_argument("--shape", choices=list(SUFFIX), default="flat", help="see the module docstring")
     args = p.parse_args()
     t = time.perf_counter()
     generate(args.tasks, Path(args.out), args.shape)

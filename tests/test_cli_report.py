@@ -62,6 +62,21 @@ def test_all_writes_one_file_per_contractor_and_lists_them(db, tmp_path, capsys)
         assert not _others(r["rater_id"]).search(html)
 
 
+def test_all_shows_its_progress_on_a_terminal_only(db, tmp_path):
+    """`report --all` takes minutes on a large store: on a terminal one stderr line names each contractor as its
+    card is written, ending on a new line; piped, stderr stays empty."""
+    from tests.cli_helpers import run_cli
+
+    args = ("report", "--all", "--format", "md", "--out", str(tmp_path / "cards"), "--db", db, *FAST)
+    shown = run_cli(*args, terminal=True, check=True)
+    lines = [line.split(" (")[0] for line in shown.stderr.split("\r")[1:]]
+    n = len(CONTRACTORS)
+    assert lines[0] == "report: the team's figures"
+    assert lines[1:-1] == [f"report: {c}, {i + 1} of {n}" for i, c in enumerate(sorted(CONTRACTORS))]
+    assert lines[-1] == f"report: {n} report(s) written" and shown.stderr.endswith("(100%)\x1b[K\n")
+    assert run_cli(*args, check=True).stderr == ""
+
+
 def test_csv_and_readable_listing(db, tmp_path, capsys):
     assert main(["report", "--all", "--format", "csv", "--out", str(tmp_path), "--db", db, *FAST]) == 0
     lines = capsys.readouterr().out.splitlines()

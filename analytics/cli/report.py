@@ -16,7 +16,7 @@ from typing import Any
 from analytics import store
 from analytics.cli.flags import add_engine
 from analytics.cli.inputs import date_option
-from analytics.cli.terminal import fail
+from analytics.cli.terminal import fail, progress_on_terminal
 
 REPORT_SUFFIX = {"html": ".html", "md": ".md", "csv": ".csv"}
 
@@ -128,13 +128,15 @@ def _write_reports(
     from analytics.feedback import export as report
 
     render = {"html": report.to_html, "md": report.to_markdown, "csv": lambda rep, _: report.to_csv(rep)}[args.format]
+    say = progress_on_terminal("report") or (lambda share, what: None)  # minutes for --all on a large store
+    say(0.0, "the team's figures")
     team = feedback.team_figures(con, filters)
     generated = dt.datetime.now()
     written: list[dict[str, str]] = []
     used: set[str] = set()
-    for rater, rep in zip(
-        raters, feedback.feedback_reports(con, raters, filters, team, n_boot=args.n_boot, seed=args.seed), strict=True
-    ):
+    reports = feedback.feedback_reports(con, raters, filters, team, n_boot=args.n_boot, seed=args.seed)
+    for i, (rater, rep) in enumerate(zip(raters, reports, strict=True)):
+        say(i / len(raters), f"{rater}, {i + 1} of {len(raters)}")
         text = render(rep, generated)
         if out is None:
             sys.stdout.write(text)
@@ -148,6 +150,7 @@ def _write_reports(
         path = out / f"{name}{REPORT_SUFFIX[args.format]}"
         write_unfollowed(path, text)
         written.append({"rater_id": rater, "file": str(path)})
+    say(1.0, f"{len(raters)} report(s) written")
     return written
 
 
