@@ -22,9 +22,17 @@ def test_agreement_page_draws_its_charts(app_page, external_requests):
 
     charts = main.get_by_test_id("stVegaLiteChart")
     expect(charts.first).to_be_visible()
-    # rater intervals, confusion matrix, rater x rater; the kappa-paradox marginals when a dimension shows one
+    # rater intervals, confusion matrix; the kappa-paradox marginals when a dimension shows one
     paradox = main.get_by_role("heading", name="Kappa paradox").count()
-    assert charts.count() >= 3 + paradox
+    assert charts.count() >= 2 + paradox
+    # The rater x rater section is computed when opened (DESIGN.md: rater pairs on request): its heatmap then
+    pairs = main.get_by_test_id("stExpander").filter(has_text="Each pair of raters on their shared units")
+    expect(pairs).to_have_count(1)
+    before = charts.count()
+    pairs.get_by_text("Each pair of raters on their shared units").click()
+    wait_for_app(page)
+    expect(charts.filter(has_text="pair by pair").first).to_be_visible(timeout=60_000)
+    assert charts.count() == before + 1
     intervals = charts.filter(has_text="each contractor against researchers").first
     expect(intervals).to_contain_text("Researcher-researcher agreement")  # the yardstick labels are SVG text
     expect(intervals).to_contain_text("Team median")
