@@ -395,18 +395,21 @@ def delta_se(
         for name in names:
             parts[name].append(np.asarray(values[name], dtype=float))
         start += size
+    # Every group's signatures stacked, with the group each belongs to: the deviations of all groups at once.
+    of_group = np.repeat(np.arange(len(cells)), [len(n) for n in n_tasks])
+    stacked = np.concatenate([c[:, active] for c in cells]) if cells else np.empty((0, len(active)))
+    weights = np.concatenate(n_tasks).astype(float) if cells else np.empty(0)
+    t = np.bincount(of_group, weights=weights, minlength=len(cells))
+    centred = stacked - (totals[:, active] / np.maximum(t, 1e-300)[:, None])[of_group]
     out = {}
     for name in names:
         f = np.concatenate(parts[name]).reshape(len(cells), width)
         grad = (f[:, 1:] - f[:, :1]) / steps[:, None]
-        se = np.full(len(cells), np.nan)
-        for g, (c, n) in enumerate(zip(cells, n_tasks, strict=True)):
-            t = n.sum()
-            if t < 2 or not np.isfinite(f[g, 0]) or not np.isfinite(grad[g]).all():
-                continue
-            dev = (c[:, active] - totals[g, active] / t) @ grad[g]  # each signature's linearised deviation
-            se[g] = math.sqrt(float(n @ dev**2) * t / (t - 1))
-        out[name] = se
+        dev = np.einsum("ij,ij->i", centred, grad[of_group])  # each signature's linearised deviation
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = np.bincount(of_group, weights=weights * dev**2, minlength=len(cells)) * t / (t - 1)
+        ok = (t >= 2) & np.isfinite(f[:, 0]) & np.isfinite(grad).all(axis=1)
+        out[name] = np.where(ok, np.sqrt(np.where(ok, var, 0.0)), np.nan)
     return out
 
 
