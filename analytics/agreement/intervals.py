@@ -358,6 +358,13 @@ def analytic_interval(name: str, value: float, se: float, n_tasks: int, n_pairs:
 
 MIN_BOOT_TASKS = 2  # below two tasks every resample is the same task: no bootstrap
 
+# From this many tasks a dimension's multi-rater coefficients (alpha, Fleiss' kappa, AC1/AC2, percent agreement)
+# take the delta method's interval over tasks (analytic_interval on delta_se) instead of the task bootstrap's: the
+# planners' answer to issue 51 (the delta method within 0.7 points of the bootstrap's coverage from 160 tasks);
+# bench/bench_multi_coverage.py measures both at and above it (bench/RESULTS.md). A thousand multinomial draws
+# over some 1,500 task signatures were most of the full agreement's time at 1M tasks.
+MULTI_DELTA_MIN_TASKS = 160
+
 # From this many tasks the Distributions page's shift intervals take the Gaussian multiplier bootstrap (MULTIPLIER)
 # instead of resampling tasks: at this size the two agree, and the multiplier draws cost a few numbers a resample.
 DELTA_MIN_TASKS = 500

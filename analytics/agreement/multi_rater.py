@@ -54,8 +54,16 @@ def _multi_compute(s: Scale, counts: np.ndarray, levels: np.ndarray) -> Callable
 
 
 def multi_rater_row(
-    s: Scale, tp: ct.TaskPatterns, n_raters: int, n_ratings: int, n_boot: int, seed: int
+    s: Scale,
+    tp: ct.TaskPatterns,
+    n_raters: int,
+    n_ratings: int,
+    n_boot: int,
+    seed: int,
+    delta: bool | None = None,
 ) -> tuple[dict, list]:
+    """One dimension's multi-rater coefficients with their intervals over tasks: the delta method's from
+    iv.MULTI_DELTA_MIN_TASKS tasks, the task bootstrap's below (`delta` forces either; n_boot 0: none)."""
     counts = tp.counts @ s.to_levels
     used = rw.used_levels(counts.sum(axis=0))
     compute = _multi_compute(s, counts[:, used], used)
@@ -64,11 +72,16 @@ def multi_rater_row(
     pairable = m >= 2
     n_tasks = int(tp.n_tasks[(tp.membership[:, pairable] > 0).any(axis=1)].sum()) if pairable.any() else 0
     boot: dict[str, list] = {}
-    if n_boot and n_tasks:
+    se: dict[str, np.ndarray] | None = None
+    by_delta = n_tasks >= iv.MULTI_DELTA_MIN_TASKS if delta is None else delta
+    names = [name for name, _ in MULTI_CHECKS]
+    if n_boot and n_tasks and by_delta:
+        se = iv.delta_se(compute, [tp.membership], [tp.n_tasks], (tp.membership.shape[1],), names)
+    elif n_boot and n_tasks:
         rng = iv.rng_for(seed, s.rubric, s.dimension)
         for b in iv.chunks(n_boot, max(counts.shape[0], used.size**2) * 4):
             a = compute(iv.task_draws(tp.n_tasks, b, rng) @ tp.membership)
-            for name, _ in MULTI_CHECKS:
+            for name in names:
                 boot.setdefault(name, []).append(a[name])
     n_units = int(round(point["units_pairable"][0]))
     one = one_level(point["marginals"][0], tuple(s.levels[i] for i in used))
@@ -82,8 +95,11 @@ def multi_rater_row(
         applies = not (name == "gwet_ac2" and s.weights == "none")
         if not applies:
             value, reason = math.nan, "not applicable: nominal level, AC2 with no weights is AC1"
-        samples = np.concatenate(boot[name]) if name in boot else None
-        ci = iv.interval(name, value, samples, n_tasks, n_boot, n_pairs=n_units)
+        if se is not None:
+            ci = iv.analytic_interval(name, value, float(se[name][0]), n_tasks, n_units) if applies else iv.NO_INTERVAL
+        else:
+            samples = np.concatenate(boot[name]) if name in boot else None
+            ci = iv.interval(name, value, samples, n_tasks, n_boot, n_pairs=n_units)
         coefs.append(coefficient_row(name, value, n_units, n_tasks, ci, reason, applies))
     two_only = bool(pairable.any()) and bool((m[pairable] == 2).all())
     base = {
