@@ -1,10 +1,11 @@
 """The command line's agreement JSON (DESIGN.md contract) and its readable text form.
 
 Keys are added, never renamed: dimensions[] (all raters per dimension), raters[] (each contractor against
-researchers), pooled[] (all contractors against researchers), ceiling[] (researcher pairs), rater_pairs[]
-(each pair of raters, only on request: it grows with the square of the raters, DESIGN.md), every row with n_units and n_tasks, the top level with min_tasks and a stamp saying
-what the figures were computed on, and needs_rater_ids[] naming the dimensions whose labels came without rater
-ids (analytics/core/rater_ids.py) and the figures left out for them.
+researchers), pooled[] (all contractors against researchers), ceiling[] (researcher pairs), rater_pairs[] (each
+pair of raters, only on request: it grows with the square of the raters, DESIGN.md), every row with n_units and
+n_tasks, the top level with min_tasks and a stamp saying what the figures were computed on, and needs_rater_ids[]
+naming the dimensions whose labels came without rater ids (analytics/core/rater_ids.py) and the figures left out
+for them.
 """
 
 from __future__ import annotations
