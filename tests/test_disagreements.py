@@ -152,6 +152,13 @@ def test_one_case_per_contractor_rating_with_every_researcher_inside(con):
     assert (case["n_researchers"], case["n_disagreeing"]) == (3, 2)
     # Severity filters read the case's own (most severe) severity: r2's "very" does not list it again.
     assert dis.disagreements(con, AC, severities=(dis.VERY,)).empty
+    # The lists are one Arrow list column each (a page's cache pickles them as one buffer, not an array per row),
+    # and read back the same after the round trip a cache makes.
+    import pickle
+
+    assert str(cases["researcher_ids"].dtype) == "list<item: string>[pyarrow]"
+    again = pickle.loads(pickle.dumps(cases))
+    assert again.iloc[0]["researcher_values"] == ["B better", "A much better", "A better"]
 
 
 def test_the_case_status_is_the_latest_note_and_reaches_the_report_once(con):
