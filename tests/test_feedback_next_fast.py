@@ -147,3 +147,41 @@ def test_rows_grouped_once_equal_one_filter_per_contractor(demo, seed: int) -> N
     assert fast["other_reason"].str.contains("rule").any()
     assert fast["other_reason"].str.contains("agreement with researchers on").any()
     pd.testing.assert_frame_equal(fast, old)
+
+
+def _distinct_tasks(con, filters: Filters) -> pd.Series:
+    """Tasks per contractor counted on the ratings: distinct (task, rubric) under the filter's rubric, dates and
+    raters."""
+    where, params = filters.but(roles=(), dimensions=()).where_named()
+    df = con.execute(
+        f"""SELECT rater_id, count(DISTINCT (task_id, rubric)) AS n FROM ratings
+            WHERE role = 'contractor' AND {where} GROUP BY rater_id ORDER BY rater_id""",
+        params,
+    ).df()
+    return pd.Series(df["n"].to_numpy(dtype="int64"), index=df["rater_id"].astype(str), name="n_tasks")
+
+
+def test_task_counts_count_a_task_rated_at_two_times_once(con) -> None:
+    """contractor_tasks counts one row per task as it is and makes only tasks rated at several times distinct:
+    the counts of distinct tasks on the ratings, under dates that keep one or both of a task's two times."""
+    import datetime as dt
+
+    from analytics.ingest.load import ingest_bytes
+    from tests.test_reference_pairs import csv
+
+    rows = [("t1", t, "c1", "contractor", "quality", "2", f"2026-03-{d:02d}") for t, d in (("A", 3), ("B", 12))]
+    rows += [(f"t{i}", "A", c, "contractor", "quality", "3", "2026-03-05") for i in range(2, 6) for c in ("c1", "c2")]
+    assert ingest_bytes(con, csv(rows), "two_times.csv").status == "loaded"
+    for filters in (Filters(), Filters(date_from=dt.date(2026, 3, 10)), Filters(date_to=dt.date(2026, 3, 6))):
+        got = who_next.contractor_tasks(con, filters)
+        pd.testing.assert_series_equal(got, _distinct_tasks(con, filters), check_names=False)
+    assert who_next.contractor_tasks(con, Filters()).to_dict() == {"c1": 5, "c2": 4}
+
+
+def test_task_counts_on_the_demo_are_the_ratings_counts(demo) -> None:
+    first = demo.execute("SELECT min(submitted_at) FROM ratings").fetchall()[0][0].date()
+    import datetime as dt
+
+    for filters in (Filters(), Filters(rubric="answer_comparison"), Filters(date_from=first + dt.timedelta(days=20))):
+        got = who_next.contractor_tasks(demo, filters)
+        pd.testing.assert_series_equal(got, _distinct_tasks(demo, filters), check_names=False)

@@ -75,8 +75,16 @@ class Ranking:
 def tasks_query(filters: Filters) -> Query:
     """Tasks each contractor rated under the filter's rubric, dates and raters (rater tasks kept at ingest)."""
     where, params = filters.but(roles=(), dimensions=()).where_named()
-    sql = f"""SELECT rater_id, CAST(count(DISTINCT (task_key, rubric)) AS BIGINT) AS n_tasks
-FROM rater_tasks WHERE role = 'contractor' AND {where} GROUP BY rater_id ORDER BY rater_id"""
+    # A rater's one row of a task counts once as it is; only tasks rated at several times are made distinct (a
+    # DISTINCT over every row per contractor was 0.23 s of a Feedback date change at 1M tasks, this 0.015 s).
+    sql = f"""SELECT rater_id, CAST(sum(n) AS BIGINT) AS n_tasks FROM (
+    SELECT rater_id, count(*) AS n FROM rater_tasks WHERE one_row AND role = 'contractor' AND {where} GROUP BY rater_id
+    UNION ALL
+    SELECT rater_id, count(*) FROM (
+        SELECT DISTINCT rater_id, task_key, rubric FROM rater_tasks
+        WHERE NOT one_row AND role = 'contractor' AND {where})
+    GROUP BY rater_id)
+GROUP BY rater_id ORDER BY rater_id"""
     return Query("contractor_task_counts", sql, params)
 
 
