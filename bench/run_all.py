@@ -442,7 +442,7 @@ def render(figures: list[Figure], meta: dict) -> str:
         "the sections below it are written by hand. Each measurement ran in a child process of its own (peak = its",
         "`ru_maxrss`); times are medians of the runs in brackets; every reference was measured in the same run.",
         "",
-        f"Command: `{meta['command']}`",
+        f"Command: `{meta['command']}`, at commit {meta.get('commit', 'unknown')}",
         "",
         f"Date: {meta['date']}; the run took {meta['minutes']:.1f} min. Machine: {meta['machine']}. Load average",
         f"(1, 5, 15 min) before {load[0]}, after {load[1]}.",
@@ -523,6 +523,10 @@ def main(argv: list[str] | None = None) -> None:
     meta = {
         "command": shlex.join([".venv/bin/python", "bench/run_all.py", *sys.argv[1:]]),
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
+        or "unknown",
         "machine": child("machine")["machine"],
         "load_before": loadavg(),
         "skipped": [s for s in STEPS if s in args.skip],

@@ -93,8 +93,8 @@ def contract_payload(
 
     say(TABLE_STARTS["dimensions"], "agreement among all raters per dimension")
     if isinstance(con, duckdb.DuckDBPyConnection):
-        # The multi-rater resamples (numpy) and the pairings' queries (DuckDB) release the GIL: side by side on the
-        # two cores, 2.0 s -> 1.3 s at 1M tasks (bench/RESULTS.md). Each has its own log: one log is one thread's.
+        # The multi-rater figures (numpy) and the pairings' queries (DuckDB) release the GIL: side by side on the
+        # two cores (2.26 s -> 1.74-2.10 s at 1M tasks when measured, bench/RESULTS.md). One log is one thread's.
         dims_log = QueryLog()
         dims, (raters, pooled, ceiling) = side_by_side(con, dimensions, pairings)
     else:  # another engine routes each statement itself (analytics/engines/spark)
