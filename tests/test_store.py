@@ -111,3 +111,22 @@ def test_engine_never_imports_streamlit():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_a_memory_limit_set_by_whoever_runs_it_bounds_duckdb(tmp_path, monkeypatch):
+    """CONCORD_MEMORY_LIMIT sets DuckDB's memory budget on every store opened (DuckDB's own default, 80% of the
+    machine, when unset); a malformed amount is a StoreError naming the setting."""
+    from analytics.store.connection import MEMORY_LIMIT_ENV
+
+    monkeypatch.delenv(MEMORY_LIMIT_ENV, raising=False)
+    con = store.open_store(tmp_path / "a.duckdb")
+    default = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    con.close()
+    monkeypatch.setenv(MEMORY_LIMIT_ENV, "1500MB")
+    con = store.open_store(tmp_path / "a.duckdb")
+    limited = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    con.close()
+    assert limited == "1.3 GiB" != default  # 1,500,000,000 bytes, as DuckDB prints it
+    monkeypatch.setenv(MEMORY_LIMIT_ENV, "lots'; DROP TABLE ratings; --")
+    with pytest.raises(store.StoreError, match="CONCORD_MEMORY_LIMIT must be an amount like 3GB or 2500MB"):
+        store.open_store(tmp_path / "a.duckdb")

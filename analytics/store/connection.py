@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import duckdb
@@ -20,6 +21,23 @@ class StoreError(RuntimeError):
 
 class StoreInUse(StoreError):
     """Another process (usually the running dashboard) holds the store read-write."""
+
+
+# DuckDB's memory budget for a store's queries, when whoever runs the dashboard or the command sets it (DuckDB's own
+# default is 80% of the machine's memory, which a 1M-task CSV load then used: 13.4 GB; with 3GB it peaked at
+# 3.1 GB for 8% more time, and spilled to a folder beside the store; bench/RESULTS.md).
+MEMORY_LIMIT_ENV = "CONCORD_MEMORY_LIMIT"
+_MEMORY = re.compile(r"\d+(\.\d+)?\s*(MB|GB|MiB|GiB)")
+
+
+def memory_limit() -> str | None:
+    """$CONCORD_MEMORY_LIMIT ("3GB", "2500MB", ...), or None (DuckDB's default); StoreError when it is malformed."""
+    raw = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+    if not raw:
+        return None
+    if not _MEMORY.fullmatch(raw):
+        raise StoreError(f"{MEMORY_LIMIT_ENV} must be an amount like 3GB or 2500MB, not {raw!r}")
+    return raw
 
 
 def db_path(path: str | os.PathLike | None = None) -> Path:
@@ -47,6 +65,9 @@ def open_store(path: str | os.PathLike | None = None, read_only: bool = False) -
     try:
         # DuckDB's own progress bar would write over the command line's output (and a long migration's wait).
         con.execute("SET enable_progress_bar = false")
+        limit = memory_limit()
+        if limit:
+            con.execute(f"SET memory_limit = '{limit}'")  # checked above: digits and a unit only
         if not had_wal:
             _check_not_truncated(con, p)
         if not read_only:
