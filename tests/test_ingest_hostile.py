@@ -329,3 +329,39 @@ def test_a_file_over_the_copy_size_is_read_by_the_transaction_as_before(con, mon
     r = ingest_bytes(con, data, "big.csv")
     assert (r.rows_read, r.rows_loaded, r.rows_quarantined) == (5, 3, 2), r.errors
     assert con.execute("SELECT line FROM quarantine ORDER BY line").fetchall() == [(5,), (6,)]
+
+
+def test_a_parquet_file_in_a_store_in_memory_is_read_in_place_with_the_same_rows(con, tmp_path, monkeypatch):
+    """The command line's FILE store (in memory) reads a Parquet file in each pass instead of copying it first
+    (staging.keep_parsed's `rereads`); the rows kept and quarantined are those of a store in a file, which copies."""
+    import duckdb
+
+    from analytics import store as st
+    from analytics.ingest import staging
+    from analytics.ingest.load import ingest_file
+
+    path = tmp_path / "ratings.parquet"
+    duckdb.sql(
+        """SELECT 't' || (i % 7) AS task_id, 'r' || (i % 3) AS rater_id, CASE WHEN i % 5 = 0 THEN 'researcher'
+                  ELSE 'contractor' END AS role, 'study' AS rubric, 'd' || (i % 2) AS dimension,
+                  CAST(1 + i % 4 AS VARCHAR) AS value, CASE WHEN i = 11 THEN 'not a date' ELSE '2026-03-02' END
+                  AS submitted_at
+           FROM range(40) AS x(i)"""
+    ).write_parquet(str(path))
+    calls: list[bool] = []
+    keep = staging.keep_parsed
+    monkeypatch.setattr(
+        staging, "keep_parsed", lambda c, p, b=0, rereads=False: calls.append(rereads) or keep(c, p, b, rereads)
+    )
+    memory = st.open_store(":memory:")
+    got = [ingest_file(c, str(path)) for c in (memory, con)]
+    assert calls == [True, False]  # in memory: read in place; the store in a file: copied
+    assert [(r.status, r.rows_loaded, r.rows_quarantined) for r in got] == [
+        (got[1].status, got[1].rows_loaded, got[1].rows_quarantined)
+    ] * 2
+    assert got[0].rows_quarantined >= 1  # the row whose date is not a date
+    query = "SELECT task_id, rater_id, role, dimension, value, submitted_at FROM ratings ORDER BY ALL"
+    assert memory.execute(query).fetchall() == con.execute(query).fetchall()
+    reasons = "SELECT line, record, field, reason FROM quarantine ORDER BY ALL"
+    assert memory.execute(reasons).fetchall() == con.execute(reasons).fetchall()
+    memory.close()

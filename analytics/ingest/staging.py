@@ -99,11 +99,15 @@ def drop_staging(con: duckdb.DuckDBPyConnection) -> None:
 COPY_UP_TO_BYTES = 256 * 2**20
 
 
-def keep_parsed(con: duckdb.DuckDBPyConnection, parsed: Parsed, file_bytes: int = 0) -> None:
+def keep_parsed(con: duckdb.DuckDBPyConnection, parsed: Parsed, file_bytes: int = 0, rereads: bool = False) -> None:
     """Copy the adapter's rows into the temp table PARSED (a staged view reads the file each time it is scanned:
-    the copy is what the load's transaction reads, so the file is not read under the write lock)."""
-    if (parsed.staged_table and file_bytes > COPY_UP_TO_BYTES) or (parsed.ratings is None and not parsed.staged_table):
-        return  # a large file's view, or a file without ratings (a rater directory)
+    the copy is what the load's transaction reads, so the file is not read under the write lock). `rereads`: a
+    view nobody waits on may read its file in each pass (a Parquet file loaded into a store in memory, which no
+    other program writes: the command line's FILE store), as a large file's view does."""
+    if (parsed.staged_table and (file_bytes > COPY_UP_TO_BYTES or rereads)) or (
+        parsed.ratings is None and not parsed.staged_table
+    ):
+        return  # a view read in place, or a file without ratings (a rater directory)
     if parsed.staged_table:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {PARSED} AS SELECT * FROM {parsed.staged_table}")
     else:
@@ -113,6 +117,12 @@ def keep_parsed(con: duckdb.DuckDBPyConnection, parsed: Parsed, file_bytes: int 
         finally:
             con.unregister("parsed_ratings")
     parsed.staged_table, parsed.ratings = PARSED, None
+
+
+def in_memory(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the connection's store lives in memory (no file: no other program can wait on its lock)."""
+    rows = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+    return bool(rows) and rows[0][0] is None
 
 
 def input_view(con: duckdb.DuckDBPyConnection, parsed: Parsed) -> None:
