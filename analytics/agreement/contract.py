@@ -79,6 +79,8 @@ def contract_payload(
         heard(min(start / end, 1.0), what)
 
     log = QueryLog()  # one log: a statistic the tables share (dimensions with several targets, level counts) runs once
+    side = isinstance(con, duckdb.DuckDBPyConnection)  # another engine (Spark) routes each statement itself
+    dims_log = QueryLog() if side else log  # one log is one thread's
 
     def dimensions(c: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         return report.dimension_agreement(c, spec.but(comparison="all_raters"), dims_log)
@@ -92,13 +94,11 @@ def contract_payload(
         return raters, pooled, report.ceiling_table(c, spec, queries=log)
 
     say(TABLE_STARTS["dimensions"], "agreement among all raters per dimension")
-    if isinstance(con, duckdb.DuckDBPyConnection):
+    if side:
         # The multi-rater figures (numpy) and the pairings' queries (DuckDB) release the GIL: side by side on the
-        # two cores (2.26 s -> 1.74-2.10 s at 1M tasks when measured, bench/RESULTS.md). One log is one thread's.
-        dims_log = QueryLog()
+        # two cores (2.26 s -> 1.74-2.10 s at 1M tasks when measured, bench/RESULTS.md).
         dims, (raters, pooled, ceiling) = side_by_side(con, dimensions, pairings)
-    else:  # another engine routes each statement itself (analytics/engines/spark)
-        dims_log = log
+    else:
         dims = dimensions(con)
         raters, pooled, ceiling = pairings(con)
     pair_rows = None

@@ -112,14 +112,14 @@ def kept_task_patterns_query(filters: Filters) -> Query:
     return Query("task_value_patterns_kept", sql, params).with_readable(_task_patterns_plan(filters))
 
 
-def reads_kept_patterns(con: duckdb.DuckDBPyConnection | object, filters: Filters) -> int:
+def reads_kept_patterns(con: duckdb.DuckDBPyConnection | object, filters: Filters, pack: Packing | None = None) -> int:
     """The bits of the kept task patterns when they answer `filters` on this connection (0: read the ratings): a
-    DuckDB store (not another engine) whose kept rows hold its packing, under a filter on rubric and dimensions
-    only (the kept rows count every rater, role and date)."""
+    DuckDB store (not another engine) whose kept rows hold its packing (`pack`, when the caller has it), under a
+    filter on rubric and dimensions only (the kept rows count every rater, role and date)."""
     only_items = not (filters.roles or filters.raters or filters.date_from or filters.date_to)
     if not only_items or not isinstance(con, duckdb.DuckDBPyConnection):
         return 0
-    return kept_patterns.usable_bits(con)
+    return kept_patterns.usable_bits(con, pack)
 
 
 def task_patterns_for(
@@ -131,7 +131,7 @@ def task_patterns_for(
     """Run `task_patterns_query` (from the kept task patterns where they answer the filter, packed where the scales
     allow, the list form when counts overflow) and decode it; the queries that ran are appended to `queries`."""
     pack = pk.packing(pk.scale_width(con, queries))
-    kept = reads_kept_patterns(con, filters)
+    kept = reads_kept_patterns(con, filters, pack)
     if kept:
         query = kept_task_patterns_query(filters)
     else:

@@ -33,6 +33,7 @@ from analytics.ingest.base import (
     RecordCounts,
     account_records,
 )
+from analytics.ingest.canonical import PARQUET_MAGIC
 from analytics.ingest.scales_file import Scales, ScalesError, apply_scales, declare_in_transaction
 from analytics.store import keys, people, tx
 from analytics.store.derived import refresh
@@ -246,7 +247,7 @@ def _ingest_checked(
         fmt = checks.choose_format(fmt, head, name)
         parsed = None
         if not KNOWN_FILE.bind(content_hash=data_hash).rows(con):  # a known file is not read again
-            parsed = _parse(con, path, fmt, name, on_progress, undated_at, options)
+            parsed = _parse(con, path, fmt, name, on_progress, undated_at, options, head)
         with tx.write(con):  # one writer at a time: uploads and note saves queue, never fail each other
             if parsed is None or KNOWN_FILE.bind(content_hash=data_hash).rows(con):  # changes nothing, its scales may
                 note = [declare_in_transaction(con, declared).message] if declared else []
@@ -287,10 +288,11 @@ def _parse(
     on_progress: Progress,
     undated_at: dt.datetime | None,
     options: FormatOptions | None,
+    head: bytes = b"",
 ) -> Parsed:
     """Parse the file with its format's adapter into staging tables on `con` (no write lock: nothing of the store
     is written; the rows of a file up to 256 MB are copied out of it here, so the transaction does not read it
-    again: staging.keep_parsed)."""
+    again: staging.keep_parsed); `head` is the file's first bytes, as checks.check_file read them."""
     on_progress(0.25, "reading")
     adapter = FORMATS[fmt]
     if getattr(adapter, "TAKES_OPTIONS", False):  # a format with settings (wide, Label Studio)
@@ -303,8 +305,7 @@ def _parse(
     # Parquet columns re-read faster than they are copied (the command line's FILE store: 9 s -> 6 s for 7.3M
     # ratings, bench/RESULTS.md); a store in a file keeps the copy, so its write lock is not held while the file is
     # read.
-    with path.open("rb") as f:
-        parquet = f.read(4) == b"PAR1"
+    parquet = head.startswith(PARQUET_MAGIC)
     staging.keep_parsed(con, parsed, path.stat().st_size, rereads=parquet and staging.in_memory(con))
     return parsed
 

@@ -36,12 +36,13 @@ CREATE = """CREATE TABLE task_patterns (
 # One or two units (every dimension with one or two targets) take min and max, not a sorted list: as the live
 # query (analytics/agreement/counts.py), and twice as fast to fill. TRY_CAST: a sum past 2^63 is NULL, never an
 # error inside a load's transaction (a NULL code fails the decoding's count check, and the reader falls back).
-_FILL = """INSERT INTO task_patterns
+_ONE = pk.Packing(0, "BIGINT").one("value_index")  # the codec's SQL for one rating ($bits is bound at the fill)
+_FILL = f"""INSERT INTO task_patterns
 WITH units AS (
     SELECT task_key, dim_key, rubric, count(*) AS m,
-           TRY_CAST(sum(CAST(1 AS BIGINT) << ($bits * value_index)) AS BIGINT) AS code
+           TRY_CAST(sum({_ONE}) AS BIGINT) AS code
     FROM ratings
-    WHERE value_index IS NOT NULL AND {scope}
+    WHERE value_index IS NOT NULL AND {{scope}}
     GROUP BY task_key, dim_key, target_key, rubric
 ), per_task AS (
     SELECT task_key, dim_key, rubric, min((code, m)) AS lo, max((code, m)) AS hi, count(*) AS n_items
@@ -56,10 +57,14 @@ FROM units SEMI JOIN (SELECT task_key, dim_key FROM per_task WHERE n_items > 2) 
 GROUP BY ALL"""
 
 
+def bits_of(pack: pk.Packing | None) -> int:
+    """The bits a level of `pack` takes when it is a BIGINT packing, the only one kept (0: none kept)."""
+    return pack.bits if pack is not None and pack.sql_type == "BIGINT" else 0
+
+
 def store_bits(con: duckdb.DuckDBPyConnection) -> int:
     """The bits a level of the store's packing takes when it is a BIGINT one (0: the rows are not kept)."""
-    pack = pk.packing(pk.scale_width(con))
-    return pack.bits if pack is not None and pack.sql_type == "BIGINT" else 0
+    return bits_of(pk.packing(pk.scale_width(con)))
 
 
 def kept_bits(con: duckdb.DuckDBPyConnection) -> int:
@@ -68,10 +73,11 @@ def kept_bits(con: duckdb.DuckDBPyConnection) -> int:
     return int(rows[0][0]) if rows else 0
 
 
-def usable_bits(con: duckdb.DuckDBPyConnection) -> int:
-    """The bits of the kept rows when they hold the store's packing and may be read (0: read the ratings)."""
+def usable_bits(con: duckdb.DuckDBPyConnection, pack: pk.Packing | None = None) -> int:
+    """The bits of the kept rows when they hold the store's packing (`pack` when the caller has it, else read) and
+    may be read (0: read the ratings)."""
     kept = kept_bits(con)
-    return kept if kept and kept == store_bits(con) else 0
+    return kept if kept and kept == (bits_of(pack) if pack is not None else store_bits(con)) else 0
 
 
 def redo(con: duckdb.DuckDBPyConnection, scope: str, params: dict) -> None:
