@@ -17,7 +17,17 @@ Without intervals, `summed_query` and `summed_rater_pair_query` sum a group's ce
 from __future__ import annotations
 
 from analytics.agreement import sides as sd
-from analytics.agreement.pairing import GRAINS, KEYED_GRAINS, MULTI, UNIT_KEYS, named_groups, side_ctes
+from analytics.agreement.pairing import (
+    GRAINS,
+    KEYED_GRAINS,
+    MULTI,
+    UNIT_KEYS,
+    before,
+    named_groups,
+    order_join,
+    order_select,
+    side_ctes,
+)
 from analytics.agreement.sides import Sides
 from analytics.agreement.task_lists import task_lists, unit_lists
 from analytics.core import packing as pk
@@ -102,18 +112,19 @@ def _pair_plan(sides: Sides, grain: str, width: int, multi: list[str] | None = N
     return Query(f"pairs_{sides.name}_by_{grain}", sql, named)
 
 
-def _rater_tasks(side: Filters, prefix: str) -> str:
-    """SQL: per task, dimension of several targets and rater of `side` (its filter's parameters named with
-    `prefix`), the lowest and highest (target, level) as target_key * $width + level, and whether those are all
-    the rater's ratings of the task, on two targets at most (`simple`)."""
+def _rater_tasks(sides: Sides, side: Filters, prefix: str) -> str:
+    """SQL: per task, dimension of several targets and rater of `side` (one of `sides`; its filter's parameters
+    named with `prefix`), the lowest and highest (target, level) as target_key * $width + level, and whether
+    those are all the rater's ratings of the task, on two targets at most (`simple`)."""
     where, _ = side.where_named("", prefix)
-    return f"""SELECT task_key, dim_key, rater_id, rater_key, min(target_key * $width + value_index) AS lo,
+    ranked = order_select(sides)
+    return f"""SELECT task_key, dim_key, rater_key{ranked}, min(target_key * $width + value_index) AS lo,
            max(target_key * $width + value_index) AS hi,
            count(*) = 1 OR (count(*) = 2 AND min(target_key * $width + value_index) // $width
                                 < max(target_key * $width + value_index) // $width) AS simple
-    FROM ratings
+    FROM ratings{order_join(sides)}
     WHERE value_index IS NOT NULL AND {where} AND {MULTI}
-    GROUP BY task_key, dim_key, rater_id, rater_key"""
+    GROUP BY task_key, dim_key, rater_key{ranked}"""
 
 
 def _rater_pair_query(sides: Sides, width: int, multi: list[str]) -> Query:
@@ -179,23 +190,22 @@ def _rater_pair_items(sides: Sides) -> tuple[str, dict]:
     and `pair_signatures` runs the list form (`pair_query(..., packed=False)`)."""
     keys = ", ".join(KEYED_GRAINS["rater_pair"])
     head, params = side_ctes(sides, "value_index", only=f"NOT {MULTI}")  # one-target dimensions' unit pairs
-    op = "<" if sides.symmetric else "<>"
     items = ", ".join(
         f"{x}.lo // $width AS {x}t1, {x}.lo % $width AS {x}v1, {x}.hi // $width AS {x}t2, {x}.hi % $width AS {x}v2"
         for x in ("a", "b")
     )
     cell = "CASE WHEN bt1 = {t} THEN {v} * $width + bv1 WHEN bt2 = {t} THEN {v} * $width + bv2 END"
     sql = f"""{head}, s_tasks AS (
-    {_rater_tasks(sides.subject, "s_")}
+    {_rater_tasks(sides, sides.subject, "s_")}
 ), r_tasks AS (
-    {_rater_tasks(sides.reference, "r_")}
+    {_rater_tasks(sides, sides.reference, "r_")}
 ), task_cells AS (
     -- per pair of raters and task: the cells of a's lowest and (if it has two) highest target where b rated too
     SELECT key_a, key_b, dim_key, simple, {cell.format(t="at1", v="av1")} AS c1,
            CASE WHEN at2 > at1 THEN {cell.format(t="at2", v="av2")} END AS c2
     FROM (SELECT a.rater_key AS key_a, b.rater_key AS key_b, dim_key, a.simple AND b.simple AS simple, {items}
           FROM s_tasks a JOIN r_tasks b USING (task_key, dim_key)
-          WHERE a.rater_id {op} b.rater_id)
+          WHERE {before(sides, "a", "b")})
 ), two AS (
     -- tasks per pair and distinct cells (at most two, as lo and hi); n_items -1: tasks the items cannot pair
     SELECT {keys}, lo, hi, n_items, count(*) AS n_tasks, sum(greatest(n_items, 0)) AS n_units

@@ -4,7 +4,6 @@ FILEs alone (in memory), on the store, or on Spark (docs/scale-out.md)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from analytics import store
 from analytics.cli.flags import add_engine, add_format_options, format_options, read_scales
 from analytics.cli.inputs import load_files, store_or_memory
+from analytics.cli.json_out import json_text
 from analytics.cli.terminal import fail, progress_on_terminal
 from analytics.ingest import FORMATS
 
@@ -150,7 +150,7 @@ def _figures_out(con: Any, args: argparse.Namespace) -> int:
             _write_raters_csv(payload, args.csv, args.raw)
         except OSError as e:
             return fail(f"cannot write {args.csv}: {e.strerror or e}")
-    print(json.dumps(payload, indent=2) if args.json else agreement.contract_text(payload))
+    print(json_text(payload) if args.json else agreement.contract_text(payload))
     return 0
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from analytics import store
 from analytics.cli.flags import add_engine
+from analytics.cli.json_out import json_text
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
         rows = [{**r, "loaded": None} for r in rows]
     if args.json:
-        print(json.dumps({"datasets": rows}, indent=1))
+        print(json_text({"datasets": rows}))
         return 0
     if not rows:
         print("No dataset adapter is installed.")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from analytics.cli.flags import (
     read_scales,
     wait_seconds,
 )
+from analytics.cli.json_out import json_text
 from analytics.cli.terminal import fail, terminal_line
 from analytics.ingest import FORMATS
 
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         if declared:
             payload["scales"] = {k: v for k, v in declared.items() if k != "message"}
-        print(json.dumps(payload, indent=2))
+        print(json_text(payload))
     else:
         if declared:
             print(declared["message"])

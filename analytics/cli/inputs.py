@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 
 from analytics import store
 from analytics.cli.flags import add_engine, add_format_options, format_options
+from analytics.cli.json_out import json_text
 from analytics.cli.terminal import fail
 from analytics.core.filters import Filters
 from analytics.ingest import FORMATS
@@ -105,7 +105,7 @@ def on_files_or_store(args: argparse.Namespace, compute: Callable[[Any, Filters]
 
 def print_payload(args: argparse.Namespace, payload: dict, as_text: Callable[[dict], str]) -> int:
     """The payload on stdout, as JSON with --json else as text; exit 0."""
-    print(json.dumps(payload, indent=2) if args.json else as_text(payload))
+    print(json_text(payload) if args.json else as_text(payload))
     return 0
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import json
 import os
 import secrets
 import sys
@@ -16,6 +15,7 @@ from typing import Any
 from analytics import store
 from analytics.cli.flags import add_engine
 from analytics.cli.inputs import date_option
+from analytics.cli.json_out import json_text
 from analytics.cli.terminal import fail, progress_on_terminal
 
 REPORT_SUFFIX = {"html": ".html", "md": ".md", "csv": ".csv"}
@@ -81,7 +81,7 @@ def _reports_out(con: Any, filters: Any, args: argparse.Namespace) -> int:
     except OSError as e:
         return fail(f"cannot write to {args.out}: {e.strerror or e}")
     if args.json:
-        print(json.dumps({"reports": written}, indent=2))
+        print(json_text({"reports": written}))
     elif out:
         for w in written:
             print(f"{w['rater_id']}: {w['file']}")
