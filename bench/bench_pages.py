@@ -39,7 +39,7 @@ PAGES = {
 # The page #11 did not name that reads these ratings, measured beside them by bench/run_all.py against issue 51's
 # targets: Raters (its effects sections; its rater model is fitted only when its button is clicked, with progress,
 # then cached, and this row does not click it). Consistency would be empty here (its rules are checked on rubric
-# documents, not the long format): bench_consistency.py times it.
+# documents, not the long format): run_all times it on bench/documents_store.py's store.
 OTHER_PAGES = {"Raters": "app_pages/raters.py"}
 CHANGED_FROM = dt.date(2026, 1, 12)  # the benchmark's ratings run from 2026-01-05 for 8 weeks
 
@@ -155,9 +155,9 @@ def feedback_parts(con, filters, contractor: str) -> list[tuple[str, float]]:
     return out
 
 
-def apptest(page: str, contractor: str) -> tuple[float, float, float]:
+def apptest(page: str, contractor: str, changed_from: dt.date = CHANGED_FROM) -> tuple[float, float, float]:
     """Seconds of the page's first visit (caches cleared; the app's start page shown before it, but for that page
-    itself), of a warm rerun, and of the rerun after a sidebar date change, on one page."""
+    itself), of a warm rerun, and of the rerun after the sidebar's date range starts at `changed_from`."""
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
@@ -175,7 +175,7 @@ def apptest(page: str, contractor: str) -> tuple[float, float, float]:
     at.run()  # warm: every loader answers from its cache
     warm = time.perf_counter() - t
     lo, hi = at.sidebar.date_input(key="f_dates").value
-    at.sidebar.date_input(key="f_dates").set_value((CHANGED_FROM, hi))
+    at.sidebar.date_input(key="f_dates").set_value((changed_from, hi))
     t = time.perf_counter()
     at.run()
     changed = time.perf_counter() - t

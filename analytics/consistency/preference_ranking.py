@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analytics.consistency.rule import Rule, empty_check, sql_check
+from analytics.consistency.similar_texts import closest_other_task
 from analytics.core import rubrics
 from analytics.core.queries import Query
 
@@ -35,7 +36,6 @@ MIN_SENTENCES, MAX_SENTENCES = 2, 6
 # two genuinely different justifications score below 0.3, a template reused with other ids and one word changed
 # above 0.9.
 NEAR_DUPLICATE = 0.8
-BLOCK = 2000  # a contractor's justifications compared this many at a time (bounds memory on large loads)
 
 RANK_QUERY = Query(
     "preference ranking: a response's rank bucket follows from its dimension ratings",
@@ -190,7 +190,8 @@ def masked(text: str, response_ids: list[str]) -> str:
 def near_duplicates(df: pd.DataFrame, threshold: float = NEAR_DUPLICATE) -> list[str]:
     """For each row (submission_id, task_id, rater_id, justification, task_text, response_ids), the other task of
     the same rater whose justification is a near-duplicate of it ('' when none): cosine similarity of TF-IDF
-    vectors fitted on all rows, compared within each rater only, and never between tasks with the same text."""
+    vectors fitted on all rows, compared within each rater only (analytics/consistency/similar_texts.py, in time
+    bounded by the texts sharing a rare term), and never between tasks with the same text."""
     out = [""] * len(df)
     texts = [masked(t, ids) for t, ids in zip(df["justification"], df["response_ids"], strict=True)]
     has_words = np.array([re.search(r"[^\W\d_]", t) is not None for t in texts])
@@ -201,27 +202,18 @@ def near_duplicates(df: pd.DataFrame, threshold: float = NEAR_DUPLICATE) -> list
     from sklearn.feature_extraction.text import TfidfVectorizer  # type: ignore[import-untyped]
 
     vectorizer = TfidfVectorizer(lowercase=True, ngram_range=(1, 2), sublinear_tf=True)
-    matrix = vectorizer.fit_transform([t if w else "" for t, w in zip(texts, has_words, strict=True)])
-    tasks = df["task_id"].to_numpy()
-    task_texts = df["task_text"].to_numpy()
+    matrix = vectorizer.fit_transform([t if w else "" for t, w in zip(texts, has_words, strict=True)]).tocsr()
+    rank = np.argsort(np.argsort(-vectorizer.idf_, kind="stable"), kind="stable")  # 0: the rarest term
+    tasks = df["task_id"].astype(str).to_numpy()
+    # Two tasks with the same text (the same conversation) may get the same reasons: a task is named by its text.
+    same = [f"text:{t}" if isinstance(t, str) else f"id:{i}" for t, i in zip(df["task_text"], tasks, strict=True)]
     for rows in df.groupby("rater_id", sort=False).indices.values():
         idx = np.asarray(rows)[has_words[rows]]
         if len(idx) < 2:
             continue
-        rater_rows = matrix[idx]
-        best: dict[int, tuple[float, str]] = {}
-        for start in range(0, len(idx), BLOCK):
-            # TF-IDF rows are L2-normalised: their dot products are the cosines.
-            sims = (rater_rows[start : start + BLOCK] @ rater_rows.T).tocoo()
-            close = sims.data >= threshold
-            for i, j, v in zip(sims.row[close], sims.col[close], sims.data[close], strict=True):
-                a, b = idx[start + i], idx[j]
-                if tasks[a] == tasks[b] or task_texts[a] == task_texts[b]:
-                    continue
-                if v > best.get(a, (-1.0, ""))[0]:
-                    best[a] = (float(v), str(tasks[b]))
-        for a, (v, other) in best.items():
-            out[a] = f"near-duplicate (cosine {v:.2f}) of this contractor's justification on task {other}"
+        found = closest_other_task(matrix[idx], [texts[k] for k in idx], [same[k] for k in idx], rank, threshold)
+        for a, (v, b) in found.items():
+            out[idx[a]] = f"near-duplicate (cosine {v:.2f}) of this contractor's justification on task {tasks[idx[b]]}"
     return out
 
 
