@@ -206,7 +206,12 @@ def near_duplicates(df: pd.DataFrame, threshold: float = NEAR_DUPLICATE) -> list
     rank = np.argsort(np.argsort(-vectorizer.idf_, kind="stable"), kind="stable")  # 0: the rarest term
     tasks = df["task_id"].astype(str).to_numpy()
     # Two tasks with the same text (the same conversation) may get the same reasons: a task is named by its text.
-    same = [f"text:{t}" if isinstance(t, str) else f"id:{i}" for t, i in zip(df["task_text"], tasks, strict=True)]
+    text = df["task_text"].astype(object)
+    same = (
+        ("text:" + text.where(text.notna(), ""))
+        .where(text.notna(), "id:" + pd.Series(tasks, index=text.index))
+        .tolist()
+    )
     for rows in df.groupby("rater_id", sort=False).indices.values():
         idx = np.asarray(rows)[has_words[rows]]
         if len(idx) < 2:
