@@ -1,9 +1,9 @@
-"""Pairs of texts whose TF-IDF vectors are at least a threshold apart in cosine, in time bounded by the pairs that
-share a rare term rather than by the square of the texts (the boilerplate rule of the preference-ranking rubric).
+"""Pairs of texts whose TF-IDF vectors reach a cosine threshold, in time bounded by the pairs that share a rare
+term rather than by the square of the texts (the boilerplate rule of the preference-ranking rubric).
 
-Multiplying a contractor's whole TF-IDF matrix by itself compares every pair of their justifications: at a
-thousand times the demo (15,000 justifications a contractor) that is hours, and a load re-checks the rubric whole.
-Two steps keep it bounded:
+Multiplying a contractor's whole TF-IDF matrix by itself compares every pair of their justifications: on the demo
+copied to a million tasks (bench/documents_store.py) it had not finished after 6 minutes, and a load re-checks the
+rubric whole. Two steps keep it bounded:
 - identical texts are one vector: a template pasted a thousand times is compared once;
 - prefix filtering (Bayardo, Ma and Srikant, "Scaling up all pairs similarity search", WWW 2007): with each
   vector's terms ordered rarest first, a vector's prefix is the shortest run of its terms whose remainder has norm
