@@ -155,10 +155,9 @@ def test_progress_on_a_terminal_only_names_each_table(paired, capsys, monkeypatc
     shown = capsys.readouterr().out
     lines = terminal.getvalue().split("\r")[1:]
     assert [line.split(" (")[0] for line in lines] == [
-        "agreement: agreement among all raters per dimension",
+        "agreement: agreement among all raters per dimension and among researchers",
         "agreement: each contractor against researchers",
         "agreement: all contractors against researchers",
-        "agreement: researcher-researcher agreement",
         "agreement: each pair of raters",
         "agreement: done",
     ]
