@@ -70,7 +70,10 @@ def go_to(page, title: str) -> None:
 def test_every_page_keeps_hostile_text_inert(hostile_page, tmp_path):
     page = hostile_page
     main = page.get_by_test_id("stMain")
-    titles = [t.strip() for t in page.get_by_test_id("stSidebarNav").get_by_role("link").all_inner_texts()]
+    nav = page.get_by_test_id("stSidebarNav")
+    # all_inner_texts does not wait: read the links once the navigation is drawn (a whole-suite run once read none)
+    expect(nav.get_by_role("link", name="Data", exact=True)).to_be_visible()
+    titles = [t.strip() for t in nav.get_by_role("link").all_inner_texts()]
     assert {"Overview", "Disagreements", "Data"} <= set(titles), titles
     for title in titles:
         go_to(page, title)
