@@ -33,7 +33,9 @@ BATCH_RATINGS = 10_000_000  # ratings copied per statement: bounds the memory of
 
 
 def build(n_tasks: int, db: Path, say=print) -> dict:
-    """Write the store at `db` (replacing one there) and return its counts."""
+    """Write the store at `db` (replacing one there) and return its counts. It is built under another name and
+    renamed when complete, so that an interrupted build is never taken for a store (run_all reuses one that
+    exists)."""
     from analytics import store
     from analytics.cli.first_run import demo_plan
     from analytics.consistency import results
@@ -42,10 +44,11 @@ def build(n_tasks: int, db: Path, say=print) -> dict:
     from analytics.store.derived import refresh
     from demo import write_demo
 
-    for p in (db, db.with_name(db.name + ".wal")):
+    building = db.with_name(db.name + ".building")
+    for p in (db, building, building.with_name(building.name + ".wal")):
         p.unlink(missing_ok=True)
     t0 = time.perf_counter()
-    con = store.open_store(db)
+    con = store.open_store(building)
     with tempfile.TemporaryDirectory() as d:
         write_demo(Path(d), seed=DEMO_SEED)
         for demo in demo_plan(DEMO_SEED, Path(d)):
@@ -89,6 +92,7 @@ def build(n_tasks: int, db: Path, say=print) -> dict:
     }
     counts["tasks"] = con.execute("SELECT count(*) FROM task_keys").fetchall()[0][0]
     con.close()
+    building.rename(db)
     say(f"rule results; done in {time.perf_counter() - t0:.0f} s: {counts}")
     return counts
 
