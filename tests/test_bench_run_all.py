@@ -78,3 +78,17 @@ def test_section_inserted_before_first_heading_without_markers(tmp_path):
     missing = tmp_path / "new.md"
     run_all.write_results(missing, figures(1.0), META)
     assert missing.read_text().startswith(run_all.BEGIN) and missing.read_text().endswith(run_all.END + "\n")
+
+
+def test_page_rows_judge_the_rerun_against_the_floor_and_the_first_visit_against_three_times_it():
+    floor = run_all.Figure(name="One-pass floor", data="store", seconds=1.0, runs=[1.0], peak_mb=90)
+    runs = {"runs": [0.9, 0.8, 1.0], "opened": [2.5, 2.9, 2.0], "warm": [0.1], "peak_mb": 1500.0}
+    rerun, first = run_all.page_figures("Raters", runs, "store", floor, opened=True, note="; a note")
+    assert (rerun.seconds, rerun.met, rerun.note) == (0.9, True, "warm rerun 0.10 s; a note")
+    assert (first.seconds, first.met, first.note) == (2.5, True, "")
+    assert first.target == "<= 3x the one-pass floor, peak < 2 GB"
+    heavy = {**runs, "peak_mb": 5000.0}
+    assert [f.met for f in run_all.page_figures("Consistency", heavy, "store", floor, opened=True)] == [False, False]
+    # #11's pages have no memory target and no first-visit row
+    (only,) = run_all.page_figures("Overview", {**heavy, "runs": [1.2]}, "store", floor, opened=False)
+    assert (only.met, only.target) == (False, "<= the one-pass floor")
