@@ -87,7 +87,7 @@ def closest_other_task(
     other_row = np.where(task[one] != m["task"].to_numpy(), one, two)
     m = m.assign(other=other_row, first=one)
     m = m[m["other"] >= 0]
-    m = m[task[np.maximum(m["other"].to_numpy(), 0)] != m["task"].to_numpy()]
+    m = m[task[m["other"].to_numpy()] != m["task"].to_numpy()]
     best = m.sort_values(["row", "cosine", "first"], ascending=[True, False, True]).drop_duplicates("row")
     return {
         int(r): (min(float(c), 1.0), int(o)) for r, c, o in zip(best["row"], best["cosine"], best["other"], strict=True)
