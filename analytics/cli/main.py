@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 
 from analytics import store
-from analytics.cli import agreement, alerts, consistency, datasets, demo, effects, ingest, model, report
+from analytics.cli import agreement, alerts, consistency, datasets, demo, effects, ingest, model, plan, report
 from analytics.cli.terminal import fail
 
 # In the order `python -m analytics -h` lists them.
-COMMANDS = (ingest, demo, agreement, alerts, consistency, effects, model, report, datasets)
+COMMANDS = (ingest, demo, agreement, alerts, consistency, effects, model, plan, report, datasets)
 
 
 def build_parser() -> argparse.ArgumentParser:

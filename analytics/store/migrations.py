@@ -206,6 +206,20 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
     # Per dimension and task, its units' packed level counts, what the multi-rater figures of all raters group
     # (analytics/store/derived/task_patterns.py), filled from the ratings already stored.
     (20, task_patterns.migration_steps()),
+    # Labelling plans a lead issued (analytics/plan/issued.py): who, when, under which filter, each label's task and
+    # researcher; an open plan's tasks are left out of the next plan.
+    (
+        21,
+        [
+            """CREATE TABLE label_plans (
+                plan_id INTEGER PRIMARY KEY, issued_by VARCHAR NOT NULL, issued_at TIMESTAMP NOT NULL,
+                budget INTEGER NOT NULL, rubric VARCHAR, date_from DATE, date_to DATE, raters VARCHAR[], note VARCHAR,
+                withdrawn_by VARCHAR, withdrawn_at TIMESTAMP)""",
+            """CREATE TABLE label_plan_tasks (
+                plan_id INTEGER NOT NULL, priority INTEGER NOT NULL, task_id VARCHAR NOT NULL, rubric VARCHAR NOT NULL,
+                researcher VARCHAR, reason VARCHAR NOT NULL, expected_gain DOUBLE)""",
+        ],
+    ),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.

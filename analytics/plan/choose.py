@@ -1,0 +1,208 @@
+"""The plan's choice (docs/plan.md): tasks taken greedily by what one more researcher label of each is expected to
+do, recomputed lazily (a task's value only falls as others are taken: Minoux 1978's accelerated greedy), then
+labels spread over the researchers, a share of them second labels for the researcher ceiling.
+
+A task's value is a pair, compared in order:
+  1. reach: how many active contractors without a usable interval (fewer than USABLE_TASKS shared tasks) it brings
+     one task closer;
+  2. narrowing: the fall of the sum of its contractors' squared expected half widths (widths.py), inactive
+     contractors at INACTIVE_WEIGHT (a square weighs the widest intervals most), plus COVERAGE for each dimension
+     with fewer than USABLE_TASKS shared tasks it covers;
+each times the task's weight (recency and disagreement: candidates.py).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from analytics.plan import widths
+from analytics.plan.needs import CEILING_TASKS, USABLE_TASKS, Needs
+
+INACTIVE_WEIGHT = 0.25  # narrowing a contractor who no longer rates counts this much
+OVERLAP_SHARE = 0.10  # at most this share of the labels goes to second labels for the researcher ceiling
+DISAGREEING = 1 / 3  # a task whose contractors' disagreement is at least this says so in its reason
+# A thin dimension's task counts as much as narrowing a contractor at p = 0.5 from USABLE_TASKS - 1 to USABLE_TASKS
+# tasks: coverage of every dimension is kept, after the contractors' needs.
+COVERAGE = widths.half_width(0.5, USABLE_TASKS - 1) ** 2 - widths.half_width(0.5, USABLE_TASKS) ** 2
+PLAN_COLUMNS = ("priority", "task_id", "rubric", "researcher", "reason", "contractors", "expected_gain", "second_label")
+
+
+@dataclass
+class State:
+    """The shared tasks each contractor (rater_id, rubric) and thin dimension would have with the plan so far."""
+
+    needs: Needs
+    n: dict[tuple[str, str], int] = field(default_factory=dict)
+    thin: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rows = self.needs.contractors
+        self.n = {
+            (str(r), str(b)): int(n) for r, b, n in zip(rows["rater_id"], rows["rubric"], rows["n_tasks"], strict=True)
+        }
+        self.thin = dict(self.needs.thin)
+        self.active = {
+            (str(r), str(b)): bool(a) for r, b, a in zip(rows["rater_id"], rows["rubric"], rows["active"], strict=True)
+        }
+        self.models = {key: self.needs.model(*key) for key in self.n}
+
+    def short(self, key: tuple[str, str]) -> bool:
+        """Whether an active contractor still lacks a usable interval."""
+        return self.active.get(key, False) and self.n.get(key, 0) < USABLE_TASKS
+
+    def narrowing(self, key: tuple[str, str]) -> float:
+        """The fall of the contractor's squared expected half width from one more shared task (weighted)."""
+        if key not in self.models:
+            return 0.0
+        m, n = self.models[key], self.n[key]
+        fall = m.at(n) ** 2 - m.at(n + 1) ** 2
+        return fall if self.active[key] else INACTIVE_WEIGHT * fall
+
+    def gain(self, key: tuple[str, str]) -> float:
+        """The fall of the contractor's expected half width from one more shared task (the plan's expected_gain)."""
+        if key not in self.models:
+            return 0.0
+        m, n = self.models[key], self.n[key]
+        return m.at(n) - m.at(n + 1)
+
+    def value(self, contractors: Sequence[str], rubric: str, thin: Sequence[str], weight: float) -> tuple[float, float]:
+        """The task's value now (module docstring)."""
+        keys = [(c, rubric) for c in contractors]
+        reach = sum(self.short(k) for k in keys)
+        covered = sum(self.thin.get((rubric, d), USABLE_TASKS) < USABLE_TASKS for d in thin)
+        return reach * weight, (sum(self.narrowing(k) for k in keys) + COVERAGE * covered) * weight
+
+    def take(self, contractors: Sequence[str], rubric: str, thin: Sequence[str]) -> None:
+        """Count one more shared task for the task's contractors and thin dimensions."""
+        for c in contractors:
+            if (c, rubric) in self.n:
+                self.n[(c, rubric)] += 1
+        for d in thin:
+            if (rubric, d) in self.thin:
+                self.thin[(rubric, d)] += 1
+
+
+def reason(state: State, contractors: Sequence[str], rubric: str, thin: Sequence[str], disagreement: float) -> str:
+    """Why a task is in the plan, in words, from the state before it is taken."""
+    keys = [(c, rubric) for c in contractors]
+    parts = []
+    short = sorted((state.n[k], k[0]) for k in keys if state.short(k))
+    if short:
+        n, who = short[0]
+        more = f" (and {len(short) - 1} more without a usable interval)" if len(short) > 1 else ""
+        parts.append(f"{who} has {n} of the {USABLE_TASKS} tasks shared with researchers a usable interval needs{more}")
+    thin_now = [(state.thin[(rubric, d)], d) for d in thin if state.thin.get((rubric, d), USABLE_TASKS) < USABLE_TASKS]
+    if thin_now:
+        n, d = min(thin_now)
+        parts.append(f"dimension {d} has {n} of {USABLE_TASKS} shared tasks")
+    if not parts:
+        best = max(keys, key=state.gain, default=None)
+        if best is not None and best in state.models:
+            now = state.models[best].at(state.n[best])
+            parts.append(f"narrows {best[0]}'s interval (now ±{now:.2f})")
+        else:
+            parts.append("no contractor on it needs it more than the rest")
+    if disagreement >= DISAGREEING:
+        parts.append(f"its contractors disagree ({1 - disagreement:.0%} agreement among them)")
+    return "; ".join(parts)
+
+
+def overlap_labels(needs: Needs, budget: int, researchers: Sequence[str]) -> dict[str, int]:
+    """Second labels per rubric for the researcher ceiling: none without two named researchers; else what each
+    rubric lacks of CEILING_TASKS tasks with two researchers, at most OVERLAP_SHARE of the budget in all."""
+    if len(researchers) < 2:
+        return {}
+    room = math.floor(budget * OVERLAP_SHARE)
+    out = {}
+    for rubric in sorted(needs.primary):
+        lack = max(0, CEILING_TASKS - needs.ceiling.get(rubric, 0))
+        take = min(lack, room)
+        if take:
+            out[rubric] = take
+            room -= take
+    return out
+
+
+def choose(needs: Needs, tasks: pd.DataFrame, budget: int, researchers: Sequence[str]) -> pd.DataFrame:
+    """The plan's labels (PLAN_COLUMNS), at most `budget`, in priority order."""
+    state = State(needs)
+    second = overlap_labels(needs, budget, researchers)
+    records = list(
+        zip(
+            tasks["task_id"],
+            tasks["rubric"],
+            tasks["contractors"],
+            tasks["thin"],
+            tasks["weight"],
+            tasks["disagreement"],
+            strict=True,
+        )
+    )
+    heap: list[tuple[float, float, int]] = []
+    for i, (_, r, c, th, w, _) in enumerate(records):
+        reach, narrowing = state.value(c, r, th, w)
+        heap.append((-reach, -narrowing, i))
+    heapq.heapify(heap)
+    chosen: list[dict] = []
+    labels = 0
+    while heap and labels < budget:
+        _, _, i = heapq.heappop(heap)
+        task_id, rubric, contractors, thin, weight, disagreement = records[i]
+        value = state.value(contractors, rubric, thin, weight)
+        if heap and (-value[0], -value[1]) > heap[0][:2]:  # a stale value: another task may be worth more now
+            heapq.heappush(heap, (-value[0], -value[1], i))
+            continue
+        gain = sum(state.gain((c, rubric)) for c in contractors)
+        words = reason(state, contractors, rubric, thin, float(disagreement))
+        state.take(contractors, rubric, thin)
+        chosen.append(_row(task_id, rubric, words, contractors, gain, False))
+        labels += 1
+        if second.get(rubric, 0) and labels < budget:
+            second[rubric] -= 1
+            lack = CEILING_TASKS - needs.ceiling.get(rubric, 0)
+            words = f"second researcher for the ceiling: {rubric} has {CEILING_TASKS - lack} of {CEILING_TASKS} tasks two researchers labelled"
+            chosen.append(_row(task_id, rubric, words, contractors, 0.0, True))
+            labels += 1
+    return _assigned(pd.DataFrame(chosen, columns=list(PLAN_COLUMNS)), researchers)
+
+
+def _row(task_id: str, rubric: str, words: str, contractors: Sequence[str], gain: float, second: bool) -> dict:
+    """One label of the plan (priority filled in later)."""
+    return {
+        "priority": 0,
+        "task_id": str(task_id),
+        "rubric": str(rubric),
+        "researcher": None,
+        "reason": words,
+        "contractors": list(contractors),
+        "expected_gain": round(float(gain), 6),
+        "second_label": second,
+    }
+
+
+def _assigned(rows: pd.DataFrame, researchers: Sequence[str]) -> pd.DataFrame:
+    """The labels spread over the researchers, the least loaded first (a second label to another researcher than
+    the first); priorities numbered in plan order (a task's two labels share one)."""
+    priority, load = 0, dict.fromkeys(researchers, 0)
+    first: str | None = None
+    names: list[str | None] = []
+    order: list[int] = []
+    for second in rows["second_label"]:
+        if not second:
+            priority += 1
+        order.append(priority)
+        if not researchers:
+            names.append(None)
+            continue
+        pool = [r for r in researchers if not (second and r == first)]
+        pick = min(pool, key=lambda r: (load[r], researchers.index(r)))
+        load[pick] += 1
+        names.append(pick)
+        if not second:
+            first = pick
+    return rows.assign(priority=order, researcher=pd.Series(names, index=rows.index, dtype=object))

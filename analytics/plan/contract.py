@@ -1,0 +1,66 @@
+"""The command line's JSON and text of a plan (DESIGN.md: `plan --budget N --json`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from analytics.core.formatting import fmt
+from analytics.plan.needs import USABLE_TASKS
+from analytics.plan.propose import Plan
+
+PLAN_KEYS = ("task_id", "rubric", "researcher", "reason", "contractors", "expected_gain", "priority", "second_label")
+ROW_KEYS = ("rater_id", "rubric", "dimension", "n_tasks", "half_width", "exact_agreement", "active", "usable")
+
+
+def _value(x: Any) -> Any:
+    """A JSON value: NaN and missing as null, numpy scalars as Python's."""
+    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
+        return None
+    if hasattr(x, "item"):
+        return x.item()
+    return x
+
+
+def _records(df: pd.DataFrame, keys: tuple[str, ...]) -> list[dict]:
+    """Rows as JSON objects with `keys` in order."""
+    return [{k: _value(v) for k, v in zip(keys, row, strict=True)} for row in df[list(keys)].itertuples(index=False)]
+
+
+def payload(plan: Plan) -> dict:
+    """{"plan": [...], "before": [...], "after_expected": [...]} plus the budget, researchers and candidates."""
+    labels = plan.labels.assign(contractors=pd.Series([list(c) for c in plan.labels["contractors"]], dtype=object))
+    return {
+        "plan": _records(labels, PLAN_KEYS),
+        "before": _records(plan.before, ROW_KEYS),
+        "after_expected": _records(plan.after, ROW_KEYS),
+        "budget": plan.budget,
+        "researchers": list(plan.researchers),
+        "candidates": plan.n_candidates,
+    }
+
+
+def _width(x: Any) -> str:
+    """A half width as ±0.08, or 'no interval'."""
+    return "no interval" if x is None else f"±{fmt(x)}"
+
+
+def text(p: dict) -> str:
+    """The plan for people: the labels with their reasons, then each contractor's interval now and expected."""
+    lines = [f"{len(p['plan'])} of {p['budget']} labels proposed from {p['candidates']:,} candidate tasks."]
+    for r in p["plan"]:
+        who = f" -> {r['researcher']}" if r["researcher"] else ""
+        lines.append(f"{r['priority']:>4}. {r['task_id']} ({r['rubric']}){who}: {r['reason']}")
+    lines.append("")
+    lines.append(
+        f"Contractors' exact agreement with researchers (primary dimension): shared tasks and interval half width; usable from {USABLE_TASKS} tasks."
+    )
+    for before, after in zip(p["before"], p["after_expected"], strict=True):
+        active = "" if before["active"] else " (inactive)"
+        lines.append(
+            f"  {before['rater_id']} ({before['rubric']}){active}: {before['n_tasks']} tasks {_width(before['half_width'])}"
+            f" -> {after['n_tasks']} tasks {_width(after['half_width'])}"
+        )
+    return "\n".join(lines)
