@@ -26,6 +26,7 @@ PAGES = {  # page name (analytics/access/roles.py's page:NAME) and title, in the
     "feedback": "Feedback",
     "consistency": "Consistency",
     "raters": "Raters",
+    "plan": "Plan",
     "explore": "Explore",
     "data": "Data",
 }

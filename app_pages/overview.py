@@ -10,7 +10,8 @@ from analytics.consistency import rates
 from analytics.core.filters import Filters
 from analytics.describe import overview
 from analytics.effects import drift, markers
-from ui import alarm_panel, charts, identity, query_log, sidebar, state
+from analytics.plan import needs as plan_needs
+from ui import alarm_panel, charts, identity, plan_panel, query_log, sidebar, state
 from ui import consistency_charts as cc
 from ui import drift_charts as dc
 from ui.tables import table
@@ -31,6 +32,7 @@ def load(version: tuple, filters: Filters) -> dict:
         "raters": activity.raters,
         "status": activity.status,
         "rules_weekly": rates.weekly_share(con, filters),
+        "lacking": plan_needs.lacking(con, filters),
     }
 
 
@@ -110,6 +112,9 @@ c2[1].metric(
 )
 c2[2].metric("Quarantined rows", f"{s.quarantined_rows:,}", help="Rows that could not be used; see the Data page.")
 c2[3].metric("Files loaded", s.files_loaded)
+if len(data["lacking"]) and identity.allowed("page:plan"):
+    st.markdown(plan_panel.lacking_line(data["lacking"], sidebar.rater_name))
+    st.page_link("app_pages/plan.py", label="Plan where researchers label next", icon=":material/assignment:")
 
 if s.ratings == 0:
     st.info("No ratings match these filters. Load files on the Data page or widen the filters.")

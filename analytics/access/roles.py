@@ -54,6 +54,7 @@ RULES: tuple[Rule, ...] = (
     Rule("page:feedback", "Feedback page (a contractor: their own card only)", EVERYONE),
     Rule("page:consistency", "Consistency page", READERS),
     Rule("page:raters", "Raters page", READERS),
+    Rule("page:plan", "Plan page (where researchers label next; issued plans)", READERS),
     Rule("page:explore", "Explore page (read-only SQL on every table)", WRITERS),
     Rule("page:data", "Data page (ingest log, quarantine, rater directory)", READERS),
     Rule("download", "Download a table or report shown on a page the role sees", EVERYONE),
@@ -66,7 +67,7 @@ RULES: tuple[Rule, ...] = (
     Rule("recheck", "Check every submission against the rubric rules again (Consistency page)", WRITERS),
     Rule("acknowledge", "Acknowledge an alarm or withdraw it (Overview and Feedback pages)", WRITERS),
     Rule("feedback_event", "Mark a report card as sent, a feedback event (Feedback page)", frozenset({LEAD})),
-    Rule("labelling_plan", "Change a labelling plan", WRITERS),
+    Rule("labelling_plan", "Issue or withdraw a labelling plan (Plan page)", WRITERS),
     Rule("roles_in_use", "See the roles in use (the roles file's lines, in the sidebar)", frozenset({LEAD})),
 )
 TABLE: dict[str, Rule] = {rule.key: rule for rule in RULES}

@@ -51,6 +51,11 @@ def fmt(x: Any, digits: int = 2, missing: str = "–") -> str:
     return str(x)
 
 
+def plus_minus(half_width: Any, digits: int = 2, missing: str = "–") -> str:
+    """An interval's half width, "±0.12" (`missing` when there is no interval)."""
+    return missing if is_missing(half_width) else f"±{fmt(float(half_width), digits)}"
+
+
 def fmt_ci(value: Any, lo: Any, hi: Any, digits: int = 2, ci_digits: int | None = None, missing: str = "–") -> str:
     """A value with its interval, "0.62 [0.41, 0.80]"; the value alone when the interval is undefined."""
     if is_missing(value):

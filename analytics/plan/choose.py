@@ -5,9 +5,9 @@ labels spread over the researchers, a share of them second labels for the resear
 A task's value is a pair, compared in order:
   1. reach: how many active contractors without a usable interval (fewer than USABLE_TASKS shared tasks) it brings
      one task closer;
-  2. narrowing: the fall of the sum of its contractors' squared expected half widths (widths.py), inactive
-     contractors at INACTIVE_WEIGHT (a square weighs the widest intervals most), plus COVERAGE for each dimension
-     with fewer than USABLE_TASKS shared tasks it covers;
+  2. narrowing: the fall of the sum of its active contractors' squared expected half widths (widths.py; a square
+     weighs the widest intervals most), plus COVERAGE for each dimension with fewer than USABLE_TASKS shared tasks it
+     covers (a contractor who stopped rating is shown, not aimed at: a lead no longer gives them feedback);
 each times the task's weight (recency and disagreement: candidates.py).
 """
 
@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from analytics.core.formatting import plus_minus
 from analytics.plan import widths
 from analytics.plan.needs import CEILING_TASKS, USABLE_TASKS, Needs
 
-INACTIVE_WEIGHT = 0.25  # narrowing a contractor who no longer rates counts this much
 OVERLAP_SHARE = 0.10  # at most this share of the labels goes to second labels for the researcher ceiling
 DISAGREEING = 1 / 3  # a task whose contractors' disagreement is at least this says so in its reason
 # A thin dimension's task counts as much as narrowing a contractor at p = 0.5 from USABLE_TASKS - 1 to USABLE_TASKS
@@ -56,12 +56,11 @@ class State:
         return self.active.get(key, False) and self.n.get(key, 0) < USABLE_TASKS
 
     def narrowing(self, key: tuple[str, str]) -> float:
-        """The fall of the contractor's squared expected half width from one more shared task (weighted)."""
-        if key not in self.models:
+        """The fall of an active contractor's squared expected half width from one more shared task (0 for others)."""
+        if key not in self.models or not self.active[key]:
             return 0.0
         m, n = self.models[key], self.n[key]
-        fall = m.at(n) ** 2 - m.at(n + 1) ** 2
-        return fall if self.active[key] else INACTIVE_WEIGHT * fall
+        return m.at(n) ** 2 - m.at(n + 1) ** 2
 
     def gain(self, key: tuple[str, str]) -> float:
         """The fall of the contractor's expected half width from one more shared task (the plan's expected_gain)."""
@@ -101,12 +100,12 @@ def reason(state: State, contractors: Sequence[str], rubric: str, thin: Sequence
         n, d = min(thin_now)
         parts.append(f"dimension {d} has {n} of {USABLE_TASKS} shared tasks")
     if not parts:
-        best = max(keys, key=state.gain, default=None)
+        best = max((k for k in keys if state.active.get(k)), key=state.gain, default=None)
         if best is not None and best in state.models:
             now = state.models[best].at(state.n[best])
-            parts.append(f"narrows {best[0]}'s interval (now ±{now:.2f})")
+            parts.append(f"narrows {best[0]}'s interval (now {plus_minus(now)})")
         else:
-            parts.append("no contractor on it needs it more than the rest")
+            parts.append("its contractors are no longer active: a label here serves their past figures only")
     if disagreement >= DISAGREEING:
         parts.append(f"its contractors disagree ({1 - disagreement:.0%} agreement among them)")
     return "; ".join(parts)

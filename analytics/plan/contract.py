@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from analytics.core.formatting import fmt
+from analytics.core.formatting import plus_minus
 from analytics.plan.needs import USABLE_TASKS
 from analytics.plan.propose import Plan
 
@@ -42,11 +42,6 @@ def payload(plan: Plan) -> dict:
     }
 
 
-def _width(x: Any) -> str:
-    """A half width as ±0.08, or 'no interval'."""
-    return "no interval" if x is None else f"±{fmt(x)}"
-
-
 def text(p: dict) -> str:
     """The plan for people: the labels with their reasons, then each contractor's interval now and expected."""
     lines = [f"{len(p['plan'])} of {p['budget']} labels proposed from {p['candidates']:,} candidate tasks."]
@@ -60,7 +55,7 @@ def text(p: dict) -> str:
     for before, after in zip(p["before"], p["after_expected"], strict=True):
         active = "" if before["active"] else " (inactive)"
         lines.append(
-            f"  {before['rater_id']} ({before['rubric']}){active}: {before['n_tasks']} tasks {_width(before['half_width'])}"
-            f" -> {after['n_tasks']} tasks {_width(after['half_width'])}"
+            f"  {before['rater_id']} ({before['rubric']}){active}: {before['n_tasks']} tasks {plus_minus(before['half_width'], missing='no interval')}"
+            f" -> {after['n_tasks']} tasks {plus_minus(after['half_width'], missing='no interval')}"
         )
     return "\n".join(lines)

@@ -96,6 +96,36 @@ FROM rated r LEFT JOIN shared s USING (rubric, dimension) ORDER BY 1, 2"""
     return Query("plan_dimension_coverage", sql, {**params, "rubrics": rubrics, **extra})
 
 
+def shared_tasks_query(filters: Filters, primary: dict[str, str]) -> Query:
+    """Per contractor and rubric, the tasks shared with researchers on the rubric's primary dimension under the
+    filter (reference tasks kept at ingest: what the interval's n_tasks counts, without its interval)."""
+    where, params = scope(filters).where_named("c")
+    rubrics = sorted(primary)
+    sql = f"""WITH primary_dims AS (SELECT unnest($rubrics) AS rubric, unnest($dimensions) AS dimension)
+SELECT c.rater_id, c.rubric, count(DISTINCT c.task_key) AS n_tasks
+FROM reference_tasks c JOIN primary_dims USING (rubric, dimension)
+WHERE c.role = 'contractor' AND {where} GROUP BY c.rater_id, c.rubric"""
+    return Query("plan_shared_tasks", sql, {**params, "rubrics": rubrics, "dimensions": [primary[r] for r in rubrics]})
+
+
+def lacking(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
+    """The active contractors without a usable interval under the filter (rater_id, rubric, n_tasks): the rows
+    `needs` marks active and not usable, from two small queries (the Overview's link to the Plan page)."""
+    primary = primary_of(con, filters) if plans_anyone(filters) else {}
+    columns = ["rater_id", "rubric", "n_tasks"]
+    if not primary:
+        return pd.DataFrame(columns=columns)
+    activity = activity_query(filters).df(con)
+    activity = activity[activity["rubric"].isin(list(primary)) & ~activity["rater_id"].map(an.is_anonymous)]
+    latest = activity["last_at"].max() if len(activity) else None
+    latest = None if latest is None or pd.isna(latest) else pd.Timestamp(latest).to_pydatetime()
+    shared = shared_tasks_query(filters, primary).df(con)
+    rows = activity.merge(shared, how="left", on=["rater_id", "rubric"])
+    rows["n_tasks"] = rows["n_tasks"].fillna(0).astype("int64")
+    short = _active(rows["last_at"], latest) & (rows["n_tasks"] < USABLE_TASKS)
+    return rows.loc[short, columns].sort_values(["rubric", "rater_id"]).reset_index(drop=True)
+
+
 def intervals(con: duckdb.DuckDBPyConnection, filters: Filters, primary: dict[str, str]) -> pd.DataFrame:
     """Every contractor's exact agreement with researchers on each rubric's primary dimension with its interval
     (agreement.rater_agreement, as the Agreement page and the Feedback ranking compute it) under the filter."""

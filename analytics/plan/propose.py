@@ -3,6 +3,7 @@ expected interval once they are done (`after_expected`)."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,36 @@ class Plan:
     researchers: tuple[str, ...]
     n_candidates: int
     queries: tuple[Query, ...]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A plan's headline: active contractors without a usable interval and the widest active interval's half
+    width, now and expected after (NaN without an interval)."""
+
+    short_now: int
+    short_after: int
+    widest_now: float
+    widest_after: float
+
+
+def summary(plan: Plan) -> Summary:
+    """The plan's headline figures (the page's metrics, the benchmark's margins)."""
+    now, after = plan.before[plan.before["active"]], plan.after[plan.after["active"]]
+    return Summary(
+        int((~now["usable"]).sum()),
+        int((~after["usable"]).sum()),
+        float(now["half_width"].max()) if now["half_width"].notna().any() else math.nan,
+        float(after["half_width"].max()) if after["half_width"].notna().any() else math.nan,
+    )
+
+
+def side_by_side(plan: Plan) -> pd.DataFrame:
+    """Each contractor's row now with their shared tasks, half width and usability expected after (`_after`)."""
+    keys = ["rater_id", "rubric"]
+    return plan.before.merge(
+        plan.after[[*keys, "n_tasks", "half_width", "usable"]], on=keys, how="left", suffixes=("", "_after")
+    )
 
 
 def check_budget(budget: int) -> int:
