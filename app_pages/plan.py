@@ -161,7 +161,7 @@ d[0].download_button(
 )
 d[1].download_button(
     "Download the assignments (CSV)",
-    exports.assignment_csv(plan.labels),
+    lambda: exports.assignment_csv(plan.labels),
     file_name="labelling_plan_assignments.csv",
     mime="text/csv",
     key="plan_dl_assign",

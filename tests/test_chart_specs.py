@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import app_test
 from ui import charts
 
-PAGES = ["overview", "agreement", "distributions", "disagreements", "feedback", "raters", "consistency", "data"]
+PAGES = ["overview", "agreement", "distributions", "disagreements", "feedback", "raters", "consistency", "plan", "data"]
 
 
 def chart_specs(at) -> list[dict]:

@@ -28,6 +28,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("analytics.alarms",),
     ("analytics.model",),
     ("analytics.feedback",),
+    ("analytics.plan",),
     ("analytics.cli", "analytics.__main__"),
 ]
 LAZY_IMPORTS_ALLOWED = ("analytics.cli", "analytics.__main__")

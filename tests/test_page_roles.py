@@ -24,7 +24,15 @@ AUTH = {  # the shape docs/deploy.md gives; no provider is reached in these test
     "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
 }
 ROLES = "email,role,rater_id\nlead@lab.org,lead,\nres@lab.org,researcher,r01\nview@lab.org,viewer,\neli@lab.org,contractor,c06\n"
-WRITE_BUTTONS = {"mk_add", "mk_remove_button", "unload_ask", "cons_recheck", "dataset_load", "ov_alarms_ack"}
+WRITE_BUTTONS = {
+    "mk_add",
+    "mk_remove_button",
+    "unload_ask",
+    "cons_recheck",
+    "dataset_load",
+    "ov_alarms_ack",
+    "plan_issue",
+}
 
 
 @pytest.fixture
@@ -134,6 +142,7 @@ def test_a_lead_sees_every_page_and_every_write(roles_file, shared_app_store):
     at = signed_in("lead@lab.org", "app_pages/overview.py")
     assert {"mk_add", "ov_alarms_ack"} <= buttons(at)
     assert not refused(signed_in("lead@lab.org", "app_pages/explore.py"))
+    assert "plan_issue" in buttons(signed_in("lead@lab.org", "app_pages/plan.py"))
 
 
 def test_a_researcher_changes_all_but_unloads(roles_file, shared_app_store):
@@ -145,7 +154,7 @@ def test_a_researcher_changes_all_but_unloads(roles_file, shared_app_store):
     assert not refused(signed_in("res@lab.org", "app_pages/explore.py"))
 
 
-@pytest.mark.parametrize("name", ["overview", "data", "disagreements", "consistency", "feedback"])
+@pytest.mark.parametrize("name", ["overview", "data", "disagreements", "consistency", "feedback", "plan"])
 def test_a_viewer_reads_and_downloads_but_writes_nothing(roles_file, shared_app_store, name):
     at = signed_in("view@lab.org", f"app_pages/{name}.py")
     assert not at.exception and not refused(at), (at.exception, refused(at))

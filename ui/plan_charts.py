@@ -35,7 +35,7 @@ def widths_now_and_after(before: pd.DataFrame, after: pd.DataFrame, names: dict[
     lines = (
         alt.Chart(both.dropna(subset=["half_width", "half_width_after"]))
         .mark_rule(color="#bbbbbb", strokeWidth=2)
-        .encode(y=y, x=alt.X("half_width:Q", title=x_title), x2="half_width_after:Q")
+        .encode(y=y, x=alt.X("half_width:Q", title=x_title), x2=alt.X2("half_width_after:Q"))
     )
     points = (
         alt.Chart(long)

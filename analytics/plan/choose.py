@@ -2,13 +2,14 @@
 do, recomputed lazily (a task's value only falls as others are taken: Minoux 1978's accelerated greedy), then
 labels spread over the researchers, a share of them second labels for the researcher ceiling.
 
-A task's value is a pair, compared in order:
+A task's value is three numbers, compared in order:
   1. reach: how many active contractors without a usable interval (fewer than USABLE_TASKS shared tasks) it brings
-     one task closer;
-  2. narrowing: the fall of the sum of its active contractors' squared expected half widths (widths.py; a square
+     one task closer (unweighted: a recent task helping one such contractor never beats an older one helping two);
+  2. the same reach times the task's weight, which orders tasks of equal reach;
+  3. narrowing: the fall of the sum of its active contractors' squared expected half widths (widths.py; a square
      weighs the widest intervals most), plus COVERAGE for each dimension with fewer than USABLE_TASKS shared tasks it
      covers (a contractor who stopped rating is shown, not aimed at: a lead no longer gives them feedback);
-each times the task's weight (recency and disagreement: candidates.py).
+times the task's weight (recency and disagreement: candidates.py).
 """
 
 from __future__ import annotations
@@ -69,12 +70,14 @@ class State:
         m, n = self.models[key], self.n[key]
         return m.at(n) - m.at(n + 1)
 
-    def value(self, contractors: Sequence[str], rubric: str, thin: Sequence[str], weight: float) -> tuple[float, float]:
+    def value(
+        self, contractors: Sequence[str], rubric: str, thin: Sequence[str], weight: float
+    ) -> tuple[float, float, float]:
         """The task's value now (module docstring)."""
         keys = [(c, rubric) for c in contractors]
         reach = sum(self.short(k) for k in keys)
         covered = sum(self.thin.get((rubric, d), USABLE_TASKS) < USABLE_TASKS for d in thin)
-        return reach * weight, (sum(self.narrowing(k) for k in keys) + COVERAGE * covered) * weight
+        return reach, reach * weight, (sum(self.narrowing(k) for k in keys) + COVERAGE * covered) * weight
 
     def take(self, contractors: Sequence[str], rubric: str, thin: Sequence[str]) -> None:
         """Count one more shared task for the task's contractors and thin dimensions."""
@@ -113,7 +116,8 @@ def reason(state: State, contractors: Sequence[str], rubric: str, thin: Sequence
 
 def overlap_labels(needs: Needs, budget: int, researchers: Sequence[str]) -> dict[str, int]:
     """Second labels per rubric for the researcher ceiling: none without two named researchers; else what each
-    rubric lacks of CEILING_TASKS tasks with two researchers, at most OVERLAP_SHARE of the budget in all."""
+    rubric lacks of CEILING_TASKS tasks with two researchers, at most OVERLAP_SHARE of the budget in all (given once
+    no task brings an active contractor closer to a usable interval: `choose`)."""
     if len(researchers) < 2:
         return {}
     room = math.floor(budget * OVERLAP_SHARE)
@@ -142,32 +146,39 @@ def choose(needs: Needs, tasks: pd.DataFrame, budget: int, researchers: Sequence
             strict=True,
         )
     )
-    heap: list[tuple[float, float, int]] = []
-    for i, (_, r, c, th, w, _) in enumerate(records):
-        reach, narrowing = state.value(c, r, th, w)
-        heap.append((-reach, -narrowing, i))
+    heap = [(*_negated(state.value(c, r, th, w)), i) for i, (_, r, c, th, w, _) in enumerate(records)]
     heapq.heapify(heap)
     chosen: list[dict] = []
     labels = 0
     while heap and labels < budget:
-        _, _, i = heapq.heappop(heap)
+        i = heapq.heappop(heap)[-1]
         task_id, rubric, contractors, thin, weight, disagreement = records[i]
-        value = state.value(contractors, rubric, thin, weight)
-        if heap and (-value[0], -value[1]) > heap[0][:2]:  # a stale value: another task may be worth more now
-            heapq.heappush(heap, (-value[0], -value[1], i))
+        key = _negated(state.value(contractors, rubric, thin, weight))
+        if heap and key > heap[0][:3]:  # a stale value: another task may be worth more now
+            heapq.heappush(heap, (*key, i))
             continue
         gain = sum(state.gain((c, rubric)) for c in contractors)
         words = reason(state, contractors, rubric, thin, float(disagreement))
         state.take(contractors, rubric, thin)
         chosen.append(_row(task_id, rubric, words, contractors, gain, False))
         labels += 1
-        if second.get(rubric, 0) and labels < budget:
+        # Second labels come after every reachable contractor's usable interval (the aims' order): once the best
+        # task left reaches nobody, no task does.
+        if second.get(rubric, 0) and labels < budget and key[0] == 0:
             second[rubric] -= 1
-            lack = CEILING_TASKS - needs.ceiling.get(rubric, 0)
-            words = f"second researcher for the ceiling: {rubric} has {CEILING_TASKS - lack} of {CEILING_TASKS} tasks two researchers labelled"
+            have = needs.ceiling.get(rubric, 0) + sum(r["second_label"] and r["rubric"] == rubric for r in chosen)
+            words = (
+                f"second researcher for the ceiling: {rubric} has {have} of the {CEILING_TASKS} tasks two researchers "
+                "labelled that a usable ceiling needs"
+            )
             chosen.append(_row(task_id, rubric, words, contractors, 0.0, True))
             labels += 1
     return _assigned(pd.DataFrame(chosen, columns=list(PLAN_COLUMNS)), researchers)
+
+
+def _negated(value: tuple[float, float, float]) -> tuple[float, float, float]:
+    """A value as a heap key (heapq pops the smallest)."""
+    return -value[0], -value[1], -value[2]
 
 
 def _row(task_id: str, rubric: str, words: str, contractors: Sequence[str], gain: float, second: bool) -> dict:

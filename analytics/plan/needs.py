@@ -26,6 +26,7 @@ USABLE_TASKS = ag.MIN_TASKS  # shared tasks from which an interval is usable: no
 ACTIVE_DAYS = 28  # a contractor who rated within this many days of the latest rating in scope is active
 CEILING_TASKS = ag.MIN_TASKS  # tasks two researchers label per rubric for a usable researcher ceiling
 UNKNOWN_P = 0.5  # the agreement a width is modelled at where a rubric has no shared task yet (the widest)
+PRIOR_TASKS = ag.MIN_INTERVAL_TASKS  # the weight, in tasks, of the rubric's pooled agreement in a width forecast
 N_BOOT = 1000  # the agreement report's setting; exact agreement's interval is Wilson's, resampling nothing
 BEFORE_COLUMNS = ("rater_id", "rubric", "dimension", "n_tasks", "half_width", STATISTIC, "active", "usable")
 
@@ -185,8 +186,10 @@ def _active(last_at: pd.Series, latest: dt.datetime | None) -> pd.Series:
 
 
 def _with_models(table: pd.DataFrame) -> pd.DataFrame:
-    """The width model of each row (widths.WidthModel): a contractor with an interval keeps their own agreement and
-    design effect; one without gets their rubric's pooled agreement and median design effect."""
+    """The width model of each row (widths.WidthModel): a contractor with an interval keeps their design effect and
+    their agreement pulled toward the rubric's pooled agreement as if that were PRIOR_TASKS tasks (2 agreeing of 2
+    would otherwise forecast ±0.05 at 30 tasks: bench/bench_plan.py measured ±0.16); one without gets the rubric's
+    pooled agreement and median design effect."""
     p = table[STATISTIC].astype(float)
     ratio = pd.Series(
         [
@@ -202,4 +205,6 @@ def _with_models(table: pd.DataFrame) -> pd.DataFrame:
     median_ratio = ratio.groupby(table["rubric"]).median()
     team_p = table["rubric"].map(pooled).fillna(UNKNOWN_P)
     team_ratio = table["rubric"].map(median_ratio).fillna(1.0)
-    return table.assign(p=p.where(has, team_p), ratio=ratio.where(has, team_ratio))
+    n = table["n_tasks"].astype(float)
+    shrunk = (n * p.fillna(0) + PRIOR_TASKS * team_p) / (n + PRIOR_TASKS)
+    return table.assign(p=shrunk.where(has, team_p), ratio=ratio.where(has, team_ratio))

@@ -34,10 +34,14 @@ class Plan:
     queries: tuple[Query, ...]
 
 
+NO_INTERVAL = 0.5  # the half width a contractor without a shared task counts as: the interval [0, 1]
+
+
 @dataclass(frozen=True)
 class Summary:
     """A plan's headline: active contractors without a usable interval and the widest active interval's half
-    width, now and expected after (NaN without an interval)."""
+    width, now and expected after (a contractor without an interval counts as NO_INTERVAL; NaN without active
+    contractors)."""
 
     short_now: int
     short_after: int
@@ -51,8 +55,8 @@ def summary(plan: Plan) -> Summary:
     return Summary(
         int((~now["usable"]).sum()),
         int((~after["usable"]).sum()),
-        float(now["half_width"].max()) if now["half_width"].notna().any() else math.nan,
-        float(after["half_width"].max()) if after["half_width"].notna().any() else math.nan,
+        float(now["half_width"].fillna(NO_INTERVAL).max()) if len(now) else math.nan,
+        float(after["half_width"].fillna(NO_INTERVAL).max()) if len(after) else math.nan,
     )
 
 
