@@ -5,8 +5,6 @@ Every id and piece of text from the data is shown escaped or as plain text."""
 
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 from analytics.core.filters import Filters
@@ -115,19 +113,21 @@ m[1].metric(
     help="Rated by contractors under the filters, labelled by no researcher, in no open plan.",
 )
 m[2].metric(
-    "Active contractors without a usable interval",
+    "Without a usable interval",
     head.short_now,
-    delta=head.short_after - head.short_now,
+    delta=head.short_change(),
     delta_color="inverse",
-    help=f"Fewer than {USABLE_TASKS} tasks shared with researchers; the change is what the plan is expected to do.",
+    help=f"Active contractors with fewer than {USABLE_TASKS} tasks shared with researchers; the change is what the "
+    "plan is expected to do.",
 )
+widest_change = head.widest_change()
 m[3].metric(
     "Widest interval (active)",
     plus_minus(head.widest_now),
-    delta=None if math.isnan(head.widest_now + head.widest_after) else f"{head.widest_after - head.widest_now:+.2f}",
+    delta=None if widest_change is None else f"{widest_change:+.2f}",
     delta_color="inverse",
-    help="Half width of the widest 95% interval of exact agreement with researchers among active contractors; the "
-    "change is what the plan is expected to do.",
+    help="Half width of the widest 95% interval of exact agreement with researchers among active contractors (±0.50 "
+    "without a shared task); the change is what the plan is expected to do.",
 )
 
 if before.empty:

@@ -283,7 +283,7 @@ def plan_labels(plan: Plan) -> list[tuple[str, str]]:
 def random_labels(con: duckdb.DuckDBPyConnection, budget: int, seed: int) -> tuple[list[tuple[str, str]], int]:
     """`budget` labels by r1 on candidate tasks drawn uniformly at random, and how many candidates there were."""
     filters = Filters()
-    found = cd.candidates(con, filters, needs(con, filters)).tasks
+    found = cd.candidates(con, filters, needs(con, filters))
     ids = sorted(set(found["task_id"].astype(str)))
     rng = np.random.default_rng([seed, 52])
     drawn = rng.choice(len(ids), size=min(budget, len(ids)), replace=False)

@@ -44,7 +44,7 @@ def test_the_page_shows_the_commands_plan_with_its_three_downloads(
     assert at.multiselect(key="plan_researchers").value == list(RESEARCHERS)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Labels proposed"] == str(BUDGET)
-    assert metrics["Active contractors without a usable interval"] == "5"
+    assert metrics["Without a usable interval"] == "5"
     (chart,) = at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")
     assert "expected after the plan" in chart.proto.spec
     click_downloads(at, download_buttons)

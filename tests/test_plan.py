@@ -221,7 +221,7 @@ def test_the_width_model_inverts_the_wilson_interval(p, n):
 
 def test_disagreement_and_recency_weigh_a_task(project):
     aims = needs(project, Filters())
-    found = cd.candidates(project, Filters(), aims).tasks.set_index("task_id")
+    found = cd.candidates(project, Filters(), aims).set_index("task_id")
     # o1's tasks (100-119) were rated by h1 and h2 recently too: their latest rating is recent.
     assert found.loc["t070", "disagreement"] > 0  # n1 gives a level h1 and h2 do not
     old = cd.recency(pd.Series([aims.latest - dt.timedelta(days=56)]), aims.latest)

@@ -11,7 +11,7 @@ MOMENTS = alt.Scale(domain=["now", "expected after the plan"], range=["#9e9e9e",
 
 
 def widths_now_and_after(before: pd.DataFrame, after: pd.DataFrame, names: dict[str, str]) -> alt.LayerChart:
-    """One row per active contractor and rubric, widest now first: the half width of their exact agreement's 95%
+    """One row per active contractor and rubric (named by its short name: titles would crowd the axis), widest now first: the half width of their exact agreement's 95%
     interval now and expected after the plan, joined by a line (a contractor without a shared task has no point now)."""
     keys = ["rater_id", "rubric"]
     both = before[before["active"]].merge(after[keys + ["n_tasks", "half_width"]], on=keys, suffixes=("", "_after"))

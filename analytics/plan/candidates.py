@@ -5,7 +5,6 @@ rating and how far their contractors agree among themselves."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 
 import duckdb
 import numpy as np
@@ -14,7 +13,7 @@ import pandas as pd
 from analytics.core.filters import Filters
 from analytics.core.queries import Query
 from analytics.plan import issued
-from analytics.plan.needs import Needs, scope
+from analytics.plan.needs import PRIMARY_DIMS, Needs, primary_params, scope
 
 HALF_LIFE_DAYS = 28  # a task's weight halves for every four weeks between its latest rating and the latest in scope
 MIN_RECENCY = 0.25  # the weight of old tasks does not fall below this: they still serve contractors who left
@@ -36,7 +35,7 @@ def candidates_query(filters: Filters, primary: dict[str, str], with_plans: bool
     """Per candidate task and rubric: its contractors on the primary dimension (sorted), their latest rating, and
     the share of the other contractors who gave each contractor's level, pooled (NULL with one contractor)."""
     where, params = scope(filters).where_named("c")
-    sql = f"""WITH primary_dims AS (SELECT unnest($rubrics) AS rubric, unnest($dimensions) AS dimension),
+    sql = f"""WITH {PRIMARY_DIMS},
 {_excluded(with_plans)}
 SELECT k.task_id, c.rubric, list(DISTINCT c.rater_id ORDER BY c.rater_id) AS contractors,
        max(c.submitted_at) AS last_at, sum(c.agree_sum) / nullif(sum(c.agree_n), 0) AS consensus
@@ -45,8 +44,7 @@ WHERE {where}
   AND c.task_key NOT IN (SELECT task_key FROM labelled) AND c.task_key NOT IN (SELECT task_key FROM assigned)
 GROUP BY k.task_id, c.rubric
 ORDER BY c.rubric, k.task_id"""
-    rubrics = sorted(primary)
-    return Query("plan_candidates", sql, {**params, "rubrics": rubrics, "dimensions": [primary[r] for r in rubrics]})
+    return Query("plan_candidates", sql, {**params, **primary_params(primary)})
 
 
 def thin_query(filters: Filters, thin: list[tuple[str, str]], with_plans: bool = True) -> Query:
@@ -66,24 +64,16 @@ GROUP BY k.task_id, c.rubric"""
     )
 
 
-@dataclass(frozen=True)
-class Candidates:
-    """The candidate tasks, one row per task and rubric: task_id, rubric, contractors (a tuple), last_at, weight
-    (recency times disagreement: docs/plan.md), disagreement and thin (the thin dimensions it covers, a tuple)."""
-
-    tasks: pd.DataFrame
-    queries: tuple[Query, ...]
-
-
-def candidates(con: duckdb.DuckDBPyConnection, filters: Filters, needs: Needs) -> Candidates:
-    """The tasks a plan under `filters` may propose, weighted (docs/plan.md)."""
+def candidates(con: duckdb.DuckDBPyConnection, filters: Filters, needs: Needs) -> pd.DataFrame:
+    """The tasks a plan under `filters` may propose, one row per task and rubric: task_id, rubric, contractors (a
+    tuple), last_at, disagreement, weight (recency times 1 + disagreement: docs/plan.md) and thin (the thin
+    dimensions it covers, a tuple)."""
     columns = ["task_id", "rubric", "contractors", "last_at", "disagreement", "weight", "thin"]
     if not needs.primary:
-        return Candidates(pd.DataFrame(columns=columns), ())
+        return pd.DataFrame(columns=columns)
     with_plans = issued.has_tables(con)
     q = candidates_query(filters, needs.primary, with_plans)
     tasks = q.df(con)
-    queries = [q]
     tasks["contractors"] = [tuple(c) for c in tasks["contractors"]]
     consensus = tasks["consensus"].astype(float)
     tasks["disagreement"] = (1 - consensus).fillna(0.0).clip(0, 1)
@@ -92,10 +82,9 @@ def candidates(con: duckdb.DuckDBPyConnection, filters: Filters, needs: Needs) -
     tasks["thin"] = [()] * len(tasks)
     if thin and len(tasks):
         tq = thin_query(filters, thin, with_plans)
-        queries.append(tq)
         covered = {(t, r): tuple(d) for t, r, d in tq.rows(con)}
         tasks["thin"] = [covered.get((t, r), ()) for t, r in zip(tasks["task_id"], tasks["rubric"], strict=True)]
-    return Candidates(tasks[columns].reset_index(drop=True), tuple(queries))
+    return tasks[columns].reset_index(drop=True)
 
 
 def recency(last_at: pd.Series, latest: dt.datetime | None) -> np.ndarray:

@@ -35,13 +35,17 @@ PLAN_COLUMNS = ("priority", "task_id", "rubric", "researcher", "reason", "contra
 
 @dataclass
 class State:
-    """The shared tasks each contractor (rater_id, rubric) and thin dimension would have with the plan so far."""
+    """The shared tasks each contractor (rater_id, rubric) and thin dimension would have with the plan so far, with
+    who is active and each contractor's width model."""
 
     needs: Needs
-    n: dict[tuple[str, str], int] = field(default_factory=dict)
-    thin: dict[tuple[str, str], int] = field(default_factory=dict)
+    n: dict[tuple[str, str], int] = field(init=False)
+    thin: dict[tuple[str, str], int] = field(init=False)
+    active: dict[tuple[str, str], bool] = field(init=False)
+    models: dict[tuple[str, str], widths.WidthModel] = field(init=False)
 
     def __post_init__(self) -> None:
+        """The counts, activity and models of the needs' contractors before any label of the plan."""
         rows = self.needs.contractors
         self.n = {
             (str(r), str(b)): int(n) for r, b, n in zip(rows["rater_id"], rows["rubric"], rows["n_tasks"], strict=True)
@@ -150,6 +154,7 @@ def choose(needs: Needs, tasks: pd.DataFrame, budget: int, researchers: Sequence
     heapq.heapify(heap)
     chosen: list[dict] = []
     labels = 0
+    given: dict[str, int] = {}  # second labels planned so far per rubric
     while heap and labels < budget:
         i = heapq.heappop(heap)[-1]
         task_id, rubric, contractors, thin, weight, disagreement = records[i]
@@ -164,9 +169,9 @@ def choose(needs: Needs, tasks: pd.DataFrame, budget: int, researchers: Sequence
         labels += 1
         # Second labels come after every reachable contractor's usable interval (the aims' order): once the best
         # task left reaches nobody, no task does.
-        if second.get(rubric, 0) and labels < budget and key[0] == 0:
-            second[rubric] -= 1
-            have = needs.ceiling.get(rubric, 0) + sum(r["second_label"] and r["rubric"] == rubric for r in chosen)
+        if given.get(rubric, 0) < second.get(rubric, 0) and labels < budget and key[0] == 0:
+            have = needs.ceiling.get(rubric, 0) + given.get(rubric, 0)
+            given[rubric] = given.get(rubric, 0) + 1
             words = (
                 f"second researcher for the ceiling: {rubric} has {have} of the {CEILING_TASKS} tasks two researchers "
                 "labelled that a usable ceiling needs"

@@ -68,7 +68,7 @@ def activity_query(filters: Filters) -> Query:
     """Each contractor's latest rating per rubric under the filter (rater tasks kept at ingest)."""
     where, params = scope(filters).where_named()
     sql = f"""SELECT rater_id, rubric, max(submitted_at) AS last_at FROM rater_tasks
-WHERE role = 'contractor' AND NOT starts_with(rater_id, 'anon:') AND {where} GROUP BY rater_id, rubric"""
+WHERE role = 'contractor' AND {where} GROUP BY rater_id, rubric"""
     return Query("plan_contractor_activity", sql, params)
 
 
@@ -97,16 +97,24 @@ FROM rated r LEFT JOIN shared s USING (rubric, dimension) ORDER BY 1, 2"""
     return Query("plan_dimension_coverage", sql, {**params, "rubrics": rubrics, **extra})
 
 
+PRIMARY_DIMS = "primary_dims AS (SELECT unnest($rubrics) AS rubric, unnest($dimensions) AS dimension)"
+
+
+def primary_params(primary: dict[str, str]) -> dict[str, list[str]]:
+    """The parameters of PRIMARY_DIMS, the (rubric, primary dimension) pairs as a table in a query."""
+    rubrics = sorted(primary)
+    return {"rubrics": rubrics, "dimensions": [primary[r] for r in rubrics]}
+
+
 def shared_tasks_query(filters: Filters, primary: dict[str, str]) -> Query:
     """Per contractor and rubric, the tasks shared with researchers on the rubric's primary dimension under the
     filter (reference tasks kept at ingest: what the interval's n_tasks counts, without its interval)."""
     where, params = scope(filters).where_named("c")
-    rubrics = sorted(primary)
-    sql = f"""WITH primary_dims AS (SELECT unnest($rubrics) AS rubric, unnest($dimensions) AS dimension)
+    sql = f"""WITH {PRIMARY_DIMS}
 SELECT c.rater_id, c.rubric, count(DISTINCT c.task_key) AS n_tasks
 FROM reference_tasks c JOIN primary_dims USING (rubric, dimension)
 WHERE c.role = 'contractor' AND {where} GROUP BY c.rater_id, c.rubric"""
-    return Query("plan_shared_tasks", sql, {**params, "rubrics": rubrics, "dimensions": [primary[r] for r in rubrics]})
+    return Query("plan_shared_tasks", sql, {**params, **primary_params(primary)})
 
 
 def lacking(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
@@ -116,10 +124,7 @@ def lacking(con: duckdb.DuckDBPyConnection, filters: Filters) -> pd.DataFrame:
     columns = ["rater_id", "rubric", "n_tasks"]
     if not primary:
         return pd.DataFrame(columns=columns)
-    activity = activity_query(filters).df(con)
-    activity = activity[activity["rubric"].isin(list(primary)) & ~activity["rater_id"].map(an.is_anonymous)]
-    latest = activity["last_at"].max() if len(activity) else None
-    latest = None if latest is None or pd.isna(latest) else pd.Timestamp(latest).to_pydatetime()
+    activity, latest = _activity(con, filters, primary)
     shared = shared_tasks_query(filters, primary).df(con)
     rows = activity.merge(shared, how="left", on=["rater_id", "rubric"])
     rows["n_tasks"] = rows["n_tasks"].fillna(0).astype("int64")
@@ -153,18 +158,13 @@ def needs(con: duckdb.DuckDBPyConnection, filters: Filters) -> Needs:
     empty = pd.DataFrame(columns=[*BEFORE_COLUMNS, "p", "ratio"]).set_index(["rater_id", "rubric"], drop=False)
     if not rubrics:
         return Needs(empty, primary, {}, {}, None)
-    activity = activity_query(filters).df(con)
-    activity = activity[activity["rubric"].isin(rubrics)]
-    latest = activity["last_at"].max() if len(activity) else None
-    latest = None if latest is None or pd.isna(latest) else pd.Timestamp(latest).to_pydatetime()
-    rows = intervals(con, filters, primary)
-    table = activity.merge(rows, how="left", on=["rater_id", "rubric"])
-    table = table[~table["rater_id"].map(an.is_anonymous)]
+    activity, latest = _activity(con, filters, primary)
+    table = activity.merge(intervals(con, filters, primary), how="left", on=["rater_id", "rubric"])
     table["dimension"] = table["rubric"].map(primary)
     table["n_tasks"] = table["n_tasks"].fillna(0).astype("int64")
     table["half_width"] = (table[f"{STATISTIC}_ci_high"] - table[f"{STATISTIC}_ci_low"]) / 2
     table["active"] = _active(table["last_at"], latest)
-    table["usable"] = table["half_width"].notna() & (table["n_tasks"] >= USABLE_TASKS)
+    table["usable"] = usable(table["half_width"], table["n_tasks"])
     table = _with_models(table)
     table = table.sort_values(["rubric", "rater_id"]).set_index(["rater_id", "rubric"], drop=False)
     ceiling = {r: int(n) for r, n in ceiling_query(rubrics).rows(con)}
@@ -175,6 +175,22 @@ def needs(con: duckdb.DuckDBPyConnection, filters: Filters) -> Needs:
         if n < USABLE_TASKS
     }
     return Needs(table[[*BEFORE_COLUMNS, "p", "ratio"]], primary, {r: ceiling.get(r, 0) for r in rubrics}, thin, latest)
+
+
+def _activity(
+    con: duckdb.DuckDBPyConnection, filters: Filters, primary: dict[str, str]
+) -> tuple[pd.DataFrame, dt.datetime | None]:
+    """Each contractor's latest rating per planned rubric (anonymous label positions left out: nobody to plan for),
+    and the latest of all."""
+    activity = activity_query(filters).df(con)
+    activity = activity[activity["rubric"].isin(list(primary)) & ~activity["rater_id"].map(an.is_anonymous)]
+    latest = activity["last_at"].max() if len(activity) else None
+    return activity, None if latest is None or pd.isna(latest) else pd.Timestamp(latest).to_pydatetime()
+
+
+def usable(half_width: pd.Series, n_tasks: pd.Series) -> pd.Series:
+    """Whether each interval is usable: there is one, over at least USABLE_TASKS shared tasks."""
+    return half_width.notna() & (n_tasks >= USABLE_TASKS)
 
 
 def _active(last_at: pd.Series, latest: dt.datetime | None) -> pd.Series:

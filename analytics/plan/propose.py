@@ -15,7 +15,7 @@ from analytics.core.filters import Filters
 from analytics.core.queries import Query, recording
 from analytics.plan import candidates as cd
 from analytics.plan import choose as ch
-from analytics.plan.needs import BEFORE_COLUMNS, Needs, needs
+from analytics.plan.needs import BEFORE_COLUMNS, Needs, needs, usable
 
 MAX_BUDGET = 100_000  # labels one plan may ask for
 
@@ -47,6 +47,15 @@ class Summary:
     short_after: int
     widest_now: float
     widest_after: float
+
+    def short_change(self) -> int | None:
+        """The expected change of the contractors without a usable interval (None: no change)."""
+        return (self.short_after - self.short_now) or None
+
+    def widest_change(self) -> float | None:
+        """The expected change of the widest half width, to two decimals (None: none, or no interval)."""
+        change = round(self.widest_after - self.widest_now, 2)
+        return None if math.isnan(change) or change == 0 else change
 
 
 def summary(plan: Plan) -> Summary:
@@ -82,9 +91,9 @@ def propose(con: duckdb.DuckDBPyConnection, filters: Filters, budget: int, resea
     with recording() as ran:
         aims = needs(con, filters)
         found = cd.candidates(con, filters, aims)
-    labels = ch.choose(aims, found.tasks, budget, names)
+    labels = ch.choose(aims, found, budget, names)
     before = aims.contractors[list(BEFORE_COLUMNS)].reset_index(drop=True)
-    return Plan(labels, before, expected(aims, labels), budget, names, len(found.tasks), tuple(ran))
+    return Plan(labels, before, expected(aims, labels), budget, names, len(found), tuple(ran))
 
 
 def expected(aims: Needs, labels: pd.DataFrame) -> pd.DataFrame:
@@ -107,5 +116,5 @@ def expected(aims: Needs, labels: pd.DataFrame) -> pd.DataFrame:
         widths.append(width if k == 0 else aims.model(rater, rubric).shown_at(int(n) + k))
     out["n_tasks"] = n_after
     out["half_width"] = pd.Series(widths, dtype=float)
-    out["usable"] = out["half_width"].notna() & (out["n_tasks"] >= ch.USABLE_TASKS)
+    out["usable"] = usable(out["half_width"], out["n_tasks"])
     return out
