@@ -67,8 +67,8 @@ st.markdown(
     "intervals most. First every active contractor (rated in the last "
     f"{ACTIVE_DAYS} days of the data) gets the {USABLE_TASKS} tasks shared with researchers a usable interval needs; "
     "then the widest intervals narrow most per label; tasks where contractors disagree and recent tasks count for "
-    "more; every dimension keeps coverage, and some tasks get a second researcher for the researcher ceiling "
-    "(docs/plan.md). Only tasks inside the sidebar's filters that no researcher labelled are proposed."
+    "more; every dimension keeps coverage, and some tasks get a second researcher so that researcher-researcher "
+    "agreement stays measured. Only tasks inside the sidebar's filters that no researcher labelled are proposed."
 )
 options = sidebar.options()
 known = sorted(r for r, role in options["rater_roles"].items() if role == "researcher")
@@ -92,7 +92,7 @@ researchers = tuple(
         key="plan_researchers",
         format_func=sidebar.rater_name,
         help="The labels are spread over them; with two "
-        "or more, some tasks get a second label for the researcher ceiling.",
+        "or more, some tasks get a second label for researcher-researcher agreement.",
     )
 )
 con = state.cursor()
@@ -143,8 +143,8 @@ names = {r: sidebar.rater_name(r) for r in before["rater_id"]}
 show(st, pc.widths_now_and_after(before, after, names))
 st.caption(
     "Each active contractor's exact agreement with researchers on the rubric's primary dimension: the half width of "
-    "its 95% interval now (grey) and expected once the plan's labels are in (blue; the contractor's agreement and "
-    "design effect held, analytics/plan/widths.py). Widest first."
+    "its 95% interval now (grey) and expected once the plan's labels are in (blue: the same agreement, pulled a little "
+    "toward the rubric's while a contractor shares few tasks, and the same units per task). Widest first."
 )
 
 st.subheader("Proposed labels")

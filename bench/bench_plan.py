@@ -27,7 +27,7 @@ newcomers who joined in the last two weeks; each gives the true level with their
 ACCURACY), else a neighbouring level. At 4,000 tasks a heavy rater rates some 1,450-1,500 of them, a regular one
 600-700, a light one 170-250, a newcomer 70-100 (enough for the 30 shared tasks of a usable interval to be within
 a plan's reach: a contractor with fewer tasks than that cannot be helped by any plan). Researchers r1 and r2 have labelled RESEARCHER_SHARE of the tasks at random
-(each by one of them, DOUBLE_SHARE of those by both: the researcher ceiling), each giving the true level with
+(each by one of them, DOUBLE_SHARE of those by both: researcher-researcher agreement), each giving the true level with
 chance RESEARCHER_ACCURACY, else a neighbour; a researcher's label of a task is drawn once per seed, so the plan's
 and random's copies get the same label wherever they label the same task.
 """

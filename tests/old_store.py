@@ -16,6 +16,7 @@ CREATED_BY = {
     17: ("store_identity",),
     18: ("feedback_events",),
     20: ("task_patterns",),
+    21: ("label_plans", "label_plan_tasks"),
 }
 # Tables a migration rebuilt in a new shape, by its version: the table and the migration that made its old shape.
 REBUILT_BY = {

@@ -15,7 +15,7 @@ from analytics.cli.main import COMMANDS
 from analytics.ingest.load import ingest_bytes
 from tests.cli_helpers import run_cli
 
-TABLES = ("ratings", "ingest_log")  # what the commands read first
+TABLES = ("ratings", "ingest_log", "rater_tasks")  # what the commands read first (plan: the kept rater tasks)
 
 
 def _rows(prefix: str, n: int = 60, task: str = "t") -> bytes:
@@ -58,6 +58,7 @@ def _commands(db: str, tmp: Path) -> dict[str, list[str]]:
         "consistency": ["consistency", "--db", db],
         "effects": ["effects", "--db", db],
         "model": ["model", "--db", db],
+        "plan": ["plan", "--budget", "5", "--db", db],
         "report": ["report", "--all", "--format", "md", "--out", str(tmp / "cards"), "--db", db],
         "datasets": ["datasets", "--db", db],
     }

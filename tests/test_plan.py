@@ -1,5 +1,5 @@
 """The labelling plan (analytics/plan, docs/plan.md): newcomers first, then the widest intervals; never a task a
-researcher labelled or one outside the filters; the budget counts labels, second labels for the ceiling; issued
+researcher labelled or one outside the filters; the budget counts labels, second labels for researcher-researcher agreement; issued
 plans keep their tasks out of the next plan until withdrawn, with their completion; the intervals it starts from
 are the Agreement page's."""
 
@@ -120,7 +120,7 @@ def test_a_role_filter_without_contractors_plans_nothing(demo):
     assert plan.labels.empty and plan.before.empty and plan.n_candidates == 0
 
 
-def test_the_budget_counts_labels_and_buys_second_labels_for_the_ceiling(project):
+def test_the_budget_counts_labels_and_buys_second_labels_for_researcher_agreement(project):
     plan = propose(project, Filters(), 40, ("r1", "r2"))
     labels = plan.labels
     assert len(labels) == 40
@@ -131,7 +131,7 @@ def test_the_budget_counts_labels_and_buys_second_labels_for_the_ceiling(project
         assert len(both) == 2 and set(both["researcher"]) == {"r1", "r2"}
         assert both["priority"].nunique() == 1
     assert set(labels["researcher"].value_counts()) == {20}  # spread evenly
-    assert seconds["reason"].str.startswith("second researcher for the ceiling").all()
+    assert seconds["reason"].str.startswith("second researcher, for researcher-researcher agreement").all()
     assert (seconds["expected_gain"] == 0).all()
     # The expected after counts a task once, however many researchers label it.
     firsts = labels[~labels["second_label"]]

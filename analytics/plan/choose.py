@@ -1,6 +1,6 @@
 """The plan's choice (docs/plan.md): tasks taken greedily by what one more researcher label of each is expected to
 do, recomputed lazily (a task's value only falls as others are taken: Minoux 1978's accelerated greedy), then
-labels spread over the researchers, a share of them second labels for the researcher ceiling.
+labels spread over the researchers, a share of them second labels for researcher-researcher agreement.
 
 A task's value is three numbers, compared in order:
   1. reach: how many active contractors without a usable interval (fewer than USABLE_TASKS shared tasks) it brings
@@ -25,7 +25,7 @@ from analytics.core.formatting import plus_minus
 from analytics.plan import widths
 from analytics.plan.needs import CEILING_TASKS, USABLE_TASKS, Needs
 
-OVERLAP_SHARE = 0.10  # at most this share of the labels goes to second labels for the researcher ceiling
+OVERLAP_SHARE = 0.10  # at most this share of the labels are second labels (researcher-researcher agreement)
 DISAGREEING = 1 / 3  # a task whose contractors' disagreement is at least this says so in its reason
 # A thin dimension's task counts as much as narrowing a contractor at p = 0.5 from USABLE_TASKS - 1 to USABLE_TASKS
 # tasks: coverage of every dimension is kept, after the contractors' needs.
@@ -119,7 +119,7 @@ def reason(state: State, contractors: Sequence[str], rubric: str, thin: Sequence
 
 
 def overlap_labels(needs: Needs, budget: int, researchers: Sequence[str]) -> dict[str, int]:
-    """Second labels per rubric for the researcher ceiling: none without two named researchers; else what each
+    """Second labels per rubric for researcher-researcher agreement (the JSON's `ceiling`): none without two named researchers; else what each
     rubric lacks of CEILING_TASKS tasks with two researchers, at most OVERLAP_SHARE of the budget in all (given once
     no task brings an active contractor closer to a usable interval: `choose`)."""
     if len(researchers) < 2:
@@ -173,8 +173,8 @@ def choose(needs: Needs, tasks: pd.DataFrame, budget: int, researchers: Sequence
             have = needs.ceiling.get(rubric, 0) + given.get(rubric, 0)
             given[rubric] = given.get(rubric, 0) + 1
             words = (
-                f"second researcher for the ceiling: {rubric} has {have} of the {CEILING_TASKS} tasks two researchers "
-                "labelled that a usable ceiling needs"
+                f"second researcher, for researcher-researcher agreement: {rubric} has {have} of the {CEILING_TASKS} "
+                "tasks two researchers labelled that a usable figure needs"
             )
             chosen.append(_row(task_id, rubric, words, contractors, 0.0, True))
             labels += 1

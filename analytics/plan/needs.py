@@ -1,6 +1,6 @@
 """What a labelling plan narrows: each contractor's exact agreement with researchers on the rubric's primary
 dimension and its interval now (the Agreement page's and the Feedback ranking's figure), who is active, how many
-tasks two researchers share per rubric (the ceiling), and the dimensions with too few shared tasks."""
+tasks two researchers share per rubric (researcher-researcher agreement's), and the dimensions with too few shared tasks."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from analytics.review.disagreements import primary_dimension
 STATISTIC = "exact_agreement"
 USABLE_TASKS = ag.MIN_TASKS  # shared tasks from which an interval is usable: no small-n warning (agreement.rows)
 ACTIVE_DAYS = 28  # a contractor who rated within this many days of the latest rating in scope is active
-CEILING_TASKS = ag.MIN_TASKS  # tasks two researchers label per rubric for a usable researcher ceiling
+CEILING_TASKS = ag.MIN_TASKS  # tasks two researchers label per rubric for usable researcher-researcher agreement
 UNKNOWN_P = 0.5  # the agreement a width is modelled at where a rubric has no shared task yet (the widest)
 PRIOR_TASKS = ag.MIN_INTERVAL_TASKS  # the weight, in tasks, of the rubric's pooled agreement in a width forecast
 N_BOOT = 1000  # the agreement report's setting; exact agreement's interval is Wilson's, resampling nothing
@@ -73,7 +73,8 @@ WHERE role = 'contractor' AND {where} GROUP BY rater_id, rubric"""
 
 
 def ceiling_query(rubrics: list[str]) -> Query:
-    """Per rubric, the tasks two or more researchers rated (the researcher ceiling's tasks, any date)."""
+    """Per rubric, the tasks two or more researchers rated (researcher-researcher agreement's tasks, the JSON's
+    `ceiling`; any date)."""
     sql = """SELECT rubric, CAST(count(*) AS BIGINT) AS n_tasks FROM (
     SELECT task_key, rubric FROM rater_tasks WHERE role = 'researcher' AND list_contains($rubrics, rubric)
     GROUP BY task_key, rubric HAVING count(DISTINCT rater_key) >= 2)

@@ -20,7 +20,7 @@ from analytics.store import people
 from tests.e2e.conftest import open_tab, run_streamlit, screenshot, wait_for_app
 
 ROLES = "email,role,rater_id\nlead@lab.org,lead,\nres@lab.org,researcher,r01\nview@lab.org,viewer,\neli@lab.org,contractor,c06\n"
-EVERY_PAGE = ["Overview", "Agreement", "Distributions", "Disagreements", "Feedback", "Consistency", "Raters"]
+EVERY_PAGE = ["Overview", "Agreement", "Distributions", "Disagreements", "Feedback", "Consistency", "Raters", "Plan"]
 EVERY_PAGE += ["Explore", "Data"]
 
 
