@@ -349,3 +349,19 @@ def components_scanned_once() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(manifest_scanner, "scan_component_manifests", lambda *args, **kwargs: list(scan(*args, **kwargs)))
         yield
+
+
+@pytest.fixture
+def served_files(monkeypatch) -> dict[str, bytes]:
+    """Every file a download button served during the test, by file name."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    seen: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        seen[str(filename)] = path_or_data if isinstance(path_or_data, bytes) else str(path_or_data).encode()
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return seen

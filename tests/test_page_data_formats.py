@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 
 import duckdb
-import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from analytics.ingest.samples import GUIDES
 from tests.conftest import app_test, click_downloads
@@ -63,20 +61,6 @@ def test_label_studio_options_shown_for_label_studio_and_used(app_store):
     assert not at.exception, at.exception
     rows = _stored(app_store, "SELECT rater_id, role, value_index FROM ratings WHERE rubric = 'label_studio'")
     assert sorted(rows) == [("1", "contractor", 2), ("2", "researcher", 2), ("prediction:m1", "contractor", 2)]
-
-
-@pytest.fixture
-def served_files(monkeypatch) -> dict[str, bytes]:
-    """Every file a download button served during the test, by file name."""
-    seen: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        seen[str(filename)] = path_or_data if isinstance(path_or_data, bytes) else str(path_or_data).encode()
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return seen
 
 
 def test_formats_section_documents_every_format_with_its_sample(shared_app_store, download_buttons, served_files):

@@ -9,7 +9,6 @@ import io
 import json
 
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from analytics.core.filters import Filters
 from analytics.plan import exports
@@ -22,22 +21,8 @@ RESEARCHERS = ("r01", "r02", "r03", "r04")
 BUDGET = 50
 
 
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """Every file a download button offered during the test, by file name."""
-    seen: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        seen[str(filename)] = path_or_data if isinstance(path_or_data, bytes) else str(path_or_data).encode()
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return seen
-
-
 def test_the_page_shows_the_commands_plan_with_its_three_downloads(
-    shared_app_store, demo_store, download_buttons, downloads
+    shared_app_store, demo_store, download_buttons, served_files
 ):
     at = app_test(PAGE)
     assert not at.exception, at.exception
@@ -62,15 +47,15 @@ def test_the_page_shows_the_commands_plan_with_its_three_downloads(
             check=True,
         ).stdout
     )
-    plan_csv = list(csv.DictReader(io.StringIO(downloads["labelling_plan.csv"].decode("utf-8"))))
+    plan_csv = list(csv.DictReader(io.StringIO(served_files["labelling_plan.csv"].decode("utf-8"))))
     assert [(r["task_id"], r["researcher"], r["reason"]) for r in plan_csv] == [
         (r["task_id"], r["researcher"], r["reason"]) for r in cli["plan"]
     ]
     assert [r["contractors"] for r in plan_csv] == ["; ".join(r["contractors"]) for r in cli["plan"]]
-    assigned = list(csv.reader(io.StringIO(downloads["labelling_plan_assignments.csv"].decode("utf-8"))))
+    assigned = list(csv.reader(io.StringIO(served_files["labelling_plan_assignments.csv"].decode("utf-8"))))
     assert assigned[0] == ["task_id", "rubric", "researcher"]
     assert [tuple(r) for r in assigned[1:]] == [(r["task_id"], r["rubric"], r["researcher"]) for r in cli["plan"]]
-    tasks = json.loads(downloads["labelling_plan_label_studio.json"])
+    tasks = json.loads(served_files["labelling_plan_label_studio.json"])
     assert [t["data"]["task_id"] for t in tasks] == list(dict.fromkeys(r["task_id"] for r in cli["plan"]))
     # The contractors' table has every contractor's interval now and expected, as the command gives them.
     table = next(d.value for d in at.dataframe if "half_width_after" in d.value.columns)

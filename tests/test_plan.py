@@ -179,6 +179,10 @@ def test_issuing_needs_a_name_and_a_plan(project):
         issued.issue(project, plan.labels.iloc[:0], "lead", Filters(), 5)
     with pytest.raises(ValueError, match="note"):
         issued.issue(project, plan.labels, "lead", Filters(), 5, "x" * (issued.MAX_NOTE + 1))
+    issued.issue(project, plan.labels, "lead", Filters(), 5)
+    with pytest.raises(ValueError, match="already assigned in open plan 1"):  # the same proposal issued twice
+        issued.issue(project, plan.labels, "lead", Filters(), 5)
+    assert len(issued.plans(project)) == 1
 
 
 @pytest.mark.parametrize("budget", [0, -3, 100_001, 2.5, True])

@@ -4,9 +4,8 @@ false-alarm budget per review, with what each kind can find."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from analytics.cli.inputs import add_reading_command, date_option, files_or_store, print_payload
+from analytics.cli.inputs import add_reading_command, date_range, on_files_or_store, print_payload
 from analytics.cli.terminal import fail
 
 
@@ -32,17 +31,10 @@ def run(args: argparse.Namespace) -> int:
     from analytics.core.filters import Filters
 
     try:
-        start, end = (date_option(flag, t) for flag, t in (("--from", args.date_from), ("--to", args.date_to)))
+        start, end = date_range(args)
     except ValueError as e:
         return fail(str(e))
-    if start and end and start > end:
-        return fail(f"--from {start} is after --to {end}")
-    con: Any
-    con, error = files_or_store(args)
-    if error:
-        return fail(error)
-    try:
-        filters = Filters(rubric=args.rubric, raters=(args.rater,) if args.rater else (), date_from=start, date_to=end)
-        return print_payload(args, contract.payload(review(con, filters)), contract.text)
-    finally:
-        con.close()
+    filters = Filters(rubric=args.rubric, raters=(args.rater,) if args.rater else (), date_from=start, date_to=end)
+    return on_files_or_store(
+        args, lambda con, f: print_payload(args, contract.payload(review(con, f)), contract.text), filters
+    )

@@ -91,14 +91,16 @@ def store_or_memory(db: str | None, files: bool) -> Any:
     return store.open_store(":memory:") if files else open_for_reading(db)
 
 
-def on_files_or_store(args: argparse.Namespace, compute: Callable[[Any, Filters], int]) -> int:
-    """`compute` on the store the command reads (files_or_store) under its --rubric, the store closed after; exit 2
-    with the message when it cannot be read."""
+def on_files_or_store(
+    args: argparse.Namespace, compute: Callable[[Any, Filters], int], filters: Filters | None = None
+) -> int:
+    """`compute` on the store the command reads (files_or_store) under `filters` (default: its --rubric), the store
+    closed after; exit 2 with the message when it cannot be read."""
     con, error = files_or_store(args)
     if error:
         return fail(error)
     try:
-        return compute(con, Filters(rubric=args.rubric))
+        return compute(con, Filters(rubric=args.rubric) if filters is None else filters)
     finally:
         con.close()
 
@@ -117,3 +119,12 @@ def date_option(flag: str, text: str | None) -> dt.date | None:
         return dt.date.fromisoformat(text)
     except ValueError:
         raise ValueError(f"{flag} {text!r} is not a date: give it as YYYY-MM-DD") from None
+
+
+def date_range(args: argparse.Namespace) -> tuple[dt.date | None, dt.date | None]:
+    """The --from and --to options' dates (None when not given); ValueError names the option, or says the range is
+    empty."""
+    start, end = (date_option(flag, t) for flag, t in (("--from", args.date_from), ("--to", args.date_to)))
+    if start and end and start > end:
+        raise ValueError(f"--from {start} is after --to {end}")
+    return start, end

@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from analytics.cli.flags import add_engine
-from analytics.cli.inputs import add_reader_parser, date_option, files_or_store, print_payload
+from analytics.cli.inputs import add_reader_parser, date_range, on_files_or_store, print_payload
 from analytics.cli.terminal import fail
 
 
@@ -46,18 +46,17 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         check_budget(args.budget)
-        start, end = (date_option(flag, t) for flag, t in (("--from", args.date_from), ("--to", args.date_to)))
     except ValueError as e:
-        return fail(f"--budget: {e}" if "budget" in str(e) else str(e))
-    if start and end and start > end:
-        return fail(f"--from {start} is after --to {end}")
-    con: Any
-    con, error = files_or_store(args)
-    if error:
-        return fail(error)
+        return fail(f"--budget: {e}")
     try:
-        filters = Filters(rubric=args.rubric, raters=tuple(args.rater), date_from=start, date_to=end)
-        researchers = [r for r in args.plan_researchers.split(",") if r.strip()]
-        return print_payload(args, contract.payload(propose(con, filters, args.budget, researchers)), contract.text)
-    finally:
-        con.close()
+        start, end = date_range(args)
+    except ValueError as e:
+        return fail(str(e))
+    filters = Filters(rubric=args.rubric, raters=tuple(args.rater), date_from=start, date_to=end)
+    researchers = [r for r in args.plan_researchers.split(",") if r.strip()]
+
+    def show(con: Any, f: Filters) -> int:
+        """The plan under the options, printed."""
+        return print_payload(args, contract.payload(propose(con, f, args.budget, researchers)), contract.text)
+
+    return on_files_or_store(args, show, filters)

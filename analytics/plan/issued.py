@@ -51,6 +51,13 @@ PLANS = Query(
     """SELECT plan_id, issued_by, issued_at, budget, rubric, date_from, date_to, raters, note, withdrawn_by, withdrawn_at
 FROM label_plans ORDER BY plan_id""",
 )
+ASSIGNED = Query(
+    "label_plan_assigned",
+    """WITH asked AS (SELECT unnest($task_ids) AS task_id, unnest($rubrics) AS rubric)
+SELECT t.task_id, t.rubric, min(t.plan_id) FROM label_plan_tasks t JOIN label_plans p USING (plan_id)
+JOIN asked a ON a.task_id = t.task_id AND a.rubric = t.rubric
+WHERE p.withdrawn_at IS NULL GROUP BY ALL ORDER BY 1, 2 LIMIT 1""",
+)
 OPEN_IDS = Query("label_plans_open", "SELECT plan_id FROM label_plans WHERE withdrawn_at IS NULL ORDER BY plan_id")
 PLAN_COLUMNS = (
     "plan_id",
@@ -84,7 +91,8 @@ def issue(
     con: duckdb.DuckDBPyConnection, plan: pd.DataFrame, by: str, filters: Filters, budget: int, note: str = ""
 ) -> int:
     """Keep `plan` (choose.PLAN_COLUMNS rows) as issued by `by` under `filters`; its id. ValueError for an empty
-    plan, a missing name or an over-long note."""
+    plan, a missing name, an over-long note, or a task an open plan already assigns (a plan issued twice: a second
+    click, or two leads on one proposal)."""
     who = acks.checked_text("a labelling plan", "who issues it", by, MAX_NOTE)
     if len(note) > MAX_NOTE:
         raise ValueError(f"a labelling plan's note is longer than {MAX_NOTE} characters")
@@ -104,6 +112,13 @@ def issue(
         ].itertuples(index=False)
     ]
     with tx.write(con):
+        taken = ASSIGNED.bind(task_ids=[r["task_id"] for r in rows], rubrics=[r["rubric"] for r in rows]).rows(con)
+        if taken:
+            task, rubric, other = taken[0]
+            raise ValueError(
+                f"task {task} ({rubric}) is already assigned in open plan {other}: the plan shown was issued already; "
+                "look at the plan proposed now"
+            )
         plan_id = int(NEXT_ID.rows(con)[0][0])
         SAVE_PLAN.bind(
             plan_id=plan_id,

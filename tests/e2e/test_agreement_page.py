@@ -9,7 +9,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import screenshot, wait_for_app
+from tests.e2e.conftest import click_download, screenshot, wait_for_app
 
 
 def test_agreement_page_draws_its_charts(app_page, external_requests):
@@ -41,10 +41,9 @@ def test_agreement_page_draws_its_charts(app_page, external_requests):
 
     # The per-dimension CSV: Streamlit writes it on the click (ui/tables.csv_data), the browser saves it.
     button = main.get_by_test_id("stDownloadButton").filter(has_text=re.compile(r"^Download agreement per dimension"))
-    with page.expect_download() as download:
-        button.first.get_by_role("button").click()
-    assert download.value.suggested_filename.startswith("agreement_per_dimension_")
-    rows = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8"))))
+    download = click_download(page, button.first.get_by_role("button"))
+    assert download.suggested_filename.startswith("agreement_per_dimension_")
+    rows = list(csv.DictReader(io.StringIO(download.path().read_text(encoding="utf-8"))))
     assert rows and {"dimension", "tasks", "krippendorff_alpha", "krippendorff_alpha_ci_low"} <= set(rows[0])
     assert all(int(r["tasks"]) > 0 for r in rows) and len({r["dimension"] for r in rows}) == len(rows)
     wait_for_app(page)  # the click reruns the page

@@ -11,14 +11,13 @@ import os
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ROOT, screenshot, wait_for_app
+from tests.e2e.conftest import ROOT, click_download, screenshot, wait_for_app
 
 
 def _download(page, name: str) -> tuple[str, str]:
     """Click the download button named `name`; the file's name and text."""
-    with page.expect_download() as got:
-        page.get_by_role("button", name=name, exact=True).click()
-    return got.value.suggested_filename, got.value.path().read_text(encoding="utf-8")
+    got = click_download(page, page.get_by_role("button", name=name, exact=True))
+    return got.suggested_filename, got.path().read_text(encoding="utf-8")
 
 
 def test_a_lead_plans_where_researchers_label_next(app_page, external_requests):
