@@ -423,7 +423,7 @@ downloads = (
     ("CSV", lambda: csv_export.to_csv(rep), "csv", "text/csv", "fb_dl_csv"),
 )
 for column, (kind, write, suffix, mime, key) in zip(st.columns(3), downloads, strict=True):
-    column.download_button(f"Download report ({kind})", write, f"{stem}.{suffix}", mime, key=key)
+    column.download_button(f"Download report ({kind})", write, f"{stem}.{suffix}", mime, key=key, on_click="ignore")
 named = tuple(display.effect_heading(e) for _, e in display.shown_effects(rep).iterrows())
 fn.mark_sent_button(contractor, f"{stem}, {display.filters_text(rep)}", named, card_filters)
 

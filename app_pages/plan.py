@@ -157,6 +157,7 @@ d[0].download_button(
     file_name="labelling_plan_label_studio.json",
     mime="application/json",
     key="plan_dl_ls",
+    on_click="ignore",  # no rerun racing the download (ui/tables.py)
     help="Tasks in Label Studio's import format: each task's text under `data`, the plan's researchers and reason under `meta`.",
 )
 d[1].download_button(
@@ -165,6 +166,7 @@ d[1].download_button(
     file_name="labelling_plan_assignments.csv",
     mime="text/csv",
     key="plan_dl_assign",
+    on_click="ignore",
     help="task_id, rubric, researcher: one line per label.",
 )
 

@@ -129,6 +129,10 @@ def table(
         file_name=f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)[:100]}.csv",
         mime="text/csv",
         key=key or f"download_{name}",
+        # A click that also reran the page raced the download: the rerun could drop the button's deferred file before
+        # Streamlit wrote it (Streamlit's docs say so), and the download never came (seen twice under a loaded test
+        # run). Nothing on a page depends on a download having been clicked.
+        on_click="ignore",
     )
 
 

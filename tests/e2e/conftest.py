@@ -37,7 +37,6 @@ if not os.path.exists(CHROMIUM):
         raise RuntimeError(f"{CHROMIUM} is missing: run scripts/setup.sh --dev")
     pytest.skip("no chromium on this machine", allow_module_level=True)
 
-from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=30_000)
@@ -155,19 +154,12 @@ def open_tab(page, name: str, timeout: float = 120_000) -> None:
 
 
 def click_download(page, button, timeout: float = 120_000):
-    """Click a download button (a locator of the button itself) and return the Download. The app is idle first, and
-    the click is made once more if no download starts within 30 s: on a loaded machine a click made while the page
-    is still settling can be lost, as a tab's can (open_tab)."""
-    for attempt in (1, 2):
-        wait_for_app(page, timeout)
-        try:
-            with page.expect_download(timeout=30_000 if attempt == 1 else timeout) as got:
-                button.click()
-            return got.value
-        except PlaywrightTimeout:
-            if attempt == 2:
-                raise
-    raise AssertionError("unreachable")
+    """Click a download button (a locator of the button itself) once the app is idle, and return the Download. The
+    app's download buttons do not rerun the page (ui/tables.py: a rerun raced the download)."""
+    wait_for_app(page, timeout)
+    with page.expect_download(timeout=timeout) as got:
+        button.click()
+    return got.value
 
 
 @pytest.fixture

@@ -46,7 +46,6 @@ def test_agreement_page_draws_its_charts(app_page, external_requests):
     rows = list(csv.DictReader(io.StringIO(download.path().read_text(encoding="utf-8"))))
     assert rows and {"dimension", "tasks", "krippendorff_alpha", "krippendorff_alpha_ci_low"} <= set(rows[0])
     assert all(int(r["tasks"]) > 0 for r in rows) and len({r["dimension"] for r in rows}) == len(rows)
-    wait_for_app(page)  # the click reruns the page
 
     page.set_viewport_size({"width": 1400, "height": 6500})  # the app scrolls inside stMain: show it all
     wait_for_app(page)
