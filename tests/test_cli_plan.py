@@ -53,7 +53,7 @@ def test_files_are_planned_alone_and_the_text_names_each_label(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--budget", "0"], "--budget: the budget is a number of labels from 1 to 100,000, not 0"),
+        (["--budget", "0"], "--budget: the budget is a number of labels from 1 to 10,000, not 0"),
         (["--budget", "5", "--from", "2026-13-01"], "--from '2026-13-01' is not a date"),
         (["--budget", "5", "--from", "2026-05-01", "--to", "2026-04-01"], "--from 2026-05-01 is after --to 2026-04-01"),
     ],
