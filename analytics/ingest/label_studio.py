@@ -8,6 +8,12 @@ Ground-truth annotations, and annotators named in FormatOptions.researchers, are
 `lead_time` is the duration, `created_at` the time. Cancelled annotations are kept as skipped submissions and
 their results quarantined. Predictions are further raters only with FormatOptions.include_predictions.
 The labelling config (FormatOptions.ls_config) declares each dimension's levels in their order.
+
+A task whose `data` names a catalogued rubric (`rubric`) and Concord's task id (`task_id`), as a Concord labelling
+plan's import does (analytics/plan/exports.py), comes home: its ratings are that rubric's under that id, each
+`from_name` one of the rubric's dimensions, and the target the dimension's one target or, for a dimension rated per
+answer, the item its `to_name` names (`item_A`: answer A). Any other task is the label_studio rubric's, under Label
+Studio's id.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 
 import duckdb
 
+from analytics.core import rubrics
 from analytics.ingest.base import FileRejected, FormatOptions, Parsed, Problem, as_json, ratings_frame
 from analytics.ingest.scales_file import DeclaredScale, Scales
 
@@ -33,6 +40,7 @@ RATING_TYPES = ("choices", "rating", "number", "taxonomy", "pairwise")
 OTHER_TYPES = ("textarea", "ranker")
 SIDES = {"left": "A", "right": "B"}  # the left item is the first toName, shown first
 TAXONOMY_SEPARATOR = " / "
+ITEM_PREFIX = "item_"  # a plan's data key (and a to_name) for an item's text: item_A is answer A
 MAX_CONFIG_LEVELS = 1000  # a Number tag with a wider integer range is not declared (its values are inferred)
 
 
@@ -52,6 +60,7 @@ class Annotation:
     """One annotation or prediction of a task, with who made it and in which role."""
 
     task_id: str
+    rubric: str  # RUBRIC, or the catalogued rubric a plan's task names (module docstring)
     where: str  # "task 12, annotation 31", for messages
     rater_id: str
     role: str
@@ -75,10 +84,10 @@ def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection, options: F
             places.append(f"task {i}")
             problems.append(Problem(f"{file_name}, task {i}: expected a JSON object", record=f"task {i}"))
             continue
-        task_id = _text(task.get("id")) or str(i)
+        task_id, rubric = _home(task, i)
         places.append(f"task {task_id}")
-        task_rows.append({**_task(task, task_id), "place": f"task {task_id}"})  # a task's text is kept: it is used
-        for ann in _annotations(task, task_id, file_name, options, problems):
+        task_rows.append({**_task(task, task_id, rubric), "place": f"task {task_id}"})  # its text is kept: it is used
+        for ann in _annotations(task, task_id, rubric, file_name, options, problems):
             sub, ann_rows, ann_problems = _read_annotation(ann, file_name)
             submissions.append(sub)
             if sub["status"] == "skipped":
@@ -164,8 +173,39 @@ def _skip(text: str, at: int) -> int:
     return at
 
 
+def _home(task: dict, i: int) -> tuple[str, str]:
+    """The task's id and rubric: a plan's task names both in its data (module docstring), else Label Studio's id
+    (its place in the list without one) in the label_studio rubric."""
+    data = got if isinstance(got := task.get("data"), dict) else {}
+    own, rubric = _text(data.get("task_id")), _text(data.get("rubric"))
+    if own and rubric and rubrics.get_rubric(rubric) is not None:
+        return own, rubric
+    return _text(task.get("id")) or str(i), RUBRIC
+
+
+def _target(rubric: str, dimension: str, res: dict) -> tuple[str | None, str]:
+    """A rating's target in a catalogued rubric (a plan's task): the dimension's one target, else the item its
+    to_name names; None and why not. Ratings of the label_studio rubric have no target ("")."""
+    known = rubrics.get_rubric(rubric)
+    if rubric == RUBRIC or known is None:
+        return "", ""
+    if not known.has_dimension(dimension):
+        names = ", ".join(d.name for d in known.dimensions)
+        return None, f"rubric {rubric} has no dimension {dimension} (its dimensions: {names})"
+    targets = known.dimension(dimension).targets
+    if len(targets) == 1:
+        return targets[0], ""
+    item = (_text(res.get("to_name")) or "").removeprefix(ITEM_PREFIX)
+    if item and (not targets or item in targets):
+        return item, ""
+    return None, (
+        f"dimension {dimension} is rated per item: its to_name must name one "
+        f"({', '.join(ITEM_PREFIX + t for t in targets) or ITEM_PREFIX + '<item id>'})"
+    )
+
+
 def _annotations(
-    task: dict, task_id: str, file_name: str, options: FormatOptions, problems: list[Problem]
+    task: dict, task_id: str, rubric: str, file_name: str, options: FormatOptions, problems: list[Problem]
 ) -> list[Annotation]:
     """The task's annotations (and predictions when asked for) with their rater and role."""
     out = []
@@ -205,8 +245,8 @@ def _annotations(
                     role = "researcher"
             if rater is None:
                 continue
-            sub_id = f"{RUBRIC}/{task_id}/{kind}/{_text(a.get('id')) or f'{rater}#{j}'}"
-            out.append(Annotation(task_id, where, rater, role, a, sub_id))
+            sub_id = f"{rubric}/{task_id}/{kind}/{_text(a.get('id')) or f'{rater}#{j}'}"
+            out.append(Annotation(task_id, rubric, where, rater, role, a, sub_id))
     return out
 
 
@@ -224,7 +264,7 @@ def _read_annotation(ann: Annotation, file_name: str) -> tuple[dict, list[dict],
         "task_id": ann.task_id,
         "rater_id": ann.rater_id,
         "role": ann.role,
-        "rubric": RUBRIC,
+        "rubric": ann.rubric,
         "submitted_at": _text(a.get("created_at")),
         "duration_s": _text(a.get("lead_time")),
         "submission_id": ann.submission_id,
@@ -257,9 +297,13 @@ def _read_annotation(ann: Annotation, file_name: str) -> tuple[dict, list[dict],
             if level is None:
                 problems.append(_problem(f"{where}: {why}", ann.where, name, res))
                 continue
+            target, why = _target(ann.rubric, name, res)
+            if target is None:
+                problems.append(_problem(f"{where}: {why}; this result is not used", ann.where, name, res))
+                continue
             if kind == "pairwise":
                 shown_first = SIDES["left"]
-            rows.append({**base, "dimension": name, "value": level})
+            rows.append({**base, "dimension": name, "target": target, "value": level})
         else:
             read = ", ".join((*RATING_TYPES, *OTHER_TYPES))
             problems.append(
@@ -278,7 +322,7 @@ def _read_annotation(ann: Annotation, file_name: str) -> tuple[dict, list[dict],
     submission = {
         "submission_id": ann.submission_id,
         "task_id": ann.task_id,
-        "rubric": RUBRIC,
+        "rubric": ann.rubric,
         "rater_id": ann.rater_id,
         "role": ann.role,
         "status": status,
@@ -321,13 +365,13 @@ def _problem(reason: str, record: str, name: str, res: Any) -> Problem:
     return Problem(reason, record=record, field=name, raw_value=(as_json(res) or "")[:500])
 
 
-def _task(task: dict, task_id: str) -> dict[str, Any]:
+def _task(task: dict, task_id: str, rubric: str) -> dict[str, Any]:
     """The task row: its data as metadata (the texts shown to annotators)."""
     data = got if isinstance(got := task.get("data"), dict) else {}
     texts = [str(v) for v in data.values() if isinstance(v, str)]
     return {
         "task_id": task_id,
-        "rubric": RUBRIC,
+        "rubric": rubric,
         "prompt": texts[0] if texts else None,
         "context": None,
         "metadata": {"data": data} if data else None,

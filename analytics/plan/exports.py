@@ -13,6 +13,7 @@ import pandas as pd
 
 from analytics.core import csv_out
 from analytics.core.queries import Query
+from analytics.ingest.label_studio import ITEM_PREFIX
 
 ASSIGNMENT_COLUMNS = ("task_id", "rubric", "researcher")
 SOURCE = "Concord labelling plan"
@@ -53,7 +54,7 @@ def assignment_csv(labels: pd.DataFrame) -> bytes:
 def data_key(item_id: str, taken: set[str]) -> str:
     """A `data` key for an item's text that a labelling config can name as $key (letters, digits, underscores),
     made unique among `taken`."""
-    base = "item_" + (re.sub(r"[^A-Za-z0-9_]+", "_", item_id).strip("_") or "x")
+    base = ITEM_PREFIX + (re.sub(r"[^A-Za-z0-9_]+", "_", item_id).strip("_") or "x")
     key, i = base, 2
     while key in taken or f"{key}_label" in taken:
         key, i = f"{base}_{i}", i + 1
