@@ -58,9 +58,7 @@ class FeedbackEvent:
     dataset_version: int
 
 
-def now() -> dt.datetime:
-    """The time an event records: UTC, without a zone (as the store keeps timestamps)."""
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+now = tx.now  # the time an event records (the store's one clock)
 
 
 def _checked(name: str, text: str) -> str:

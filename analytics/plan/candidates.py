@@ -16,7 +16,7 @@ from analytics.plan import issued
 from analytics.plan.needs import PRIMARY_DIMS, Needs, primary_params, scope
 
 HALF_LIFE_DAYS = 28  # a task's weight halves for every four weeks between its latest rating and the latest in scope
-MIN_RECENCY = 0.25  # the weight of old tasks does not fall below this: they still serve contractors who left
+MIN_RECENCY = 0.25  # an old task's weight does not fall below this: it still narrows its active contractors
 # Labelled: a researcher rated the task; assigned: an open plan holds it (analytics/plan/issued.py; a store opened
 # read-only before migration 21 has no plans).
 _LABELLED = "labelled AS (SELECT DISTINCT task_key FROM rater_tasks WHERE role = 'researcher')"
@@ -95,11 +95,3 @@ def recency(last_at: pd.Series, latest: dt.datetime | None) -> np.ndarray:
     age = (pd.Timestamp(latest) - pd.to_datetime(last_at)).dt.total_seconds().to_numpy() / 86400.0
     weight = np.power(0.5, np.maximum(age, 0) / HALF_LIFE_DAYS)
     return np.where(np.isnan(age), 1.0, np.maximum(weight, MIN_RECENCY))
-
-
-def describe_weights() -> str:
-    """The weights in words, for the page and docs."""
-    return (
-        f"recent tasks weigh more (halving every {HALF_LIFE_DAYS} days back, to at least {MIN_RECENCY:g}), and a task "
-        f"where its contractors disagree weighs up to twice as much"
-    )

@@ -7,8 +7,6 @@ the plans on every run and keys its proposal on the open plans (`open_key`)."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 import duckdb
 import pandas as pd
 
@@ -77,11 +75,6 @@ PLAN_COLUMNS = (
 LABEL_COLUMNS = ("plan_id", "priority", "task_id", "rubric", "researcher", "reason", "expected_gain", "done")
 
 
-def now() -> dt.datetime:
-    """The time a plan records: UTC, without a zone (as the store keeps timestamps)."""
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
-
-
 def has_tables(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the store has the plans' tables (a store opened read-only before migration 21 has not)."""
     return bool(HAS_TABLES.rows(con)[0][0])
@@ -123,7 +116,7 @@ def issue(
         SAVE_PLAN.bind(
             plan_id=plan_id,
             issued_by=who,
-            issued_at=now(),
+            issued_at=tx.now(),
             budget=int(budget),
             rubric=filters.rubric,
             date_from=filters.date_from,
@@ -139,7 +132,7 @@ def withdraw(con: duckdb.DuckDBPyConnection, plan_id: int, by: str) -> None:
     """Withdraw an open plan: its labels not yet done may be proposed again."""
     who = acks.checked_text("a labelling plan", "who withdraws it", by, MAX_NOTE)
     with tx.write(con):
-        WITHDRAW.bind(plan_id=int(plan_id), by=who, at=now()).run(con)
+        WITHDRAW.bind(plan_id=int(plan_id), by=who, at=tx.now()).run(con)
 
 
 def labels(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

@@ -3,6 +3,7 @@ and rolled back when it raises; and the read-only transaction the Explore sandbo
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,3 +46,9 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("ROLLBACK")
     except duckdb.Error:
         pass
+
+
+def now() -> dt.datetime:
+    """The time a write records (a feedback event, an issued plan): UTC, without a zone, as the store keeps
+    timestamps."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
