@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import pandas as pd
 
+from analytics.agreement.contract import records
 from analytics.core.formatting import plus_minus
 from analytics.plan.needs import USABLE_TASKS
 from analytics.plan.propose import Plan
@@ -15,27 +13,13 @@ PLAN_KEYS = ("task_id", "rubric", "researcher", "reason", "contractors", "expect
 ROW_KEYS = ("rater_id", "rubric", "dimension", "n_tasks", "half_width", "exact_agreement", "active", "usable")
 
 
-def _value(x: Any) -> Any:
-    """A JSON value: NaN and missing as null, numpy scalars as Python's."""
-    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
-        return None
-    if hasattr(x, "item"):
-        return x.item()
-    return x
-
-
-def _records(df: pd.DataFrame, keys: tuple[str, ...]) -> list[dict]:
-    """Rows as JSON objects with `keys` in order."""
-    return [{k: _value(v) for k, v in zip(keys, row, strict=True)} for row in df[list(keys)].itertuples(index=False)]
-
-
 def payload(plan: Plan) -> dict:
     """{"plan": [...], "before": [...], "after_expected": [...]} plus the budget, researchers and candidates."""
     labels = plan.labels.assign(contractors=pd.Series([list(c) for c in plan.labels["contractors"]], dtype=object))
     return {
-        "plan": _records(labels, PLAN_KEYS),
-        "before": _records(plan.before, ROW_KEYS),
-        "after_expected": _records(plan.after, ROW_KEYS),
+        "plan": records(labels[list(PLAN_KEYS)]),
+        "before": records(plan.before[list(ROW_KEYS)]),
+        "after_expected": records(plan.after[list(ROW_KEYS)]),
         "budget": plan.budget,
         "researchers": list(plan.researchers),
         "candidates": plan.n_candidates,
