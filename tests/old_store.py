@@ -21,6 +21,7 @@ CREATED_BY = {
 # Tables a migration rebuilt in a new shape, by its version: the table and the migration that made its old shape.
 REBUILT_BY = {
     19: (("review_notes", 2),),
+    22: (("feedback_events", 18),),
 }
 
 
@@ -35,7 +36,7 @@ def roll_back(con, version: int) -> None:
     for rebuilt, shapes in REBUILT_BY.items():
         if rebuilt > version:
             for table, made_by in shapes:
-                con.execute(f"DROP TABLE {table}")
+                con.execute(f"DROP TABLE IF EXISTS {table}")  # gone already when a later migration made it
                 if version >= made_by:
                     con.execute(_created(table, made_by))
     con.execute("DELETE FROM schema_migrations WHERE version > $v", {"v": version})

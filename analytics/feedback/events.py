@@ -1,6 +1,7 @@
 """Feedback events: a lead marks a contractor's report card as sent on the Feedback page, and the store keeps who
 sent it, when, which report (its name, rubric, dates and the dataset version it was computed on) and the rater
-effects it named. A contractor's last feedback and the follow-up window (analytics/feedback/next.py) read them; a
+effects it named. Feedback given outside Concord comes from a feedback log file (analytics/store/feedback_log.py), one
+event per row, with its note and load. A contractor's last feedback and the follow-up window (analytics/feedback/next.py) read them; a
 follow-up measures what came after them.
 
 Recording an event does not bump the dataset version: no figure a page caches depends on it, and a bump would make
@@ -34,14 +35,11 @@ EVENT_SAVE = Query(
     effects)
 VALUES ($rater_id, $sent_by, $sent_at, $report, $rubric, $date_from, $date_to, $dataset_version, $effects)""",
 )
-EVENTS = Query(
-    "feedback_events", f"SELECT {', '.join(COLUMNS)} FROM feedback_events ORDER BY sent_at, rater_id, report"
-)
-LAST_EVENTS = Query(
-    "feedback_last_events",
-    f"""SELECT {", ".join(COLUMNS)} FROM feedback_events
-QUALIFY row_number() OVER (PARTITION BY rater_id ORDER BY sent_at DESC, report DESC) = 1
-ORDER BY rater_id""",
+LOGGED = ("note", "ingest_id")  # migration 22: a feedback log's note and load (NULL for the page's events)
+EVENT_COLUMNS = (*COLUMNS, *LOGGED)
+EVENTS_SHAPE = Query(
+    "feedback_events_shape",
+    "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'feedback_events' AND column_name = 'ingest_id'",
 )
 
 
@@ -106,11 +104,28 @@ def _has_table(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(EVENTS_TABLE.rows(con)[0][0])
 
 
+def _selected(con: duckdb.DuckDBPyConnection) -> str:
+    """EVENT_COLUMNS as the store's table gives them (NULL for a log's columns before migration 22)."""
+    logged = bool(EVENTS_SHAPE.rows(con)[0][0])
+    return ", ".join([*COLUMNS, *(c if logged else f"NULL AS {c}" for c in LOGGED)])
+
+
 def events(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every feedback event (COLUMNS), oldest first."""
-    return EVENTS.df(con) if _has_table(con) else pd.DataFrame(columns=list(COLUMNS))
+    """Every feedback event (EVENT_COLUMNS), from the page and from feedback logs, oldest first."""
+    if not _has_table(con):
+        return pd.DataFrame(columns=list(EVENT_COLUMNS))
+    return Query(
+        "feedback_events", f"SELECT {_selected(con)} FROM feedback_events ORDER BY sent_at, rater_id, report"
+    ).df(con)
 
 
 def last_events(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Each contractor's latest feedback event (COLUMNS), one row per contractor who was sent one."""
-    return LAST_EVENTS.df(con) if _has_table(con) else pd.DataFrame(columns=list(COLUMNS))
+    """Each contractor's latest feedback event (EVENT_COLUMNS), one row per contractor who was sent one."""
+    if not _has_table(con):
+        return pd.DataFrame(columns=list(EVENT_COLUMNS))
+    return Query(
+        "feedback_last_events",
+        f"""SELECT {_selected(con)} FROM feedback_events
+QUALIFY row_number() OVER (PARTITION BY rater_id ORDER BY sent_at DESC, report DESC) = 1
+ORDER BY rater_id""",
+    ).df(con)

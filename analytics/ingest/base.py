@@ -109,6 +109,7 @@ class Parsed:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     directory: list[Any] | None = None  # a rater directory's entries (analytics/store/people.py), instead of ratings
+    feedback: list[Any] | None = None  # a feedback log's events (analytics/store/feedback_log.py), instead of ratings
     rows_in_file: int | None = None  # the rows (records) counted in the file itself, when the adapter counts them
     # Where each record counted in the file itself is ("line 3", "submission ac-1", "task 7"), in file order, by a
     # count that does not depend on the record being readable (account_records).

@@ -35,7 +35,7 @@ from analytics.ingest.base import (
 )
 from analytics.ingest.canonical import PARQUET_MAGIC
 from analytics.ingest.scales_file import Scales, ScalesError, apply_scales, declare_in_transaction
-from analytics.store import keys, people, tx
+from analytics.store import feedback_log, keys, people, tx
 from analytics.store.derived import refresh
 
 # Called with the share of a file's load done (0..1) and the stage, e.g. (0.55, "checking rows"); the Data
@@ -326,6 +326,8 @@ def _load_parsed(
     on_progress(0.55, "checking rows")
     if parsed.directory is not None:
         return _load_directory(con, parsed, name, data_hash)
+    if parsed.feedback is not None:
+        return _load_feedback(con, parsed, name, data_hash)
     result = _load(con, parsed, name, data_hash, role, on_progress)
     result.notes = notes + result.notes
     return result
@@ -460,6 +462,37 @@ def _load_directory(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, d
         rows_loaded=n,
         rows_read=n,
         notes=[f"{name}: {n} people, {aliases} aliases; {renamed:,} ratings renamed to their person's id"],
+    )
+
+
+def _load_feedback(con: duckdb.DuckDBPyConnection, parsed: Parsed, name: str, data_hash: str) -> IngestResult:
+    """Store a feedback log's rows as feedback events; its bad rows in quarantine (analytics/store/feedback_log.py)."""
+    ingest_id = store.next_ingest_id(con)
+    rows = parsed.feedback or []
+    feedback_log.add(con, ingest_id, rows, name, store.dataset_version(con))
+    staging.quarantine_problems(con, ingest_id, name, parsed.problems)
+    n, bad = len(rows), len(parsed.problems)
+    _log_load(con, ingest_id, name, data_hash, parsed.format, None, (n + bad, n, bad), 0, 0)
+    store.bump_version(con)
+    named = sorted({r.rater_id for r in rows})
+    known = feedback_log.known(con, named)
+    unknown = [r for r in named if r not in known]
+    notes = [f"{name}: {n} feedback event(s) for {len(named)} contractor(s)"]
+    if unknown:
+        more = " and more" if len(unknown) > 5 else ""
+        notes.append(
+            f"{name}: no rater the store knows is called {', '.join(unknown[:5])}{more}; their follow-ups wait for "
+            "their ratings"
+        )
+    return IngestResult(
+        file=name,
+        format=parsed.format,
+        status="loaded",
+        rows_loaded=n,
+        rows_quarantined=bad,
+        rows_read=n + bad,
+        errors=[p.reason for p in parsed.problems][:50],
+        notes=notes,
     )
 
 

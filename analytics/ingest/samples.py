@@ -222,6 +222,22 @@ RATER_DIRECTORY = Guide(
     "r01,Rae O.,annotator_101; researcher_1,research,,\n",
 )
 
+FEEDBACK_LOG = Guide(
+    "feedback_log",
+    "Feedback log: feedback given outside Concord",
+    "Use it for report cards or talks given by email or in a call, so follow-ups measure what came after them.",
+    (
+        Field("rater_id", "the contractor who was given feedback"),
+        Field("sent_at", "when: an ISO date or timestamp (UTC when it names no zone)"),
+        Field("rubric", "the rubric the feedback was about (empty: every rubric they rate)", False),
+        Field("note", "what was said, in a few words", False),
+    ),
+    "feedback_log.csv",
+    "rater_id,sent_at,rubric,note\n"
+    "c01,2026-03-30T10:00:00Z,answer_comparison,usefulness comparisons: read both answers in full\n"
+    "c02,2026-03-31,,weekly call\n",
+)
+
 LABEL_STUDIO = Guide(
     "label_studio",
     "Label Studio JSON export",
@@ -425,6 +441,7 @@ GUIDES: dict[str, Guide] = {
         CANONICAL,
         WIDE,
         RATER_DIRECTORY,
+        FEEDBACK_LOG,
         LABEL_STUDIO,
         ANSWER_COMPARISON,
         INSTRUCTION_FOLLOWING,

@@ -9,7 +9,7 @@ import duckdb
 
 from analytics.consistency import results as rule_results
 from analytics.core.queries import Query
-from analytics.store import people, tx
+from analytics.store import feedback_log, people, tx
 from analytics.store.derived import refresh
 from analytics.store.version import bump_version
 
@@ -46,6 +46,7 @@ def unload_file(con: duckdb.DuckDBPyConnection, ingest_id: int, who: str | None)
         removed = refresh.remove_load(con, ingest_id)
         tasks = refresh.tasks_of_load(con, ingest_id)
         people.unload(con, ingest_id)  # a directory gives renamed rows their own ids back
+        removed["feedback_events"] = feedback_log.unload(con, ingest_id)  # a feedback log's events
         for table in ("ratings", "quarantine"):
             removed[table] = _delete(con, table, "ingest_id = $ingest_id", {"ingest_id": ingest_id})
         # Submissions whose id a rating of another file names stay (credited to that file).

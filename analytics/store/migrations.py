@@ -220,6 +220,16 @@ MIGRATIONS: list[tuple[int, Sequence[str | Callable[[duckdb.DuckDBPyConnection],
                 researcher VARCHAR, reason VARCHAR NOT NULL, expected_gain DOUBLE)""",
         ],
     ),
+    # Feedback given outside Concord, loaded from a feedback log (analytics/store/feedback_log.py): each event keeps
+    # the load it came from (NULL: marked as sent on the Feedback page), so unloading the file removes its events,
+    # and the log's note.
+    (
+        22,
+        [
+            "ALTER TABLE feedback_events ADD COLUMN ingest_id INTEGER",
+            "ALTER TABLE feedback_events ADD COLUMN note VARCHAR",
+        ],
+    ),
 ]
 
 # The dimensions table's columns in order (migrations 1 and 3); write rows by these names.
