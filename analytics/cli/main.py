@@ -5,11 +5,23 @@ from __future__ import annotations
 import argparse
 
 from analytics import store
-from analytics.cli import agreement, alerts, consistency, datasets, demo, effects, ingest, model, plan, report
+from analytics.cli import (
+    agreement,
+    alerts,
+    consistency,
+    datasets,
+    demo,
+    effects,
+    followup,
+    ingest,
+    model,
+    plan,
+    report,
+)
 from analytics.cli.terminal import fail
 
 # In the order `python -m analytics -h` lists them.
-COMMANDS = (ingest, demo, agreement, alerts, consistency, effects, model, plan, report, datasets)
+COMMANDS = (ingest, demo, agreement, alerts, consistency, effects, model, plan, report, followup, datasets)
 
 
 def build_parser() -> argparse.ArgumentParser:
