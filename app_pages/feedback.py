@@ -17,8 +17,8 @@ import streamlit as st
 from analytics.agreement import MIN_TASKS
 from analytics.core.filters import Filters
 from analytics.feedback import events as fb_events
+from analytics.feedback import followup, rater_effects, scope
 from analytics.feedback import next as who_next
-from analytics.feedback import rater_effects, scope
 from analytics.feedback import report as fb_report
 from analytics.feedback import team as fb_team
 from analytics.feedback.export import csv as csv_export
@@ -28,12 +28,21 @@ from analytics.feedback.export import markdown as md_export
 from ui import alarm_panel, charts, identity, prefetch, query_log, sidebar, state
 from ui import feedback_charts as fc
 from ui import feedback_next as fn
+from ui import followup_charts as fuc
 from ui.tables import number_columns, table
 from ui.text import md_escape, show_text, text_block
 
 identity.require("page:feedback")  # the navigation hides it too; a page run directly stops here
 
-SECTIONS = ("What to change", "Agreement", "Week by week", "Levels and time", "Disagreements", "Alarms and rules")
+SECTIONS = (
+    "What to change",
+    "Agreement",
+    "Week by week",
+    "Levels and time",
+    "Disagreements",
+    "Alarms and rules",
+    "After feedback",
+)
 SECTION = "fb_section"  # the card's open tab (session state); only its section is drawn
 HANDOFF = "feedback_for"  # set by other pages (Disagreements) before st.switch_page to this one
 STATISTICS = {
@@ -113,13 +122,21 @@ def load_own(version: tuple, filters: Filters, contractor: str) -> fb_report.Own
     return fb_report.own_figures(state.cursor(), contractor, filters, known=load_catalogue(version))
 
 
+@query_log.loader(max_entries=8, show_spinner="Following up the feedback given...")
+def load_followups(version: tuple, events: tuple, rubric: str | None) -> pd.DataFrame:
+    """Every feedback event's follow-ups about the rubric (recording an event does not move the dataset version:
+    `events`, feedback.events.signature, keys them too)."""
+    return followup.followups(state.cursor(), rubric)
+
+
 @query_log.loader(max_entries=32, show_spinner="Building the feedback report...")
-def load_report(version: tuple, filters: Filters, contractor: str) -> fb_report.FeedbackReport:
+def load_report(version: tuple, filters: Filters, contractor: str, events: tuple) -> fb_report.FeedbackReport:
     """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py)."""
     own = partial(load_own, version, filters, contractor)  # one argument list for the prefetch and the join
     team = prefetch.alongside(partial(load_team, version, scope.team_filter(filters)), own)
     known = load_catalogue(version)
-    return fb_report.feedback_report(state.cursor(), contractor, filters, team, own=own(), known=known)
+    after = load_followups(version, events, filters.rubric)
+    return fb_report.feedback_report(state.cursor(), contractor, filters, team, own=own(), known=known, followups=after)
 
 
 def pick_contractor(options: list[str], clicked: str | None) -> str:
@@ -206,7 +223,7 @@ def open_card(filters: Filters, card_filters: Filters, contractors: list[str]) -
     card names the filter that empties it and offers to clear it."""
     contractor = choose(filters) if identity.allowed("other_raters") else own_card(contractors)
     try:
-        return load_report(state.version(), card_filters, contractor)
+        return load_report(state.version(), card_filters, contractor, fb_events.signature(state.cursor()))
     except ValueError:
         blame = who_next.emptied_by(state.cursor(), card_filters, contractor)
         fn.widen_offer(f"{sidebar.rater_name(contractor)} has no ratings", blame, card_filters, "fb_widen_card")
@@ -384,6 +401,27 @@ def show_alarms_and_rules(rep: fb_report.FeedbackReport, contractor: str, filter
         st.markdown(md_escape(others))
 
 
+def show_followups(rep: fb_report.FeedbackReport, contractor: str) -> None:
+    """What came after each feedback the contractor was given: before and after beside the team, and the verdicts."""
+    st.subheader("After feedback")
+    st.caption(md_escape(followup.METHOD))
+    if rep.followups.empty:
+        st.info(
+            "No feedback recorded for this contractor: mark the card as sent above, or load a feedback log of "
+            "feedback given outside Concord on the Data page."
+        )
+        return
+    for line in followup.last_lines(rep.followups):
+        st.markdown(md_escape(line))
+    name = sidebar.rater_name(contractor)
+    for measure, rubric, rows in fuc.panels(rep.followups):
+        st.markdown(f"**{md_escape(followup.panel_title(measure, rubric))}**")
+        charts.show(st, fuc.before_after(rows, name), width="stretch")
+    with st.expander("Every follow-up, with its figures"):
+        shown = rep.followups.drop(columns=["sent_by"])
+        table(shown, f"follow-ups {contractor}", key="fb_dl_followups", column_config=number_columns(shown))
+
+
 filters = sidebar.current()
 st.title("Feedback")
 opts = sidebar.options()
@@ -440,6 +478,7 @@ sections = (
     partial(show_levels_and_time, rep, contractor),
     partial(show_cases, rep, contractor),
     partial(show_alarms_and_rules, rep, contractor, filters),
+    partial(show_followups, rep, contractor),
 )
 for tab, section in zip(tabs, sections, strict=True):
     if tab.open:

@@ -10,8 +10,10 @@ from analytics.consistency import rates
 from analytics.core.filters import Filters
 from analytics.describe import overview
 from analytics.effects import drift, markers
+from analytics.feedback import events as fb_events
+from analytics.feedback import followup
 from analytics.plan import needs as plan_needs
-from ui import alarm_panel, charts, identity, plan_panel, query_log, sidebar, state
+from ui import alarm_panel, charts, followup_panel, identity, plan_panel, query_log, sidebar, state
 from ui import consistency_charts as cc
 from ui import drift_charts as dc
 from ui.tables import table
@@ -48,6 +50,13 @@ def load_alarms(version: tuple, filters: Filters) -> dict:
         "weekly": drift.contractor_weeks(con, drifting, filters),
         "markers": markers.markers(con, filters.rubric),
     }
+
+
+@query_log.loader(max_entries=8, show_spinner="Following up the feedback given...")
+def load_tally(version: tuple, events: tuple, rubric: str | None) -> followup.Tally:
+    """Of the contractors given feedback, who improved credibly (`events` keys it: recording one does not move the
+    dataset version)."""
+    return followup.tally(followup.followups(state.cursor(), rubric))
 
 
 def add_marker() -> None:
@@ -115,6 +124,12 @@ c2[3].metric("Files loaded", s.files_loaded)
 if len(data["lacking"]) and identity.allowed("page:plan"):
     st.markdown(plan_panel.lacking_line(data["lacking"], sidebar.rater_name))
     st.page_link("app_pages/plan.py", label="Plan where researchers label next", icon=":material/assignment:")
+events = fb_events.signature(state.cursor())
+if events[0] and identity.allowed("page:feedback") and identity.allowed("other_raters"):
+    tally = load_tally(state.version(), events, filters.rubric)
+    st.markdown(followup_panel.line(tally, sidebar.rater_name))
+    with st.expander("Open a follow-up"):
+        followup_panel.open_buttons(tally, sidebar.rater_name)
 
 if s.ratings == 0:
     st.info("No ratings match these filters. Load files on the Data page or widen the filters.")

@@ -110,6 +110,15 @@ def _selected(con: duckdb.DuckDBPyConnection) -> str:
     return ", ".join([*COLUMNS, *(c if logged else f"NULL AS {c}" for c in LOGGED)])
 
 
+SIGNATURE = Query("feedback_events_signature", "SELECT count(*), max(sent_at) FROM feedback_events")
+
+
+def signature(con: duckdb.DuckDBPyConnection) -> tuple:
+    """What changes when an event is recorded (their number and latest time): with the dataset version (a feedback
+    log's load or unload moves it), the key of a page's cached follow-ups."""
+    return tuple(SIGNATURE.rows(con)[0]) if _has_table(con) else (0, None)
+
+
 def events(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every feedback event (EVENT_COLUMNS), from the page and from feedback logs, oldest first."""
     if not _has_table(con):

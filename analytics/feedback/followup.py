@@ -60,6 +60,15 @@ COLUMNS = (
 )
 
 
+METHOD = (
+    f"Each feedback's follow-up compares the {WINDOW_DAYS} days after the day it was sent with the {WINDOW_DAYS} days "
+    "before (the day itself left out), and subtracts the change of the rest of the team over the same days, leaving "
+    "out contractors given feedback within them: a guideline change or an easier batch moves everyone and is not "
+    "credited to the card. The interval is 95%, over tasks. A verdict needs the whole interval on one side of zero, "
+    f"and at least {MIN_TASKS} tasks after the feedback (too early until then)."
+)
+
+
 @dataclass(frozen=True)
 class Windows:
     """An event's two windows of days: before [before_from, sent day) and after [sent day + 1, after_to); the day
@@ -189,20 +198,21 @@ def _event_rows(
     wins = Windows.of(e.sent_at)
     if measure.name == ms.AGREEMENT:
         mine = days[days["rater_id"] == e.rater_id]
-        rubrics = [e.rubric] if e.rubric else sorted(set(mine["rubric"])) or ([rubric] if rubric else [])
+        # an event about every rubric: each the contractor has tasks in, else one row saying none came yet
+        rubrics: list[str | None] = [e.rubric] if e.rubric else [*sorted(set(mine["rubric"]))] or [rubric]
     else:
-        rubrics = sorted({r for n, r in e.effects if n == measure.name and rubric in (None, r)})
+        rubrics = [*sorted({r for n, r in e.effects if n == measure.name and rubric in (None, r)})]
     out = []
     for r in rubrics:
         team_out = _given_feedback(every, wins, r) | {e.rater_id}
         of_rubric = days[days["rubric"] == r]
         team = of_rubric[~of_rubric["rater_id"].isin(team_out)]
         mine = of_rubric[of_rubric["rater_id"] == e.rater_id]
-        out.append(_row(e, measure, r, dims.get(r), wins, mine, team, latest))
+        out.append(_row(e, measure, r, dims.get(r) if r else None, wins, mine, team, latest))
     return out
 
 
-def _given_feedback(every: list[Event], wins: Windows, rubric: str) -> set[str]:
+def _given_feedback(every: list[Event], wins: Windows, rubric: str | None) -> set[str]:
     """Contractors given feedback about `rubric` (or every rubric) within the windows."""
     return {e.rater_id for e in every if e.rubric in (None, rubric) and wins.contains(e.sent_at)}
 
@@ -216,7 +226,7 @@ def _window(days: pd.DataFrame, start: dt.date, end: dt.date) -> pd.DataFrame:
 def _row(
     e: Event,
     measure: ms.Measure,
-    rubric: str,
+    rubric: str | None,
     dimension: str | None,
     wins: Windows,
     mine: pd.DataFrame,
@@ -340,10 +350,11 @@ def describe(row: pd.Series) -> str:
     m = ms.MEASURES[str(row["measure"])]
     what = m.title if m.name == ms.AGREEMENT else f"{m.title.lower()} ({ms.WHAT[m.name]})"
     when = pd.Timestamp(row["sent_at"]).date()
+    about = rubric_title(str(row["rubric"])) if isinstance(row["rubric"], str) else "every rubric"
     if row["verdict"] == "too_early":
-        return f"Feedback of {when} ({rubric_title(str(row['rubric']))}): too early to tell, {row['reason']}."
+        return f"Feedback of {when} ({about}): too early to tell, {row['reason']}."
     return (
-        f"Feedback of {when} ({rubric_title(str(row['rubric']))}): {what} went from {_fmt(m, row['before'])} to "
+        f"Feedback of {when} ({about}): {what} went from {_fmt(m, row['before'])} to "
         f"{_fmt(m, row['after'])} over {row['n_tasks_before']} and {row['n_tasks_after']} tasks, the team's by "
         f"{_fmt(m, row['team_change'], signed=True)}; beyond the team: {_fmt(m, row['difference'], signed=True)} "
         f"(95% {_fmt(m, row['difference_ci_low'], signed=True)} to {_fmt(m, row['difference_ci_high'], signed=True)})"
@@ -370,3 +381,22 @@ def _fmt(m: ms.Measure, value: object, signed: bool = False) -> str:
     if m.unit == "seconds":
         return f"{sign}{v:.0f} s"
     return f"{sign}{v:.2f} levels"
+
+
+def of_contractor(fu: pd.DataFrame, contractor: str) -> pd.DataFrame:
+    """One contractor's follow-ups (COLUMNS), oldest first (none: the empty frame every path gives)."""
+    mine = fu[fu["rater_id"] == contractor].reset_index(drop=True)
+    return mine if len(mine) else pd.DataFrame(columns=list(COLUMNS))
+
+
+def last_lines(fu: pd.DataFrame) -> tuple[str, ...]:
+    """The contractor's last feedback's follow-ups as sentences, agreement first (a report card's mention)."""
+    if fu.empty:
+        return ()
+    last = fu[fu["sent_at"] == fu["sent_at"].max()]
+    return tuple(f"Last feedback follow-up: {describe(row)}" for _, row in last.iterrows())
+
+
+def panel_title(measure: str, rubric: str | None) -> str:
+    """A chart's title: the measure and the rubric ("Agreement with researchers, Answer comparison (...)")."""
+    return f"{ms.MEASURES[measure].title}, {rubric_title(rubric) if rubric else 'every rubric'}"

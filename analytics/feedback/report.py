@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
@@ -16,6 +16,7 @@ from analytics.core.filters import Filters
 from analytics.feedback import card as cd
 from analytics.feedback import cases as cs
 from analytics.feedback import durations as du
+from analytics.feedback import followup as fu
 from analytics.feedback import highlights as hl
 from analytics.feedback import levels as lv
 from analytics.feedback import rater_effects as ef
@@ -51,6 +52,8 @@ class FeedbackReport:
     alerts: pd.DataFrame  # this contractor's alarms (analytics.alarms.review.ALERT_COLUMNS)
     stamp: dict  # what the figures were computed on (analytics.stamp)
     name: str = ""  # how the contractor is named to people ("Dana K. (c13)" with a rater directory, else the id)
+    # followup.COLUMNS: what came after each feedback the contractor was given, under the filter's rubric
+    followups: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(fu.COLUMNS)))
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,7 @@ def feedback_report(
     names: dict[str, str] | None = None,
     known: scope.Catalogue | None = None,
     shared: Shared | None = None,
+    followups: pd.DataFrame | None = None,
 ) -> FeedbackReport:
     """The contractor's whole feedback report under the filter (rubric and dates; other raters are ignored).
 
@@ -164,7 +168,8 @@ def feedback_report(
     with the same contractor, filter, n_boot, seed and max_cases) when it was computed beforehand; `names`
     (people.display_names) and `known` (scope.catalogue of the contractor's rubrics) when read once for many;
     `shared` (feedback_reports': computed with `team` for many contractors, this one among them) gives those and
-    the contractor's card, team medians, times and effects-table rows."""
+    the contractor's card, team medians, times and effects-table rows; `followups` (followup.followups under the
+    filter's rubric, this contractor's rows or every contractor's) when computed beforehand."""
     own = own or own_figures(con, contractor, filters, n_boot, seed, max_cases)
     if own.made_for() != (contractor, filters, n_boot, seed, max_cases):
         raise ValueError("feedback_report: `own` was computed for another contractor, filter, bootstrap or limit")
@@ -175,6 +180,8 @@ def feedback_report(
     trend = own.trend
     times = shared.times[contractor] if shared else du.durations_vs_team(own.durations, contractor, team.durations)
     mine, positions = (shared.effects[contractor], shared.positions) if shared else (None, None)
+    after = fu.followups(con, filters.rubric, contractor) if followups is None else followups
+    after = fu.of_contractor(after, contractor)
     return FeedbackReport(
         contractor_id=contractor,
         filters=filters,
@@ -189,11 +196,12 @@ def feedback_report(
         disagreements=own.disagreements,
         effects=ef.rater_effects(con, contractor, team, own.rubrics, card, trend, times, known, mine, positions),
         durations=times,
-        highlights=hl.highlights(card, trend, times),
+        highlights=hl.highlights(card, trend, times) + fu.last_lines(after),
         rules=shared.rules[contractor] if shared else rl.broken_rules(contractor, team),
         alerts=shared.alerts[contractor] if shared else own_alerts(team.alerts, (contractor,))[contractor],
         stamp=own.stamp,
         name=people.who(contractor, people.display_names(con) if names is None else names),
+        followups=after,
     )
 
 
@@ -234,9 +242,10 @@ def feedback_reports(
         week_medians=wk.every_team_week_medians(team.weekly, who),
         times=du.every_durations_vs_team(own_durations, team.durations),
     )
+    after = fu.followups(con, filters.rubric)
     for c in contractors:
         own = own_figures(con, c, filters, n_boot, seed, max_cases, shared)
-        yield feedback_report(con, c, filters, team, n_boot, seed, max_cases, own, shared=shared)
+        yield feedback_report(con, c, filters, team, n_boot, seed, max_cases, own, shared=shared, followups=after)
 
 
 def own_alerts(alerts: pd.DataFrame, contractors: tuple[str, ...]) -> dict[str, pd.DataFrame]:
