@@ -12,10 +12,13 @@ import pytest
 
 from analytics import store
 from analytics.cli.main import COMMANDS
+from analytics.core.filters import Filters
+from analytics.feedback import events
 from analytics.ingest.load import ingest_bytes
 from tests.cli_helpers import run_cli
 
-TABLES = ("ratings", "ingest_log", "rater_tasks")  # what the commands read first (plan: the kept rater tasks)
+# What the commands read first (plan: the kept rater tasks; followup: the feedback events).
+TABLES = ("ratings", "ingest_log", "rater_tasks", "feedback_events")
 
 
 def _rows(prefix: str, n: int = 60, task: str = "t") -> bytes:
@@ -30,6 +33,7 @@ def damaged(tmp_path_factory) -> Path:
     con = store.open_store(path)
     assert ingest_bytes(con, _rows("c"), "c.csv", role="contractor").rows_loaded == 60
     assert ingest_bytes(con, _rows("r"), "r.csv", role="researcher").rows_loaded == 60
+    events.record(con, "c0", "lead", "feedback_c0", [], Filters())
     con.execute("CHECKPOINT")
     size = int(con.execute("SELECT block_size FROM pragma_database_size()").fetchall()[0][0])
     blocks = {
@@ -60,6 +64,7 @@ def _commands(db: str, tmp: Path) -> dict[str, list[str]]:
         "model": ["model", "--db", db],
         "plan": ["plan", "--budget", "5", "--db", db],
         "report": ["report", "--all", "--format", "md", "--out", str(tmp / "cards"), "--db", db],
+        "followup": ["followup", "--db", db],
         "datasets": ["datasets", "--db", db],
     }
 

@@ -32,7 +32,7 @@ from tests.conftest import ROOT, connect_copy
 from tests.test_cli_damaged import damaged  # noqa: F401  (the module's damaged store, a fixture)
 from tests.test_feedback_effects import load_effects_store
 
-READERS = ("agreement", "alerts", "consistency", "effects", "model", "plan", "report", "datasets")
+READERS = ("agreement", "alerts", "consistency", "effects", "model", "plan", "report", "followup", "datasets")
 DASHBOARD = (
     "import sys; from analytics import store; from analytics.cli import handover; "
     "con = store.open_store(sys.argv[1]); handover.serve(con.cursor, sys.argv[1]); "
@@ -48,6 +48,7 @@ def read_commands(db: Path, out: Path) -> dict[str, list[str]]:
         "alerts": ["alerts", "--db", str(db), "--json"],
         "consistency": ["consistency", "--db", str(db), "--json"],
         "effects": ["effects", "--db", str(db), "--json"],
+        "followup": ["followup", "--db", str(db), "--json"],
         "model": ["model", "--db", str(db), "--json"],
         "plan": ["plan", "--db", str(db), "--budget", "5", "--researchers", "r1,r2", "--json"],
         "report": ["report", "--all", "--format", "csv", "--out", str(out), "--db", str(db), "--json", *fast],

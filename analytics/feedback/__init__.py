@@ -12,7 +12,9 @@ agreement on usefulness at about 80%).
 Modules, each computing one part: scope (whom and what a report covers), weekly (agreement week by week and its
 trend), durations (time per submission), levels (levels used against researchers'), cases (most severe
 disagreements), team (the team's figures, shared by every report), card (the report card), review_first (the
-contractor a page opens on), rater_effects, rules (rubric rules broken), highlights, report (the whole report).
+contractor a page opens on), rater_effects, rules (rubric rules broken), highlights, next (who needs feedback next),
+events (feedback events), followup and measures (what came after each feedback, against the team's same weeks),
+report (the whole report).
 """
 
 from analytics.feedback.report import FeedbackReport, feedback_report, feedback_reports

@@ -150,13 +150,13 @@ class Side:
 def followups(con: duckdb.DuckDBPyConnection, rubric: str | None = None, rater: str | None = None) -> pd.DataFrame:
     """Every feedback event's follow-ups (COLUMNS), one row per event, rubric and measure, oldest first; `rubric`
     and `rater` keep the events about them (an event without a rubric is about every rubric)."""
+    latest = _latest_day(con)  # the data's today: whether a short after-window is still open
     every = as_events(fb_events.events(con))
     chosen = [
         e for e in every if (rater is None or e.rater_id == rater) and (rubric is None or e.rubric in (None, rubric))
     ]
     if not chosen:
         return pd.DataFrame(columns=list(COLUMNS))
-    latest = _latest_day(con)
     start = dt.datetime.combine(min(Windows.of(e.sent_at).before_from for e in chosen), dt.time())
     end = dt.datetime.combine(max(Windows.of(e.sent_at).after_to for e in chosen), dt.time())
     rows = []

@@ -28,6 +28,7 @@ CSV_SECTIONS = (
     ("trend", "trend"),
     ("time", "durations"),
     ("disagreement", "disagreements"),
+    ("followup", "followups"),
 )
 
 
