@@ -163,9 +163,11 @@ def followups(con: duckdb.DuckDBPyConnection, rubric: str | None = None, rater: 
     for name in [m for m in ms.MEASURES if m == ms.AGREEMENT or any(m == n for e in chosen for n, _ in e.effects)]:
         measure = ms.MEASURES[name]
         days = ms.day_sums(con, measure, start, end, rubric)
+        days["day"] = pd.to_datetime(days["day"])
+        by_rubric = {str(r): part for r, part in days.groupby("rubric")}
         dims = ms.dimensions_of(con, measure)
         for event in chosen:
-            rows += _event_rows(event, measure, days, dims, every, rubric, latest)
+            rows += _event_rows(event, measure, by_rubric, dims, every, rubric, latest)
     if not rows:
         return pd.DataFrame(columns=list(COLUMNS))
     out = pd.DataFrame(rows, columns=list(COLUMNS))
@@ -175,6 +177,7 @@ def followups(con: duckdb.DuckDBPyConnection, rubric: str | None = None, rater: 
     ).reset_index(drop=True)
 
 
+EMPTY_DAYS = pd.DataFrame({c: pd.Series(dtype="datetime64[ns]" if c == "day" else object) for c in ms.DAY_COLUMNS})
 LATEST = Query("followup_latest_day", "SELECT CAST(max(submitted_at) AS DATE) FROM rater_tasks")
 
 
@@ -187,7 +190,7 @@ def _latest_day(con: duckdb.DuckDBPyConnection) -> dt.date | None:
 def _event_rows(
     e: Event,
     measure: ms.Measure,
-    days: pd.DataFrame,
+    by_rubric: dict[str, pd.DataFrame],
     dims: dict[str, str],
     every: list[Event],
     rubric: str | None,
@@ -197,15 +200,15 @@ def _event_rows(
     (for an effect, per rubric whose card section named it)."""
     wins = Windows.of(e.sent_at)
     if measure.name == ms.AGREEMENT:
-        mine = days[days["rater_id"] == e.rater_id]
+        rated = sorted(r for r, part in by_rubric.items() if (part["rater_id"] == e.rater_id).any())
         # an event about every rubric: each the contractor has tasks in, else one row saying none came yet
-        rubrics: list[str | None] = [e.rubric] if e.rubric else [*sorted(set(mine["rubric"]))] or [rubric]
+        rubrics: list[str | None] = [e.rubric] if e.rubric else [*rated] or [rubric]
     else:
         rubrics = [*sorted({r for n, r in e.effects if n == measure.name and rubric in (None, r)})]
     out = []
     for r in rubrics:
         team_out = _given_feedback(every, wins, r) | {e.rater_id}
-        of_rubric = days[days["rubric"] == r]
+        of_rubric = by_rubric.get(r, EMPTY_DAYS) if r else EMPTY_DAYS
         team = of_rubric[~of_rubric["rater_id"].isin(team_out)]
         mine = of_rubric[of_rubric["rater_id"] == e.rater_id]
         out.append(_row(e, measure, r, dims.get(r) if r else None, wins, mine, team, latest))
@@ -218,9 +221,9 @@ def _given_feedback(every: list[Event], wins: Windows, rubric: str | None) -> se
 
 
 def _window(days: pd.DataFrame, start: dt.date, end: dt.date) -> pd.DataFrame:
-    """The day sums in [start, end)."""
-    d = pd.to_datetime(days["day"]).dt.date
-    return days[(d >= start) & (d < end)]
+    """The day sums (their `day` a datetime64 column) in [start, end)."""
+    d = days["day"]
+    return days[(d >= pd.Timestamp(start)) & (d < pd.Timestamp(end))]
 
 
 def _row(
