@@ -17,7 +17,7 @@ import duckdb
 
 from analytics.core.queries import Query
 from analytics.ingest.base import FileRejected, Parsed, Problem
-from analytics.ingest.limits import header_names
+from analytics.ingest.limits import header_names, known_header
 from analytics.store import feedback_log
 
 NAME = feedback_log.FORMAT
@@ -49,16 +49,7 @@ def sent_at(text: str) -> dt.datetime:
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """The log's rows; each bad row a Problem naming its line and field. FileRejected on a wrong header."""
     text = path.read_text(encoding="utf-8-sig")
-    cols = _header(text)
-    missing = [c for c in REQUIRED if c not in cols]
-    if missing:
-        raise FileRejected(f"{file_name}, line 1: a feedback log needs the column(s) {', '.join(missing)}")
-    unknown = [c for c in cols if c not in feedback_log.COLUMNS]
-    if unknown:
-        raise FileRejected(
-            f"{file_name}, line 1: unknown column(s) {', '.join(unknown)}; a feedback log has "
-            f"{', '.join(feedback_log.COLUMNS)}"
-        )
+    cols = known_header(text, file_name, "feedback log", REQUIRED, feedback_log.COLUMNS)
     rubrics = {r for (r,) in RUBRICS.rows(con)}
     reader = csv.DictReader(io.StringIO(text.lstrip()), fieldnames=cols)
     next(reader)  # the header

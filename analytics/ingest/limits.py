@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from analytics.ingest.base import FileRejected
+
 MAX_JSON_DEPTH = 64  # nesting of objects and arrays in one record (the record itself is level 1)
 # Nesting past which JSON text is never handed to Python's (recursive) JSON reader: a document is refused whole,
 # a JSONL line quarantined. Between MAX_JSON_DEPTH and this, the record is read and quarantined naming its field.
@@ -90,6 +92,21 @@ def header_names(text: str) -> list[str]:
         return [c.strip() for c in next(csv.reader(lines[:1]), [])]
     except csv.Error:  # binary data: a carriage return or NUL inside what would be a field
         return []
+
+
+def known_header(
+    text: str, file_name: str, kind: str, required: tuple[str, ...], columns: tuple[str, ...]
+) -> list[str]:
+    """The first line's column names, trimmed and lower-cased; FileRejected naming line 1 when one of `required` is
+    missing or a column is not one of `columns` (a small CSV of one `kind`, read all of a piece)."""
+    cols = [c.lower() for c in header_names(text)]
+    if missing := [c for c in required if c not in cols]:
+        raise FileRejected(f"{file_name}, line 1: a {kind} needs the column(s) {', '.join(missing)}")
+    if unknown := [c for c in cols if c not in columns]:
+        raise FileRejected(
+            f"{file_name}, line 1: unknown column(s) {', '.join(unknown)}; a {kind} has {', '.join(columns)}"
+        )
+    return cols
 
 
 def csv_header(first_line: bytes) -> tuple[str, int]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 
 from analytics.ingest.base import FileRejected, Parsed
-from analytics.ingest.limits import header_names
+from analytics.ingest.limits import header_names, known_header
 from analytics.store import people
 
 NAME = people.FORMAT
@@ -34,16 +34,7 @@ def detect(head: bytes, file_name: str) -> bool:
 def parse(path: Path, file_name: str, con: duckdb.DuckDBPyConnection) -> Parsed:
     """The directory's entries; FileRejected naming line and field when any row is wrong."""
     text = path.read_text(encoding="utf-8-sig")
-    cols = _header(text)
-    missing = [c for c in REQUIRED if c not in cols]
-    if missing:
-        raise FileRejected(f"{file_name}, line 1: a rater directory needs the column(s) {', '.join(missing)}")
-    unknown = [c for c in cols if c not in people.COLUMNS]
-    if unknown:
-        raise FileRejected(
-            f"{file_name}, line 1: unknown column(s) {', '.join(unknown)}; a rater directory has "
-            f"{', '.join(people.COLUMNS)}"
-        )
+    cols = known_header(text, file_name, "rater directory", REQUIRED, people.COLUMNS)
     reader = csv.DictReader(io.StringIO(text.lstrip()), fieldnames=cols)
     next(reader)  # the header
     rows, lines = [], []

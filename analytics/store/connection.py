@@ -159,10 +159,24 @@ def _first_line(e: Exception) -> str:
 IN_USE = "The store {p} is in use by another program (it holds the file lock)."
 
 
+_SHORT_READ = re.compile(r"could not read enough bytes.*attempted to read (\d+) bytes from location (\d+)", re.I | re.S)
+
+
+def _reads_past_the_end(p: Path, text: str) -> bool:
+    """Whether DuckDB failed reading bytes past the end of the file: a copy cut short (its metadata among the lost
+    blocks, so the open itself fails)."""
+    found = _SHORT_READ.search(text)
+    if not found or str(p) == ":memory:" or not p.is_file():
+        return False
+    return int(found.group(1)) + int(found.group(2)) > p.stat().st_size
+
+
 def _explain_io_error(p: Path, e: Exception) -> str:
     text = str(e)
     if "could not set lock" in text.lower() or "conflicting lock" in text.lower():  # not "block": corruption
         return IN_USE.format(p=p) + " Close the other Concord process or choose another store with --db / CONCORD_DB."
+    if _reads_past_the_end(p, text):
+        return damaged_message(p, "truncated", _first_line(e))
     corrupt = ("not a valid DuckDB", "corrupt", "checksum", "database file", "could not read enough bytes")
     if any(m.lower() in text.lower() for m in corrupt):
         return damaged_message(p, "corrupt or another kind of file", _first_line(e))
