@@ -51,6 +51,7 @@ def load_demo_if_empty() -> None:
         for i, demo in enumerate(files, start=1):
             result = ingest_file(state.cursor(), demo.path, undated_at=demo.undated_at)
             bar.progress(i / len(files), text=first_run.progress_text(demo, result))
+        first_run.add_demo_markers(state.cursor())
         status.update(label="Demo data loaded", state="complete", expanded=False)
     st.cache_data.clear()
 

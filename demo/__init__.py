@@ -2,9 +2,11 @@
 
 `write_demo(out_dir, seed)` writes an eight-week labelling project: answer comparisons, instruction
 following, preference ranking and article Likert files (docs/formats.md sections 2-5), a small canonical
-CSV, a batch with deliberately bad rows (last, for the quarantine browser) and truth.json: which
-contractor has which planted behaviour and the latent qualities the ratings were drawn from. The same
-seed always gives the same bytes.
+CSV, a batch with deliberately bad rows (the last of the ratings, for the quarantine browser), a feedback log
+(section 15: report cards six contractors got on the Monday of week 4, half of whom improved) and truth.json:
+which contractor has which planted behaviour, who got feedback and who improved, the guideline change of the same
+week (a marker the loads add), and the latent qualities the ratings were drawn from. The same seed always gives
+the same bytes.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from demo import (
     article_likert,
     canonical,
     directory,
+    feedback,
     instruction_following,
     preference_ranking,
     schedule,
@@ -42,6 +45,10 @@ NOTES = (
     "topics get the load time, and the load's notes say which.",
     "Latent qualities are on the rating scale's own units: answer usefulness 0 (Very bad) .. 4 (Very good), "
     "instruction outputs 1-7, article predictions 1-5.",
+    "Issue 53 (feedback): six typical contractors got a report card on 2026-03-30 (feedback_log.csv, loaded last); "
+    "truth.json feedback names the improvers and the non-improvers. The same day a guideline change reached every "
+    "contractor (guideline_markers, which first_run.add_demo_markers adds to the store): the whole team's agreement "
+    "with researchers rises from then on, so a follow-up must compare each contractor with the team's own change.",
 )
 # The submission formats whose volume truth.json describes, with the module that staffs their tasks.
 PROJECTS = {
@@ -77,6 +84,8 @@ def write_demo(out_dir: Path, seed: int = 7, scale: float = 1.0) -> dict:
     # The directory loads first: every later file's annotator ids become their person's as it loads.
     people_file, n_people = directory.write(out, raters, extra["aliases"], schedule.START.date())
     files.insert(0, (people_file, people.FORMAT, n_people))
+    log_file, n_sent = feedback.write(out, raters)
+    files.append((log_file, feedback.FORMAT, n_sent))  # last, after the ratings it follows up
     returned = extra.pop("returned")
     truth = {
         "seed": seed,
@@ -90,6 +99,8 @@ def write_demo(out_dir: Path, seed: int = 7, scale: float = 1.0) -> dict:
         "volume": _volume(raters, volume),
         "rule_breaking": _rule_breaking(raters, volume),
         "raters": {r.rater_id: {"role": r.role, "behaviour": r.behaviour, "params": r.params()} for r in raters},
+        "feedback": feedback.truth(raters),
+        "guideline_markers": [feedback.guideline_marker()],
         **extra,
         "latent": latent,
     }

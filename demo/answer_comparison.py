@@ -118,7 +118,7 @@ def _comparisons(
         if cat == "usefulness":
             d = seen["B"][cat] - seen["A"][cat]
             d_screen = (d if order == ["A", "B"] else -d) - rater.first_bias
-            out[cat] = COMPARISON_LEVELS[_from_difference(d_screen)]
+            out[cat] = COMPARISON_LEVELS[_from_difference(d_screen * rater.contrast_in(week))]
             continue
         diff = levels["B"][cat] - levels["A"][cat]
         if rng.random() < rater.p_violate:

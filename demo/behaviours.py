@@ -4,15 +4,18 @@ Every rater sees the true quality of an item (on a 0-4 scale, the index of a fiv
 their own lens: a constant shift (leniency or severity), Gaussian noise, an occasional random click, a
 pull towards whatever is shown first, a habit of calling comparisons equal, and for drifting raters
 noise that grows week by week. Planted behaviours sit on a few named contractors; the rest are typical, and a
-few typical ones are newcomers who join in the last weeks. Answer comparison is everyone's main project;
-instruction following and preference ranking each have a smaller team (`team`).
+few typical ones are newcomers who join in the last weeks. Six typical contractors, noisier than the rest, get a
+report card on the Monday of FEEDBACK_WEEK: half of them rate like careful contractors from then on, half do not
+change. That same week a clearer rubric (GUIDELINE_WEEK) lowers every contractor's noise, and they stop reading a
+difference between two answers as larger than it is. Answer comparison is everyone's main project; instruction
+following and preference ranking each have a smaller team (`team`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Set
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 N_CONTRACTORS = 40
 N_RESEARCHERS = 4
@@ -22,6 +25,18 @@ TEAM_SIZE = 14  # contractors on each smaller project: one of each planted behav
 # A rater's noise splits into a part shared by a whole submission and a part of each rated item; the
 # total sd is about `noise` (0.85^2 + 0.5^2 ~ 1).
 SHARED_NOISE, OWN_NOISE = 0.85, 0.5
+# From this week (0-based) on a clearer rubric (worked examples, and when two answers are "about the same" or "much
+# better") reaches every contractor: their own noise is multiplied by the factor, and they stop reading a difference
+# between two answers GUIDELINE_CONTRAST times as large as it is. Researchers wrote the rubric and do not change.
+GUIDELINE_WEEK, GUIDELINE_NOISE_FACTOR, GUIDELINE_CONTRAST = 4, 0.7, 2.2
+# Feedback (issue 53): on the Monday of FEEDBACK_WEEK the six most active typical contractors who were there from
+# the start (the most tasks shared with researchers) get a report card; before it they are noisier than the team and
+# click at random now and then. The improvers then rate like careful contractors; the others change only as the
+# whole team does (the guideline).
+FEEDBACK_WEEK = GUIDELINE_WEEK
+N_IMPROVERS = N_NON_IMPROVERS = 3
+FEEDBACK_NOISE, FEEDBACK_P_RANDOM = (1.32, 1.42), 0.11
+IMPROVED_NOISE, IMPROVED_P_RANDOM = 0.4, 0.0
 
 # Planted behaviour -> (how many contractors, what a lead would see).
 PLANTED = {
@@ -70,6 +85,9 @@ class Rater:
     drift_noise: float = 0.0  # noise added per week after drift_from_week
     drift_random: float = 0.0  # random-click chance added per week after drift_from_week
     joined_week: int = 0  # first week (0-based) the rater works in; newcomers join late
+    feedback_week: int = -1  # week (0-based) on whose Monday the rater got a report card; -1 = never
+    noise_after: float | None = None  # own noise from feedback_week on; None = unchanged
+    p_random_after: float | None = None  # random-click chance from feedback_week on; None = unchanged
 
     def breaks(self, rule_id: str) -> bool:
         """Whether the rater breaks this rubric rule on purpose (RULE_BREAKING)."""
@@ -80,12 +98,25 @@ class Rater:
         return max(week, 0) >= self.joined_week
 
     def noise_in(self, week: int) -> float:
-        """Noise sd in a given week (grows for drifting raters)."""
-        return self.noise + self.drift_noise * self._weeks_drifted(week)
+        """Noise sd in a given week: the rater's own (changed after feedback; a contractor's lower from
+        GUIDELINE_WEEK on), plus a drifting rater's growth."""
+        own = self.noise_after if self.noise_after is not None and self._after_feedback(week) else self.noise
+        if self.role == "contractor" and week >= GUIDELINE_WEEK:
+            own *= GUIDELINE_NOISE_FACTOR
+        return own + self.drift_noise * self._weeks_drifted(week)
+
+    def contrast_in(self, week: int) -> float:
+        """How many times its size the rater reads a difference between two answers in a given week."""
+        return GUIDELINE_CONTRAST if self.role == "contractor" and week < GUIDELINE_WEEK else 1.0
 
     def p_random_in(self, week: int) -> float:
         """Chance of a random rating in a given week."""
-        return min(0.9, self.p_random + self.drift_random * self._weeks_drifted(week))
+        own = self.p_random_after if self.p_random_after is not None and self._after_feedback(week) else self.p_random
+        return min(0.9, own + self.drift_random * self._weeks_drifted(week))
+
+    def _after_feedback(self, week: int) -> bool:
+        """Whether `week` is in or after the week the rater got feedback."""
+        return 0 <= self.feedback_week <= week
 
     def _weeks_drifted(self, week: int) -> int:
         """How many weeks of decay a drifting rater has had by `week`."""
@@ -169,6 +200,7 @@ def roster(seed: int) -> list[Rater]:
                     speed=rng.uniform(0.8, 1.2),
                 )
             )
+    raters = _give_feedback(raters, random.Random(f"{seed}-feedback"))
     for i in range(1, N_RESEARCHERS + 1):
         raters.append(
             Rater(
@@ -183,6 +215,33 @@ def roster(seed: int) -> list[Rater]:
             )
         )
     return raters
+
+
+def _give_feedback(raters: list[Rater], rng: random.Random) -> list[Rater]:
+    """The roster with the feedback recipients' parameters: the most active typical contractors there from the
+    start, by activity alternately an improver and a non-improver, all noisier before the feedback."""
+    typical = [r for r in raters if r.behaviour == "typical" and r.joined_week == 0]
+    chosen = sorted(typical, key=lambda r: (-r.activity, r.rater_id))[: N_IMPROVERS + N_NON_IMPROVERS]
+    changed = {}
+    for i, r in enumerate(chosen):
+        improves = i % 2 == 0
+        changed[r.rater_id] = replace(
+            r,
+            noise=rng.uniform(*FEEDBACK_NOISE),
+            p_random=FEEDBACK_P_RANDOM,
+            feedback_week=FEEDBACK_WEEK,
+            noise_after=IMPROVED_NOISE if improves else None,
+            p_random_after=IMPROVED_P_RANDOM if improves else None,
+        )
+    return [changed.get(r.rater_id, r) for r in raters]
+
+
+def feedback_recipients(raters: list[Rater]) -> tuple[list[str], list[str]]:
+    """The ids of the contractors who got feedback: (improvers, non-improvers)."""
+    got = [r for r in raters if r.feedback_week >= 0]
+    return sorted(r.rater_id for r in got if r.noise_after is not None), sorted(
+        r.rater_id for r in got if r.noise_after is None
+    )
 
 
 def team(raters: list[Rater], project: str, seed: int) -> list[Rater]:

@@ -195,7 +195,7 @@ def shared_path(*parts: str) -> Path:
 
 
 def _demo(folder: Path) -> None:
-    from analytics.cli.first_run import demo_plan
+    from analytics.cli.first_run import add_demo_markers, demo_plan
     from analytics.ingest.load import ingest_file
     from demo import write_demo
 
@@ -203,6 +203,7 @@ def _demo(folder: Path) -> None:
     c = store.open_store(folder / "demo.duckdb")
     for f in demo_plan(out=folder / "inputs"):  # as the first start loads it: article files dated when returned
         ingest_file(c, f.path, undated_at=f.undated_at)
+    add_demo_markers(c, folder / "inputs")
     c.close()
 
 

@@ -89,7 +89,7 @@ def test_rewriting_with_another_seed_removes_the_old_annotator_files(tmp_path):
     assert {p.name for p in first["files"]} != on_disk  # the planted annotators differ between seeds
 
 
-def test_files_exist_in_every_format_and_the_error_file_is_last(demo):
+def test_files_exist_in_every_format_and_the_error_file_is_the_last_of_ratings(demo):
     out, written, truth = demo
     formats = [f["format"] for f in truth["files"]]
     assert set(formats) == {
@@ -99,10 +99,12 @@ def test_files_exist_in_every_format_and_the_error_file_is_last(demo):
         "article_likert",
         "canonical",
         "rater_directory",
+        "feedback_log",
     }
     assert formats[0] == "rater_directory"  # first: every later file's annotator ids become their person's
     assert formats.count("article_likert") >= 3
-    assert written["files"][-1].name == "contractor_batch_with_errors.csv"
+    assert written["files"][-2].name == "contractor_batch_with_errors.csv"
+    assert formats[-1] == "feedback_log" and written["files"][-1].name == "feedback_log.csv"  # after the ratings
     for path, expected in zip(written["files"], formats, strict=True):
         assert path.is_file() and path.stat().st_size > 0
         if expected in FORMATS:
@@ -226,7 +228,7 @@ def test_command_line_writes_the_demo(tmp_path, capsys):
 
     assert main(["demo", "--out", str(tmp_path), "--seed", "3"]) == 0
     printed = capsys.readouterr().out.split()
-    assert printed[-1].endswith("contractor_batch_with_errors.csv")
+    assert printed[-2].endswith("contractor_batch_with_errors.csv") and printed[-1].endswith("feedback_log.csv")
     assert (tmp_path / "truth.json").is_file()
 
 

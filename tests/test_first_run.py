@@ -13,12 +13,13 @@ def test_empty_store_gets_the_demo_files_in_order(con, tmp_path, monkeypatch):
     assert first_run.store_is_empty(con)
     files = first_run.demo_files()
     assert [f.name for f in files[:2]] == ["raters.csv", "answer_comparison.jsonl"]  # people first
-    assert files[-1].name == "contractor_batch_with_errors.csv"  # quarantine has something to show, last
+    assert files[-2].name == "contractor_batch_with_errors.csv"  # quarantine has something to show, last of ratings
+    assert files[-1].name == "feedback_log.csv"  # after the ratings it follows up
     assert all(f.exists() for f in files)
     results = [ingest_file(con, f) for f in files]
     assert {r.status for r in results} == {"loaded"}
-    assert sum(r.rows_quarantined for r in results[:-1]) == 0
-    assert results[-1].rows_quarantined > 0
+    assert sum(r.rows_quarantined for r in results[:-2] + results[-1:]) == 0
+    assert results[-2].rows_quarantined > 0
     assert not first_run.store_is_empty(con)
     assert first_run.demo_files() == files  # generated once, then reused
 
@@ -45,10 +46,10 @@ def test_article_files_load_with_the_dates_they_were_returned(con, demo_inputs, 
 
 def test_progress_counts_the_directory_in_people_and_the_rest_in_ratings(con, demo_inputs, monkeypatch):
     """The first start's progress line says what each demo file holds: the directory's rows are people, the
-    other files' rows ratings, and rows set aside are said to be in quarantine."""
+    feedback log's feedback events, the other files' rows ratings, and rows set aside are said to be in quarantine."""
     monkeypatch.setenv("CONCORD_DEMO_DIR", str(demo_inputs))
     plan = first_run.demo_plan()
-    directory, errors = plan[0], plan[-1]
+    directory, errors = plan[0], plan[-2]
     truth = json.loads((demo_inputs / "truth.json").read_text())
     people_line = first_run.progress_text(directory, ingest_file(con, directory.path))
     assert people_line == f"raters.csv: loaded, {truth['files'][0]['records']} people"
@@ -60,3 +61,7 @@ def test_progress_counts_the_directory_in_people_and_the_rest_in_ratings(con, de
     )
     again = first_run.progress_text(directory, ingest_file(con, directory.path))
     assert again == "raters.csv: already loaded, nothing changed"
+    log = plan[-1]
+    assert first_run.progress_text(log, ingest_file(con, log.path)) == (
+        f"feedback_log.csv: loaded, {truth['files'][-1]['records']} feedback events"
+    )

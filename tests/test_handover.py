@@ -77,8 +77,9 @@ def test_cli_load_into_a_store_the_dashboard_holds_is_handed_over(held, small_de
     assert "handing the files to it" in out.stderr
     handed = json.loads(out.stdout)
     assert [r["status"] for r in handed["files"]] == ["loaded"] * len(files)
-    # A rater directory's rows are people, not ratings (the demo ships one among its CSV files).
-    loaded = sum(r["rows_loaded"] for r in handed["files"] if r["format"] != "rater_directory")
+    # A rater directory's rows are people and a feedback log's feedback events, not ratings (the demo ships both
+    # among its CSV files).
+    loaded = sum(r["rows_loaded"] for r in handed["files"] if r["format"] not in ("rater_directory", "feedback_log"))
     assert con.execute("SELECT count(*) FROM ratings").fetchone()[0] == loaded > 0
 
     direct = run_cli("ingest", *files, "--json", "--db", str(tmp_path / "direct.duckdb"))  # nobody holds this one

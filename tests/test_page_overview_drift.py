@@ -41,7 +41,8 @@ def test_drift_alarms_name_the_drifting_contractors(shared_app_store, demo, trut
     assert any({"kind", "since", "detail", "acknowledged"} <= set(h) for h in headers)
 
 
-def test_a_guideline_change_is_added_named_and_removed(app_store):
+def test_a_guideline_change_is_added_named_and_removed(app_store, truth):
+    demo_notes = [m["note"] for m in truth["guideline_markers"]]  # the demo's own, marked when it was loaded
     at = app_test()
     at.date_input(key="mk_date").set_value(dt.date(2026, 3, 24))
     at.selectbox(key="mk_rubric").set_value("answer_comparison")
@@ -52,10 +53,12 @@ def test_a_guideline_change_is_added_named_and_removed(app_store):
     assert any("recorded" in i.value for i in at.info)
     assert "Guideline changes marked in these weeks: 2026-03-24 (rubric v2" in _text(at)
     kept = next(t.value for t in at.dataframe if "marked_on" in t.value.columns)
-    assert kept["note"].tolist() == ["rubric v2: <b>stricter</b> core rules"]  # kept as text, shown as text
+    added = ["rubric v2: <b>stricter</b> core rules"]
+    assert kept["note"].tolist() == added + demo_notes  # kept as text, shown as text; by date
+    at.selectbox(key="mk_remove").set_value(int(kept["marker_id"].max()))
     at.button(key="mk_remove_button").click().run()
     assert any("removed" in i.value for i in at.info)
-    assert not any("marked_on" in t.value.columns for t in at.dataframe)
+    assert next(t.value for t in at.dataframe if "marked_on" in t.value.columns)["note"].tolist() == demo_notes
 
 
 def test_empty_note_is_refused(con):

@@ -38,25 +38,28 @@ def _pairs_agreeing(ratings: pd.DataFrame) -> tuple[int, int]:
 
 
 def test_the_researchers_figure_is_pooled_and_the_words_say_so(demo):
-    """On the demo's primary comparison the card's researcher figure is the pooled share of agreeing researcher
-    pairs (0.78), not the median of each researcher's agreement with the others (0.77), and the exports' words
-    call it pooled."""
-    rows = demo.execute(
-        """SELECT task_id, target, rater_id, value FROM ratings WHERE role = 'researcher'
-           AND rubric = 'answer_comparison' AND dimension = 'usefulness_comparison'"""
-    ).df()
-    agree, total = _pairs_agreeing(rows)
-    medians = []
-    for rater in rows["rater_id"].unique():  # each researcher against the others, on the units they share
-        mine = rows[rows["rater_id"] == rater].set_index(["task_id", "target"])["value"]
-        theirs = rows[rows["rater_id"] != rater].set_index(["task_id", "target"])["value"]
-        joined = theirs.to_frame("other").join(mine.rename("own"), how="inner")
-        if len(joined):
-            medians.append(float((joined["own"] == joined["other"]).mean()))
-    ceiling = fteam.researcher_figures(demo, "answer_comparison")
-    pooled = ceiling.set_index("dimension").loc["usefulness_comparison", "exact_agreement"]
-    assert pooled == pytest.approx(agree / total)
-    assert abs(pooled - pd.Series(medians).median()) > 0.005  # the two differ, so the name matters
+    """On the demo's primary comparison and on core_comparison the card's researcher figure is the pooled share of
+    agreeing researcher pairs, not the median of each researcher's agreement with the others (on core_comparison
+    0.67 against 0.64; on the primary they happen to be within 0.001), and the exports' words call it pooled."""
+    ceiling = fteam.researcher_figures(demo, "answer_comparison").set_index("dimension")["exact_agreement"]
+    median = {}
+    for dimension in ("usefulness_comparison", "core_comparison"):
+        rows = demo.execute(
+            """SELECT task_id, target, rater_id, value FROM ratings WHERE role = 'researcher'
+               AND rubric = 'answer_comparison' AND dimension = $dimension""",
+            {"dimension": dimension},
+        ).df()
+        agree, total = _pairs_agreeing(rows)
+        medians = []
+        for rater in rows["rater_id"].unique():  # each researcher against the others, on the units they share
+            mine = rows[rows["rater_id"] == rater].set_index(["task_id", "target"])["value"]
+            theirs = rows[rows["rater_id"] != rater].set_index(["task_id", "target"])["value"]
+            joined = theirs.to_frame("other").join(mine.rename("own"), how="inner")
+            if len(joined):
+                medians.append(float((joined["own"] == joined["other"]).mean()))
+        assert ceiling[dimension] == pytest.approx(agree / total), dimension
+        median[dimension] = pd.Series(medians).median()
+    assert abs(ceiling["core_comparison"] - median["core_comparison"]) > 0.005  # the two differ, so the name matters
     assert "pooled over every pair of researchers" in display.EXPLAIN
     assert "median of each researcher" not in display.EXPLAIN
 

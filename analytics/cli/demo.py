@@ -7,7 +7,7 @@ from pathlib import Path
 
 from analytics import store
 from analytics.cli import first_run
-from analytics.cli.flags import add_engine
+from analytics.cli.flags import add_engine, wait_seconds
 from analytics.cli.ingest import here_or_hand_over
 from analytics.cli.terminal import fail
 from analytics.ingest.load import IngestResult
@@ -52,7 +52,23 @@ def run(args: argparse.Namespace) -> int:
         load = argparse.Namespace(db=args.db, files=files, format="auto", role=None, scales=None)
         try:
             payload = here_or_hand_over(load, dates)
+            print("\n".join(load_lines(plan, payload)))
+            print(mark_guideline_changes(store.db_path(args.db), out))
         except (store.StoreError, handover.HandoverError) as e:
             return fail(str(e))
-        print("\n".join(load_lines(plan, payload)))
     return 0
+
+
+def mark_guideline_changes(db: Path, out: Path) -> str:
+    """Add the demo's guideline-change markers to the store it was loaded into (first_run.add_demo_markers); the
+    line saying so. A dashboard holding the store is not written to: the line says to add them on its Overview."""
+    from analytics.cli import reading
+
+    con, _ = reading.open_or_find_writer(db, wait_seconds())
+    if con is None:
+        return "Guideline changes: not marked, the dashboard holds the store (add them on its Overview page)."
+    try:
+        added = first_run.add_demo_markers(con, out)
+    finally:
+        con.close()
+    return f"Guideline changes: {added} marked." if added else "Guideline changes: already marked."

@@ -12,8 +12,9 @@ import duckdb
 
 from analytics import store
 from analytics.core.queries import Query
+from analytics.effects import markers
 from analytics.ingest.load import IngestResult
-from analytics.store import people
+from analytics.store import feedback_log, people
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,11 @@ STATUS_WORDS = {"loaded": "loaded", "already_loaded": "already loaded", "rejecte
 
 
 def holds(demo: DemoFile) -> tuple[str, str]:
-    """What one row of a demo file is, singular and plural: a person in the directory, a rating elsewhere."""
-    return ("person", "people") if demo.format == people.FORMAT else ("rating", "ratings")
+    """What one row of a demo file is, singular and plural: a person in the directory, a feedback event in the
+    feedback log, a rating elsewhere."""
+    if demo.format == people.FORMAT:
+        return ("person", "people")
+    return ("feedback event", "feedback events") if demo.format == feedback_log.FORMAT else ("rating", "ratings")
 
 
 def progress_text(demo: DemoFile, result: IngestResult) -> str:
@@ -77,6 +81,18 @@ def progress_text(demo: DemoFile, result: IngestResult) -> str:
 def _count(n: int, one: str, many: str) -> str:
     """A number with its noun ("1 person", "2,000 ratings")."""
     return f"{n:,} {one if n == 1 else many}"
+
+
+def add_demo_markers(con: duckdb.DuckDBPyConnection, out: Path | None = None) -> int:
+    """Add the demo's guideline-change markers (truth.json guideline_markers) to a store its files were loaded into,
+    skipping one already there with the same date and note; how many were added."""
+    have = {(str(m.marked_on)[:10], m.note) for m in markers.markers(con).itertuples()}
+    added = 0
+    for m in json.loads(((out or demo_dir()) / "truth.json").read_text()).get("guideline_markers", []):
+        if (m["marked_on"], m["note"].strip()) not in have:
+            markers.add_marker(con, dt.date.fromisoformat(m["marked_on"]), m["note"], m.get("rubric"), author="demo")
+            added += 1
+    return added
 
 
 def demo_files(seed: int = 7) -> list[Path]:
