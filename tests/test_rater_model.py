@@ -161,7 +161,9 @@ def test_dimensions_side_by_side_give_the_fit_one_at_a_time_and_report_each(demo
 
 def test_demo_careless_contractors_are_least_accurate(demo_model, truth):
     """On answer comparison's primary dimension the planted fast-careless, first-position and always-equal
-    contractors are the eight least accurate, and every careful contractor is above the median."""
+    contractors are among the ten least accurate, the other two drifting ones (their late weeks careless; since the
+    demo's guideline change lifted everyone else's late weeks, two of the three drop that far), and every careful
+    contractor is above the median."""
     r = demo_model.raters[
         (demo_model.raters["dimension"] == "usefulness_comparison") & (demo_model.raters["n_tasks"] >= 30)
     ]
@@ -169,7 +171,8 @@ def test_demo_careless_contractors_are_least_accurate(demo_model, truth):
     careless = {
         r for b in ("fast_careless", "first_position", "always_equal") for r in truth["behaviours"][b]["raters"]
     }
-    assert set(r["rater_id"].head(len(careless))) == careless
+    lowest = set(r["rater_id"].head(len(careless) + 2))
+    assert careless <= lowest and lowest - careless <= set(truth["behaviours"]["drifting"]["raters"])
     careful = r[r["rater_id"].isin(truth["behaviours"]["careful"]["raters"])]
     assert (careful["accuracy"] > r["accuracy"].median()).all()
     assert ((r["accuracy_ci_low"] <= r["accuracy"]) & (r["accuracy"] <= r["accuracy_ci_high"])).all()
