@@ -29,6 +29,7 @@ from ui import alarm_panel, charts, identity, prefetch, query_log, sidebar, stat
 from ui import feedback_charts as fc
 from ui import feedback_next as fn
 from ui import followup_charts as fuc
+from ui import followup_panel as fup
 from ui.tables import number_columns, table
 from ui.text import md_escape, show_text, text_block
 
@@ -41,9 +42,9 @@ SECTIONS = (
     "Levels and time",
     "Disagreements",
     "Alarms and rules",
-    "After feedback",
+    fup.AFTER,  # the Overview's follow-up buttons open the card on it
 )
-SECTION = "fb_section"  # the card's open tab (session state); only its section is drawn
+SECTION = fup.SECTION  # the card's open tab (session state); only its section is drawn
 HANDOFF = "feedback_for"  # set by other pages (Disagreements) before st.switch_page to this one
 STATISTICS = {
     "exact_agreement": "Exact agreement",

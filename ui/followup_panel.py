@@ -12,8 +12,8 @@ from ui.text import md_escape
 
 FEEDBACK_PAGE = "app_pages/feedback.py"
 HANDOFF = "feedback_for"  # read once by app_pages/feedback.py
-SECTION = "fb_section"  # the Feedback card's open tab
-AFTER = "After feedback"  # app_pages/feedback.py SECTIONS' follow-up tab
+SECTION = "fb_section"  # the Feedback card's open tab (app_pages/feedback.py draws only its section)
+AFTER = "After feedback"  # the card's follow-up tab, one of app_pages/feedback.py's SECTIONS
 
 
 def line(tally: Tally, name: Callable[[str], str]) -> str:

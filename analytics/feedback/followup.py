@@ -13,6 +13,7 @@ finding about feedback, not an alarm: it does not enter the alarm budget (analyt
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 from dataclasses import dataclass
 
@@ -112,10 +113,16 @@ def as_events(frame: pd.DataFrame) -> list[Event]:
     ]
 
 
+@functools.cache
+def _rubrics_by_title() -> dict[str, str]:
+    """Each catalogued rubric's name by its title (the catalogue is fixed while the program runs)."""
+    return {rubric_title(name): name for name in catalogue.RUBRICS}
+
+
 def _named(headings: object) -> tuple[tuple[str, str], ...]:
     """The (measure, rubric) of each effect heading a card named that a measure follows ("Ties: Answer comparison
     (...)" -> ("ties", "answer_comparison")); effect_heading writes a title and a rubric's title."""
-    rubrics = {rubric_title(name): name for name in catalogue.RUBRICS}
+    rubrics = _rubrics_by_title()
     out = []
     for heading in headings if isinstance(headings, list | tuple | np.ndarray) else []:
         title, _, rubric = str(heading).partition(": ")
