@@ -123,20 +123,14 @@ def load_own(version: tuple, filters: Filters, contractor: str) -> fb_report.Own
     return fb_report.own_figures(state.cursor(), contractor, filters, known=load_catalogue(version))
 
 
-@query_log.loader(max_entries=8, show_spinner="Following up the feedback given...")
-def load_followups(version: tuple, events: tuple, rubric: str | None) -> pd.DataFrame:
-    """Every feedback event's follow-ups about the rubric (recording an event does not move the dataset version:
-    `events`, feedback.events.signature, keys them too)."""
-    return followup.followups(state.cursor(), rubric)
-
-
 @query_log.loader(max_entries=32, show_spinner="Building the feedback report...")
 def load_report(version: tuple, filters: Filters, contractor: str, events: tuple) -> fb_report.FeedbackReport:
-    """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py)."""
+    """One contractor's report: their own figures are computed while the team's are (ui/prefetch.py); `events`
+    (feedback.events.signature) keys its follow-ups, which a recorded event changes without moving the version."""
     own = partial(load_own, version, filters, contractor)  # one argument list for the prefetch and the join
     team = prefetch.alongside(partial(load_team, version, scope.team_filter(filters)), own)
     known = load_catalogue(version)
-    after = load_followups(version, events, filters.rubric)
+    after = fup.followups(filters.rubric)  # shared with the Overview's line
     return fb_report.feedback_report(state.cursor(), contractor, filters, team, own=own(), known=known, followups=after)
 
 

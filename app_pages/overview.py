@@ -52,13 +52,6 @@ def load_alarms(version: tuple, filters: Filters) -> dict:
     }
 
 
-@query_log.loader(max_entries=8, show_spinner="Following up the feedback given...")
-def load_tally(version: tuple, events: tuple, rubric: str | None) -> followup.Tally:
-    """Of the contractors given feedback, who improved credibly (`events` keys it: recording one does not move the
-    dataset version)."""
-    return followup.tally(followup.followups(state.cursor(), rubric))
-
-
 def add_marker() -> None:
     """Form callback: record a guideline change from the form's fields."""
     ss = st.session_state
@@ -124,9 +117,8 @@ c2[3].metric("Files loaded", s.files_loaded)
 if len(data["lacking"]) and identity.allowed("page:plan"):
     st.markdown(plan_panel.lacking_line(data["lacking"], sidebar.rater_name))
     st.page_link("app_pages/plan.py", label="Plan where researchers label next", icon=":material/assignment:")
-events = fb_events.signature(state.cursor())
-if events[0] and identity.allowed("page:feedback") and identity.allowed("other_raters"):
-    tally = load_tally(state.version(), events, filters.rubric)
+if fb_events.signature(state.cursor())[0] and identity.allowed("page:feedback") and identity.allowed("other_raters"):
+    tally = followup.tally(followup_panel.followups(filters.rubric))
     st.markdown(followup_panel.line(tally, sidebar.rater_name))
     with st.expander("Open a follow-up"):
         followup_panel.open_buttons(tally, sidebar.rater_name)
