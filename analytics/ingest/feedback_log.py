@@ -17,7 +17,7 @@ import duckdb
 
 from analytics.core.queries import Query
 from analytics.ingest.base import FileRejected, Parsed, Problem
-from analytics.ingest.limits import header_names, known_header
+from analytics.ingest.limits import known_header, lower_header
 from analytics.store import feedback_log
 
 NAME = feedback_log.FORMAT
@@ -26,14 +26,9 @@ MAX_TEXT = 500  # characters of a rater id, a rubric or a note (feedback events'
 RUBRICS = Query("feedback_log_rubrics", "SELECT DISTINCT rubric FROM dimensions")
 
 
-def _header(text: str) -> list[str]:
-    """The first line's column names, trimmed and lower-cased."""
-    return [c.lower() for c in header_names(text)]
-
-
 def detect(head: bytes, file_name: str) -> bool:
     """A CSV whose header names rater_id and sent_at and no task (ratings always name their task)."""
-    cols = _header(head.decode("utf-8-sig", errors="replace"))
+    cols = lower_header(head.decode("utf-8-sig", errors="replace"))
     return all(c in cols for c in REQUIRED) and "task_id" not in cols
 
 

@@ -94,12 +94,17 @@ def header_names(text: str) -> list[str]:
         return []
 
 
+def lower_header(text: str) -> list[str]:
+    """The first line's column names, trimmed and lower-cased (header_names)."""
+    return [c.lower() for c in header_names(text)]
+
+
 def known_header(
     text: str, file_name: str, kind: str, required: tuple[str, ...], columns: tuple[str, ...]
 ) -> list[str]:
     """The first line's column names, trimmed and lower-cased; FileRejected naming line 1 when one of `required` is
     missing or a column is not one of `columns` (a small CSV of one `kind`, read all of a piece)."""
-    cols = [c.lower() for c in header_names(text)]
+    cols = lower_header(text)
     if missing := [c for c in required if c not in cols]:
         raise FileRejected(f"{file_name}, line 1: a {kind} needs the column(s) {', '.join(missing)}")
     if unknown := [c for c in cols if c not in columns]:

@@ -13,21 +13,16 @@ from pathlib import Path
 import duckdb
 
 from analytics.ingest.base import FileRejected, Parsed
-from analytics.ingest.limits import header_names, known_header
+from analytics.ingest.limits import known_header, lower_header
 from analytics.store import people
 
 NAME = people.FORMAT
 REQUIRED = ("rater_id", "display_name")
 
 
-def _header(text: str) -> list[str]:
-    """The first line's column names, trimmed and lower-cased."""
-    return [c.lower() for c in header_names(text)]
-
-
 def detect(head: bytes, file_name: str) -> bool:
     """A CSV whose header names rater_id and display_name and no task (ratings always name their task)."""
-    cols = _header(head.decode("utf-8-sig", errors="replace"))
+    cols = lower_header(head.decode("utf-8-sig", errors="replace"))
     return all(c in cols for c in REQUIRED) and "task_id" not in cols
 
 
